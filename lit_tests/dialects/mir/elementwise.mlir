@@ -1,0 +1,84 @@
+// RUN: RLX_ROUNDTRIP
+// RUN: RLX_GENERIC_ROUNDTRIP
+// RUN: rlx-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GENERIC
+
+// CHECK-LABEL: func.func @binary
+// GENERIC-LABEL: "func.func"() <{sym_name = "binary"
+func.func @binary(%a: tensor<2x3xf32>, %b: tensor<3xf32>, %i: tensor<3xi32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %0 = mir.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // GENERIC: "mir.add"(%a, %b) : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %0 = mir.add %a, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %1 = mir.sub %0, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  %1 = mir.sub %0, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %2 = mir.mul %1, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = mir.mul %1, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %3 = mir.div %2, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %3 = mir.div %2, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %4 = mir.max %3, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %4 = mir.max %3, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %5 = mir.min %4, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %5 = mir.min %4, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %6 = mir.pow %5, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %6 = mir.pow %5, %a : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // Promotion: i32 with f32 gives f64 (f32 cannot hold every i32 exactly).
+  // CHECK-NEXT: %7 = mir.add %b, %i : (tensor<3xf32>, tensor<3xi32>) -> tensor<3xf64>
+  %7 = mir.add %b, %i : (tensor<3xf32>, tensor<3xi32>) -> tensor<3xf64>
+  func.return %6 : tensor<2x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @values
+func.func @values(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {
+  // CHECK-NEXT: %c = mir.constant dense<5.000000e-01> : tensor<4xf32>
+  %c = mir.constant dense<0.5> : tensor<4xf32>
+  // CHECK-NEXT: %p = mir.compare ge, %x, %c : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xi1>
+  // GENERIC: "mir.compare"(%x, %c) <{predicate = #mir<predicate ge>}> : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xi1>
+  %p = mir.compare ge, %x, %c : (tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xi1>
+  // CHECK-NEXT: %w = mir.where %p, %x, %c : (tensor<?x4xi1>, tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  %w = mir.where %p, %x, %c : (tensor<?x4xi1>, tensor<?x4xf32>, tensor<4xf32>) -> tensor<?x4xf32>
+  // CHECK-NEXT: %h = mir.cast %w : (tensor<?x4xf32>) -> tensor<?x4xbf16>
+  %h = mir.cast %w : (tensor<?x4xf32>) -> tensor<?x4xbf16>
+  func.return %w : tensor<?x4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @activations
+func.func @activations(%x: tensor<8xf32>) -> tensor<8xf32> {
+  // CHECK-NEXT: %0 = mir.gelu %x : (tensor<8xf32>) -> tensor<8xf32>
+  %0 = mir.gelu %x : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %1 = mir.gelu_approx %0 : (tensor<8xf32>) -> tensor<8xf32>
+  %1 = mir.gelu_approx %0 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %2 = mir.silu %1 : (tensor<8xf32>) -> tensor<8xf32>
+  %2 = mir.silu %1 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %3 = mir.relu %2 : (tensor<8xf32>) -> tensor<8xf32>
+  %3 = mir.relu %2 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %4 = mir.sigmoid %3 : (tensor<8xf32>) -> tensor<8xf32>
+  %4 = mir.sigmoid %3 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %5 = mir.tanh %4 : (tensor<8xf32>) -> tensor<8xf32>
+  %5 = mir.tanh %4 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %6 = mir.exp %5 : (tensor<8xf32>) -> tensor<8xf32>
+  %6 = mir.exp %5 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %7 = mir.log %6 : (tensor<8xf32>) -> tensor<8xf32>
+  %7 = mir.log %6 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %8 = mir.sqrt %7 : (tensor<8xf32>) -> tensor<8xf32>
+  %8 = mir.sqrt %7 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %9 = mir.rsqrt %8 : (tensor<8xf32>) -> tensor<8xf32>
+  %9 = mir.rsqrt %8 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %10 = mir.neg %9 : (tensor<8xf32>) -> tensor<8xf32>
+  %10 = mir.neg %9 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %11 = mir.abs %10 : (tensor<8xf32>) -> tensor<8xf32>
+  %11 = mir.abs %10 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %12 = mir.sin %11 : (tensor<8xf32>) -> tensor<8xf32>
+  %12 = mir.sin %11 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %13 = mir.cos %12 : (tensor<8xf32>) -> tensor<8xf32>
+  %13 = mir.cos %12 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %14 = mir.tan %13 : (tensor<8xf32>) -> tensor<8xf32>
+  %14 = mir.tan %13 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %15 = mir.atan %14 : (tensor<8xf32>) -> tensor<8xf32>
+  %15 = mir.atan %14 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %16 = mir.round %15 : (tensor<8xf32>) -> tensor<8xf32>
+  %16 = mir.round %15 : (tensor<8xf32>) -> tensor<8xf32>
+  func.return %16 : tensor<8xf32>
+}

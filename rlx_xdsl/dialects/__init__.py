@@ -1,0 +1,1 @@
+"""RLX dialects (HIR, MIR, LIR) and the traits and base class they share."""

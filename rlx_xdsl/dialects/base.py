@@ -1,0 +1,153 @@
+"""The base class every RLX op derives from: type inference drives verification.
+
+An op subclass implements two small hooks:
+
+* `check_attributes()` raises `VerifyException` for out-of-range attributes;
+* `infer_result_types()` returns the result types implied by the operand types
+  and attributes (raising `VerifyException` for incompatible operands).
+
+From these the base class provides the verifier (declared result types must
+match the inferred ones, up to `?` dims), a constructor that infers result types
+(`MatmulOp(a, b)` needs no result type), and re-inference for passes such as
+`rlx-specialize` that change argument shapes.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from xdsl.dialects.builtin import NoneType, TensorType
+from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.irdl import IRDLOperation
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import VerifyException
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, fmt_shape
+
+_PENDING = NoneType()
+
+
+def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
+    """Equal, or tensors equal up to dims that are `?` on either side."""
+    if declared == inferred:
+        return True
+    if not (isinstance(declared, TensorType) and isinstance(inferred, TensorType)):
+        return False
+    if declared.element_type != inferred.element_type:
+        return False
+    ds, is_ = declared.get_shape(), inferred.get_shape()
+    if len(ds) != len(is_):
+        return False
+    return all(a == b or DYNAMIC in (a, b) for a, b in zip(ds, is_))
+
+
+class RlxOperation(IRDLOperation):
+    """Common behaviour of HIR/MIR/LIR ops (not itself an op definition)."""
+
+    def __init__(
+        self,
+        *,
+        operands: Sequence[SSAValue | Sequence[SSAValue] | None] = (),
+        properties: Mapping[str, Attribute | None] | None = None,
+        attributes: Mapping[str, Attribute | None] | None = None,
+        regions: Sequence[Region | None] | None = None,
+        result_types: Sequence[Attribute] | None = None,
+    ):
+        """Build the op; when `result_types` is None they are inferred."""
+        n_results = len(type(self).get_irdl_definition().results)
+        super().__init__(
+            operands=operands,
+            properties=properties,
+            attributes=attributes,
+            regions=regions,
+            result_types=result_types if result_types is not None else [_PENDING] * n_results,
+        )
+        if result_types is None:
+            self.refresh_result_types()
+
+    # Hooks for subclasses -------------------------------------------------
+
+    def check_attributes(self) -> None:
+        """Raise VerifyException when an attribute is out of range."""
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        """The result types implied by operand types and attributes."""
+        raise NotImplementedError(f"{self.name} does not implement type inference")
+
+    # Shared machinery -------------------------------------------------------
+
+    def inferred_types(self) -> Sequence[Attribute]:
+        """Run attribute checks and inference, normalising helper errors."""
+        self.check_attributes()
+        try:
+            return self.infer_result_types()
+        except (ShapeError, KeyError) as e:
+            raise VerifyException(f"'{self.name}' {e.args[0] if e.args else e}") from e
+
+    def refresh_result_types(self) -> bool:
+        """Replace each result's type with the inferred one; True if any changed."""
+        changed = False
+        for res, new_type in zip(self.results, self.inferred_types(), strict=True):
+            if res.type != new_type:
+                Rewriter.replace_value_with_new_type(res, new_type)
+                changed = True
+        return changed
+
+    def verify_(self) -> None:
+        for operand in self.operands:
+            element = getattr(operand.type, "element_type", None)
+            if element is not None and not dtypes.is_supported(element):
+                raise VerifyException(
+                    f"'{self.name}' operand type {operand.type} has an element type "
+                    "outside RLX's dtypes (f32, f16, bf16, f64, i1, i8, i16, i32, i64, "
+                    "ui8, ui32, complex<f32>)"
+                )
+        inferred = self.inferred_types()
+        if len(inferred) != len(self.results):
+            raise VerifyException(
+                f"'{self.name}' expected {len(inferred)} results, got {len(self.results)}"
+            )
+        for index, (res, expected) in enumerate(zip(self.results, inferred)):
+            if not types_compatible(res.type, expected):
+                which = "result type" if len(self.results) == 1 else f"result #{index} type"
+                raise VerifyException(
+                    f"'{self.name}' inferred {which} {expected} does not match "
+                    f"declared type {res.type}"
+                )
+
+
+def tensor_type(value: SSAValue | Attribute) -> TensorType:
+    """The TensorType of a value (or a type), or a VerifyException naming it."""
+    t = value.type if isinstance(value, SSAValue) else value
+    if not isinstance(t, TensorType):
+        raise VerifyException(f"expected a ranked tensor, got {t}")
+    return t
+
+
+def require(condition: bool, op: IRDLOperation, message: str) -> None:
+    """Raise `'<op>' <message>` as a VerifyException unless `condition` holds."""
+    if not condition:
+        raise VerifyException(f"'{op.name}' {message}")
+
+
+def require_float(op: IRDLOperation, t: TensorType, what: str = "operand") -> None:
+    require(
+        dtypes.is_float(t.element_type),
+        op,
+        f"{what} must have a floating-point element type, got {t.element_type}",
+    )
+
+
+def require_rank(op: IRDLOperation, t: TensorType, rank: int | Sequence[int], what: str) -> None:
+    ranks = (rank,) if isinstance(rank, int) else tuple(rank)
+    require(
+        t.get_num_dims() in ranks,
+        op,
+        f"{what} must have rank {' or '.join(map(str, ranks))}, got {fmt_shape(t.get_shape())}",
+    )
+
+
+def dims_match(a: int, b: int) -> bool:
+    """Two dims can be equal at run time (equal, or either is `?`)."""
+    return a == b or DYNAMIC in (a, b)

@@ -1,0 +1,41 @@
+"""The `mir` dialect: RLX's tensor-op vocabulary.
+
+Ops are grouped by concept, one module per group. Each module exports `OPS`
+(and optionally `ATTRIBUTES`); this package gathers them into the `MIR` dialect.
+"""
+
+from xdsl.ir import Dialect
+
+from rlx_xdsl.dialects.mir import (
+    attention,
+    attrs,
+    control_flow,
+    conv,
+    elementwise,
+    indexing,
+    linalg,
+    loss,
+    norm,
+    reduction,
+    shape,
+)
+
+GROUPS = (
+    elementwise,
+    linalg,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    control_flow,
+)
+
+ALL_OPS = [op for group in GROUPS for op in group.OPS]
+ALL_ATTRIBUTES = [*attrs.ATTRIBUTES] + [a for g in GROUPS for a in getattr(g, "ATTRIBUTES", [])]
+
+MIR = Dialect("mir", ALL_OPS, ALL_ATTRIBUTES)
+
+OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}

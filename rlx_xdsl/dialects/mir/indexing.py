@@ -1,0 +1,4 @@
+"""MIR indexing ops (placeholder: filled in by its own change)."""
+
+OPS: list[type] = []
+ATTRIBUTES: list[type] = []

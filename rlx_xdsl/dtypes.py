@@ -1,0 +1,166 @@
+"""RLX's twelve element types, their numpy twins, and the promotion rule.
+
+Every pass and op that needs to reason about dtypes goes through this module, so
+the table below is the single source of truth for which builtin element types
+the compiler accepts and how mixed-dtype operands combine.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects.builtin import (
+    BFloat16Type,
+    ComplexType,
+    Float16Type,
+    Float32Type,
+    Float64Type,
+    IntegerType,
+    Signedness,
+    bf16,
+    f16,
+    f32,
+    f64,
+    i1,
+    i8,
+    i16,
+    i32,
+    i64,
+)
+from xdsl.ir import Attribute
+
+ui8 = IntegerType(8, Signedness.UNSIGNED)
+ui32 = IntegerType(32, Signedness.UNSIGNED)
+c64 = ComplexType(f32)
+
+
+@dataclass(frozen=True)
+class DType:
+    """One RLX dtype: its builtin element type, numpy dtype and promotion data."""
+
+    name: str
+    element_type: Attribute
+    numpy: np.dtype
+    rank: int
+    """RLX's promotion rank: a wider type has a higher rank."""
+    kind: str
+    """'bool', 'int', 'uint', 'float' or 'complex'."""
+    precision_bits: int
+    """Bits of exact integer precision (mantissa + 1 for floats, magnitude bits for ints)."""
+
+    @property
+    def nbytes(self) -> int:
+        return self.numpy.itemsize
+
+    @property
+    def is_float(self) -> bool:
+        return self.kind == "float"
+
+    @property
+    def is_integer(self) -> bool:
+        return self.kind in ("int", "uint", "bool")
+
+
+DTYPES: tuple[DType, ...] = (
+    DType("i1", i1, np.dtype(np.bool_), 0, "bool", 1),
+    DType("ui8", ui8, np.dtype(np.uint8), 1, "uint", 8),
+    DType("i8", i8, np.dtype(np.int8), 1, "int", 7),
+    DType("i16", i16, np.dtype(np.int16), 2, "int", 15),
+    DType("bf16", bf16, np.dtype(ml_dtypes.bfloat16), 2, "float", 8),
+    DType("f16", f16, np.dtype(np.float16), 3, "float", 11),
+    DType("ui32", ui32, np.dtype(np.uint32), 4, "uint", 32),
+    DType("i32", i32, np.dtype(np.int32), 4, "int", 31),
+    DType("i64", i64, np.dtype(np.int64), 5, "int", 63),
+    DType("f32", f32, np.dtype(np.float32), 6, "float", 24),
+    DType("f64", f64, np.dtype(np.float64), 7, "float", 53),
+    DType("complex<f32>", c64, np.dtype(np.complex64), 8, "complex", 24),
+)
+
+_BY_TYPE: dict[Attribute, DType] = {d.element_type: d for d in DTYPES}
+_BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
+_BY_NUMPY: dict[np.dtype, DType] = {d.numpy: d for d in DTYPES}
+_FLOATS_BY_WIDTH = ("bf16", "f16", "f32", "f64")
+
+
+def is_supported(element_type: Attribute) -> bool:
+    return element_type in _BY_TYPE
+
+
+def dtype_of(element_type: Attribute) -> DType:
+    """The RLX dtype of a builtin element type; KeyError for unsupported types."""
+    try:
+        return _BY_TYPE[element_type]
+    except KeyError:
+        raise KeyError(f"unsupported element type {element_type}") from None
+
+
+def dtype_named(name: str) -> DType:
+    return _BY_NAME[name]
+
+
+def dtype_of_numpy(dt: np.dtype) -> DType:
+    return _BY_NUMPY[np.dtype(dt)]
+
+
+def numpy_dtype(element_type: Attribute) -> np.dtype:
+    return dtype_of(element_type).numpy
+
+
+def is_float(element_type: Attribute) -> bool:
+    return isinstance(element_type, Float16Type | BFloat16Type | Float32Type | Float64Type)
+
+
+def _widen_float_to_cover(flt: DType, bits: int) -> DType:
+    """The narrowest float at least as wide as `flt` holding `bits` exactly (f64 at most)."""
+    if flt.precision_bits >= bits:
+        return flt
+    for name in ("f32", "f64"):
+        cand = _BY_NAME[name]
+        if cand.rank > flt.rank and cand.precision_bits >= bits:
+            return cand
+    return _BY_NAME["f64"]
+
+
+def promote(a: Attribute, b: Attribute) -> Attribute:
+    """RLX's binary dtype promotion, on builtin element types.
+
+    * equal types are kept;
+    * complex wins over everything;
+    * f16 with bf16 gives f32, otherwise the higher-ranked float wins;
+    * an integer with a float gives the smallest float, no narrower than the
+      float operand, that holds every integer value exactly (i64 gives f64);
+    * two integers give the higher rank; signed and unsigned of the same
+      rank widen to the next signed type (ui8+i8 -> i16, ui32+i32 -> i64).
+    """
+    if a == b:
+        return a
+    da, db = dtype_of(a), dtype_of(b)
+    if "complex" in (da.kind, db.kind):
+        return c64
+    if da.is_float and db.is_float:
+        if {da.name, db.name} == {"f16", "bf16"}:
+            return f32
+        return (da if da.rank > db.rank else db).element_type
+    if da.is_float or db.is_float:
+        flt, integer = (da, db) if da.is_float else (db, da)
+        return _widen_float_to_cover(flt, integer.precision_bits).element_type
+    if da.kind == "bool":
+        return b
+    if db.kind == "bool":
+        return a
+    if da.rank == db.rank:
+        # Same width, different signedness: the next wider signed type.
+        return i16 if da.rank == 1 else i64
+    wide, narrow = (da, db) if da.rank > db.rank else (db, da)
+    if wide.kind == "uint" and narrow.kind == "int":
+        return i64
+    return wide.element_type
+
+
+def promote_all(*types: Attribute) -> Attribute:
+    result = types[0]
+    for t in types[1:]:
+        result = promote(result, t)
+    return result

@@ -1,0 +1,77 @@
+"""RLX graph conventions on top of `func.func`.
+
+A graph is a `func.func` in a `builtin.module`. Arguments are the graph's
+inputs and parameters: a parameter carries the unit argument attribute
+`rlx.param`, and any argument may carry `rlx.name = "..."`; without it the
+name is positional (`arg0`, `arg1`, ...). Outputs are the `func.return` operands.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
+from xdsl.ir import Attribute
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.shapes import is_static
+
+PARAM_ATTR = "rlx.param"
+NAME_ATTR = "rlx.name"
+
+
+@dataclass(frozen=True)
+class GraphArg:
+    index: int
+    name: str
+    type: TensorType
+    is_param: bool
+
+
+def _arg_dict(f: func.FuncOp, index: int) -> dict[str, Attribute]:
+    if f.arg_attrs is None:
+        return {}
+    entry = f.arg_attrs.data[index]
+    assert isinstance(entry, DictionaryAttr)
+    return dict(entry.data)
+
+
+def graph_args(f: func.FuncOp) -> list[GraphArg]:
+    """The function's arguments with their RLX names and roles."""
+    result = []
+    for i, arg in enumerate(f.body.block.args):
+        attrs = _arg_dict(f, i)
+        name_attr = attrs.get(NAME_ATTR)
+        name = name_attr.data if isinstance(name_attr, StringAttr) else f"arg{i}"
+        assert isinstance(arg.type, TensorType), f"argument {i} is not a tensor"
+        result.append(GraphArg(i, name, arg.type, PARAM_ATTR in attrs))
+    return result
+
+
+def output_names(f: func.FuncOp) -> list[str]:
+    ret = f.body.block.last_op
+    n = len(ret.operands) if ret is not None else 0
+    return [f"out{i}" for i in range(n)]
+
+
+def random_array(t: TensorType, rng: np.random.Generator) -> np.ndarray:
+    """A deterministic random tensor of type `t` (static shapes only)."""
+    shape = tuple(t.get_shape())
+    if not is_static(shape):
+        raise ValueError(f"cannot make a random input of dynamic type {t}")
+    dt = dtypes.dtype_of(t.element_type)
+    if dt.kind == "bool":
+        return rng.random(shape) < 0.5
+    if dt.kind in ("int", "uint"):
+        return rng.integers(0, 4, size=shape).astype(dt.numpy)
+    if dt.kind == "complex":
+        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt.numpy)
+    return rng.standard_normal(shape).astype(dt.numpy)
+
+
+def random_inputs(f: func.FuncOp, seed: int = 0) -> list[np.ndarray]:
+    """Deterministic random values for every argument of `f`."""
+    rng = np.random.default_rng(seed)
+    return [random_array(a.type, rng) for a in graph_args(f)]

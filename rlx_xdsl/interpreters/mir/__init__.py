@@ -1,0 +1,1 @@
+"""numpy implementations of MIR ops, one module per dialect group."""

@@ -1,0 +1,106 @@
+"""Shape arithmetic shared by type inference, passes and the interpreter.
+
+Shapes are tuples of ints where `DYNAMIC` (xDSL's `DYNAMIC_INDEX`) marks a `?`
+dimension. All broadcasting logic lives here, so the ops, the builder and
+later the autodiff `unbroadcast` agree on one rule.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
+from xdsl.ir import Attribute
+
+DYNAMIC = DYNAMIC_INDEX
+
+Shape = tuple[int, ...]
+
+
+class ShapeError(ValueError):
+    """Raised by shape helpers; op verifiers turn it into a VerifyException."""
+
+
+def is_dynamic(dim: int) -> bool:
+    return dim == DYNAMIC
+
+
+def is_static(shape: Sequence[int]) -> bool:
+    return all(d != DYNAMIC for d in shape)
+
+
+def fmt_shape(shape: Sequence[int]) -> str:
+    """`[2, ?, 4]`, for diagnostics."""
+    return "[" + ", ".join("?" if d == DYNAMIC else str(d) for d in shape) + "]"
+
+
+def num_elements(shape: Sequence[int]) -> int | None:
+    """Product of the dims, or None when any dim is dynamic."""
+    if not is_static(shape):
+        return None
+    n = 1
+    for d in shape:
+        n *= d
+    return n
+
+
+def tensor(element_type: Attribute, shape: Sequence[int]) -> TensorType:
+    return TensorType(element_type, list(shape))
+
+
+def shape_of(t: Attribute) -> Shape:
+    assert isinstance(t, TensorType), t
+    return tuple(t.get_shape())
+
+
+def broadcast_dim(a: int, b: int) -> int:
+    """NumPy broadcasting of one dim pair; `?` against n>1 resolves to n."""
+    if a == b:
+        return a
+    if a == 1:
+        return b
+    if b == 1:
+        return a
+    if a == DYNAMIC:
+        return b
+    if b == DYNAMIC:
+        return a
+    raise ShapeError(f"dimensions {a} and {b} do not broadcast")
+
+
+def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
+    """NumPy-style broadcast of several shapes (right-aligned)."""
+    rank = max((len(s) for s in shapes), default=0)
+    result = [1] * rank
+    for shape in shapes:
+        padded = [1] * (rank - len(shape)) + list(shape)
+        try:
+            result = [broadcast_dim(r, d) for r, d in zip(result, padded)]
+        except ShapeError:
+            raise ShapeError(
+                "shapes " + ", ".join(fmt_shape(s) for s in shapes) + " do not broadcast"
+            ) from None
+    return tuple(result)
+
+
+def broadcast_axes(from_shape: Sequence[int], to_shape: Sequence[int]) -> tuple[int, ...]:
+    """Axes of `to_shape` that broadcasting `from_shape` expanded.
+
+    Reducing a gradient of shape `to_shape` over these axes (then reshaping)
+    undoes the broadcast; this is the `unbroadcast` rule autodiff needs.
+    """
+    lead = len(to_shape) - len(from_shape)
+    if lead < 0:
+        raise ShapeError(f"cannot broadcast {fmt_shape(from_shape)} to {fmt_shape(to_shape)}")
+    axes = list(range(lead))
+    for i, d in enumerate(from_shape):
+        if d == 1 and to_shape[lead + i] != 1:
+            axes.append(lead + i)
+    return tuple(axes)
+
+
+def normalize_axis(axis: int, rank: int) -> int:
+    """Map a possibly negative axis into [0, rank); ShapeError when out of range."""
+    if not -rank <= axis < rank:
+        raise ShapeError(f"axis {axis} is out of range for rank {rank}")
+    return axis % rank if rank else 0

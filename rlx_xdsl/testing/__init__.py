@@ -1,0 +1,1 @@
+"""Test support shipped with the package: op runners, oracles, random graphs."""

@@ -1,0 +1,55 @@
+"""Run one MIR op through the interpreter, and the same op through ONNX's reference.
+
+Op semantics tests compare `run_op` against an independent oracle: a formula
+written in the test, or `onnx_run` (onnx.reference) for ops ONNX defines.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.interpreters import run_function
+
+
+def run_op(op_name: str, inputs: Sequence[np.ndarray], **attributes):
+    """Build `f(inputs) = mir.<op_name>(inputs, **attributes)`, verify it and run it.
+
+    Returns the single output array (or a list for multi-result ops).
+    """
+    b = GraphBuilder("f")
+    args = []
+    for i, x in enumerate(inputs):
+        x = np.asarray(x)
+        args.append(b.input(f"in{i}", x.shape, dtypes.dtype_of_numpy(x.dtype).element_type))
+    result = getattr(b, op_name)(*args, **attributes)
+    results = result if isinstance(result, tuple) else (result,)
+    b.output(*results)
+    module = b.module()
+    module.verify()
+    outs = run_function(module, "f", [np.asarray(x) for x in inputs])
+    return outs[0] if len(outs) == 1 else outs
+
+
+def onnx_run(op_type: str, inputs: Sequence[np.ndarray | None], n_outputs: int = 1,
+             opset: int = 23, domain: str = "", **attributes):
+    """Evaluate one ONNX node with `onnx.reference` (None marks an omitted input)."""
+    from onnx import TensorProto, helper
+    from onnx.reference import ReferenceEvaluator
+
+    names = [f"x{i}" if x is not None else "" for i, x in enumerate(inputs)]
+    outs = [f"y{i}" for i in range(n_outputs)]
+    node = helper.make_node(op_type, names, outs, domain=domain, **attributes)
+    graph = helper.make_graph(
+        [node],
+        "g",
+        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in names if n],
+        [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in outs],
+    )
+    model = helper.make_model(graph, opset_imports=[helper.make_opsetid(domain, opset)])
+    feeds = {n: np.asarray(x) for n, x in zip(names, inputs) if n}
+    result = ReferenceEvaluator(model).run(None, feeds)
+    return result[0] if n_outputs == 1 else result

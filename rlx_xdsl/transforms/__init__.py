@@ -1,0 +1,26 @@
+"""RLX passes. `get_all_passes()` maps each pass name to a lazy class loader."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.passes import ModulePass
+
+
+def _dce() -> type[ModulePass]:
+    from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
+
+    return DeadCodeEliminationPass
+
+
+def _specialize() -> type[ModulePass]:
+    from rlx_xdsl.transforms.specialize import SpecializeShapesPass
+
+    return SpecializeShapesPass
+
+
+def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
+    return {
+        "rlx-dce": _dce,
+        "rlx-specialize": _specialize,
+    }

@@ -1,0 +1,137 @@
+"""Elementwise MIR ops against independent oracles (closed formulas and ONNX)."""
+
+import math
+
+import ml_dtypes
+import numpy as np
+import pytest
+from xdsl.utils.exceptions import VerifyException
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.testing.oracles import onnx_run, run_op
+
+RNG = np.random.default_rng(7)
+X = RNG.standard_normal((3, 4)).astype(np.float32)
+POS = (np.abs(X) + 0.1).astype(np.float32)
+
+ONNX_UNARY = {
+    "relu": ("Relu", X),
+    "sigmoid": ("Sigmoid", X),
+    "tanh": ("Tanh", X),
+    "exp": ("Exp", X),
+    "log": ("Log", POS),
+    "sqrt": ("Sqrt", POS),
+    "neg": ("Neg", X),
+    "abs": ("Abs", X),
+    "sin": ("Sin", X),
+    "cos": ("Cos", X),
+    "tan": ("Tan", X),
+    "atan": ("Atan", X),
+    "gelu": ("Gelu", X),
+}
+
+
+@pytest.mark.parametrize("op", sorted(ONNX_UNARY))
+def test_unary_matches_onnx(op):
+    onnx_op, x = ONNX_UNARY[op]
+    np.testing.assert_allclose(run_op(op, [x]), onnx_run(onnx_op, [x]), rtol=1e-5, atol=1e-6)
+
+
+def test_gelu_approx_matches_onnx_tanh_gelu():
+    expected = onnx_run("Gelu", [X], approximate="tanh")
+    np.testing.assert_allclose(run_op("gelu_approx", [X]), expected, rtol=1e-5, atol=1e-6)
+
+
+FORMULAS = {
+    "silu": lambda x: x / (1 + np.exp(-x)),
+    "rsqrt": lambda x: x ** -0.5,
+    "gelu": lambda x: np.array([v * 0.5 * (1 + math.erf(v / math.sqrt(2))) for v in x.flat]).reshape(x.shape),
+}
+
+
+@pytest.mark.parametrize("op", sorted(FORMULAS))
+def test_unary_matches_formula(op):
+    np.testing.assert_allclose(run_op(op, [POS]), FORMULAS[op](POS.astype(np.float64)), rtol=1e-5)
+
+
+def test_round_halves_away_from_zero():
+    x = np.array([-2.5, -1.5, -0.4, 0.5, 1.5, 2.49], np.float32)
+    np.testing.assert_array_equal(run_op("round", [x]), [-3, -2, -0, 1, 2, 2])
+
+
+@pytest.mark.parametrize(
+    ("op", "onnx_op"),
+    [("add", "Add"), ("sub", "Sub"), ("mul", "Mul"), ("div", "Div"), ("max", "Max"), ("min", "Min"), ("pow", "Pow")],
+)
+def test_binary_broadcast_matches_onnx(op, onnx_op):
+    a = POS
+    b = (RNG.random((4,)) + 0.5).astype(np.float32)
+    np.testing.assert_allclose(run_op(op, [a, b]), onnx_run(onnx_op, [a, b]), rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("pred", "onnx_op", "negate"),
+    [("eq", "Equal", False), ("ne", "Equal", True), ("lt", "Less", False), ("le", "LessOrEqual", False),
+     ("gt", "Greater", False), ("ge", "GreaterOrEqual", False)],
+)
+def test_compare_matches_onnx(pred, onnx_op, negate):
+    a = np.array([[1, 2, 3], [3, 2, 1]], np.float32)
+    b = np.array([2, 2, 2], np.float32)
+    expected = onnx_run(onnx_op, [a, b])
+    out = run_op("compare", [a, b], predicate=pred)
+    assert out.dtype == np.bool_
+    np.testing.assert_array_equal(out, ~expected if negate else expected)
+
+
+def test_where_matches_onnx():
+    cond = np.array([[True, False, True]])
+    a = X[:, :3]
+    b = np.float32([9, 8, 7])
+    np.testing.assert_array_equal(run_op("where", [cond, a, b]), onnx_run("Where", [cond, a, b]))
+
+
+def test_mixed_dtypes_promote():
+    a = np.array([1.5, 2.5], np.float32)
+    i = np.array([3, 4], np.int32)
+    out = run_op("add", [a, i])
+    assert out.dtype == np.float64
+    np.testing.assert_array_equal(out, [4.5, 6.5])
+
+
+def test_integer_division_truncates_like_rust():
+    a = np.array([7, -7], np.int32)
+    b = np.array([2, 2], np.int32)
+    np.testing.assert_array_equal(run_op("div", [a, b]), [3, -3])
+
+
+def test_bf16_computes_in_bf16():
+    x = np.array([1.0, 1.0 / 3.0], ml_dtypes.bfloat16)
+    out = run_op("mul", [x, x])
+    assert out.dtype == ml_dtypes.bfloat16
+    assert out[1] == (x[1] * x[1]).astype(ml_dtypes.bfloat16)
+
+
+def test_cast_truncates_float_to_int():
+    b = GraphBuilder("f")
+    x = b.input("x", [3])
+    b.output(b.cast(x, "i32"))
+    from rlx_xdsl.interpreters import run_function
+
+    (out,) = run_function(b.module(), "f", [np.float32([1.7, -1.7, 2.0])])
+    np.testing.assert_array_equal(out, [1, -1, 2])
+    assert out.dtype == np.int32
+
+
+def test_broadcast_mismatch_is_rejected():
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3])
+    y = b.input("y", [4])
+    with pytest.raises(VerifyException, match=r"'mir.add' shapes \[2, 3\], \[4\] do not broadcast"):
+        b.add(x, y)
+
+
+def test_activation_rejects_integers():
+    b = GraphBuilder("f")
+    x = b.input("x", [2], "i32")
+    with pytest.raises(VerifyException, match="'mir.exp' operand must have a floating-point element type"):
+        b.exp(x)
