@@ -30,6 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.mir import OPS_BY_NAME
+from rlx_xdsl.dialects.mir.control_flow import IfOp, WhileOp, YieldOp
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR
 from rlx_xdsl.interpreters.common import numpy_to_dense
@@ -100,6 +101,41 @@ class GraphBuilder:
         build.__doc__ = op_class.__doc__
         return build
 
+    # Region ops (mir.if, mir.while) ---------------------------------------
+    #
+    # A region body is written as a Python function `fn(rb, *block_args)` that
+    # builds ops with the region builder `rb` (the same op methods as this
+    # builder) and returns the value(s) to yield. Regions capture explicitly:
+    # the body may use only its block arguments and values it creates.
+
+    def _region(self, arg_types: Sequence[Attribute], fn, hints: Sequence[str | None]) -> Region:
+        """Build one single-block region: block args of `arg_types`, ended by `mir.yield`."""
+        rb = _RegionBuilder(self.name)
+        rb.block = Block(arg_types=arg_types)
+        for arg, hint in zip(rb.block.args, hints):
+            arg.name_hint = hint
+        yielded = fn(rb, *rb.block.args)
+        values = yielded if isinstance(yielded, tuple | list) else (yielded,)
+        rb.insert(YieldOp(*values))
+        return Region(rb.block)
+
+    def if_(self, pred: SSAValue, captures: Sequence[SSAValue], then_fn, else_fn):
+        """`mir.if`: `then_fn(rb, *captures)` or `else_fn(rb, *captures)` by `pred`."""
+        types = [c.type for c in captures]
+        hints = [c.name_hint for c in captures]
+        then_region = self._region(types, then_fn, hints)
+        else_region = self._region(types, else_fn, hints)
+        return self.emit(IfOp(pred, captures, then_region, else_region))
+
+    def while_(self, init: Sequence[SSAValue], cond_fn, body_fn, max_iterations: int | None = None):
+        """`mir.while`: `carried = body_fn(rb, *carried)` while `cond_fn(rb, *carried)` holds."""
+        types = [v.type for v in init]
+        hints = [v.name_hint for v in init]
+        cond_region = self._region(types, cond_fn, hints)
+        body_region = self._region(types, body_fn, hints)
+        op = WhileOp(init, cond_region, body_region, max_iterations=max_iterations)
+        return self.emit(op)
+
     # Finishing ------------------------------------------------------------
 
     def output(self, *values: SSAValue) -> None:
@@ -120,3 +156,17 @@ class GraphBuilder:
 
     def module(self) -> ModuleOp:
         return ModuleOp([self.function()])
+
+
+class _RegionBuilder(GraphBuilder):
+    """Builds the body of a `mir.if`/`mir.while` region (see `GraphBuilder.if_`).
+
+    Its block is the region's entry block; graph arguments and outputs belong to
+    the enclosing graph, so `input`, `param` and `output` are refused here.
+    """
+
+    def _argument(self, name, shape, dtype, is_param):
+        raise TypeError("regions take values through their block arguments, not input()/param()")
+
+    def output(self, *values: SSAValue) -> None:
+        raise TypeError("a region body returns the values it yields instead of calling output()")

@@ -46,7 +46,13 @@ def onnx_run(op_type: str, inputs: Sequence[np.ndarray | None], n_outputs: int =
     graph = helper.make_graph(
         [node],
         "g",
-        [helper.make_tensor_value_info(n, TensorProto.UNDEFINED, None) for n in names if n],
+        [
+            helper.make_tensor_value_info(
+                n, helper.np_dtype_to_tensor_dtype(np.asarray(x).dtype), np.asarray(x).shape
+            )
+            for n, x in zip(names, inputs)
+            if n
+        ],
         [helper.make_tensor_value_info(o, TensorProto.UNDEFINED, None) for o in outs],
     )
     model = helper.make_model(graph, opset_imports=[helper.make_opsetid(domain, opset)])

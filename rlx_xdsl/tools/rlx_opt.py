@@ -1,15 +1,95 @@
-"""rlx-opt: run RLX pass pipelines over .mlir files (minimal bootstrap version)."""
+"""rlx-opt: parse, verify, transform and print RLX IR, with MLIR-style diagnostics.
+
+Built on xDSL's `xDSLOptMain` (dialect/pass/target registries and printing); this
+module adds what RLX's tests and users need on top of it:
+
+* pipelines in `-p` or MLIR `--pass-pipeline` syntax with `func.func(...)`
+  anchoring (`pipeline.py`);
+* `FILE:LINE:COL: error:` diagnostics for parse, verifier and pass errors, showing
+  the offending op, and never a traceback (`diagnostics.py`, `locations.py`);
+* MLIR's `--verify-diagnostics` (`expectations.py`);
+* `-o` written atomically, `--list-passes`, `--dump-pass-pipeline`.
+"""
 
 from __future__ import annotations
 
-from xdsl.xdsl_opt_main import xDSLOptMain
+import argparse
+import dataclasses
+import importlib.metadata
+import inspect
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass
+from io import BytesIO, StringIO
+from pathlib import Path
+from typing import Any, get_type_hints
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+from xdsl.utils.exceptions import ParseError
+from xdsl.utils.hints import type_repr
+from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import RLX_DIALECTS
+from rlx_xdsl.tools.diagnostics import Diagnostic, OpError, describe, op_diagnostic, parse_error_diagnostic, render
+from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
+from rlx_xdsl.tools.locations import LineIndex, LocatingParser
+from rlx_xdsl.tools.pipeline import PassFailure, Pipeline, PipelineError, parse_pipeline, run_pass, verify_after
 from rlx_xdsl.transforms import get_all_passes
+
+PROG = "rlx-opt"
+SPLIT_MARKER = "// -----"
+BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
+
+DESCRIPTION = """\
+Parse an .mlir file (HIR/MIR/LIR plus the builtin, func and arith dialects and
+every other xDSL dialect), verify it, run a pass pipeline over it and print the
+result. Errors are reported as FILE:LINE:COL: error: ... and the exit status is 1."""
+
+EPILOG = """\
+pass pipelines:
+  -p 'rlx-dce,func.func(cse,canonicalize{max-iterations=3})'
+  --pass-pipeline='builtin.module(rlx-dce,func.func(cse,canonicalize{max-iterations=3}))'
+  Both spellings mean the same. Passes inside func.func(...) run on each function
+  separately. Pass options are space-separated key=value pairs, lists are
+  comma-separated. --list-passes shows every pass with its options.
+
+examples:
+  rlx-opt model.mlir -p rlx-dce -o out.mlir
+  rlx-opt invalid.mlir --split-input-file --verify-diagnostics
+  rlx-opt model.mlir --print-op-generic | rlx-opt
+
+environment:
+  RLX_DEBUG=1  show Python tracebacks for internal errors"""
+
+
+class ToolError(Exception):
+    """A usage or I/O problem: reported as `rlx-opt: error: <message>`, exit 1."""
+
+
+@dataclass
+class ChunkResult:
+    """What processing one input chunk produced: printed IR or diagnostics."""
+
+    source: LineIndex
+    output: str | None = None
+    diagnostics: list[Diagnostic] = dataclasses.field(default_factory=list[Diagnostic])
 
 
 class RlxOptMain(xDSLOptMain):
+    """The `rlx-opt` driver: xDSL's registries and printers, RLX's diagnostics and pipelines."""
+
     version_format = "rlx-opt {version} (xdsl {xdsl_version})"
+    pipeline_spec: Pipeline
+
+    def __init__(self, args: Sequence[str] | None = None):
+        super().__init__(description=DESCRIPTION, args=args)
+
+    # Registries ---------------------------------------------------------------------
 
     def register_all_dialects(self):
         super().register_all_dialects()
@@ -22,9 +102,339 @@ class RlxOptMain(xDSLOptMain):
         for name, loader in get_all_passes().items():
             self.available_passes.setdefault(name, loader)
 
+    # Command line ---------------------------------------------------------------------
 
-def main(argv=None) -> None:
-    RlxOptMain(description="RLX modular optimizer driver", args=argv).run()
+    def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
+        """Our own option list: xDSL's `--verify-diagnostics` means something else."""
+        arg_parser.prog = PROG
+        arg_parser.epilog = EPILOG
+        arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
+        version = self.version_format.replace("{version}", _rlx_version())
+        arg_parser.add_argument(
+            "-v", "--version", action=VersionAction, version_format=version, help="print the version and exit"
+        )
+
+        source = arg_parser.add_argument_group("input")
+        source.add_argument("input_file", nargs="?", metavar="INPUT", help="the .mlir file (default or '-': stdin)")
+        source.add_argument("-f", "--frontend", choices=list(self.available_frontends), help="input format")
+        _add_flags(
+            source,
+            ("--allow-unregistered-dialect", "accept ops of unknown dialects"),
+            ("--no-implicit-module", "require an explicit top-level builtin.module"),
+            ("--disable-verify", "skip the verifier (before and after passes)"),
+        )
+
+        output = arg_parser.add_argument_group("output")
+        output.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
+        targets = ", ".join(self.available_targets)
+        output.add_argument("-t", "--target", default="mlir", help=f"output format: {targets} (default: mlir)")
+        _add_flags(
+            output,
+            ("--split-input-file", f"process each '{SPLIT_MARKER}'-separated chunk independently"),
+            ("--print-op-generic", "print ops in MLIR's generic form"),
+            ("--print-no-properties", "print properties as attributes"),
+            ("--print-debuginfo", 'print op locations: loc("file":line:col)'),
+            ("--syntax-highlight", "colour the output on a terminal"),
+        )
+
+        passes = arg_parser.add_argument_group("pass pipeline")
+        spellings = passes.add_mutually_exclusive_group()
+        spellings.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="passes to run: 'cse,func.func(dce)'")
+        spellings.add_argument("--pass-pipeline", metavar="PIPELINE", help="MLIR form: 'builtin.module(cse,func.func(dce))'")
+        _add_flags(
+            passes,
+            ("--list-passes", "list the passes with descriptions and options, then exit"),
+            ("--dump-pass-pipeline", "print the parsed pipeline (MLIR form) to stderr"),
+            ("--print-between-passes", "print the IR after each pass but the last"),
+            ("--time-passes", "print how long each pass took"),
+        )
+
+        _add_flags(
+            arg_parser.add_argument_group("diagnostics"),
+            (
+                "--verify-diagnostics",
+                "check diagnostics against the input's '// expected-error@+N {{...}}' annotations (as in "
+                "mlir-opt): exit 0, silently, iff every diagnostic was expected and every expectation met",
+            ),
+            ("--parsing-diagnostics", "accepted for xdsl-opt compatibility (parse errors are always diagnostics)"),
+        )
+
+    def setup_pipeline(self):
+        """Parse the pipeline once, up front: a bad pipeline is a usage error."""
+        args = self.args
+        if args.pass_pipeline is not None:
+            text, require_root = args.pass_pipeline, True
+        else:
+            text, require_root = args.passes, False
+        try:
+            self.pipeline_spec = parse_pipeline(
+                text, self.available_passes, require_root=require_root, verify_each=not args.disable_verify
+            )
+        except PipelineError as e:
+            raise ToolError(str(e)) from e
+
+    # Running --------------------------------------------------------------------------
+
+    @property
+    def input_name(self) -> str:
+        path = self.args.input_file
+        return "<stdin>" if path in (None, "-") else path
+
+    def run(self) -> bool:
+        """Process the input; True on success (the exit status is derived from it)."""
+        if self.args.list_passes:
+            sys.stdout.write(self.list_passes())
+            return True
+        if self.args.dump_pass_pipeline:
+            print(self.pipeline_spec, file=sys.stderr)
+        output = StringIO() if self.args.output_file else sys.stdout
+        ok = True
+        wrote = False
+        for text, offset in self.read_chunks():
+            result = self.process_chunk(text, offset)
+            ok &= self.report(result)
+            if result.output is not None:
+                output.write((SPLIT_MARKER + "\n" if wrote else "") + result.output)
+                output.flush()
+                wrote = True
+        if ok and isinstance(output, StringIO):
+            write_atomically(self.args.output_file, output.getvalue())
+        return ok
+
+    def read_chunks(self) -> list[tuple[str, int]]:
+        """The input text, split at `// -----` if asked, with each chunk's line offset."""
+        path = self.args.input_file
+        try:
+            data = sys.stdin.buffer.read() if path in (None, "-") else Path(path).read_bytes()
+        except OSError as e:
+            raise ToolError(f"cannot open '{path}': {e.strerror}") from e
+        try:
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as e:
+            raise ToolError(f"cannot read '{self.input_name}': invalid UTF-8 at byte {e.start}") from e
+        if not self.args.split_input_file:
+            return [(text, 0)]
+        chunks, offset = [], 0
+        for chunk in text.split(SPLIT_MARKER):
+            chunks.append((chunk, offset))
+            offset += chunk.count("\n")
+        return chunks
+
+    def process_chunk(self, text: str, offset: int) -> ChunkResult:
+        """Parse, verify, transform and print one chunk; failures become diagnostics."""
+        parser = LocatingParser(self.ctx, text, self.input_name, offset)
+        result = ChunkResult(parser.lines)
+        try:
+            module = self.parse(parser, text)
+        except ParseError as e:
+            result.diagnostics.append(parse_error_diagnostic(e, parser))
+            return result
+        except Exception as e:  # e.g. an attribute verifier firing while parsing
+            result.diagnostics.append(Diagnostic(describe(e), parser.current_position()))
+            return result
+        try:
+            self.apply_passes(module)
+        except OpError as e:
+            result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
+            return result
+        except PassFailure as e:
+            result.diagnostics.append(op_diagnostic(e.op, describe(e.cause), f"while running pass '{e.pass_.name}'"))
+            return result
+        try:
+            result.output = self.output_resulting_program(module)
+        except Exception as e:
+            result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {describe(e)}"))
+        return result
+
+    def parse(self, parser: LocatingParser, text: str) -> ModuleOp:
+        frontend = self.args.frontend or "mlir"
+        if frontend != "mlir":  # a plugin frontend: no source locations
+            return self.available_frontends[frontend](BytesIO(text.encode()))
+        return parser.parse_module(not self.args.no_implicit_module)
+
+    def apply_passes(self, prog: ModuleOp) -> None:
+        """Verify, then run each pass (verifying after it), as mlir-opt does."""
+        verify = not self.args.disable_verify
+        if verify:
+            verify_after(None, prog)
+        passes = self.pipeline_spec.passes
+        for index, pass_ in enumerate(passes):
+            start = time.perf_counter()
+            run_pass(pass_, self.ctx, prog, prog)
+            if self.args.time_passes:
+                print(f"Pass {pass_} took {time.perf_counter() - start} seconds")
+            if verify:
+                verify_after(pass_, prog)
+            if self.args.print_between_passes and index + 1 < len(passes):
+                print(f"IR after {pass_}:")
+                Printer(stream=sys.stdout).print_op(prog)
+                print("\n\n")
+
+    def report(self, result: ChunkResult) -> bool:
+        """Print the chunk's diagnostics (or, under --verify-diagnostics, the mismatches)."""
+        diagnostics, with_context = result.diagnostics, True
+        if self.args.verify_diagnostics:
+            diagnostics = check_diagnostics(diagnostics, parse_expectations(result.source))
+            with_context = False
+        for diag in diagnostics:
+            sys.stderr.write(render(diag, result.source, with_context))
+        sys.stderr.flush()
+        return not diagnostics
+
+    # --list-passes ----------------------------------------------------------------------
+
+    def list_passes(self) -> str:
+        rlx_names = set(get_all_passes())
+        groups = {
+            "RLX passes": sorted(n for n in self.available_passes if n in rlx_names),
+            "Other passes (xDSL and plugins)": sorted(n for n in self.available_passes if n not in rlx_names),
+        }
+        lines: list[str] = []
+        for title, names in groups.items():
+            lines.append(f"{title}:")
+            for name in names:
+                lines.extend(self._describe_pass(name))
+        return "\n".join(lines) + "\n"
+
+    def _describe_pass(self, name: str) -> list[str]:
+        try:
+            cls = self.available_passes[name]()
+        except Exception as e:
+            return [f"  {name}", f"      (cannot be loaded: {describe(e)})"]
+        lines = [f"  {name}", f"      {pass_summary(cls)}"]
+        lines.extend(f"      --{option}" for option in pass_options(cls))
+        return lines
+
+
+def _add_flags(group: Any, *flags: tuple[str, str]) -> None:
+    """Add boolean `--flag`s with their help to a parser or argument group."""
+    for flag, help in flags:
+        group.add_argument(flag, action="store_true", help=help)
+
+
+# Pass descriptions -----------------------------------------------------------------------
+
+
+def pass_summary(cls: type[ModulePass]) -> str:
+    """The first line of the pass class's own docstring, on one line.
+
+    Docstrings wrapped mid-sentence continue their first line up to the blank line
+    that ends the paragraph, so the whole opening paragraph is used.
+    """
+    doc = cls.__dict__.get("__doc__") or ""
+    # dataclasses invent `Name(field: type = ...)` docstrings for undocumented classes.
+    if doc.startswith(f"{cls.__name__}("):
+        doc = ""
+    paragraph = inspect.cleandoc(doc).split("\n\n")[0]
+    return " ".join(paragraph.split()) or "(no description)"
+
+
+def pass_options(cls: type[ModulePass]) -> list[str]:
+    """`name=<type> (default: value)` for each option, in CLI spelling."""
+    try:
+        hints = get_type_hints(cls)
+    except Exception:
+        hints = {}
+    options = []
+    for f in dataclasses.fields(cls):
+        if not f.init:
+            continue
+        kind = type_repr(hints.get(f.name, f.type))
+        options.append(f"{f.name.replace('_', '-')}=<{kind}> {_default_text(f)}")
+    return options
+
+
+def _default_text(f: dataclasses.Field[object]) -> str:
+    if f.default is not dataclasses.MISSING:
+        value = f.default
+    elif f.default_factory is not dataclasses.MISSING:
+        value = f.default_factory()
+    else:
+        return "(required)"
+    if value is None:
+        return "(optional)"
+    if isinstance(value, bool):
+        return f"(default: {str(value).lower()})"
+    if isinstance(value, tuple):
+        return f"(default: {','.join(map(str, value))})" if value else "(default: empty)"
+    if isinstance(value, str):
+        return f'(default: "{value}")'
+    return f"(default: {value})"
+
+
+def _rlx_version() -> str:
+    try:
+        return importlib.metadata.version("rlx-xdsl")
+    except importlib.metadata.PackageNotFoundError:
+        return "(not installed)"
+
+
+# Output ----------------------------------------------------------------------------------
+
+
+def write_atomically(path: str, text: str) -> None:
+    """Replace `path` with `text` all at once: readers never see a partial file, and
+    a failure leaves the old file as it was."""
+    directory = os.path.dirname(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
+    except OSError as e:
+        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.chmod(tmp, _file_mode(path))
+        os.replace(tmp, path)
+    except BaseException as e:
+        os.unlink(tmp)
+        if isinstance(e, OSError):
+            raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+        raise
+
+
+def _file_mode(path: str) -> int:
+    """Keep an existing file's permissions; new files get the usual 0666 & ~umask."""
+    try:
+        return os.stat(path).st_mode & 0o7777
+    except OSError:
+        umask = os.umask(0)
+        os.umask(umask)
+        return 0o666 & ~umask
+
+
+# Entry points ----------------------------------------------------------------------------
+
+
+def run_opt(argv: Sequence[str] | None = None) -> int:
+    """Run rlx-opt in-process and return its exit status.
+
+    Every failure becomes a one-line `rlx-opt: error:` (usage, I/O) or
+    `rlx-opt: internal error:` (a bug) message; tracebacks only with RLX_DEBUG=1.
+    argparse's own exits (--help, --version, bad flags) still raise SystemExit.
+    """
+    try:
+        return 0 if RlxOptMain(args=argv).run() else 1
+    except ToolError as e:
+        print(f"{PROG}: error: {e}", file=sys.stderr)
+    except BrokenPipeError:
+        return BROKEN_PIPE
+    except KeyboardInterrupt:
+        print(f"{PROG}: interrupted", file=sys.stderr)
+        return 130
+    except SystemExit:
+        raise
+    except BaseException as e:  # xDSL raises some errors as BaseException
+        if os.environ.get("RLX_DEBUG"):
+            raise
+        print(f"{PROG}: internal error: {describe(e)} (set RLX_DEBUG=1 for a traceback)", file=sys.stderr)
+    return 1
+
+
+def main(argv: Sequence[str] | None = None) -> None:
+    status = run_opt(argv)
+    if status == BROKEN_PIPE:  # e.g. `rlx-opt big.mlir | head`: stop quietly
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    sys.exit(status)
 
 
 if __name__ == "__main__":

@@ -1,4 +1,291 @@
-"""MIR attention ops (placeholder: filled in by its own change)."""
+"""MIR attention and rotary position embedding: `mir.attention`, `mir.rope`.
 
-OPS: list[type] = []
-ATTRIBUTES: list[type] = []
+Both work on the `[B, H, S, D]` head layout RLX's lowering produces. Attention
+supports grouped-query attention (fewer KV heads than query heads), RLX's five
+mask kinds, a score scale and a logit soft-cap; rope rotates the first `n_rot`
+dims of each head with NeoX pairing.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import I64, FloatAttr, Float32Type, IntegerAttr, TensorType, f32, i64
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
+from xdsl.traits import Pure
+from xdsl.utils.str_enum import StrEnum
+
+from rlx_xdsl.dialects.base import (
+    RlxOperation,
+    dims_match,
+    require,
+    require_float,
+    require_rank,
+    tensor_type,
+)
+from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape, tensor
+
+_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+
+
+class MaskKind(StrEnum):
+    """RLX's `MaskKind`; the sliding window's width is the op's `window` property."""
+
+    NONE = "none"
+    CAUSAL = "causal"
+    SLIDING_WINDOW = "sliding_window"
+    CUSTOM = "custom"
+    BIAS = "bias"
+
+
+MASK_OPERAND_KINDS = (MaskKind.CUSTOM, MaskKind.BIAS)
+"""The mask kinds that read a mask operand."""
+
+
+@irdl_attr_definition
+class MaskKindAttr(EnumAttribute[MaskKind], SpacedOpaqueSyntaxAttribute):
+    """The mask of `mir.attention`: `#mir<mask_kind causal>`, or bare `causal` in the op."""
+
+    name = "mir.mask_kind"
+
+
+def _broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """`shape` broadcasts (NumPy-style, one way) to `target`; `?` matches anything."""
+    if len(shape) > len(target):
+        return False
+    tail = target[len(target) - len(shape) :]
+    return all(d == 1 or dims_match(d, t) for d, t in zip(shape, tail))
+
+
+def _opt_f32(value: float | None) -> FloatAttr | None:
+    return None if value is None else FloatAttr(value, f32)
+
+
+def _require_same_element_type(
+    op: RlxOperation, ref: TensorType, others: dict[str, TensorType]
+) -> None:
+    """Operands that are combined arithmetically must share the reference dtype."""
+    for what, t in others.items():
+        require(
+            t.element_type == ref.element_type,
+            op,
+            f"{what} must have element type {ref.element_type}, got {t.element_type}",
+        )
+
+
+@irdl_op_definition
+class AttentionOp(RlxOperation):
+    """Scaled dot-product attention: `softmax(mask(softcap(q k^T * scale))) v`.
+
+    q is `[B, H, Sq, D]`, k and v are `[B, Hkv, Sk, D]` with `H % Hkv == 0`; query
+    head `h` reads KV head `h // (H / Hkv)` (grouped-query attention). Causal masks
+    align the last query with the last key, so a KV cache longer than the query
+    block works. A row whose keys are all masked yields zeros.
+    """
+
+    name = "mir.attention"
+    q = operand_def(TensorType)
+    k = operand_def(TensorType)
+    v = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
+    num_heads = prop_def(IntegerAttr[I64])
+    head_dim = prop_def(IntegerAttr[I64])
+    mask_kind = prop_def(MaskKindAttr)
+    window = opt_prop_def(IntegerAttr[I64])
+    score_scale = opt_prop_def(FloatAttr[Float32Type])
+    attn_logit_softcap = opt_prop_def(FloatAttr[Float32Type])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = (
+        "$q `,` $k `,` $v (`,` $mask^)? `num_heads` `=` $num_heads `head_dim` `=` $head_dim "
+        "`mask_kind` `=` $mask_kind (`window` `=` $window^)? "
+        "(`score_scale` `=` $score_scale^)? (`attn_logit_softcap` `=` $attn_logit_softcap^)? "
+        + _FUNCTIONAL
+    )
+
+    def __init__(
+        self,
+        q: SSAValue,
+        k: SSAValue,
+        v: SSAValue,
+        mask: SSAValue | None = None,
+        *,
+        num_heads: int,
+        head_dim: int,
+        mask_kind: str | MaskKind = MaskKind.NONE,
+        window: int | None = None,
+        score_scale: float | None = None,
+        attn_logit_softcap: float | None = None,
+    ):
+        super().__init__(
+            operands=[q, k, v, mask],
+            properties={
+                "num_heads": IntegerAttr(num_heads, i64),
+                "head_dim": IntegerAttr(head_dim, i64),
+                "mask_kind": MaskKindAttr(MaskKind(mask_kind)),
+                "window": None if window is None else IntegerAttr(window, i64),
+                "score_scale": _opt_f32(score_scale),
+                "attn_logit_softcap": _opt_f32(attn_logit_softcap),
+            },
+        )
+
+    @property
+    def kind(self) -> MaskKind:
+        return self.mask_kind.data
+
+    def scale(self) -> float:
+        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
+        if self.score_scale is not None:
+            return self.score_scale.value.data
+        return self.head_dim.value.data**-0.5
+
+    def check_attributes(self) -> None:
+        for name in ("num_heads", "head_dim"):
+            value = getattr(self, name).value.data
+            require(value >= 1, self, f"{name} must be >= 1, got {value}")
+        sliding = self.kind == MaskKind.SLIDING_WINDOW
+        require(
+            (self.window is not None) == sliding,
+            self,
+            "window must be set exactly when mask_kind is sliding_window",
+        )
+        if self.window is not None:
+            window = self.window.value.data
+            require(window >= 1, self, f"window must be >= 1, got {window}")
+        if self.attn_logit_softcap is not None:
+            cap = self.attn_logit_softcap.value.data
+            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        q, k, v = (tensor_type(x) for x in (self.q, self.k, self.v))
+        for what, t in (("q", q), ("k", k), ("v", v)):
+            require_rank(self, t, 4, what)
+        require_float(self, q, "q")
+        _require_same_element_type(self, q, {"k": k, "v": v})
+        self._check_heads(q, k, v)
+        self._check_mask(q, k)
+        batch, _, sq, _ = q.get_shape()
+        return [tensor(q.element_type, (batch, self.num_heads.value.data, sq, self.head_dim.value.data))]
+
+    def _check_heads(self, q: TensorType, k: TensorType, v: TensorType) -> None:
+        """q has `num_heads` heads of `head_dim`; k and v agree and group evenly."""
+        num_heads, head_dim = self.num_heads.value.data, self.head_dim.value.data
+        batch, heads, _, dim = q.get_shape()
+        require(dims_match(heads, num_heads), self, f"q has {heads} heads but num_heads is {num_heads}")
+        require(dims_match(dim, head_dim), self, f"q head dim {dim} differs from head_dim {head_dim}")
+        require(
+            all(dims_match(a, b) for a, b in zip(k.get_shape(), v.get_shape())),
+            self,
+            f"k shape {fmt_shape(k.get_shape())} differs from v shape {fmt_shape(v.get_shape())}",
+        )
+        kv_batch, kv_heads, _, kv_dim = k.get_shape()
+        require(dims_match(kv_batch, batch), self, f"k/v batch {kv_batch} differs from q batch {batch}")
+        require(
+            dims_match(kv_dim, head_dim), self, f"k/v head dim {kv_dim} differs from head_dim {head_dim}"
+        )
+        if kv_heads != DYNAMIC:
+            require(
+                num_heads % kv_heads == 0,
+                self,
+                f"num_heads {num_heads} is not a multiple of the {kv_heads} k/v heads",
+            )
+
+    def _check_mask(self, q: TensorType, k: TensorType) -> None:
+        """The mask operand is present for custom/bias masks only, with their shapes."""
+        needs_mask = self.kind in MASK_OPERAND_KINDS
+        require(
+            (self.mask is not None) == needs_mask,
+            self,
+            f"mask_kind {self.kind} {'requires a' if needs_mask else 'takes no'} mask operand",
+        )
+        if self.mask is None:
+            return
+        m = tensor_type(self.mask)
+        batch, _, sq, _ = q.get_shape()
+        sk = k.get_shape()[2]
+        if self.kind == MaskKind.CUSTOM:
+            require(
+                m.get_num_dims() == 2 and all(map(dims_match, m.get_shape(), (batch, sk))),
+                self,
+                f"custom mask shape {fmt_shape(m.get_shape())} must be [batch, keys] = "
+                f"{fmt_shape((batch, sk))}",
+            )
+            return
+        require_float(self, m, "bias mask")
+        scores = (batch, self.num_heads.value.data, sq, sk)
+        require(
+            _broadcasts_to(m.get_shape(), scores),
+            self,
+            f"bias mask shape {fmt_shape(m.get_shape())} does not broadcast to the scores "
+            f"shape {fmt_shape(scores)}",
+        )
+
+
+@irdl_op_definition
+class RopeOp(RlxOperation):
+    """Rotary position embedding with NeoX pairing (`Rope{head_dim, n_rot}`).
+
+    With `h = n_rot / 2`, dims `i < h` pair with `i + h`:
+    `out[i] = x[i] cos - x[i+h] sin`, `out[i+h] = x[i+h] cos + x[i] sin`;
+    dims from `n_rot` to `head_dim` are copied. cos and sin broadcast to `[..., S, h]`.
+    """
+
+    name = "mir.rope"
+    x = operand_def(TensorType)
+    cos = operand_def(TensorType)
+    sin = operand_def(TensorType)
+    head_dim = prop_def(IntegerAttr[I64])
+    n_rot = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = (
+        "$x `,` $cos `,` $sin `head_dim` `=` $head_dim `n_rot` `=` $n_rot " + _FUNCTIONAL
+    )
+
+    def __init__(self, x: SSAValue, cos: SSAValue, sin: SSAValue, *, head_dim: int, n_rot: int):
+        super().__init__(
+            operands=[x, cos, sin],
+            properties={"head_dim": IntegerAttr(head_dim, i64), "n_rot": IntegerAttr(n_rot, i64)},
+        )
+
+    def check_attributes(self) -> None:
+        head_dim, n_rot = self.head_dim.value.data, self.n_rot.value.data
+        require(head_dim >= 1, self, f"head_dim must be >= 1, got {head_dim}")
+        require(
+            0 < n_rot <= head_dim and n_rot % 2 == 0,
+            self,
+            f"n_rot must be even and in (0, head_dim = {head_dim}], got {n_rot}",
+        )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, cos, sin = (tensor_type(v) for v in (self.x, self.cos, self.sin))
+        require(x.get_num_dims() >= 2, self, f"x must have rank >= 2, got {fmt_shape(x.get_shape())}")
+        require_float(self, x, "x")
+        _require_same_element_type(self, x, {"cos": cos, "sin": sin})
+        head_dim = self.head_dim.value.data
+        last = x.get_shape()[-1]
+        require(dims_match(last, head_dim), self, f"x last dim {last} differs from head_dim {head_dim}")
+        table = (*x.get_shape()[:-1], self.n_rot.value.data // 2)
+        for what, t in (("cos", cos), ("sin", sin)):
+            require(
+                _broadcasts_to(t.get_shape(), table),
+                self,
+                f"{what} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
+            )
+        return [tensor(x.element_type, (*x.get_shape()[:-1], head_dim))]
+
+
+OPS = [AttentionOp, RopeOp]
+ATTRIBUTES = [MaskKindAttr]

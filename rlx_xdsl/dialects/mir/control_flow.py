@@ -1,4 +1,238 @@
-"""MIR control_flow ops (placeholder: filled in by its own change)."""
+"""MIR region control flow: `mir.if`, `mir.while` and their terminator `mir.yield`.
 
-OPS: list[type] = []
+RLX's `If` and `While` carry nested sub-graphs; here they carry regions. Captures
+are explicit, as in RLX: every value a region uses arrives as an entry-block
+argument (the ops are `IsolatedFromAbove`), so a region is a self-contained graph
+that passes can inline, unroll or differentiate without free variables.
+
+The ops are pure exactly when their regions are (`RecursiveMemoryEffect`), so DCE
+removes an unused `mir.if` or `mir.while` whose bodies have no side effects.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import I64, IntegerAttr, TensorType, i64
+from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.irdl import (
+    irdl_op_definition,
+    lazy_traits_def,
+    operand_def,
+    opt_prop_def,
+    region_def,
+    traits_def,
+    var_operand_def,
+    var_result_def,
+)
+from xdsl.traits import (
+    HasParent,
+    IsolatedFromAbove,
+    IsTerminator,
+    Pure,
+    RecursiveMemoryEffect,
+    RecursivelySpeculatable,
+)
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, tensor_type
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT
+from rlx_xdsl.shapes import fmt_shape
+
+_SIGNATURE = "attr-dict `:` functional-type(operands, results)"
+
+
+def fmt_types(types: Sequence[Attribute]) -> str:
+    """`(tensor<4xf32>, tensor<1xi1>)`, for diagnostics."""
+    return "(" + ", ".join(str(t) for t in types) + ")"
+
+
+@irdl_op_definition
+class YieldOp(RlxOperation):
+    """Ends a `mir.if` or `mir.while` region, handing its operands to the parent op."""
+
+    name = "mir.yield"
+    values = var_operand_def(TensorType)
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, WhileOp), Pure()))
+    assembly_format = "attr-dict ($values^ `:` type($values))?"
+
+    def __init__(self, *values: SSAValue):
+        super().__init__(operands=[values])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return []
+
+
+def yielded_types(region: Region) -> list[Attribute]:
+    """The types a region yields, or [] when it does not (yet) end with `mir.yield`.
+
+    Variadic-result ops cannot leave their result count to the base class, so the
+    constructors read it from here; `infer_result_types` then checks the regions.
+    """
+    block = region.blocks.first
+    terminator = block.last_op if block is not None else None
+    return [v.type for v in terminator.values] if isinstance(terminator, YieldOp) else []
+
+
+def region_yield(op: RlxOperation, region: Region, what: str) -> YieldOp:
+    """The `mir.yield` ending `region`'s single block."""
+    require(len(region.blocks) == 1, op, f"{what} region must have exactly one block")
+    terminator = region.block.last_op
+    require(isinstance(terminator, YieldOp), op, f"{what} region must end with 'mir.yield'")
+    assert isinstance(terminator, YieldOp)
+    return terminator
+
+
+def check_region_args(
+    op: RlxOperation, region: Region, expected: Sequence[Attribute], what: str, of: str
+) -> None:
+    """The region's entry-block argument types must equal `expected` (the values passed in)."""
+    actual = region.block.arg_types
+    require(
+        tuple(actual) == tuple(expected),
+        op,
+        f"{what} region argument types {fmt_types(actual)} do not match the {of} types "
+        f"{fmt_types(expected)}",
+    )
+
+
+def check_predicate(op: RlxOperation, value: SSAValue, what: str) -> None:
+    """A predicate is a one-element tensor of i1 or a real numeric type (nonzero is true)."""
+    t = tensor_type(value)
+    kind = dtypes.dtype_of(t.element_type).kind
+    require(
+        kind != "complex",
+        op,
+        f"{what} must have an i1 or real numeric element type, got {t.element_type}",
+    )
+    require(
+        all(dims_match(d, 1) for d in t.get_shape()),
+        op,
+        f"{what} must have exactly one element, got shape {fmt_shape(t.get_shape())}",
+    )
+
+
+@irdl_op_definition
+class IfOp(RlxOperation):
+    """`pred ? then(captures) : else(captures)` (`If{then_branch, else_branch}`).
+
+    Both regions take the captures as block arguments and yield values of the
+    same types, which are the op's results.
+    """
+
+    name = "mir.if"
+    pred = operand_def(TensorType)
+    captures = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    then_region = region_def("single_block")
+    else_region = region_def("single_block")
+    traits = traits_def(
+        RecursiveMemoryEffect(), RecursivelySpeculatable(), IsolatedFromAbove(), DATA_MOVEMENT
+    )
+    assembly_format = (
+        "$pred ` ` `(` $captures `)` " + _SIGNATURE + " $then_region `else` $else_region"
+    )
+
+    def __init__(
+        self, pred: SSAValue, captures: Sequence[SSAValue], then_region: Region, else_region: Region
+    ):
+        super().__init__(
+            operands=[pred, captures],
+            regions=[then_region, else_region],
+            result_types=[yielded_types(then_region)],
+        )
+        self.refresh_result_types()  # runs the region checks now, not only at verify time
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        check_predicate(self, self.pred, "predicate")
+        captured = [c.type for c in self.captures]
+        yielded = []
+        for region, what in ((self.then_region, "then"), (self.else_region, "else")):
+            terminator = region_yield(self, region, what)
+            check_region_args(self, region, captured, what, "capture")
+            yielded.append(tuple(v.type for v in terminator.values))
+        then_types, else_types = yielded
+        require(len(then_types) >= 1, self, "regions must yield at least one value")
+        require(
+            then_types == else_types,
+            self,
+            f"then region yields {fmt_types(then_types)} but else region yields "
+            f"{fmt_types(else_types)}",
+        )
+        return then_types
+
+
+@irdl_op_definition
+class WhileOp(RlxOperation):
+    """Loop while `cond(carried)` holds, `carried = body(carried)` (`While{cond, body, max_iterations}`).
+
+    With `max_iterations = N` the body runs at most N times (RLX's bounded loop,
+    which `unroll_while` needs). The results are the final carried values.
+    """
+
+    name = "mir.while"
+    init = var_operand_def(TensorType)
+    outputs = var_result_def(TensorType)
+    max_iterations = opt_prop_def(IntegerAttr[I64])
+    cond_region = region_def("single_block")
+    body_region = region_def("single_block")
+    traits = traits_def(RecursiveMemoryEffect(), IsolatedFromAbove(), DATA_MOVEMENT)
+    assembly_format = (
+        "` ` `(` $init `)` (`max_iterations` `=` $max_iterations^)? "
+        + _SIGNATURE
+        + " `cond` $cond_region `do` $body_region"
+    )
+
+    def __init__(
+        self,
+        init: Sequence[SSAValue],
+        cond_region: Region,
+        body_region: Region,
+        *,
+        max_iterations: int | None = None,
+    ):
+        properties = {}
+        if max_iterations is not None:
+            properties["max_iterations"] = IntegerAttr(max_iterations, i64)
+        super().__init__(
+            operands=[init],
+            properties=properties,
+            regions=[cond_region, body_region],
+            result_types=[[v.type for v in init]],
+        )
+        self.refresh_result_types()  # runs the region checks now, not only at verify time
+
+    @property
+    def iteration_limit(self) -> int | None:
+        """`max_iterations` as a Python int, or None for an unbounded loop."""
+        return None if self.max_iterations is None else self.max_iterations.value.data
+
+    def check_attributes(self) -> None:
+        limit = self.iteration_limit
+        require(limit is None or limit >= 1, self, f"max_iterations must be >= 1, got {limit}")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        carried = tuple(v.type for v in self.init)
+        require(len(carried) >= 1, self, "must carry at least one value")
+        cond_yield = region_yield(self, self.cond_region, "cond")
+        check_region_args(self, self.cond_region, carried, "cond", "carried")
+        require(
+            len(cond_yield.values) == 1,
+            self,
+            f"cond region must yield exactly one value, got {len(cond_yield.values)}",
+        )
+        check_predicate(self, cond_yield.values[0], "cond region's yielded value")
+        body_yield = region_yield(self, self.body_region, "body")
+        check_region_args(self, self.body_region, carried, "body", "carried")
+        body_types = tuple(v.type for v in body_yield.values)
+        require(
+            body_types == carried,
+            self,
+            f"body region yields {fmt_types(body_types)} but the carried types are "
+            f"{fmt_types(carried)}",
+        )
+        return carried
+
+
+OPS = [IfOp, WhileOp, YieldOp]
 ATTRIBUTES: list[type] = []

@@ -1,4 +1,257 @@
-"""MIR conv ops (placeholder: filled in by its own change)."""
+"""MIR 2-D sliding-window ops on NCHW tensors: `mir.conv` and `mir.pool`.
 
-OPS: list[type] = []
+Both slide a `kernel_size` window over H and W with per-axis `stride` and
+symmetric zero `padding`; conv also dilates the window and splits channels into
+`groups`. The shared window arithmetic lives in `WindowOperation`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import ClassVar
+
+from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from rlx_xdsl.dialects.base import (
+    RlxOperation,
+    dims_match,
+    require,
+    require_float,
+    require_rank,
+    tensor_type,
+)
+from rlx_xdsl.dialects.mir.attrs import ReduceKind, ReduceKindAttr
+from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape, tensor
+
+_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+
+Pair = tuple[int, int]
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    """An `array<i64: ...>` property from a Python sequence."""
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+class WindowOperation(RlxOperation):
+    """Shared checks of ops sliding a 2-D window over an NCHW tensor.
+
+    Subclasses declare their list properties in `PAIR_MINIMUMS` (name -> least
+    allowed value); every such list must hold exactly one value for H and one for W.
+    """
+
+    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {}
+
+    def pair(self, name: str) -> tuple[int, ...]:
+        """The values of list property `name` (two, once `check_attributes` passed)."""
+        return tuple(getattr(self, name).get_values())
+
+    def dilation_pair(self) -> tuple[int, ...]:
+        return (1, 1)
+
+    def check_attributes(self) -> None:
+        for name, least in self.PAIR_MINIMUMS.items():
+            values = self.pair(name)
+            require(len(values) == 2, self, f"{name} must have 2 values (H, W), got {len(values)}")
+            require(
+                min(values) >= least, self, f"{name} values must be >= {least}, got {list(values)}"
+            )
+
+    def spatial_output(self, x: TensorType) -> Pair:
+        """Output H and W: `(size + 2 pad - dilation (kernel - 1) - 1) // stride + 1`.
+
+        A `?` input dim gives a `?` output dim; a static input too small for the
+        (dilated) kernel is rejected, since it would produce an empty output.
+        """
+        out = []
+        windows = zip(
+            ("height", "width"),
+            x.get_shape()[2:],
+            self.pair("kernel_size"),
+            self.pair("stride"),
+            self.pair("padding"),
+            self.dilation_pair(),
+        )
+        for axis, size, kernel, stride, pad, dilation in windows:
+            if size == DYNAMIC:
+                out.append(DYNAMIC)
+                continue
+            extent = dilation * (kernel - 1) + 1
+            require(
+                size + 2 * pad >= extent,
+                self,
+                f"input {axis} {size} with padding {pad} is smaller than the kernel extent {extent}",
+            )
+            out.append((size + 2 * pad - extent) // stride + 1)
+        return out[0], out[1]
+
+
+@irdl_op_definition
+class ConvOp(WindowOperation):
+    """2-D convolution (`Conv{kernel_size, stride, padding, dilation, groups}`).
+
+    x is `[N, Cin, H, W]` and w is `[Cout, Cin / groups, kh, kw]`; output channel
+    `o` reads the input channels of group `o // (Cout / groups)`. Bias is a separate add.
+    """
+
+    name = "mir.conv"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    kernel_size = prop_def(DenseArrayBase.constr(i64))
+    stride = prop_def(DenseArrayBase.constr(i64))
+    padding = prop_def(DenseArrayBase.constr(i64))
+    dilation = prop_def(DenseArrayBase.constr(i64))
+    groups = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = (
+        "$x `,` $w `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
+        "`dilation` `=` $dilation `groups` `=` $groups " + _FUNCTIONAL
+    )
+    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {
+        "kernel_size": 1,
+        "stride": 1,
+        "padding": 0,
+        "dilation": 1,
+    }
+
+    def __init__(
+        self,
+        x: SSAValue,
+        w: SSAValue,
+        *,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0),
+        dilation: Sequence[int] = (1, 1),
+        groups: int = 1,
+    ):
+        super().__init__(
+            operands=[x, w],
+            properties={
+                "kernel_size": i64_array(kernel_size),
+                "stride": i64_array(stride),
+                "padding": i64_array(padding),
+                "dilation": i64_array(dilation),
+                "groups": IntegerAttr(groups, i64),
+            },
+        )
+
+    def dilation_pair(self) -> tuple[int, ...]:
+        return self.pair("dilation")
+
+    def check_attributes(self) -> None:
+        super().check_attributes()
+        groups = self.groups.value.data
+        require(groups >= 1, self, f"groups must be >= 1, got {groups}")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, w = tensor_type(self.x), tensor_type(self.w)
+        require_rank(self, x, 4, "x")
+        require_rank(self, w, 4, "w")
+        require_float(self, x, "x")
+        require(
+            w.element_type == x.element_type,
+            self,
+            f"w must have element type {x.element_type}, got {w.element_type}",
+        )
+        self._check_channels(x, w)
+        kernel = self.pair("kernel_size")
+        require(
+            all(map(dims_match, w.get_shape()[2:], kernel)),
+            self,
+            f"w spatial dims {fmt_shape(w.get_shape()[2:])} differ from kernel_size {list(kernel)}",
+        )
+        batch, cout = x.get_shape()[0], w.get_shape()[0]
+        return [tensor(x.element_type, (batch, cout, *self.spatial_output(x)))]
+
+    def _check_channels(self, x: TensorType, w: TensorType) -> None:
+        """Both channel counts split into `groups`; w holds one group's input channels."""
+        groups = self.groups.value.data
+        cin, cout, w_cin = x.get_shape()[1], w.get_shape()[0], w.get_shape()[1]
+        for what, channels in (("input", cin), ("output", cout)):
+            require(
+                channels == DYNAMIC or channels % groups == 0,
+                self,
+                f"{what} channels {channels} are not divisible by groups {groups}",
+            )
+        if cin != DYNAMIC:
+            require(
+                dims_match(w_cin, cin // groups),
+                self,
+                f"w has {w_cin} input channels per group, expected {cin} / {groups} = {cin // groups}",
+            )
+
+
+POOL_KINDS = (ReduceKind.MAX, ReduceKind.MEAN)
+
+
+@irdl_op_definition
+class PoolOp(WindowOperation):
+    """2-D max or mean pooling (`Pool{kind, kernel_size, stride, padding}`).
+
+    Padded cells never contribute: max ignores them and mean divides by the number
+    of real cells in the window (ONNX `count_include_pad = 0`).
+    """
+
+    name = "mir.pool"
+    x = operand_def(TensorType)
+    kind = prop_def(ReduceKindAttr)
+    kernel_size = prop_def(DenseArrayBase.constr(i64))
+    stride = prop_def(DenseArrayBase.constr(i64))
+    padding = prop_def(DenseArrayBase.constr(i64))
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = (
+        "$x `kind` `=` $kind `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
+        + _FUNCTIONAL
+    )
+    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {"kernel_size": 1, "stride": 1, "padding": 0}
+
+    def __init__(
+        self,
+        x: SSAValue,
+        *,
+        kind: str | ReduceKind = ReduceKind.MAX,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] | None = None,
+        padding: Sequence[int] = (0, 0),
+    ):
+        """`stride` defaults to `kernel_size` (non-overlapping windows)."""
+        super().__init__(
+            operands=[x],
+            properties={
+                "kind": ReduceKindAttr(ReduceKind(kind)),
+                "kernel_size": i64_array(kernel_size),
+                "stride": i64_array(kernel_size if stride is None else stride),
+                "padding": i64_array(padding),
+            },
+        )
+
+    def check_attributes(self) -> None:
+        kind = self.kind.data
+        require(kind in POOL_KINDS, self, f"kind must be max or mean, got {kind}")
+        super().check_attributes()
+        for pad, kernel in zip(self.pair("padding"), self.pair("kernel_size")):
+            require(
+                pad < kernel,
+                self,
+                f"padding {pad} must be smaller than the kernel size {kernel} "
+                "so that every window covers an input cell",
+            )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = tensor_type(self.x)
+        require_rank(self, x, 4, "x")
+        if self.kind.data == ReduceKind.MEAN:
+            require_float(self, x, "x of mean pooling")
+        batch, channels = x.get_shape()[:2]
+        return [tensor(x.element_type, (batch, channels, *self.spatial_output(x)))]
+
+
+OPS = [ConvOp, PoolOp]
 ATTRIBUTES: list[type] = []

@@ -1,4 +1,165 @@
-"""MIR linalg ops (placeholder: filled in by its own change)."""
+"""MIR linear-algebra ops: matmul, dot_general and dense_solve.
 
-OPS: list[type] = []
+All three are COMPUTE ops for AMP and fusion boundaries. Operand dtypes are
+combined with `dtypes.promote`, as for the binary elementwise ops.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, require_float, require_rank, tensor_type
+from rlx_xdsl.dialects.mir.shape import FUNCTIONAL, I64_ARRAY, fmt_list, i64_array, refine_dim
+from rlx_xdsl.dialects.traits import COMPUTE
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, broadcast_shapes, fmt_shape, tensor
+
+
+def _dim(d: int) -> str:
+    return "?" if d == DYNAMIC else str(d)
+
+
+@irdl_op_definition
+class MatmulOp(RlxOperation):
+    """`a[..., M, K] @ b[..., K, N]` with NumPy-broadcast batch dims (`MatMul`)."""
+
+    name = "mir.matmul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$lhs `,` $rhs " + FUNCTIONAL
+
+    def __init__(self, lhs: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[lhs, rhs])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        a, b = tensor_type(self.lhs), tensor_type(self.rhs)
+        for what, t in (("lhs", a), ("rhs", b)):
+            shape = fmt_shape(t.get_shape())
+            require(t.get_num_dims() >= 2, self, f"{what} must have rank >= 2, got {shape}")
+        *a_batch, m, k_a = a.get_shape()
+        *b_batch, k_b, n = b.get_shape()
+        require(dims_match(k_a, k_b), self, f"contraction dims {_dim(k_a)} and {_dim(k_b)} differ")
+        try:
+            batch = broadcast_shapes(a_batch, b_batch)
+        except ShapeError:
+            message = f"batch dims {fmt_shape(a_batch)} and {fmt_shape(b_batch)} do not broadcast"
+            raise ShapeError(message) from None
+        return [tensor(dtypes.promote(a.element_type, b.element_type), [*batch, m, n])]
+
+
+@irdl_op_definition
+class DotGeneralOp(RlxOperation):
+    """A general tensor contraction with XLA `DotGeneral` semantics.
+
+    Result dims are the batch dims, then lhs's remaining (free) dims in order,
+    then rhs's free dims in order.
+    """
+
+    name = "mir.dot_general"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    lhs_contracting = prop_def(I64_ARRAY)
+    rhs_contracting = prop_def(I64_ARRAY)
+    lhs_batch = prop_def(I64_ARRAY)
+    rhs_batch = prop_def(I64_ARRAY)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = (
+        "$lhs `,` $rhs `lhs_contracting` `=` $lhs_contracting `rhs_contracting` `=` $rhs_contracting "
+        "`lhs_batch` `=` $lhs_batch `rhs_batch` `=` $rhs_batch " + FUNCTIONAL
+    )
+
+    def __init__(
+        self,
+        lhs: SSAValue,
+        rhs: SSAValue,
+        *,
+        lhs_contracting: Sequence[int],
+        rhs_contracting: Sequence[int],
+        lhs_batch: Sequence[int] = (),
+        rhs_batch: Sequence[int] = (),
+    ):
+        super().__init__(
+            operands=[lhs, rhs],
+            properties={
+                "lhs_contracting": i64_array(lhs_contracting),
+                "rhs_contracting": i64_array(rhs_contracting),
+                "lhs_batch": i64_array(lhs_batch),
+                "rhs_batch": i64_array(rhs_batch),
+            },
+        )
+
+    def axis_lists(self) -> tuple[tuple[int, ...], ...]:
+        """`(lhs_contracting, rhs_contracting, lhs_batch, rhs_batch)` as int tuples."""
+        props = (self.lhs_contracting, self.rhs_contracting, self.lhs_batch, self.rhs_batch)
+        return tuple(p.get_values() for p in props)
+
+    def check_attributes(self) -> None:
+        lc, rc, lb, rb = self.axis_lists()
+        for kind, l_axes, r_axes in (("contracting", lc, rc), ("batch", lb, rb)):
+            require(
+                len(l_axes) == len(r_axes),
+                self,
+                f"lhs_{kind} {fmt_list(l_axes)} and rhs_{kind} {fmt_list(r_axes)} differ in length",
+            )
+        for side, axes in (("lhs", lb + lc), ("rhs", rb + rc)):
+            require(len(set(axes)) == len(axes), self, f"{side} batch and contracting axes repeat an axis")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        a, b = tensor_type(self.lhs), tensor_type(self.rhs)
+        lc, rc, lb, rb = self.axis_lists()
+        a_shape, b_shape = a.get_shape(), b.get_shape()
+        for side, shape, axes in (("lhs", a_shape, lb + lc), ("rhs", b_shape, rb + rc)):
+            rank = len(shape)
+            for axis in axes:
+                require(0 <= axis < rank, self, f"{side} axis {axis} is out of range for rank {rank}")
+        for kind, l_axes, r_axes in (("contracting", lc, rc), ("batch", lb, rb)):
+            for i, j in zip(l_axes, r_axes):
+                require(
+                    dims_match(a_shape[i], b_shape[j]),
+                    self,
+                    f"{kind} dims lhs[{i}] = {_dim(a_shape[i])} and rhs[{j}] = {_dim(b_shape[j])} differ",
+                )
+        batch = [refine_dim(a_shape[i], b_shape[j]) for i, j in zip(lb, rb)]
+        lhs_free = [d for i, d in enumerate(a_shape) if i not in lb + lc]
+        rhs_free = [d for j, d in enumerate(b_shape) if j not in rb + rc]
+        return [tensor(dtypes.promote(a.element_type, b.element_type), batch + lhs_free + rhs_free)]
+
+
+@irdl_op_definition
+class DenseSolveOp(RlxOperation):
+    """Solves `A x = b` for a square `A[N, N]` and `b[N]` or `b[N, K]` (`DenseSolve`)."""
+
+    name = "mir.dense_solve"
+    matrix = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$matrix `,` $rhs " + FUNCTIONAL
+
+    def __init__(self, matrix: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[matrix, rhs])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        a, b = tensor_type(self.matrix), tensor_type(self.rhs)
+        require_float(self, a, "matrix")
+        require_float(self, b, "rhs")
+        require_rank(self, a, 2, "matrix")
+        require_rank(self, b, (1, 2), "rhs")
+        rows, cols = a.get_shape()
+        require(dims_match(rows, cols), self, f"matrix must be square, got {fmt_shape(a.get_shape())}")
+        size = refine_dim(rows, cols)
+        n, *k = b.get_shape()
+        require(dims_match(n, size), self, f"rhs has {_dim(n)} rows but the matrix has {_dim(size)}")
+        return [tensor(dtypes.promote(a.element_type, b.element_type), [refine_dim(n, size), *k])]
+
+
+OPS = [MatmulOp, DotGeneralOp, DenseSolveOp]
 ATTRIBUTES: list[type] = []

@@ -1,4 +1,180 @@
-"""MIR norm ops (placeholder: filled in by its own change)."""
+"""MIR normalisation ops: layer_norm, rms_norm, group_norm.
 
-OPS: list[type] = []
+Each takes `[x, gamma, beta]` and returns x's type. gamma and beta share x's
+element type (AMP casts all three together), and x must be floating point. The
+statistics are taken per row of the normalised region; the interpreter
+accumulates f16/bf16 in f32.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import I64, FloatAttr, Float32Type, IntegerAttr, TensorType, f32, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, require_float, tensor_type
+from rlx_xdsl.dialects.traits import REDUCTION
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, broadcast_shapes, fmt_shape, normalize_axis
+
+_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+
+
+class NormOperation(RlxOperation):
+    """Operands, `eps` and the checks shared by the three normalisations."""
+
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    result = result_def(TensorType)
+    eps = prop_def(FloatAttr[Float32Type])
+
+    def affine_operands(self) -> tuple[tuple[str, SSAValue], ...]:
+        return (("gamma", self.gamma), ("beta", self.beta))
+
+    def check_attributes(self) -> None:
+        eps = self.eps.value.data
+        require(eps > 0, self, f"eps must be positive, got {eps}")
+
+    def check_operands(self) -> TensorType:
+        """x is floating point and gamma/beta share its element type; returns x's type."""
+        x = tensor_type(self.x)
+        require_float(self, x)
+        for what, value in self.affine_operands():
+            t = tensor_type(value)
+            require(
+                t.element_type == x.element_type,
+                self,
+                f"{what} element type {t.element_type} differs from the operand's {x.element_type}",
+            )
+        return x
+
+
+def _broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """`shape` broadcasts to `target` without changing it (up to `?` dims)."""
+    try:
+        result = broadcast_shapes(shape, target)
+    except ShapeError:
+        return False
+    return all(dims_match(a, b) for a, b in zip(result, target))
+
+
+class AxisNormOperation(NormOperation):
+    """layer_norm and rms_norm: normalise over dims `axis..rank-1` (ONNX LayerNormalization).
+
+    gamma and beta broadcast (NumPy-style) to the normalised shape `x.shape[axis:]`.
+    """
+
+    axis = prop_def(IntegerAttr[I64])
+    assembly_format = "$x `,` $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps " + _FUNCTIONAL
+
+    def __init__(
+        self, x: SSAValue, gamma: SSAValue, beta: SSAValue, *, axis: int = -1, eps: float = 1e-5
+    ):
+        super().__init__(
+            operands=[x, gamma, beta],
+            properties={"axis": IntegerAttr(axis, i64), "eps": FloatAttr(eps, f32)},
+        )
+
+    def normalized_axis(self) -> int:
+        return normalize_axis(self.axis.value.data, tensor_type(self.x).get_num_dims())
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = self.check_operands()
+        region = tuple(x.get_shape()[self.normalized_axis():])
+        for what, value in self.affine_operands():
+            shape = tuple(tensor_type(value).get_shape())
+            fits = len(shape) <= len(region) and _broadcasts_to(shape, region)
+            require(
+                fits,
+                self,
+                f"{what} shape {fmt_shape(shape)} does not broadcast to the normalised "
+                f"shape {fmt_shape(region)}",
+            )
+        return [x]
+
+
+@irdl_op_definition
+class LayerNormOp(AxisNormOperation):
+    """`(x - mean) / sqrt(var + eps) * gamma + beta` over dims `axis..` (`LayerNorm{axis, eps}`).
+
+    The variance is the biased (population) one, as in ONNX and PyTorch.
+    """
+
+    name = "mir.layer_norm"
+    traits = traits_def(Pure(), REDUCTION)
+
+
+@irdl_op_definition
+class RmsNormOp(AxisNormOperation):
+    """`x * rsqrt(mean(x^2) + eps) * gamma + beta` over dims `axis..` (`RmsNorm{axis, eps}`).
+
+    beta is added as RLX's CPU kernel does (its MLX backend ignores it).
+    """
+
+    name = "mir.rms_norm"
+    traits = traits_def(Pure(), REDUCTION)
+
+    def __init__(
+        self, x: SSAValue, gamma: SSAValue, beta: SSAValue, *, axis: int = -1, eps: float = 1e-6
+    ):
+        """As layer_norm, with RLX's smaller default eps."""
+        super().__init__(x, gamma, beta, axis=axis, eps=eps)
+
+
+@irdl_op_definition
+class GroupNormOp(NormOperation):
+    """Normalises `num_groups` channel groups of `x[N, C, ...]` (`GroupNorm{num_groups, eps}`).
+
+    Statistics cover the group's channels and all spatial positions; gamma and beta
+    are per channel (`[C]`), as ONNX GroupNormalization since opset 21.
+    """
+
+    name = "mir.group_norm"
+    num_groups = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), REDUCTION)
+    assembly_format = (
+        "$x `,` $gamma `,` $beta `num_groups` `=` $num_groups `eps` `=` $eps " + _FUNCTIONAL
+    )
+
+    def __init__(
+        self, x: SSAValue, gamma: SSAValue, beta: SSAValue, *, num_groups: int, eps: float = 1e-5
+    ):
+        super().__init__(
+            operands=[x, gamma, beta],
+            properties={"num_groups": IntegerAttr(num_groups, i64), "eps": FloatAttr(eps, f32)},
+        )
+
+    def check_attributes(self) -> None:
+        super().check_attributes()
+        groups = self.num_groups.value.data
+        require(groups >= 1, self, f"num_groups must be at least 1, got {groups}")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = self.check_operands()
+        shape = x.get_shape()
+        require(
+            len(shape) >= 3,
+            self,
+            f"operand must have rank at least 3 ([N, C, spatial...]), got {fmt_shape(shape)}",
+        )
+        channels, groups = shape[1], self.num_groups.value.data
+        require(
+            channels == DYNAMIC or channels % groups == 0,
+            self,
+            f"{channels} channels do not split into {groups} groups",
+        )
+        for what, value in self.affine_operands():
+            s = tensor_type(value).get_shape()
+            require(
+                len(s) == 1 and dims_match(s[0], channels),
+                self,
+                f"{what} must have shape [C] = {fmt_shape([channels])}, got {fmt_shape(s)}",
+            )
+        return [x]
+
+
+OPS = [LayerNormOp, RmsNormOp, GroupNormOp]
 ATTRIBUTES: list[type] = []

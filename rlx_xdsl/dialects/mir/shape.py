@@ -1,4 +1,252 @@
-"""MIR shape ops (placeholder: filled in by its own change)."""
+"""MIR shape and data-movement ops: reshape, transpose, narrow, concat, expand.
 
-OPS: list[type] = []
+None of these ops change values or dtypes; their verifiers only check that the
+requested layout change is possible and infer the result shape, keeping `?`
+dims wherever the input does not determine them.
+
+The small attribute and dim helpers at the top are shared with the linalg and
+indexing groups.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
+from xdsl.traits import Pure
+
+from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, tensor_type
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, fmt_shape, normalize_axis, num_elements, tensor
+
+FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+
+I64_ARRAY = DenseArrayBase.constr(i64)
+"""Property constraint for int lists; prints as `[1, 0]` in a declarative format."""
+
+
+def i64_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    return DenseArrayBase.from_list(i64, list(values))
+
+
+def refine_dim(a: int, b: int) -> int:
+    """The better known of two dims that must agree: the static one if any."""
+    return b if a == DYNAMIC else a
+
+
+def require_non_negative(op: RlxOperation, **values: int) -> None:
+    """Reject negative sizes and offsets, naming the property."""
+    for name, value in values.items():
+        require(value >= 0, op, f"{name} must be >= 0, got {value}")
+
+
+def fmt_list(values: Sequence[int]) -> str:
+    """`[1, -1]`: an attribute list as it appears in the assembly format."""
+    return "[" + ", ".join(map(str, values)) + "]"
+
+
+def reshaped(in_shape: Sequence[int], new_shape: Sequence[int]) -> list[int]:
+    """`new_shape` with its -1 resolved; `?` when the input's element count is unknown."""
+    total = num_elements(in_shape)
+    known = math.prod(d for d in new_shape if d != -1)
+    if -1 in new_shape:
+        fits = total is None or (known != 0 and total % known == 0)
+    else:
+        fits = total is None or total == known
+    if not fits:
+        raise ShapeError(
+            f"cannot reshape {fmt_shape(in_shape)} ({total} elements) to new_shape {fmt_list(new_shape)}"
+        )
+    missing = DYNAMIC if total is None else total // max(known, 1)
+    return [missing if d == -1 else d for d in new_shape]
+
+
+@irdl_op_definition
+class ReshapeOp(RlxOperation):
+    """Reinterprets the elements in a new shape (`Reshape{new_shape}`); one -1 is inferred."""
+
+    name = "mir.reshape"
+    input = operand_def(TensorType)
+    new_shape = prop_def(I64_ARRAY)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = "$input `new_shape` `=` $new_shape " + FUNCTIONAL
+
+    def __init__(self, input: SSAValue, *, new_shape: Sequence[int]):
+        super().__init__(operands=[input], properties={"new_shape": i64_array(new_shape)})
+
+    def check_attributes(self) -> None:
+        shape = self.new_shape.get_values()
+        for d in shape:
+            require(d >= -1, self, f"new_shape entries must be >= -1, got {d}")
+        require(shape.count(-1) <= 1, self, f"new_shape {fmt_list(shape)} has more than one -1")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        t = tensor_type(self.input)
+        return [tensor(t.element_type, reshaped(t.get_shape(), self.new_shape.get_values()))]
+
+
+@irdl_op_definition
+class TransposeOp(RlxOperation):
+    """Permutes the axes (`Transpose{perm}`): result dim i is input dim `perm[i]`."""
+
+    name = "mir.transpose"
+    input = operand_def(TensorType)
+    perm = prop_def(I64_ARRAY)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = "$input `perm` `=` $perm " + FUNCTIONAL
+
+    def __init__(self, input: SSAValue, *, perm: Sequence[int]):
+        super().__init__(operands=[input], properties={"perm": i64_array(perm)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        t = tensor_type(self.input)
+        perm = self.perm.get_values()
+        rank = t.get_num_dims()
+        require(
+            sorted(perm) == list(range(rank)),
+            self,
+            f"perm {fmt_list(perm)} is not a permutation of the {rank} axes",
+        )
+        shape = t.get_shape()
+        return [tensor(t.element_type, [shape[p] for p in perm])]
+
+
+@irdl_op_definition
+class NarrowOp(RlxOperation):
+    """The slice `[start, start + len)` along `axis` (`Narrow{axis, start, len}`)."""
+
+    name = "mir.narrow"
+    input = operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    start = prop_def(IntegerAttr[I64])
+    len = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = "$input `axis` `=` $axis `start` `=` $start `len` `=` $len " + FUNCTIONAL
+
+    def __init__(self, input: SSAValue, *, axis: int, start: int, len: int):
+        super().__init__(
+            operands=[input],
+            properties={"axis": i64_attr(axis), "start": i64_attr(start), "len": i64_attr(len)},
+        )
+
+    def check_attributes(self) -> None:
+        require_non_negative(self, start=self.start.value.data, len=self.len.value.data)
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        t = tensor_type(self.input)
+        shape = list(t.get_shape())
+        axis = normalize_axis(self.axis.value.data, len(shape))
+        start, length = self.start.value.data, self.len.value.data
+        require(
+            shape[axis] == DYNAMIC or start + length <= shape[axis],
+            self,
+            f"start {start} + len {length} exceeds dim {shape[axis]} of axis {axis}",
+        )
+        shape[axis] = length
+        return [tensor(t.element_type, shape)]
+
+
+@irdl_op_definition
+class ConcatOp(RlxOperation):
+    """Joins one or more tensors along `axis` (`Concat{axis}`); other dims must agree."""
+
+    name = "mir.concat"
+    inputs = var_operand_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = "$inputs `axis` `=` $axis " + FUNCTIONAL
+
+    def __init__(self, *inputs: SSAValue, axis: int):
+        super().__init__(operands=[list(inputs)], properties={"axis": i64_attr(axis)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        require(len(self.inputs) >= 1, self, "needs at least one operand")
+        types = [tensor_type(v) for v in self.inputs]
+        first = types[0]
+        shape = list(first.get_shape())
+        axis = normalize_axis(self.axis.value.data, len(shape))
+        for index, t in enumerate(types[1:], start=1):
+            self._check_compatible(index, t, first, axis)
+            other = t.get_shape()
+            joined = DYNAMIC if DYNAMIC in (shape[axis], other[axis]) else shape[axis] + other[axis]
+            shape = [refine_dim(a, b) for a, b in zip(shape, other)]
+            shape[axis] = joined
+        return [tensor(first.element_type, shape)]
+
+    def _check_compatible(self, index: int, t: TensorType, first: TensorType, axis: int) -> None:
+        """Operand `index` must match operand #0 in dtype, rank and every non-axis dim."""
+        require(
+            t.element_type == first.element_type,
+            self,
+            f"operand #{index} has element type {t.element_type}, expected {first.element_type}",
+        )
+        require(
+            t.get_num_dims() == first.get_num_dims(),
+            self,
+            f"operand #{index} has rank {t.get_num_dims()}, expected {first.get_num_dims()}",
+        )
+        pairs = enumerate(zip(t.get_shape(), first.get_shape()))
+        require(
+            all(dims_match(a, b) for i, (a, b) in pairs if i != axis),
+            self,
+            f"operand #{index} has shape {fmt_shape(t.get_shape())}, which differs from "
+            f"{fmt_shape(first.get_shape())} outside axis {axis}",
+        )
+
+
+def expanded_shape(in_shape: Sequence[int], target: Sequence[int]) -> list[int]:
+    """`in_shape` broadcast to `target` as `numpy.broadcast_to`; -1 keeps the input dim."""
+    lead = len(target) - len(in_shape)
+
+    def fail(reason: str) -> ShapeError:
+        return ShapeError(f"cannot expand {fmt_shape(in_shape)} to target_shape {fmt_list(target)}: {reason}")
+
+    if lead < 0:
+        raise fail("it has fewer dims than the input")
+    result = list(target[:lead])
+    if -1 in result:
+        raise fail(f"-1 at dim {result.index(-1)} has no input dim to keep")
+    for d, t in zip(in_shape, target[lead:]):
+        if t != -1 and d not in (1, t, DYNAMIC):
+            raise fail(f"input dim {d} is neither 1 nor {t}")
+        result.append(d if t == -1 else t)
+    return result
+
+
+@irdl_op_definition
+class ExpandOp(RlxOperation):
+    """Broadcasts to `target_shape` as `numpy.broadcast_to` (`Expand{target_shape}`)."""
+
+    name = "mir.expand"
+    input = operand_def(TensorType)
+    target_shape = prop_def(I64_ARRAY)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = "$input `target_shape` `=` $target_shape " + FUNCTIONAL
+
+    def __init__(self, input: SSAValue, *, target_shape: Sequence[int]):
+        super().__init__(operands=[input], properties={"target_shape": i64_array(target_shape)})
+
+    def check_attributes(self) -> None:
+        for d in self.target_shape.get_values():
+            require(d >= -1, self, f"target_shape entries must be >= -1, got {d}")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        t = tensor_type(self.input)
+        shape = expanded_shape(t.get_shape(), self.target_shape.get_values())
+        return [tensor(t.element_type, shape)]
+
+
+OPS = [ReshapeOp, TransposeOp, NarrowOp, ConcatOp, ExpandOp]
 ATTRIBUTES: list[type] = []

@@ -1,3 +1,88 @@
-"""numpy semantics of MIR attention ops (placeholder: filled in by its own change)."""
+"""numpy semantics of MIR attention and rotary position embedding.
 
-FUNCTIONS: list[type] = []
+Contractions run through `np.matmul` (which accumulates bf16 in f32, as real
+kernels do); every stage is rounded to the op's dtype, so the result carries the
+rounding of a kernel computing in that dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
+from rlx_xdsl.interpreters.common import as_result, result_dtype
+
+
+def repeat_kv_heads(kv: np.ndarray, num_heads: int) -> np.ndarray:
+    """Grouped-query attention: query head `h` reads KV head `h // (num_heads / Hkv)`."""
+    return np.repeat(kv, num_heads // kv.shape[1], axis=1)
+
+
+def position_keep(kind: MaskKind, window: int | None, sq: int, sk: int) -> np.ndarray | None:
+    """`[Sq, Sk]` booleans for the positional masks (None when the kind is not positional).
+
+    Queries are aligned with the last keys (query `i` sits at key position
+    `i + Sk - Sq`), so a KV cache longer than the query block works.
+    """
+    if kind not in (MaskKind.CAUSAL, MaskKind.SLIDING_WINDOW):
+        return None
+    position = np.arange(sq)[:, None] + (sk - sq)
+    key = np.arange(sk)[None, :]
+    keep = key <= position
+    if kind == MaskKind.SLIDING_WINDOW:
+        assert window is not None
+        keep &= key > position - window
+    return keep
+
+
+def softmax_or_zero(scores: np.ndarray) -> np.ndarray:
+    """Softmax over the last axis; a row that is entirely `-inf` gives zeros, not NaN."""
+    zero = np.zeros((), scores.dtype)
+    row_max = scores.max(axis=-1, keepdims=True)
+    row_max = np.where(np.isneginf(row_max), zero, row_max)
+    e = np.exp(scores - row_max)
+    total = e.sum(axis=-1, keepdims=True)
+    return e / np.where(total == zero, np.ones((), scores.dtype), total)
+
+
+def attention(op: AttentionOp, q, k, v, mask=None) -> np.ndarray:
+    dt = result_dtype(op)
+    num_heads = op.num_heads.value.data
+    k, v = repeat_kv_heads(k, num_heads), repeat_kv_heads(v, num_heads)
+    scores = (q @ np.swapaxes(k, -1, -2)).astype(dt) * dt.type(op.scale())
+    if op.attn_logit_softcap is not None:
+        cap = dt.type(op.attn_logit_softcap.value.data)
+        scores = cap * np.tanh(scores / cap)
+    window = op.window.value.data if op.window is not None else None
+    keep = position_keep(op.kind, window, q.shape[2], k.shape[2])
+    if op.kind == MaskKind.CUSTOM:
+        keep = (mask >= 0.5)[:, None, None, :]
+    if op.kind == MaskKind.BIAS:
+        scores = scores + mask.astype(dt)
+    if keep is not None:
+        scores = np.where(keep, scores, dt.type(-np.inf))
+    probs = softmax_or_zero(scores)
+    return as_result(op, probs @ v)
+
+
+def rope(op: RopeOp, x, cos, sin) -> np.ndarray:
+    half = op.n_rot.value.data // 2
+    x1, x2, rest = x[..., :half], x[..., half : 2 * half], x[..., 2 * half :]
+    # cos and sin broadcast into x's leading dims, so all three parts share them.
+    out = (x1 * cos - x2 * sin, x2 * cos + x1 * sin, rest)
+    return as_result(op, np.concatenate(out, axis=-1))
+
+
+@register_impls
+class AttentionFunctions(InterpreterFunctions):
+    @impl(AttentionOp)
+    def run_attention(self, interp: Interpreter, op: AttentionOp, args: tuple):
+        return (attention(op, *args),)
+
+    @impl(RopeOp)
+    def run_rope(self, interp: Interpreter, op: RopeOp, args: tuple):
+        return (rope(op, *args),)
+
+
+FUNCTIONS = [AttentionFunctions]

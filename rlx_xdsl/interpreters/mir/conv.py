@@ -1,3 +1,75 @@
-"""numpy semantics of MIR conv ops (placeholder: filled in by its own change)."""
+"""numpy semantics of MIR convolution and pooling.
 
-FUNCTIONS: list[type] = []
+Both ops view the padded input as a grid of (strided, dilated) windows with
+`sliding_window_view`; convolution then contracts windows with the weights via
+`np.matmul` (bf16 accumulates in f32, as real kernels do) and rounds to the op's dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from numpy.lib.stride_tricks import sliding_window_view
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation
+from rlx_xdsl.interpreters.common import as_result
+
+
+def pad_hw(x: np.ndarray, padding, value) -> np.ndarray:
+    """Pad H and W of an NCHW array symmetrically with `value`."""
+    (ph, pw) = padding
+    return np.pad(x, ((0, 0), (0, 0), (ph, ph), (pw, pw)), constant_values=value)
+
+
+def windows(op: WindowOperation, padded: np.ndarray) -> np.ndarray:
+    """`[N, C, Ho, Wo, kh, kw]`: the op's windows over an already padded input."""
+    (kh, kw), (sh, sw) = op.pair("kernel_size"), op.pair("stride")
+    dh, dw = op.dilation_pair()
+    view = sliding_window_view(padded, (dh * (kh - 1) + 1, dw * (kw - 1) + 1), axis=(2, 3))
+    return view[:, :, ::sh, ::sw, ::dh, ::dw]
+
+
+def conv(op: ConvOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+    groups = op.groups.value.data
+    win = windows(op, pad_hw(x, op.pair("padding"), 0))
+    n, cin, ho, wo, kh, kw = win.shape
+    cout = w.shape[0]
+    # [N, G, Ho*Wo, Cin/G*kh*kw] x [G, Cin/G*kh*kw, Cout/G] -> [N, G, Ho*Wo, Cout/G]
+    cols = win.reshape(n, groups, cin // groups, ho, wo, kh, kw)
+    cols = cols.transpose(0, 1, 3, 4, 2, 5, 6).reshape(n, groups, ho * wo, -1)
+    weights = w.reshape(groups, cout // groups, -1).transpose(0, 2, 1)
+    out = cols @ weights
+    return as_result(op, out.transpose(0, 1, 3, 2).reshape(n, cout, ho, wo))
+
+
+def lowest(dtype: np.dtype):
+    """The identity of max for `dtype`: padding that never wins."""
+    if dtype.kind in "iub":
+        return np.iinfo(dtype).min if dtype.kind != "b" else False
+    return -np.inf
+
+
+def pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
+    padding = op.pair("padding")
+    if op.kind.data == ReduceKind.MAX:
+        return as_result(op, windows(op, pad_hw(x, padding, lowest(x.dtype))).max(axis=(-2, -1)))
+    total = windows(op, pad_hw(x, padding, 0)).sum(axis=(-2, -1))
+    # Count the real (unpadded) cells of each window.
+    ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
+    count = windows(op, pad_hw(ones, padding, 0)).sum(axis=(-2, -1))
+    return as_result(op, total / count)
+
+
+@register_impls
+class ConvFunctions(InterpreterFunctions):
+    @impl(ConvOp)
+    def run_conv(self, interp: Interpreter, op: ConvOp, args: tuple):
+        return (conv(op, *args),)
+
+    @impl(PoolOp)
+    def run_pool(self, interp: Interpreter, op: PoolOp, args: tuple):
+        return (pool(op, *args),)
+
+
+FUNCTIONS = [ConvFunctions]

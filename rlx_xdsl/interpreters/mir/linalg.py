@@ -1,3 +1,68 @@
-"""numpy semantics of MIR linalg ops (placeholder: filled in by its own change)."""
+"""numpy semantics of MIR linear-algebra ops."""
 
-FUNCTIONS: list[type] = []
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from rlx_xdsl.dialects.mir import linalg as la
+from rlx_xdsl.interpreters.common import as_result, compute_dtype, result_dtype
+
+
+def _promoted(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    dt = compute_dtype(a, b)
+    return a.astype(dt, copy=False), b.astype(dt, copy=False)
+
+
+def dot_general(
+    a: np.ndarray,
+    b: np.ndarray,
+    lhs_contracting: Sequence[int],
+    rhs_contracting: Sequence[int],
+    lhs_batch: Sequence[int],
+    rhs_batch: Sequence[int],
+) -> np.ndarray:
+    """Contract by moving axes into `[batch, free, contracting]` blocks and one batched matmul."""
+    lhs_free = [i for i in range(a.ndim) if i not in (*lhs_batch, *lhs_contracting)]
+    rhs_free = [i for i in range(b.ndim) if i not in (*rhs_batch, *rhs_contracting)]
+    batch_shape = [a.shape[i] for i in lhs_batch]
+    lhs_free_shape = [a.shape[i] for i in lhs_free]
+    rhs_free_shape = [b.shape[i] for i in rhs_free]
+    batch = math.prod(batch_shape)
+    contracted = math.prod(a.shape[i] for i in lhs_contracting)
+    a3 = a.transpose([*lhs_batch, *lhs_free, *lhs_contracting])
+    b3 = b.transpose([*rhs_batch, *rhs_contracting, *rhs_free])
+    a3 = a3.reshape(batch, math.prod(lhs_free_shape), contracted)
+    b3 = b3.reshape(batch, contracted, math.prod(rhs_free_shape))
+    return np.matmul(a3, b3).reshape(batch_shape + lhs_free_shape + rhs_free_shape)
+
+
+class LinalgFunctions(InterpreterFunctions):
+    @impl(la.MatmulOp)
+    def run_matmul(self, interp: Interpreter, op: la.MatmulOp, args: tuple):
+        a, b = _promoted(*args)
+        return (as_result(op, np.matmul(a, b)),)
+
+    @impl(la.DotGeneralOp)
+    def run_dot_general(self, interp: Interpreter, op: la.DotGeneralOp, args: tuple):
+        a, b = _promoted(*args)
+        return (as_result(op, dot_general(a, b, *op.axis_lists())),)
+
+    @impl(la.DenseSolveOp)
+    def run_dense_solve(self, interp: Interpreter, op: la.DenseSolveOp, args: tuple):
+        matrix, rhs = args
+        # numpy's LAPACK solver has no half-precision kernels; those solve in f32.
+        work = result_dtype(op) if result_dtype(op) in (np.float32, np.float64) else np.dtype(np.float32)
+        try:
+            x = np.linalg.solve(matrix.astype(work), rhs.astype(work))
+        except np.linalg.LinAlgError as e:
+            raise ValueError(f"'{op.name}' matrix is singular") from e
+        return (as_result(op, x),)
+
+
+LinalgFunctions = register_impls(LinalgFunctions)
+
+FUNCTIONS = [LinalgFunctions]

@@ -1,3 +1,65 @@
-"""numpy semantics of MIR loss ops (placeholder: filled in by its own change)."""
+"""numpy semantics of MIR softmax cross-entropy ops, computed in the logits' dtype."""
 
-FUNCTIONS: list[type] = []
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from rlx_xdsl.dialects.mir import loss
+from rlx_xdsl.interpreters.common import as_result
+
+
+def softmax_parts(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """`(rowmax, shifted, lse)`: `logsumexp(logits) = rowmax + lse`, all rows kept as `[N, 1]`.
+
+    Subtracting the row maximum first keeps `exp` from overflowing.
+    """
+    rowmax = logits.max(axis=1, keepdims=True)
+    shifted = logits - rowmax
+    return rowmax, shifted, np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+
+
+def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
+    """`logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]` per row.
+
+    Expanding `logits = rowmax + shifted` cancels the large `rowmax` terms
+    exactly when the targets sum to one, instead of subtracting two big numbers.
+    """
+    rowmax, shifted, lse = softmax_parts(logits)
+    leftover = 1 - targets.sum(axis=1, keepdims=True)
+    return (rowmax * leftover + lse - (targets * shifted).sum(axis=1, keepdims=True))[:, 0]
+
+
+def one_hot(labels: np.ndarray, num_classes: int, dtype: np.dtype) -> np.ndarray:
+    """`[N, C]` one-hot rows; float labels truncate toward zero, out-of-range ones give zeros."""
+    if labels.dtype.kind in "iu":
+        classes = labels.astype(np.int64)
+    else:
+        with np.errstate(invalid="ignore"):  # NaN/inf labels select no class
+            classes = np.trunc(labels.astype(np.float64)).astype(np.int64)
+    return (classes[:, None] == np.arange(num_classes)).astype(dtype)
+
+
+@register_impls
+class LossFunctions(InterpreterFunctions):
+    @impl(loss.SoftmaxCrossEntropyWithLogitsOp)
+    def run_sce_with_logits(self, interp: Interpreter, op, args: tuple):
+        logits, labels = args
+        targets = one_hot(labels, logits.shape[1], logits.dtype)
+        return (as_result(op, cross_entropy(logits, targets)),)
+
+    @impl(loss.SoftmaxCrossEntropyOp)
+    def run_sce_dense(self, interp: Interpreter, op, args: tuple):
+        logits, targets = args
+        return (as_result(op, cross_entropy(logits, targets)),)
+
+    @impl(loss.SoftmaxCrossEntropyBackwardOp)
+    def run_sce_backward(self, interp: Interpreter, op, args: tuple):
+        logits, labels, d_loss = args
+        _, shifted, lse = softmax_parts(logits)
+        softmax = np.exp(shifted - lse)
+        grad = (softmax - one_hot(labels, logits.shape[1], logits.dtype)) * d_loss[:, None]
+        return (as_result(op, grad),)
+
+
+FUNCTIONS = [LossFunctions]

@@ -1,3 +1,70 @@
-"""numpy semantics of MIR norm ops (placeholder: filled in by its own change)."""
+"""numpy semantics of MIR normalisations: layer_norm, rms_norm, group_norm.
 
-FUNCTIONS: list[type] = []
+Statistics use the biased variance and are computed in the accumulation dtype of
+`interpreters.mir.reduction` (f32 for f16/bf16); the result is cast back to x's dtype.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from rlx_xdsl.dialects.mir import norm
+from rlx_xdsl.interpreters.common import as_result
+from rlx_xdsl.interpreters.mir.reduction import widened
+
+
+def standardize(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
+    """`(x - mean) / sqrt(var + eps)` with statistics over `axes` (two-pass variance)."""
+    centred = x - np.mean(x, axis=axes, keepdims=True)
+    var = np.mean(centred * centred, axis=axes, keepdims=True)
+    return centred / np.sqrt(var + x.dtype.type(eps))
+
+
+def rms_scale(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
+    """`x * rsqrt(mean(x^2) + eps)` with the mean over `axes`."""
+    mean_sq = np.mean(x * x, axis=axes, keepdims=True)
+    return x / np.sqrt(mean_sq + x.dtype.type(eps))
+
+
+def group_standardize(x: np.ndarray, groups: int, eps: float) -> np.ndarray:
+    """Standardise each (sample, channel group) block of `x[N, C, ...]`."""
+    blocks = x.reshape(x.shape[0], groups, -1)
+    return standardize(blocks, (2,), eps).reshape(x.shape)
+
+
+def _affine(op, normalised: np.ndarray, gamma: np.ndarray, beta: np.ndarray, shape=None):
+    """`normalised * gamma + beta` in the accumulation dtype, cast to the op's dtype."""
+    g, b = widened(gamma), widened(beta)
+    if shape is not None:
+        g, b = g.reshape(shape), b.reshape(shape)
+    return (as_result(op, normalised * g + b),)
+
+
+def _trailing_axes(op: norm.AxisNormOperation, x: np.ndarray) -> tuple[int, ...]:
+    return tuple(range(op.normalized_axis(), x.ndim))
+
+
+@register_impls
+class NormFunctions(InterpreterFunctions):
+    @impl(norm.LayerNormOp)
+    def run_layer_norm(self, interp: Interpreter, op: norm.LayerNormOp, args: tuple):
+        x, gamma, beta = args
+        normalised = standardize(widened(x), _trailing_axes(op, x), op.eps.value.data)
+        return _affine(op, normalised, gamma, beta)
+
+    @impl(norm.RmsNormOp)
+    def run_rms_norm(self, interp: Interpreter, op: norm.RmsNormOp, args: tuple):
+        x, gamma, beta = args
+        normalised = rms_scale(widened(x), _trailing_axes(op, x), op.eps.value.data)
+        return _affine(op, normalised, gamma, beta)
+
+    @impl(norm.GroupNormOp)
+    def run_group_norm(self, interp: Interpreter, op: norm.GroupNormOp, args: tuple):
+        x, gamma, beta = args
+        normalised = group_standardize(widened(x), op.num_groups.value.data, op.eps.value.data)
+        per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+        return _affine(op, normalised, gamma, beta, per_channel)
+
+
+FUNCTIONS = [NormFunctions]

@@ -1,3 +1,113 @@
-"""numpy semantics of MIR reduction ops (placeholder: filled in by its own change)."""
+"""numpy semantics of MIR reductions and scans: reduce, softmax, cumsum, topk.
 
-FUNCTIONS: list[type] = []
+Kernels compute in the op's dtype, except that f16/bf16 accumulate in f32 (as GPU
+kernels do) and the result is cast back: summing thousands of halves in half
+precision would lose most of their bits.
+"""
+
+from __future__ import annotations
+
+import ml_dtypes
+import numpy as np
+from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
+
+from rlx_xdsl.dialects.mir import reduction as red
+from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.interpreters.common import as_result
+
+_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+
+
+def accumulation_dtype(dtype: np.dtype) -> np.dtype:
+    """The dtype a reduction over `dtype` accumulates in: f32 for halves, else itself."""
+    return np.dtype(np.float32) if np.dtype(dtype) in _HALF_TYPES else np.dtype(dtype)
+
+
+def widened(x: np.ndarray) -> np.ndarray:
+    """`x` in its accumulation dtype."""
+    return x.astype(accumulation_dtype(x.dtype), copy=False)
+
+
+def _truncating_mean(total: np.ndarray, count: int) -> np.ndarray:
+    """Integer sum / count rounded toward zero, as Rust's integer division."""
+    magnitude = np.abs(total) // count
+    return np.where(total < 0, -magnitude, magnitude).astype(total.dtype)
+
+
+def reduce(x: np.ndarray, kind: ReduceKind, axes: tuple[int, ...], keep_dim: bool) -> np.ndarray:
+    """Reduce `x` (already widened) over `axes`, staying in x's dtype."""
+    opts = {"axis": axes, "keepdims": keep_dim}
+    if kind == ReduceKind.SUM:
+        return np.sum(x, dtype=x.dtype, **opts)
+    if kind == ReduceKind.PROD:
+        return np.prod(x, dtype=x.dtype, **opts)
+    if kind == ReduceKind.MAX:
+        return np.max(x, **opts)
+    if kind == ReduceKind.MIN:
+        return np.min(x, **opts)
+    count = int(np.prod([x.shape[a] for a in axes]))
+    if x.dtype.kind in "iu":
+        return _truncating_mean(np.sum(x, dtype=x.dtype, **opts), count)
+    return np.mean(x, dtype=x.dtype, **opts)
+
+
+def softmax(x: np.ndarray, axis: int) -> np.ndarray:
+    """Numerically stable softmax: the max is subtracted before exponentiating."""
+    shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
+    return shifted / np.sum(shifted, axis=axis, keepdims=True)
+
+
+def cumsum(x: np.ndarray, axis: int, exclusive: bool) -> np.ndarray:
+    """Running sum; the exclusive form sums a zero-prefixed copy and drops the last slice."""
+    if not exclusive:
+        return np.cumsum(x, axis=axis, dtype=x.dtype)
+    pad = [(0, 0)] * x.ndim
+    pad[axis] = (1, 0)
+    keep = [slice(None)] * x.ndim
+    keep[axis] = slice(None, -1)
+    return np.cumsum(np.pad(x, pad), axis=axis, dtype=x.dtype)[tuple(keep)]
+
+
+def topk(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
+    """Largest-first top k along the last axis; ties keep the lower index first.
+
+    A stable ascending sort of the reversed row, read backwards, orders values
+    descending and equal values by ascending original index, for any dtype
+    (negating would overflow unsigned and boolean types).
+    """
+    last = x.shape[-1]
+    order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    indices = (last - 1 - order[..., :k]).astype(np.int64)
+    return np.take_along_axis(x, indices, axis=-1), indices
+
+
+@register_impls
+class ReductionFunctions(InterpreterFunctions):
+    @impl(red.ReduceOp)
+    def run_reduce(self, interp: Interpreter, op: red.ReduceOp, args: tuple):
+        (x,) = args
+        with np.errstate(all="ignore"):
+            value = reduce(widened(x), op.kind.data, op.normalized_axes(), op.keep_dim is not None)
+        return (as_result(op, value),)
+
+    @impl(red.SoftmaxOp)
+    def run_softmax(self, interp: Interpreter, op: red.SoftmaxOp, args: tuple):
+        (x,) = args
+        with np.errstate(all="ignore"):
+            return (as_result(op, softmax(widened(x), op.normalized_axis())),)
+
+    @impl(red.CumsumOp)
+    def run_cumsum(self, interp: Interpreter, op: red.CumsumOp, args: tuple):
+        (x,) = args
+        with np.errstate(all="ignore"):
+            value = cumsum(widened(x), op.normalized_axis(), op.exclusive is not None)
+        return (as_result(op, value),)
+
+    @impl(red.TopkOp)
+    def run_topk(self, interp: Interpreter, op: red.TopkOp, args: tuple):
+        (x,) = args
+        values, indices = topk(x, op.k.value.data)
+        return (as_result(op, values, 0), as_result(op, indices, 1))
+
+
+FUNCTIONS = [ReductionFunctions]

@@ -1,0 +1,294 @@
+"""Compile-time benchmark: how long rlx-xdsl takes on N-layer LLaMA graphs.
+
+    python benchmarks/compile_time.py [--max-layers 32] [--repeat 5] [--no-stock]
+
+For N = 1, 2, 4, ... up to --max-layers it builds `build_llama(N)`, prints it
+to a temporary .mlir file, and then times, in this one process:
+
+* parse  - `rlx_xdsl.context.parse_module` of the file's text;
+* verify - `module.verify()`;
+* print  - printing the module (custom syntax) to a string;
+* every registered pass (`rlx_xdsl.transforms.get_all_passes()`), built with its
+  default options (or those in `PASS_OPTIONS`) and applied to a freshly parsed
+  module (the parse is not timed). A pass that needs options it is not given is
+  listed with the reason instead.
+
+Each time is the best (minimum) of --repeat runs: on a shared machine the
+minimum is the least noisy estimate. `ours` = parse + verify + every pass +
+print. It is compared with stock xDSL: the wall time of a subprocess
+`xdsl-opt FILE -o /dev/null` (parse, verify, print; it sees the mir dialect
+through rlx-xdsl's `xdsl.universe` entry point), which includes xdsl-opt's
+start-up, so the start-up on an empty file is reported too and the second
+ratio subtracts it. The linearity table divides the time per op at the largest
+N by the time per op at the smallest N: about 1 means linear scaling.
+
+Nothing here asserts on timings; the numbers are for reading (see README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import dataclasses
+import os
+import platform
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from io import StringIO
+from pathlib import Path
+
+import xdsl
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+from xdsl.printer import Printer
+
+from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
+from rlx_xdsl.transforms import get_all_passes
+
+CONFIG = dict(DEFAULT_DIMS)
+"""`build_llama` dimensions (its defaults); only the number of layers varies."""
+
+_HEAD_DIM = CONFIG["dim"] // CONFIG["n_heads"]
+PASS_OPTIONS: dict[str, dict] = {
+    # The graph is fully static, so rlx-specialize has nothing to bind by default
+    # and would time a no-op. Binding the inputs to their own shapes makes it
+    # re-infer every result type, which is the work a real specialisation does.
+    "rlx-specialize": {
+        "shapes": (
+            f"x={CONFIG['batch']}x{CONFIG['seq']}x{CONFIG['dim']}",
+            f"cos={CONFIG['seq']}x{_HEAD_DIM // 2}",
+            f"sin={CONFIG['seq']}x{_HEAD_DIM // 2}",
+        )
+    },
+}
+"""Options for passes that would otherwise do nothing (or cannot run) on the graph."""
+
+TOTAL = "ours (total)"
+
+
+@dataclasses.dataclass
+class Measurement:
+    """The timings of one graph size: seconds per phase or pass name."""
+
+    layers: int
+    ops: int
+    seconds: dict[str, float]
+    stock: float | None = None
+
+    @property
+    def ours(self) -> float:
+        return sum(self.seconds.values())
+
+    @property
+    def phases(self) -> dict[str, float]:
+        """Seconds per phase and pass, then the total."""
+        return {**self.seconds, TOTAL: self.ours}
+
+
+def best_time(action: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:
+    """Minimum wall time of `action(setup())` (or `action()`) over `repeat` runs, setup excluded."""
+    times = []
+    for _ in range(repeat):
+        arg = setup() if setup is not None else None
+        start = time.perf_counter()
+        action(arg) if setup is not None else action()
+        times.append(time.perf_counter() - start)
+    return min(times)
+
+
+def count_ops(module: ModuleOp) -> int:
+    """All operations, the module and functions included."""
+    return sum(1 for _ in module.walk())
+
+
+def print_module(module: ModuleOp) -> str:
+    out = StringIO()
+    Printer(stream=out).print_op(module)
+    return out.getvalue()
+
+
+# Passes ----------------------------------------------------------------------
+
+
+def required_options(pass_class: type[ModulePass]) -> list[str]:
+    """The pass's dataclass fields that have no default (it cannot run without them)."""
+    return [
+        f.name
+        for f in dataclasses.fields(pass_class)
+        if f.default is dataclasses.MISSING and f.default_factory is dataclasses.MISSING
+    ]
+
+
+def instantiate_passes() -> tuple[dict[str, ModulePass], dict[str, str]]:
+    """Every registered pass (default options, or `PASS_OPTIONS`), and the reasons for those skipped."""
+    passes: dict[str, ModulePass] = {}
+    skipped: dict[str, str] = {}
+    for name, loader in sorted(get_all_passes().items()):
+        try:
+            pass_class = loader()
+        except ImportError as e:
+            skipped[name] = f"not importable ({e})"
+            continue
+        options = PASS_OPTIONS.get(name, {})
+        missing = [o for o in required_options(pass_class) if o not in options]
+        if missing:
+            skipped[name] = f"needs option(s) {', '.join(missing)}"
+            continue
+        passes[name] = pass_class(**options)
+    return passes, skipped
+
+
+def time_pass(pass_: ModulePass, text: str, path: str, repeat: int) -> float:
+    ctx = make_context()
+    return best_time(lambda module: pass_.apply(ctx, module), repeat, setup=lambda: parse_module(text, path))
+
+
+# Stock xdsl-opt ----------------------------------------------------------------
+
+
+def xdsl_opt() -> str | None:
+    candidate = Path(sys.executable).parent / "xdsl-opt"
+    return str(candidate) if candidate.exists() else shutil.which("xdsl-opt")
+
+
+def time_stock(path: str, repeat: int) -> float:
+    """Best wall time of `xdsl-opt FILE -o /dev/null` (start-up included)."""
+    command = [xdsl_opt(), path, "-o", os.devnull]
+    return best_time(lambda: subprocess.run(command, check=True, capture_output=True), repeat)
+
+
+# The benchmark -----------------------------------------------------------------
+
+
+def measure(
+    layers: int, passes: dict[str, ModulePass], repeat: int, workdir: Path, stock: bool
+) -> Measurement:
+    """Time every phase and pass on the `layers`-layer graph."""
+    path = workdir / f"llama_{layers}.mlir"
+    path.write_text(print_module(build_llama(layers, **CONFIG)))
+    text, name = path.read_text(), str(path)
+    module = parse_module(text, name)
+    seconds = {
+        "parse": best_time(lambda: parse_module(text, name), repeat),
+        "verify": best_time(module.verify, repeat),
+        "print": best_time(lambda: print_module(module), repeat),
+    }
+    for pass_name, pass_ in passes.items():
+        try:
+            seconds[pass_name] = time_pass(pass_, text, name, repeat)
+        except Exception as e:  # noqa: BLE001 - a broken pass is reported, not fatal
+            print(f"{pass_name} failed on {layers} layers: {type(e).__name__}: {e}", file=sys.stderr)
+            seconds[pass_name] = float("nan")
+    return Measurement(layers, count_ops(module), seconds, time_stock(name, repeat) if stock else None)
+
+
+def _rate(ops: int, seconds: float) -> str:
+    return f"{ops / seconds:10.0f}" if seconds > 0 else f"{'-':>10}"
+
+
+def header(passes: dict[str, ModulePass], skipped: dict[str, str], repeat: int, stock: bool) -> list[str]:
+    """What was measured, on what, and how: the `#` lines above the tables."""
+    config = ", ".join(f"{k}={v}" for k, v in CONFIG.items())
+    lines = [
+        f"# rlx-xdsl compile time: build_llama(N, {config})",
+        f"# best of {repeat} runs; xDSL {xdsl.__version__}; Python {platform.python_version()}; "
+        f"{os.cpu_count()} CPUs; {platform.machine()}",
+        "# ops   = every operation of the module (builtin.module, func.func and func.return included)",
+        "# ours  = in-process parse + verify + every pass (each on a freshly parsed module) + print",
+        "# stock = subprocess `xdsl-opt FILE -o /dev/null` wall time (parse, verify, print; "
+        "includes start-up)" if stock else "# stock = not measured",
+    ]
+    lines += [f"# pass {n} runs as: {p.pipeline_pass_spec()}" for n, p in passes.items() if n in PASS_OPTIONS]
+    lines += [f"# skipped pass {name}: {reason}" for name, reason in skipped.items()]
+    return lines
+
+
+def phase_table(results: list[Measurement]) -> list[str]:
+    lines = [f"{'layers':>6} {'ops':>6}  {'phase':<16} {'seconds':>9} {'ops/s':>10}"]
+    for r in results:
+        for phase, seconds in r.phases.items():
+            lines.append(f"{r.layers:>6} {r.ops:>6}  {phase:<16} {seconds:9.4f} {_rate(r.ops, seconds)}")
+    return lines
+
+
+def stock_table(results: list[Measurement], startup: float) -> list[str]:
+    lines = [
+        f"# xdsl-opt start-up on an empty module: {startup:.3f} s",
+        f"{'layers':>6} {'ops':>6} {'ours s':>9} {'stock s':>9} {'ours/stock':>11} "
+        f"{'ours/(stock-startup)':>21}",
+    ]
+    for r in results:
+        net = r.stock - startup
+        net_ratio = f"{r.ours / net:21.2f}" if net > 0 else f"{'-':>21}"
+        lines.append(
+            f"{r.layers:>6} {r.ops:>6} {r.ours:9.4f} {r.stock:9.4f} {r.ours / r.stock:11.2f} {net_ratio}"
+        )
+    return lines
+
+
+def linearity_table(first: Measurement, last: Measurement) -> list[str]:
+    """Time per op at the largest size over time per op at the smallest, per phase."""
+    lines = [
+        f"# linearity: time per op at {last.layers} layers / time per op at {first.layers} layers "
+        "(1.0 = linear)",
+        f"{'phase':<16} {'us/op @' + str(first.layers):>12} {'us/op @' + str(last.layers):>12} {'ratio':>7}",
+    ]
+    for phase in first.phases:
+        small = first.phases[phase] / first.ops * 1e6
+        large = last.phases[phase] / last.ops * 1e6
+        ratio = f"{large / small:7.2f}" if small > 0 else f"{'-':>7}"
+        lines.append(f"{phase:<16} {small:12.2f} {large:12.2f} {ratio}")
+    return lines
+
+
+def report(results, passes, skipped, startup: float | None, repeat: int) -> list[str]:
+    """The whole output, as lines of text."""
+    lines = [*header(passes, skipped, repeat, startup is not None), "", *phase_table(results)]
+    if startup is not None:
+        lines += ["", *stock_table(results, startup)]
+    return [*lines, "", *linearity_table(results[0], results[-1])]
+
+
+def layer_counts(max_layers: int) -> list[int]:
+    counts, n = [], 1
+    while n <= max_layers:
+        counts.append(n)
+        n *= 2
+    return counts
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(
+        description="Time parse, verify, print and every pass on N-layer LLaMA graphs."
+    )
+    parser.add_argument("--max-layers", type=int, default=32, help="largest N (N doubles from 1; default 32)")
+    parser.add_argument(
+        "--repeat", type=int, default=5, help="runs per measurement; the best is reported (default 5)"
+    )
+    parser.add_argument("--no-stock", action="store_true", help="skip the xdsl-opt subprocess comparison")
+    args = parser.parse_args(argv)
+    if args.max_layers < 1 or args.repeat < 1:
+        parser.error("--max-layers and --repeat must be at least 1")
+    stock = not args.no_stock and xdsl_opt() is not None
+    passes, skipped = instantiate_passes()
+    with tempfile.TemporaryDirectory(prefix="rlx-bench-") as tmp:
+        workdir = Path(tmp)
+        startup = None
+        if stock:
+            empty = workdir / "empty.mlir"
+            empty.write_text("builtin.module {}\n")
+            startup = time_stock(str(empty), args.repeat)
+        results = []
+        for n in layer_counts(args.max_layers):
+            print(f"measuring {n} layer(s)...", file=sys.stderr)
+            results.append(measure(n, passes, args.repeat, workdir, stock))
+    print("\n".join(report(results, passes, skipped, startup, args.repeat)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

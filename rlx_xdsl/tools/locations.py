@@ -1,0 +1,163 @@
+"""Source locations for parsed IR: every op remembers where it was written.
+
+xDSL 0.74's parser leaves ops at `loc(unknown)` unless the text spells out a
+`loc(...)`, so diagnostics could not point at a line. `LocatingParser` hooks the
+one method every op goes through (`parse_operation`, for top-level and nested
+ops alike) and stamps `FileLineColLoc(file, line, col)` of the op's first token
+(its result list, as in MLIR). Lines are real file lines: a `--split-input-file`
+chunk passes its `line_offset`.
+"""
+
+from __future__ import annotations
+
+import bisect
+import re
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    CallSiteLoc,
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    ModuleOp,
+    NameLoc,
+    StringAttr,
+    UnknownLoc,
+)
+from xdsl.ir import Attribute, Operation
+from xdsl.parser import Parser
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.utils.lexer import Position, Span
+from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+
+@dataclass(frozen=True)
+class SourcePos:
+    """A 1-based line and column in a named file."""
+
+    file: str
+    line: int
+    col: int
+
+    def __str__(self) -> str:
+        return f"{self.file}:{self.line}:{self.col}"
+
+
+class LineIndex:
+    """Maps character offsets of one text (file `name`, starting at line
+    `line_offset + 1`) to (line, column), in O(log lines)."""
+
+    def __init__(self, text: str, name: str, line_offset: int = 0):
+        self.text = text
+        self.name = name
+        self.line_offset = line_offset
+        self._newlines = [m.start() for m in re.finditer("\n", text)]
+
+    def line_col(self, pos: int) -> tuple[int, int]:
+        """1-based (line, column) of `pos`, with the line offset applied."""
+        index = bisect.bisect_left(self._newlines, pos)
+        line_start = self._newlines[index - 1] + 1 if index else 0
+        return index + 1 + self.line_offset, pos - line_start + 1
+
+    def offset(self, line: int, col: int) -> int:
+        """The character offset of a (file-relative) line and column in this text."""
+        index = line - self.line_offset - 1
+        return (self._newlines[index - 1] + 1 if index else 0) + col - 1
+
+    def line_text(self, line: int) -> str | None:
+        """The text of a (file-relative) line, or None when it is not in this text."""
+        index = line - self.line_offset - 1
+        if not 0 <= index <= len(self._newlines):
+            return None
+        start = self._newlines[index - 1] + 1 if index else 0
+        end = self._newlines[index] if index < len(self._newlines) else len(self.text)
+        return self.text[start:end]
+
+
+class LocatingParser(Parser):
+    """An xDSL `Parser` that attaches a `FileLineColLoc` to every op it parses."""
+
+    def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
+        super().__init__(ctx, text, name)
+        self.file_name = name
+        self.lines = LineIndex(text, name, line_offset)
+        self._file_attr = StringAttr(name)
+
+    def location_at(self, pos: Position) -> FileLineColLoc:
+        line, col = self.lines.line_col(pos)
+        return FileLineColLoc(self._file_attr, IntAttr(line), IntAttr(col))
+
+    def current_position(self) -> SourcePos:
+        """Where the parser stands now (used to locate errors raised mid-parse)."""
+        line, col = self.lines.line_col(self._current_token.span.start)
+        return SourcePos(self.file_name, line, col)
+
+    def parse_operation(self) -> Operation:
+        start = self._current_token.span.start
+        try:
+            op = super().parse_operation()
+        except ParseError:
+            raise
+        except Exception as e:  # e.g. an attribute verifier: blame the op being parsed
+            message = str(e) if isinstance(e, DiagnosticException) else f"{type(e).__name__}: {e}"
+            raise ParseError(Span(start, start, self.lexer.input), message) from e
+        if isinstance(op.location, UnknownLoc):  # keep an explicit `loc(...)` from the text
+            op.location = self.location_at(start)
+        return op
+
+    def parse_module(self, allow_implicit_module: bool = True) -> ModuleOp:
+        """Parse the input; an implicit module is located at the text's first line.
+
+        Input without ops (blank, or only comments) is an empty module, as in MLIR.
+        """
+        try:
+            if allow_implicit_module and self._current_token.kind == MLIRTokenKind.EOF:
+                module = ModuleOp([])
+            else:
+                module = super().parse_module(allow_implicit_module)
+        except ParseError as e:
+            if (use := self._first_undefined_use(e)) is not None:
+                raise ParseError(Span(use[0], use[0], self.lexer.input), f"use of undefined value '%{use[1]}'") from e
+            raise
+        if isinstance(module.location, UnknownLoc):
+            module.location = self.location_at(0)
+        return module
+
+    def _first_undefined_use(self, error: ParseError) -> tuple[Position, str] | None:
+        """xDSL reports undefined values at the end of the input: find the first use
+        (offset and value name) to report instead."""
+        if not error.msg.startswith("values used but not defined"):
+            return None
+        for name, values in self.forward_ssa_references.items():
+            for value in values.values():
+                for use in value.uses:
+                    pos = source_pos(use.operation.location)
+                    if pos is not None and pos.file == self.file_name:
+                        return self.lines.offset(pos.line, pos.col), name
+        return None
+
+
+def source_pos(loc: Attribute) -> SourcePos | None:
+    """The file position a location attribute points at, if it has one."""
+    match loc:
+        case FileLineColLoc():
+            return SourcePos(loc.filename.data, loc.line.data, loc.column.data)
+        case NameLoc():
+            return source_pos(loc.location)
+        case CallSiteLoc():
+            return source_pos(loc.callee)
+        case FusedLoc():
+            return next(filter(None, map(source_pos, loc.locations.data)), None)
+        case _:
+            return None
+
+
+def op_position(op: Operation) -> SourcePos | None:
+    """Where `op` was written; ops created by passes report their nearest located ancestor."""
+    current: Operation | None = op
+    while current is not None:
+        if (pos := source_pos(current.location)) is not None:
+            return pos
+        current = current.parent_op()
+    return None

@@ -1,0 +1,335 @@
+"""Pass pipelines in MLIR's textual syntax, with op anchoring.
+
+Accepted forms (identical meaning):
+
+    -p 'rlx-dce,func.func(cse,canonicalize{max-iterations=3})'
+    --pass-pipeline='builtin.module(rlx-dce,func.func(cse,canonicalize{max-iterations=3}))'
+
+Grammar (options inside `{...}` use xDSL/MLIR syntax: space-separated
+`key=value`, list values comma-separated):
+
+    pipeline ::= element (`,` element)*
+    element  ::= anchor `(` pipeline? `)` | pass-name (`{` options `}`)? | `mlir-opt[` ... `]`
+    anchor   ::= `builtin.module` | `func.func`
+
+xDSL passes are all `ModulePass`es over the whole module. An anchored group
+`func.func(p, q)` really runs `p` then `q` on each function *separately*: each
+function is moved into a temporary module of its own while a pass runs on it, so
+the pass cannot see (or change) its siblings, as with MLIR's nested pass managers.
+`builtin.module(...)` inside the root anchors modules nested in the root module.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.exceptions import ArgSpecParseError
+
+from rlx_xdsl.tools.diagnostics import OpError, verify_located
+
+ROOT_ANCHOR = "builtin.module"
+FUNC_ANCHOR = "func.func"
+NESTED_ANCHORS = {ROOT_ANCHOR: (ROOT_ANCHOR, FUNC_ANCHOR), FUNC_ANCHOR: ()}
+"""For each anchor, the anchors that may be nested inside it."""
+
+PassRegistry = dict[str, Callable[[], type[ModulePass]]]
+
+
+class PipelineError(Exception):
+    """A malformed pipeline; `str()` is a complete, user-facing message."""
+
+    def __init__(self, message: str, text: str | None = None, pos: int | None = None):
+        if text is not None and pos is not None:
+            message += f"\n  {text}\n  {' ' * pos}^"
+        super().__init__(message)
+
+
+class PassFailure(Exception):
+    """A pass raised `cause` while running on `op` (the op its anchor selected)."""
+
+    def __init__(self, pass_: ModulePass, op: Operation, cause: Exception):
+        super().__init__(f"pass '{pass_.name}' failed: {cause}")
+        self.pass_ = pass_
+        self.cause = cause
+        # A pass that raised an `OpError` knows better which op is wrong.
+        self.op = cause.op if isinstance(cause, OpError) else op
+
+
+def run_pass(pass_: ModulePass, ctx: Context, module: ModuleOp, anchor: Operation) -> None:
+    """Apply one pass, turning any exception into a `PassFailure` located at `anchor`."""
+    if isinstance(pass_, AnchoredPipelinePass):
+        pass_.apply(ctx, module)  # locates failures of its inner passes itself
+        return
+    try:
+        pass_.apply(ctx, module)
+    except Exception as e:
+        raise PassFailure(pass_, anchor, e) from e
+
+
+def verify_after(pass_: ModulePass | None, op: Operation) -> None:
+    """Verify `op` (`verify_located`); name `pass_` in a note if it broke the IR."""
+    try:
+        verify_located(op)
+    except OpError as e:
+        if pass_ is not None:
+            e.note = f"the IR became invalid in pass '{pass_}'"
+        raise
+
+
+# The anchored pass ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class AnchoredPipelinePass(ModulePass):
+    """Runs a nested pipeline on each op named `anchor` directly inside the module."""
+
+    name = "anchored-pipeline"
+
+    anchor: str = FUNC_ANCHOR
+    passes: tuple[ModulePass, ...] = ()
+    verify_each: bool = field(default=True, compare=False)
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for target in [child for child in _children(op) if child.name == self.anchor]:
+            self._run_nested(ctx, target, self.passes)
+
+    def _run_nested(self, ctx: Context, target: Operation, passes: tuple[ModulePass, ...]) -> None:
+        """Run `passes` on `target`, following it if a pass replaces it."""
+        for index, pass_ in enumerate(passes):
+            if isinstance(target, ModuleOp):
+                run_pass(pass_, ctx, target, target)
+                current = [target]
+            else:
+                with _isolated(target) as (module, current):
+                    run_pass(pass_, ctx, module, target)
+            if self.verify_each:
+                for op in current:
+                    verify_after(pass_, op)
+            if len(current) != 1:  # erased, or split into several ops: go on with each
+                for op in current:
+                    if op.name == self.anchor:
+                        self._run_nested(ctx, op, passes[index + 1 :])
+                return
+            target = current[0]
+
+    def __str__(self) -> str:
+        return f"{self.anchor}({','.join(map(str, self.passes))})"
+
+
+def _children(op: Operation) -> list[Operation]:
+    return [child for region in op.regions for block in region.blocks for child in block.ops]
+
+
+@contextmanager
+def _isolated(op: Operation) -> Iterator[tuple[ModuleOp, list[Operation]]]:
+    """Move `op` into a fresh module for the duration of the block, then move
+    whatever that module holds (normally `op` or its replacement) back in its place.
+
+    The yielded list is filled with the ops moved back, even when the pass raised,
+    so that errors can still print the IR in context.
+    """
+    block = op.parent_block()
+    assert block is not None, "anchored ops always live in a block"
+    after = op.next_op
+    block.detach_op(op)
+    module = ModuleOp([op])
+    module.location = op.location
+    moved_back: list[Operation] = []
+    try:
+        yield module, moved_back
+    finally:
+        for child in list(module.ops):
+            module.body.block.detach_op(child)
+            if after is not None:
+                block.insert_op_before(child, after)
+            else:
+                block.add_op(child)
+            moved_back.append(child)
+
+
+# Parsing ------------------------------------------------------------------------------
+
+
+@dataclass
+class _Pass:
+    spec: str
+    pos: int
+
+
+@dataclass
+class _Anchor:
+    anchor: str
+    elements: list[_Pass | _Anchor]
+    pos: int
+
+
+_NAME = re.compile(r"[A-Za-z0-9_.\-]+")
+
+
+class _Scanner:
+    """Recursive-descent reader of the pipeline grammar (positions kept for errors)."""
+
+    def __init__(self, text: str):
+        self.text = text
+        self.pos = 0
+
+    def error(self, message: str, pos: int | None = None) -> PipelineError:
+        return PipelineError(message, self.text, self.pos if pos is None else pos)
+
+    def peek(self) -> str:
+        self._skip_spaces()
+        return self.text[self.pos] if self.pos < len(self.text) else ""
+
+    def _skip_spaces(self) -> None:
+        while self.pos < len(self.text) and self.text[self.pos].isspace():
+            self.pos += 1
+
+    def elements(self) -> list[_Pass | _Anchor]:
+        """`element (',' element)*`, possibly empty (stops before `)` or the end)."""
+        result: list[_Pass | _Anchor] = []
+        if self.peek() in ("", ")"):
+            return result
+        while True:
+            result.append(self.element())
+            if self.peek() != ",":
+                return result
+            self.pos += 1
+
+    def element(self) -> _Pass | _Anchor:
+        self._skip_spaces()
+        start = self.pos
+        match = _NAME.match(self.text, self.pos)
+        if match is None:
+            raise self.error("invalid pass pipeline: expected a pass name")
+        name = match.group()
+        self.pos = match.end()
+        nxt = self.text[self.pos : self.pos + 1]
+        if nxt == "(":
+            return self._anchor(name, start)
+        if name in NESTED_ANCHORS:
+            raise self.error(f"invalid pass pipeline: expected '(' after '{name}'")
+        if "." in name:
+            raise self.error(f"invalid pass pipeline: '{name}' is not a pass name", start)
+        if nxt in ("{", "["):
+            self._skip_group(nxt, "}" if nxt == "{" else "]")
+        return _Pass(self.text[start : self.pos].strip(), start)
+
+    def _anchor(self, name: str, start: int) -> _Anchor:
+        if name not in NESTED_ANCHORS:
+            known = ", ".join(f"'{a}'" for a in NESTED_ANCHORS)
+            raise self.error(f"invalid pass pipeline: unknown anchor '{name}' (supported: {known})", start)
+        self.pos += 1  # '('
+        elements = self.elements()
+        if self.peek() != ")":
+            if self.pos >= len(self.text):
+                raise self.error(f"invalid pass pipeline: unbalanced '(': '{name}(' is never closed", start)
+            raise self.error("invalid pass pipeline: expected ',' or ')'")
+        self.pos += 1
+        return _Anchor(name, elements, start)
+
+    def _skip_group(self, open_: str, close: str) -> None:
+        """Skip a pass's `{options}` or `[mlir pipeline]`, respecting quoted strings."""
+        start = self.pos
+        in_string = False
+        while self.pos < len(self.text):
+            c = self.text[self.pos]
+            self.pos += 1
+            if in_string:
+                if c == "\\":
+                    self.pos += 1
+                elif c == '"':
+                    in_string = False
+            elif c == '"':
+                in_string = True
+            elif c == close:
+                return
+        raise self.error(f"invalid pass pipeline: unbalanced '{open_}': it is never closed", start)
+
+
+def _parse(text: str) -> list[_Pass | _Anchor]:
+    scanner = _Scanner(text)
+    elements = scanner.elements()
+    if scanner.peek() == ")":
+        raise scanner.error("invalid pass pipeline: unbalanced ')'")
+    if scanner.peek():
+        raise scanner.error("invalid pass pipeline: expected ','")
+    return elements
+
+
+# Building ---------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Pipeline:
+    """The passes to run on the root module, in order (anchored groups included)."""
+
+    passes: tuple[ModulePass, ...] = ()
+
+    def __str__(self) -> str:
+        """The canonical `--pass-pipeline` spelling."""
+        return f"{ROOT_ANCHOR}({','.join(map(str, self.passes))})"
+
+
+def parse_pipeline(
+    text: str,
+    available: PassRegistry,
+    *,
+    require_root: bool = False,
+    verify_each: bool = True,
+) -> Pipeline:
+    """Build a pipeline from `text`.
+
+    `text` is either `builtin.module(...)` or (unless `require_root`, which is how
+    `--pass-pipeline` behaves) the body of that anchor.
+    """
+    elements = _parse(text)
+    if len(elements) == 1 and isinstance(elements[0], _Anchor) and elements[0].anchor == ROOT_ANCHOR:
+        elements = elements[0].elements
+    elif require_root and elements:
+        raise PipelineError(f"invalid pass pipeline: expected '{ROOT_ANCHOR}(...)' around the passes", text, 0)
+    return Pipeline(_build(elements, ROOT_ANCHOR, text, available, verify_each))
+
+
+def _build(
+    elements: list[_Pass | _Anchor], parent: str, text: str, available: PassRegistry, verify_each: bool
+) -> tuple[ModulePass, ...]:
+    passes: list[ModulePass] = []
+    for element in elements:
+        if isinstance(element, _Pass):
+            passes.append(_instantiate(element, text, available))
+            continue
+        if element.anchor not in NESTED_ANCHORS[parent]:
+            raise PipelineError(
+                f"invalid pass pipeline: '{element.anchor}' cannot be nested in '{parent}'", text, element.pos
+            )
+        inner = _build(element.elements, element.anchor, text, available, verify_each)
+        passes.append(AnchoredPipelinePass(element.anchor, inner, verify_each))
+    return tuple(passes)
+
+
+def _instantiate(element: _Pass, text: str, available: PassRegistry) -> ModulePass:
+    try:
+        spec = parse_spec(element.spec)
+    except ArgSpecParseError as e:  # a BaseException in xDSL
+        detail = str(e).splitlines()[-1].strip() if str(e) else "malformed pass options"
+        raise PipelineError(f"invalid pass pipeline: {detail}", text, element.pos) from None
+    if spec.name not in available:
+        raise PipelineError(
+            f"unknown pass '{spec.name}' (run with --list-passes to see the available passes)", text, element.pos
+        )
+    try:
+        pass_class = available[spec.name]()
+    except Exception as e:
+        raise PipelineError(f"pass '{spec.name}' could not be loaded: {e}", text, element.pos) from e
+    try:
+        return pass_class.from_spec(spec)
+    except (ValueError, TypeError) as e:
+        raise PipelineError(f"invalid options for pass '{spec.name}': {e}", text, element.pos) from e

@@ -1,0 +1,335 @@
+"""rlx-run: execute one graph of an .mlir file with the numpy reference interpreter.
+
+    rlx-run model.mlir                       # random (seeded) values for every argument
+    rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
+    rlx-run model.mlir --func f --seed 3 --save out/
+    rlx-opt model.mlir -p rlx-dce | rlx-run -
+
+It is the quickest way to see what a graph computes, and to check that a pass
+pipeline preserved it: run the file before and after `rlx-opt` and compare the
+printed checksums (or the saved arrays).
+
+Every user error (missing file, parse or verify error, unknown function, bad
+input) is reported on stderr as one `... error: ...` diagnostic and exit code 1;
+all of them go through `format_error`, the one place that renders diagnostics.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.utils.exceptions import DiagnosticException, ParseError
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
+
+PROG = "rlx-run"
+SHOWN_VALUES = 6
+"""How many leading values of each output are printed."""
+
+
+class RunError(Exception):
+    """A user-facing error; printed as `rlx-run: error: <message>`."""
+
+
+# Diagnostics ---------------------------------------------------------------
+
+
+def format_error(error: Exception) -> str:
+    """Render a user-facing error as text (the single diagnostics hook of rlx-run).
+
+    Parse errors become `FILE:LINE:COL: error: message` followed by the source
+    line and a caret, as in mlir-opt. Verifier errors carry no source location
+    yet (xDSL drops locations while parsing), so they and all other errors are
+    prefixed with the program name.
+    """
+    if isinstance(error, ParseError):
+        location = error.span.get_location()
+        # print_with_context gives "LOC\nsource line\n  ^^^"; the location moves
+        # into the header, the source line and caret stay.
+        context = error.span.print_with_context().splitlines()[1:]
+        return "\n".join([f"{location}: error: {error.msg}", *context])
+    if isinstance(error, DiagnosticException):
+        return f"{PROG}: error: verification failed: {error}"
+    return f"{PROG}: error: {error}"
+
+
+# Loading -------------------------------------------------------------------
+
+
+def read_source(path: str) -> tuple[str, str]:
+    """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`)."""
+    if path == "-":
+        return sys.stdin.read(), "<stdin>"
+    if not Path(path).exists():
+        raise RunError(f"no such file: '{path}'")
+    try:
+        return Path(path).read_text(), path
+    except (OSError, UnicodeDecodeError) as e:
+        raise RunError(f"cannot read '{path}': {e}") from None
+
+
+def load_module(path: str) -> ModuleOp:
+    """Parse and verify the file (ParseError / VerifyException propagate)."""
+    module = parse_module(*read_source(path))
+    module.verify()
+    return module
+
+
+def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
+    """The function named `name`, or the module's first function."""
+    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+    if not funcs:
+        raise RunError("the module contains no func.func to run")
+    if name is None:
+        return funcs[0]
+    for f in funcs:
+        if f.sym_name.data == name:
+            return f
+    available = ", ".join(f"'{f.sym_name.data}'" for f in funcs)
+    raise RunError(f"no function named '{name}' (available: {available})")
+
+
+# Inputs --------------------------------------------------------------------
+
+
+def parse_input_specs(specs: Sequence[str]) -> dict[str, Path]:
+    """`["x=a.npy", ...]` as `{"x": Path("a.npy")}`."""
+    result: dict[str, Path] = {}
+    for spec in specs:
+        name, sep, path = spec.partition("=")
+        if not sep or not name or not path:
+            raise RunError(f"--input expects NAME=FILE.npy, got '{spec}'")
+        if name in result:
+            raise RunError(f"--input given twice for '{name}'")
+        result[name] = Path(path)
+    return result
+
+
+def arguments_by_name(f: func.FuncOp) -> dict[str, GraphArg]:
+    """Every name an argument answers to: its SSA name (`x` or `%x`) and its
+    RLX name (`rlx.name`, else `argN`); RLX names win when the two clash."""
+    args = graph_args(f)
+    by_name: dict[str, GraphArg] = {}
+    for arg in args:
+        hint = f.body.block.args[arg.index].name_hint
+        if hint:
+            by_name[hint] = by_name["%" + hint] = arg
+    by_name.update({arg.name: arg for arg in args})
+    return by_name
+
+
+def _check_shape(arg: GraphArg, array: np.ndarray) -> None:
+    expected = arg.type.get_shape()
+    ok = len(expected) == array.ndim and all(
+        e == DYNAMIC or e == a for e, a in zip(expected, array.shape)
+    )
+    if not ok:
+        raise RunError(
+            f"input '{arg.name}' has shape {fmt_shape(array.shape)}, "
+            f"but the argument has type {arg.type}"
+        )
+
+
+def load_input(arg: GraphArg, path: Path) -> np.ndarray:
+    """Load an .npy file for `arg`, checking its dtype and shape against the type."""
+    try:
+        array = np.load(path, allow_pickle=False)
+    except (OSError, ValueError) as e:
+        raise RunError(f"cannot read input '{arg.name}' from '{path}': {e}") from None
+    expected = dtypes.numpy_dtype(arg.type.element_type)
+    if array.dtype.kind == "V" and array.dtype.itemsize == expected.itemsize:
+        array = array.view(expected)  # .npy stores bf16 as raw 2-byte records
+    if array.dtype != expected:
+        raise RunError(
+            f"input '{arg.name}' has dtype {_dtype_name(array.dtype)}, "
+            f"but the argument has type {arg.type}"
+        )
+    _check_shape(arg, array)
+    return array
+
+
+def _dtype_name(dt: np.dtype) -> str:
+    """RLX's name of a numpy dtype (`f32`), or numpy's own for dtypes RLX lacks."""
+    try:
+        return dtypes.dtype_of_numpy(dt).name
+    except KeyError:
+        return str(dt)
+
+
+def gather_inputs(f: func.FuncOp, specs: dict[str, Path], seed: int) -> list[np.ndarray]:
+    """One array per argument: loaded from `specs`, or deterministic random.
+
+    Random arguments draw from one generator seeded with `seed`, in argument
+    order, exactly as `graph.random_inputs` does; so with no `--input` the
+    values equal `random_inputs(f, seed)`.
+    """
+    args = graph_args(f)
+    by_name = arguments_by_name(f)
+    given: dict[int, np.ndarray] = {}
+    for name, path in specs.items():
+        if name not in by_name:
+            known = ", ".join(f"'{a.name}'" for a in args) or "none"
+            raise RunError(f"--input names no argument '{name}' (arguments: {known})")
+        arg = by_name[name]
+        if arg.index in given:
+            raise RunError(f"--input given twice for '{arg.name}'")
+        given[arg.index] = load_input(arg, path)
+    rng = np.random.default_rng(seed)
+    return [given[a.index] if a.index in given else _random_for(a, rng) for a in args]
+
+
+def _random_for(arg: GraphArg, rng: np.random.Generator) -> np.ndarray:
+    if not is_static(arg.type.get_shape()):
+        raise RunError(
+            f"argument '{arg.name}' has dynamic type {arg.type}; "
+            f"pass its value with --input {arg.name}=FILE.npy"
+        )
+    return random_array(arg.type, rng)
+
+
+# Running and reporting -----------------------------------------------------
+
+
+def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """Run `f`; a kernel failure (e.g. a missing implementation) is a RunError."""
+    try:
+        return run_function(module, f.sym_name.data, inputs)
+    except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
+        raise RunError(f"interpretation of '@{f.sym_name.data}' failed: {type(e).__name__}: {e}") from e
+
+
+def summarize(array: np.ndarray, shown: int = SHOWN_VALUES) -> list[str]:
+    """Statistics and leading values of one array, as indented report lines."""
+    if array.size == 0:
+        return ["  (empty)"]
+    values = array.astype(np.complex128 if array.dtype.kind == "c" else np.float64)
+    flat = values.reshape(-1)
+    lines = []
+    if array.dtype.kind == "c":
+        lines.append(f"  sum={_fmt(flat.sum())}  max|z|={_fmt(np.abs(flat).max())}")
+    else:
+        finite = flat[np.isfinite(flat)]
+        stats = (
+            f"min={_fmt(finite.min())}  max={_fmt(finite.max())}  mean={_fmt(finite.mean())}"
+            if finite.size
+            else "no finite values"
+        )
+        lines.append(f"  {stats}  sum={_fmt(flat.sum())}  sum|x|={_fmt(np.abs(flat).sum())}")
+        if finite.size != flat.size:
+            lines.append(f"  non-finite: {flat.size - finite.size} of {flat.size}")
+    head = ", ".join(_fmt(v) for v in flat[:shown])
+    more = ", ..." if flat.size > shown else ""
+    lines.append(f"  values: [{head}{more}]")
+    return lines
+
+
+def _count(n: int, noun: str) -> str:
+    return f"{n} {noun}" + ("" if n == 1 else "s")
+
+
+def _fmt(value) -> str:
+    if isinstance(value, complex | np.complexfloating):
+        return f"({value.real:.6g}{value.imag:+.6g}j)"
+    return f"{float(value):.6g}"
+
+
+def describe(name: str, array: np.ndarray) -> list[str]:
+    """The report block of one output: header line plus `summarize` lines."""
+    return [f"{name}: shape {fmt_shape(array.shape)} dtype {_dtype_name(array.dtype)}", *summarize(array)]
+
+
+def save_arrays(directory: Path, f: func.FuncOp, inputs, outputs) -> None:
+    """Write `out<i>.npy` for the outputs and `inputs/<name>.npy` for the arguments.
+
+    The saved inputs can be fed back with `--input NAME=DIR/inputs/NAME.npy`.
+    """
+    try:
+        (directory / "inputs").mkdir(parents=True, exist_ok=True)
+        for name, array in zip(output_names(f), outputs):
+            np.save(directory / f"{name}.npy", array)
+        for arg, array in zip(graph_args(f), inputs):
+            np.save(directory / "inputs" / f"{arg.name.replace('/', '_')}.npy", array)
+    except OSError as e:
+        raise RunError(f"cannot save to '{directory}': {e}") from None
+
+
+# Command line --------------------------------------------------------------
+
+
+def make_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog=PROG,
+        description=(
+            "Run one function of an RLX .mlir file with the numpy reference interpreter "
+            "and print a summary of each output (shape, dtype, min/max/mean, checksums, "
+            "leading values). Arguments without --input get deterministic random values "
+            "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips)."
+        ),
+        epilog="Errors are reported as 'FILE:LINE:COL: error: ...' or 'rlx-run: error: ...' "
+        "with exit code 1.",
+    )
+    parser.add_argument(
+        "file", metavar="FILE", help="the .mlir file to run, '-' for stdin (parsed and verified first)"
+    )
+    parser.add_argument("--func", metavar="NAME", help="the function to run (default: the first func.func)")
+    parser.add_argument(
+        "--input",
+        metavar="NAME=FILE.npy",
+        action="append",
+        default=[],
+        help="value of the argument NAME (its rlx.name, or its SSA name) from a .npy file; "
+        "dtype and static dims must match the argument type; repeatable",
+    )
+    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
+    parser.add_argument(
+        "--save",
+        metavar="DIR",
+        type=Path,
+        help="write the outputs as DIR/out0.npy, DIR/out1.npy, ... and the inputs as DIR/inputs/NAME.npy",
+    )
+    return parser
+
+
+def run(args: argparse.Namespace) -> list[str]:
+    """Do the work of one invocation; return the report lines."""
+    specs = parse_input_specs(args.input)
+    module = load_module(args.file)
+    f = select_function(module, args.func)
+    inputs = gather_inputs(f, specs, args.seed)
+    outputs = execute(module, f, inputs)
+    if args.save is not None:
+        save_arrays(args.save, f, inputs, outputs)
+    counts = f"{_count(len(inputs), 'argument')}, {_count(len(outputs), 'output')}"
+    lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed})"]
+    for name, array in zip(output_names(f), outputs):
+        lines += describe(name, array)
+    return lines
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = make_parser().parse_args(argv)
+    try:
+        lines = run(args)
+    except (RunError, ParseError, DiagnosticException) as e:
+        print(format_error(e), file=sys.stderr)
+        return 1
+    try:
+        print("\n".join(lines), flush=True)
+    except BrokenPipeError:  # `rlx-run f.mlir | head`: the reader left early, not an error
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,87 @@
+"""The Python builder API and the graph conventions it produces."""
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import TensorType, f32, i32
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.graph import graph_args, random_inputs
+from rlx_xdsl.interpreters import run_function
+
+
+def _mlp():
+    b = GraphBuilder("mlp")
+    x = b.input("x", [2, 3])
+    bias = b.param("bias", [3])
+    y = b.relu(b.add(x, bias))
+    b.output(y, b.cast(y, "f16"))
+    return b.module()
+
+
+def test_arguments_carry_names_and_param_flags():
+    module = _mlp()
+    module.verify()
+    (f,) = module.ops
+    args = graph_args(f)
+    assert [(a.name, a.is_param) for a in args] == [("x", False), ("bias", True)]
+    text = str(module)
+    assert '%bias: tensor<3xf32> {rlx.name = "bias", rlx.param}' in text
+
+
+def test_result_types_are_inferred():
+    module = _mlp()
+    (f,) = module.ops
+    assert [str(t) for t in f.function_type.outputs] == ["tensor<2x3xf32>", "tensor<2x3xf16>"]
+
+
+def test_positional_names_without_rlx_name():
+    module = parse_module(
+        "func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32> {rlx.param}) -> tensor<2xf32> {\n"
+        "  %0 = mir.add %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %0 : tensor<2xf32>\n}\n"
+    )
+    (f,) = module.ops
+    assert [(a.name, a.is_param) for a in graph_args(f)] == [("arg0", False), ("arg1", True)]
+
+
+def test_built_graph_runs_and_matches_numpy():
+    module = _mlp()
+    inputs = random_inputs(module.ops.first, seed=3)
+    out, half = run_function(module, "mlp", inputs)
+    np.testing.assert_allclose(out, np.maximum(inputs[0] + inputs[1], 0))
+    assert half.dtype == np.float16
+
+
+def test_random_inputs_are_deterministic():
+    f = _mlp().ops.first
+    a = random_inputs(f, seed=5)
+    b = random_inputs(f, seed=5)
+    c = random_inputs(f, seed=6)
+    assert all(np.array_equal(x, y) for x, y in zip(a, b))
+    assert not np.array_equal(a[0], c[0])
+
+
+def test_unknown_op_is_an_attribute_error():
+    b = GraphBuilder()
+    with pytest.raises(AttributeError, match="no MIR op named 'frobnicate'"):
+        b.frobnicate
+
+
+def test_output_is_required():
+    b = GraphBuilder()
+    b.input("x", [1])
+    with pytest.raises(ValueError, match="call output"):
+        b.module()
+
+
+def test_constant_from_numpy():
+    b = GraphBuilder()
+    c = b.constant(np.arange(6, dtype=np.int32).reshape(2, 3))
+    assert c.type == TensorType(i32, [2, 3])
+    d = b.constant(1.5)
+    assert d.type == TensorType(f32, [])
+    b.output(c, d)
+    out_c, out_d = run_function(b.module(), "main", [])
+    np.testing.assert_array_equal(out_c, np.arange(6).reshape(2, 3))
+    assert out_d == np.float32(1.5)

@@ -1,0 +1,857 @@
+"""rlx-opt as users see it: exit codes, located diagnostics, pipelines, -o, --verify-diagnostics.
+
+Most tests run the driver in-process (`run_opt`), where test-only passes can be
+registered; a few run the installed `rlx-opt` script to check the real process
+boundary (exit status, no traceback, stdin, files on disk). Expected line numbers
+are computed from the test inputs themselves (`line_of`), not hard-coded.
+"""
+
+import dataclasses
+import inspect
+import os
+import stat
+import subprocess
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+from xdsl.context import Context
+from xdsl.dialects.builtin import IntegerAttr, ModuleOp, TensorType, i32
+from xdsl.dialects.func import FuncOp
+from xdsl.passes import ModulePass
+from xdsl.rewriter import Rewriter
+from xdsl.utils.exceptions import PassFailedException, VerifyException
+
+from rlx_xdsl.tools import rlx_opt
+from rlx_xdsl.tools.diagnostics import OpError
+from rlx_xdsl.tools.expectations import parse_expectations
+from rlx_xdsl.tools.locations import LineIndex
+from rlx_xdsl.tools.rlx_opt import run_opt
+from rlx_xdsl.transforms import get_all_passes
+
+# Inputs -----------------------------------------------------------------------------------
+
+GOOD = """\
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = mir.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = mir.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %dead = mir.neg %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %2 = mir.add %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %2 : tensor<2x3xf32>
+}
+func.func @g(%b: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = mir.abs %b : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = mir.abs %b : (tensor<4xf32>) -> tensor<4xf32>
+  %2 = mir.mul %0, %1 : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %2 : tensor<4xf32>
+}
+"""
+
+BAD_BROADCAST = "%1 = mir.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>"
+BROADCAST_MESSAGE = "'mir.add' shapes [2, 3], [4] do not broadcast"
+
+BAD_VERIFY = f"""\
+// A verifier error in the second op of the function.
+func.func @f(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  %0 = mir.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  {BAD_BROADCAST}
+  func.return %0 : tensor<2x3xf32>
+}}
+"""
+
+BAD_PARSE = """\
+func.func @f(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %0 = mir.relu %a : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = mir.relu %0 : (tensor<2x3xf32>) -> tensor<2x3xq32>
+  func.return %1 : tensor<2x3xf32>
+}
+"""
+
+
+def line_of(text: str, needle: str, start_line: int = 1) -> int:
+    """1-based number of the first line at or after `start_line` that contains `needle`."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if number >= start_line and needle in line:
+            return number
+    raise AssertionError(f"{needle!r} not in the test input")
+
+
+def col_of(text: str, needle: str) -> int:
+    line = text.splitlines()[line_of(text, needle) - 1]
+    return len(line) - len(line.lstrip()) + 1
+
+
+# Test-only passes ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class RaisePass(ModulePass):
+    """Test pass: raise the kind of exception named by `kind`."""
+
+    name = "test-raise"
+
+    kind: str = "verify"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        target = next(o for o in op.walk() if o.name == "mir.add")
+        match self.kind:
+            case "verify":
+                raise VerifyException("raised a verify exception")
+            case "pass-failed":
+                raise PassFailedException("raised a pass failure")
+            case "value":
+                raise ValueError("raised a value error")
+            case "op":
+                raise OpError(target, "this add is wrong")
+            case _:
+                raise AssertionError(self.kind)
+
+
+@dataclass(frozen=True)
+class BreakPass(ModulePass):
+    """Test pass: give every mir.add an i32 result type the verifier must reject."""
+
+    name = "test-break"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for add in [o for o in op.walk() if o.name == "mir.add"]:
+            shape = add.results[0].type.get_shape()
+            Rewriter.replace_value_with_new_type(add.results[0], TensorType(i32, shape))
+
+
+@dataclass(frozen=True)
+class CountSiblingsPass(ModulePass):
+    """Test pass: tag each function with how many ops the module it is given holds."""
+
+    name = "test-count-siblings"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        count = len(list(op.ops))
+        for child in op.ops:
+            if isinstance(child, FuncOp):
+                child.attributes["siblings"] = IntegerAttr(count, 64)
+
+
+@dataclass(frozen=True)
+class EraseFunctionsPass(ModulePass):
+    """Test pass: erase every function it sees."""
+
+    name = "test-erase-functions"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for child in list(op.ops):
+            if isinstance(child, FuncOp):
+                child.detach()
+                child.erase()
+
+
+@dataclass(frozen=True)
+class OptionsPass(ModulePass):
+    """Test pass with one option of each kind,
+    documented over two lines.
+
+    A second paragraph that --list-passes leaves out.
+    """
+
+    name = "test-options"
+
+    count: int = 3
+    label: str | None = None
+    dims: tuple[int, ...] = (1, 2)
+    flag: bool = False
+    mode: str = "fast"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pass
+
+
+@dataclass(frozen=True)
+class RequiredOptionPass(ModulePass):
+    name = "test-required"
+
+    size: int
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pass
+
+
+TEST_PASSES = (RaisePass, BreakPass, CountSiblingsPass, EraseFunctionsPass, OptionsPass, RequiredOptionPass)
+
+
+@pytest.fixture(autouse=True)
+def _register_test_passes(monkeypatch):
+    """rlx-opt run in-process also sees the test-only passes (the real registry is untouched)."""
+    real = rlx_opt.get_all_passes
+    extra = {p.name: (lambda p=p: p) for p in TEST_PASSES}
+    monkeypatch.setattr(rlx_opt, "get_all_passes", lambda: {**real(), **extra})
+    monkeypatch.delenv("RLX_DEBUG", raising=False)
+
+
+# Runners ------------------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    status: int
+    out: str
+    err: str
+
+
+@pytest.fixture
+def opt(capsys):
+    """Run rlx-opt in-process."""
+
+    def run(*args: object) -> Run:
+        status = run_opt([str(a) for a in args])
+        out, err = capsys.readouterr()
+        return Run(status, out, err)
+
+    return run
+
+
+def _rlx_opt_command() -> list[str]:
+    script = Path(sys.executable).with_name("rlx-opt")
+    return [str(script)] if script.exists() else [sys.executable, "-m", "rlx_xdsl.tools.rlx_opt"]
+
+
+def cli(*args: object, stdin: str | None = None, cwd: Path | None = None) -> Run:
+    """Run the installed rlx-opt in a subprocess."""
+    env = {k: v for k, v in os.environ.items() if k != "RLX_DEBUG"}
+    proc = subprocess.run(
+        [*_rlx_opt_command(), *map(str, args)],
+        input=stdin,
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=cwd,
+        timeout=120,
+    )
+    return Run(proc.returncode, proc.stdout, proc.stderr)
+
+
+@pytest.fixture
+def write(tmp_path):
+    def write(name: str, text: str) -> Path:
+        path = tmp_path / name
+        path.write_text(text)
+        return path
+
+    return write
+
+
+# Parse errors ---------------------------------------------------------------------------------
+
+
+def test_parse_error_is_located_without_traceback(write):
+    path = write("bad.mlir", BAD_PARSE)
+    run = cli(path)
+    assert run.status == 1
+    assert run.out == ""
+    line = line_of(BAD_PARSE, "q32")
+    col = BAD_PARSE.splitlines()[line - 1].index("q32") + 1
+    assert run.err.splitlines()[0] == f"{path}:{line}:{col}: error: Expected shape type."
+    assert "Traceback" not in run.err
+
+
+def test_parse_error_in_a_later_chunk_reports_the_file_line(opt, write):
+    text = GOOD + "// -----\n" + GOOD + "// -----\n" + BAD_PARSE
+    path = write("split.mlir", text)
+    run = opt(path, "--split-input-file")
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:{line_of(text, 'q32')}:")
+    assert run.out.count("func.func @f") == 2  # the two good chunks are still printed
+
+
+def test_undefined_value_is_reported_at_its_use(opt, write):
+    text = "func.func @f() {\n  %0 = mir.relu %x : (tensor<2xf32>) -> tensor<2xf32>\n  func.return\n}\n"
+    path = write("undef.mlir", text)
+    run = opt(path)
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:2:3: error: use of undefined value '%x'")
+
+
+def test_attribute_error_while_parsing_is_located_at_the_op(opt, write):
+    text = "func.func @f() -> i8 {\n  %0 = arith.constant 300 : i8\n  func.return %0 : i8\n}\n"
+    path = write("range.mlir", text)
+    run = opt(path)
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:2:3: error: Integer value 300 is out of range")
+
+
+# Verifier errors ------------------------------------------------------------------------------
+
+
+def test_verifier_error_is_located_at_the_failing_op(opt, write):
+    path = write("verify.mlir", BAD_VERIFY)
+    run = opt(path)
+    line, col = line_of(BAD_VERIFY, BAD_BROADCAST), col_of(BAD_VERIFY, BAD_BROADCAST)
+    assert run.status == 1
+    assert run.out == ""
+    lines = run.err.splitlines()
+    assert lines[0] == f"{path}:{line}:{col}: error: {BROADCAST_MESSAGE}"
+    assert lines[1] == f"  {BAD_BROADCAST}"  # the source line, then a caret under the op
+    assert lines[2] == " " * (col - 1) + "^"
+    assert lines[3] == f'{path}:{line}:{col}: note: see current operation: %1 = "mir.add"(%a, %b) : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>'
+
+
+def test_verifier_error_deep_inside_nested_regions(opt, write):
+    text = (
+        "builtin.module {\n"
+        "  builtin.module {\n"
+        "    func.func @f(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {\n"
+        f"      {BAD_BROADCAST}\n"
+        "      func.return %a : tensor<2x3xf32>\n"
+        "    }\n"
+        "  }\n"
+        "}\n"
+    )
+    path = write("nested.mlir", text)
+    run = opt(path)
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:4:7: error: {BROADCAST_MESSAGE}\n")
+
+
+def test_verifier_errors_of_every_chunk_are_reported_at_file_lines(opt, write):
+    text = BAD_VERIFY + "// -----\n" + GOOD + "// -----\n" + BAD_VERIFY
+    path = write("chunks.mlir", text)
+    run = opt(path, "--split-input-file")
+    first = line_of(text, BAD_BROADCAST)
+    second = line_of(text, BAD_BROADCAST, start_line=first + 1)
+    errors = [line for line in run.err.splitlines() if ": error: " in line]
+    assert errors == [
+        f"{path}:{first}:3: error: {BROADCAST_MESSAGE}",
+        f"{path}:{second}:3: error: {BROADCAST_MESSAGE}",
+    ]
+    assert run.status == 1
+    assert "func.func @g" in run.out  # the valid middle chunk is printed
+    assert "// -----" not in run.out  # separators only go between printed chunks
+
+
+def test_a_valid_file_succeeds_silently(opt, write):
+    run = opt(write("good.mlir", GOOD))
+    assert (run.status, run.err) == (0, "")
+    assert "%dead = mir.neg %a" in run.out
+
+
+def test_a_chunk_of_only_comments_is_an_empty_module(opt, write):
+    run = opt(write("comments.mlir", GOOD + "// -----\n// nothing here\n"), "--split-input-file")
+    assert (run.status, run.err) == (0, "")
+    assert run.out.endswith("// -----\nbuiltin.module {\n}\n\n")
+
+
+# Pass failures ---------------------------------------------------------------------------------
+
+RAISED = {
+    "verify": "raised a verify exception",
+    "pass-failed": "raised a pass failure",
+    "value": "ValueError: raised a value error",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(RAISED))
+def test_pass_exception_is_located_at_the_op_the_pass_ran_on(opt, write, kind):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", f"test-raise{{kind={kind}}}")
+    assert run.status == 1
+    assert run.out == ""
+    lines = run.err.splitlines()
+    assert lines[0] == f"{path}:1:1: error: {RAISED[kind]}"  # the (implicit) module
+    assert f"{path}:1:1: note: while running pass 'test-raise'" in lines
+    assert any('note: see current operation: "builtin.module"()' in line for line in lines)
+    assert "Traceback" not in run.err
+
+
+def test_pass_exception_in_func_anchor_is_located_at_the_function(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", "func.func(test-raise{kind=pass-failed})")
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:1:1: error: raised a pass failure\n")
+    assert 'see current operation: "func.func"() <{sym_name = "f"' in run.err
+
+
+def test_pass_can_point_at_the_offending_op(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", "test-raise{kind=op}")
+    line = line_of(GOOD, "mir.add")
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:{line}:3: error: this add is wrong\n")
+
+
+def test_pass_that_breaks_the_ir_is_caught_by_the_verifier(opt, write):
+    path = write("good.mlir", GOOD)
+    line = line_of(GOOD, "mir.add")
+    for pipeline in ("test-break", "func.func(test-break)"):
+        run = opt(path, "-p", pipeline)
+        assert run.status == 1
+        assert run.err.startswith(f"{path}:{line}:3: error: 'mir.add' inferred result type"), pipeline
+        assert "note: the IR became invalid in pass 'test-break'" in run.err
+
+
+def test_failing_stock_pass_reports_without_traceback(write):
+    path = write("good.mlir", GOOD)
+    run = cli(path, "-p", 'func.func(mlir-opt{executable="false"})')
+    assert run.status == 1
+    assert run.err.startswith(f"{path}:1:1: error: Error executing mlir-opt pass\n")
+    assert "Traceback" not in run.err
+
+
+# Exit codes and usage errors ----------------------------------------------------------------
+
+
+def test_missing_input_file(opt, tmp_path):
+    missing = tmp_path / "x.mlir"
+    run = opt(missing)
+    assert run.status == 1
+    assert run.err == f"rlx-opt: error: cannot open '{missing}': No such file or directory\n"
+
+
+def test_missing_input_file_subprocess(tmp_path):
+    run = cli("x.mlir", cwd=tmp_path)
+    assert (run.status, run.err) == (1, "rlx-opt: error: cannot open 'x.mlir': No such file or directory\n")
+
+
+def test_unknown_flag_is_a_usage_error(opt):
+    with pytest.raises(SystemExit) as exc:
+        opt("--no-such-flag")
+    assert exc.value.code == 2
+
+
+def test_stdin_input_and_errors_name_stdin():
+    assert cli(stdin=GOOD).status == 0
+    run = cli("-", stdin=BAD_VERIFY)
+    assert run.status == 1
+    assert run.err.startswith(f"<stdin>:{line_of(BAD_VERIFY, BAD_BROADCAST)}:3: error: {BROADCAST_MESSAGE}")
+
+
+def test_internal_error_is_one_line_unless_debugging(opt, write, monkeypatch):
+    def boom(self, text, offset):
+        raise RuntimeError("boom")
+
+    monkeypatch.setattr(rlx_opt.RlxOptMain, "process_chunk", boom)
+    path = write("good.mlir", GOOD)
+    run = opt(path)
+    assert run.status == 1
+    assert run.err == "rlx-opt: internal error: RuntimeError: boom (set RLX_DEBUG=1 for a traceback)\n"
+    monkeypatch.setenv("RLX_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        run_opt([str(path)])
+
+
+# -o ------------------------------------------------------------------------------------------
+
+
+def _listing(directory: Path) -> list[str]:
+    return sorted(p.name for p in directory.iterdir())
+
+
+def test_output_file_holds_what_stdout_would(write, tmp_path):
+    src = write("good.mlir", GOOD)
+    out = tmp_path / "out.mlir"
+    stdout_run = cli(src, "-p", "cse")
+    file_run = cli(src, "-p", "cse", "-o", out)
+    assert (file_run.status, file_run.out, file_run.err) == (0, "", "")
+    assert out.read_text() == stdout_run.out
+    assert _listing(tmp_path) == ["good.mlir", "out.mlir"]  # no temporary file left behind
+    assert stat.S_IMODE(out.stat().st_mode) == 0o666 & ~_umask()
+
+
+def _umask() -> int:
+    mask = os.umask(0)
+    os.umask(mask)
+    return mask
+
+
+def test_failed_run_creates_no_output_file(write, tmp_path):
+    src = write("bad.mlir", BAD_VERIFY)
+    before = src.read_bytes()
+    run = cli(src, "-o", tmp_path / "out.mlir")
+    assert run.status == 1
+    assert _listing(tmp_path) == ["bad.mlir"]
+    assert src.read_bytes() == before
+
+
+def test_failed_run_keeps_an_existing_output_file(write, tmp_path):
+    src = write("bad.mlir", BAD_PARSE)
+    out = write("out.mlir", "previous contents\n")
+    out.chmod(0o640)
+    run = cli(src, "--split-input-file", "-o", out)
+    assert run.status == 1
+    assert out.read_text() == "previous contents\n"
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+    assert _listing(tmp_path) == ["bad.mlir", "out.mlir"]
+
+
+def test_output_over_existing_file_keeps_its_permissions(opt, write):
+    src = write("good.mlir", GOOD)
+    out = write("out.mlir", "old\n")
+    out.chmod(0o640)
+    assert opt(src, "-o", out).status == 0
+    assert "func.func @f" in out.read_text()
+    assert stat.S_IMODE(out.stat().st_mode) == 0o640
+
+
+def test_failed_run_never_touches_the_input_even_as_output(write):
+    src = write("bad.mlir", BAD_VERIFY)
+    before = src.read_bytes()
+    run = cli(src, "-o", src)
+    assert run.status == 1
+    assert src.read_bytes() == before
+
+
+def test_write_failure_leaves_old_file_and_no_temporary(opt, write, tmp_path, monkeypatch):
+    src = write("good.mlir", GOOD)
+    out = write("out.mlir", "old\n")
+
+    def refuse(*args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(rlx_opt.os, "replace", refuse)
+    run = opt(src, "-o", out)
+    assert run.status == 1
+    assert run.err == f"rlx-opt: error: cannot write '{out}': Permission denied\n"
+    assert out.read_text() == "old\n"
+    assert _listing(tmp_path) == ["good.mlir", "out.mlir"]
+
+
+def test_output_into_missing_directory_is_an_error(opt, write, tmp_path):
+    src = write("good.mlir", GOOD)
+    target = tmp_path / "no" / "out.mlir"
+    run = opt(src, "-o", target)
+    assert run.status == 1
+    assert run.err == f"rlx-opt: error: cannot write '{target}': No such file or directory\n"
+
+
+# Printing options --------------------------------------------------------------------------------
+
+
+def test_locations_are_printed_only_with_print_debuginfo(opt, write):
+    path = write("good.mlir", GOOD)
+    assert "loc(" not in opt(path).out
+    out = opt(path, "--print-debuginfo").out
+    assert f'mir.add %0, %1 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32> loc("{path}":5:3)' in out
+
+
+def test_print_op_generic_round_trips(opt, write):
+    path = write("good.mlir", GOOD)
+    generic = opt(path, "--print-op-generic").out
+    assert '%0 = "mir.relu"(%a) : (tensor<2x3xf32>) -> tensor<2x3xf32>' in generic
+    again = write("generic.mlir", generic)
+    assert opt(again).out == opt(path).out
+
+
+# --list-passes and --help ----------------------------------------------------------------------
+
+
+def _pass_block(listing: str, name: str) -> list[str]:
+    """The lines describing one pass in --list-passes output."""
+    lines = listing.splitlines()
+    start = lines.index(f"  {name}")
+    end = next((i for i in range(start + 1, len(lines)) if not lines[i].startswith("      ")), len(lines))
+    return lines[start:end]
+
+
+def test_list_passes_shows_names_descriptions_and_option_defaults(opt):
+    run = opt("--list-passes")
+    assert run.status == 0
+    assert _pass_block(run.out, "test-options") == [
+        "  test-options",
+        "      Test pass with one option of each kind, documented over two lines.",
+        "      --count=<int> (default: 3)",
+        "      --label=<str|None> (optional)",
+        "      --dims=<tuple[int, ...]> (default: 1,2)",
+        "      --flag=<bool> (default: false)",
+        '      --mode=<str> (default: "fast")',
+    ]
+    assert _pass_block(run.out, "test-required") == ["  test-required", "      (no description)", "      --size=<int> (required)"]
+
+
+def test_list_passes_covers_rlx_and_xdsl_passes(opt):
+    out = opt("--list-passes").out
+    rlx_part, other_part = out.split("Other passes (xDSL and plugins):")
+    assert rlx_part.startswith("RLX passes:\n")
+    for name, loader in get_all_passes().items():
+        doc_first_line = inspect.getdoc(loader()).splitlines()[0]
+        block = _pass_block(rlx_part, name)
+        assert block[1].strip().startswith(doc_first_line)
+        fields = [f.name.replace("_", "-") for f in dataclasses.fields(loader())]
+        assert [line.strip().split("=")[0] for line in block[2:]] == [f"--{f}" for f in fields]
+    assert _pass_block(other_part, "canonicalize")[1].strip() == "Applies all canonicalization patterns."
+    assert "  cse\n" in other_part
+
+
+def test_help_describes_the_tool(opt):
+    with pytest.raises(SystemExit) as exc:
+        opt("--help")
+    assert exc.value.code == 0
+
+
+def test_help_text_lists_the_main_options():
+    run = cli("--help")
+    assert run.status == 0
+    for fragment in ("--list-passes", "--pass-pipeline", "-p PIPELINE", "--verify-diagnostics",
+                     "--split-input-file", "--print-op-generic", "-o FILE", "func.func(", "RLX_DEBUG"):
+        assert fragment in run.out, fragment
+
+
+# Pipelines ------------------------------------------------------------------------------------
+
+EQUIVALENT_PIPELINES = [
+    ("cse", "builtin.module(cse)"),
+    ("rlx-dce,cse", "builtin.module(rlx-dce,cse)"),
+    ("func.func(cse),dce", "builtin.module(func.func(cse),dce)"),
+    ("func.func(cse, dce), test-count-siblings", "builtin.module(func.func(cse,dce),test-count-siblings)"),
+    ("builtin.module(func.func(test-count-siblings))", "builtin.module(func.func(test-count-siblings))"),
+    ("test-options{count=4 dims=3,4}", "builtin.module(test-options{count=4 dims=3,4})"),
+]
+
+
+@pytest.mark.parametrize(("short", "mlir"), EQUIVALENT_PIPELINES)
+def test_pass_pipeline_and_p_are_equivalent(opt, write, short, mlir):
+    path = write("good.mlir", GOOD)
+    by_p = opt(path, "-p", short, "--dump-pass-pipeline")
+    by_mlir = opt(path, "--pass-pipeline", mlir, "--dump-pass-pipeline")
+    assert by_p.status == by_mlir.status == 0
+    assert by_p.out == by_mlir.out
+    assert by_p.err == by_mlir.err  # the dumped pipeline
+    assert by_p.err.startswith("builtin.module(")
+
+
+def test_dumped_pipeline_is_canonical(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", " func.func( cse ,dce ) , test-options{count=4}", "--dump-pass-pipeline")
+    assert run.err == "builtin.module(func.func(cse,dce),test-options{count=4})\n"
+
+
+def test_func_anchor_runs_passes_on_each_function_alone(opt, write):
+    path = write("good.mlir", GOOD)
+    module_level = opt(path, "-p", "test-count-siblings").out
+    anchored = opt(path, "-p", "func.func(test-count-siblings)").out
+    assert module_level.count("attributes {siblings = 2 : i64}") == 2
+    assert anchored.count("attributes {siblings = 1 : i64}") == 2  # each saw only itself
+    assert anchored.index("func.func @f") < anchored.index("func.func @g")  # order kept
+
+
+def test_func_anchor_transforms_every_function(opt, write):
+    path = write("good.mlir", GOOD)
+    anchored = opt(path, "-p", "func.func(cse)").out
+    assert anchored == opt(path, "-p", "cse").out
+    assert anchored.count("mir.relu") == 1 and anchored.count("mir.abs") == 1
+
+
+def test_func_anchor_tolerates_passes_that_erase_the_function(opt, write):
+    run = opt(write("good.mlir", GOOD), "-p", "func.func(test-erase-functions,cse)")
+    assert run.status == 0
+    assert "func.func" not in run.out
+
+
+def test_module_anchor_inside_root_targets_nested_modules(opt, write):
+    text = "builtin.module {\n  func.func @outer() {\n    func.return\n  }\n  builtin.module {\n" \
+           "    func.func @inner() {\n      func.return\n    }\n  }\n}\n"
+    out = opt(write("nested.mlir", text), "-p", "builtin.module(func.func(test-count-siblings))").out
+    assert "@outer() attributes {siblings = 1 : i64}" in out
+    assert "siblings" not in out.split("@inner")[1]
+    out = opt(write("nested.mlir", text), "-p", "builtin.module(builtin.module(test-count-siblings))").out
+    assert "@inner() attributes {siblings = 1 : i64}" in out
+    assert "siblings" not in out.split("@inner")[0]
+
+
+MALFORMED = [
+    ("-p", "func.func(cse", "unbalanced '(': 'func.func(' is never closed"),
+    ("-p", "cse)", "unbalanced ')'"),
+    ("-p", "cse{", "unbalanced '{'"),
+    ("-p", "foo.bar(cse)", "unknown anchor 'foo.bar'"),
+    ("-p", "func.func(func.func(cse))", "'func.func' cannot be nested in 'func.func'"),
+    ("-p", "func.func", "expected '(' after 'func.func'"),
+    ("-p", "cse,,dce", "expected a pass name"),
+    ("-p", "cse dce", "expected ','"),
+    ("-p", "no-such-pass", "unknown pass 'no-such-pass'"),
+    ("-p", "func.func(no-such-pass)", "unknown pass 'no-such-pass'"),
+    ("-p", "test-options{bogus=1}", "invalid options for pass 'test-options'"),
+    ("-p", "test-options{count=many}", "invalid options for pass 'test-options'"),
+    ("-p", "test-options{count=1,2 flag}", "invalid options for pass 'test-options'"),
+    ("-p", "test-options{count=1,count=2}", "Malformed pass arguments"),
+    ("-p", "test-required", "invalid options for pass 'test-required'"),
+    ("-p", "test-options{count=1;}", "invalid pass pipeline"),
+    ("--pass-pipeline", "cse", "expected 'builtin.module(...)' around the passes"),
+    ("--pass-pipeline", "builtin.module(cse", "unbalanced '('"),
+]
+
+
+@pytest.mark.parametrize(("flag", "pipeline", "message"), MALFORMED)
+def test_malformed_pipelines_are_rejected_clearly(opt, write, flag, pipeline, message):
+    run = opt(write("good.mlir", GOOD), flag, pipeline)
+    assert run.status == 1
+    assert run.out == ""
+    assert run.err.startswith("rlx-opt: error: ")
+    assert message in run.err.splitlines()[0]
+    assert f"  {pipeline}\n" in run.err  # the pipeline is quoted, with a caret
+
+
+def test_malformed_pipeline_subprocess_has_no_traceback(write):
+    run = cli(write("good.mlir", GOOD), "--pass-pipeline", "builtin.module(func.func(cse)")
+    assert run.status == 1
+    assert run.err.startswith("rlx-opt: error: invalid pass pipeline: unbalanced '('")
+    assert "Traceback" not in run.err
+
+
+def test_p_and_pass_pipeline_together_is_a_usage_error(opt, write):
+    with pytest.raises(SystemExit) as exc:
+        opt(write("good.mlir", GOOD), "-p", "cse", "--pass-pipeline", "builtin.module(cse)")
+    assert exc.value.code == 2
+
+
+# --verify-diagnostics ---------------------------------------------------------------------------
+
+ALL_EXPECTED = f"""\
+// Every way of writing an expectation, each met exactly once.
+func.func @next_line(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  // expected-error@+1 {{{{do not broadcast}}}}
+  {BAD_BROADCAST}
+  func.return %a : tensor<2x3xf32>
+}}
+
+// -----
+
+func.func @same_line(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  {BAD_BROADCAST} // expected-error {{{{{BROADCAST_MESSAGE}}}}}
+  func.return %a : tensor<2x3xf32>
+}}
+
+// -----
+
+func.func @previous_line(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  {BAD_BROADCAST}
+  // expected-error@-1 {{{{shapes [2, 3], [4]}}}}
+  func.return %a : tensor<2x3xf32>
+}}
+
+// -----
+
+func.func @above(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  {BAD_BROADCAST}
+  // expected-note@above {{{{}}}}
+  // expected-error@above {{{{'mir.add'}}}}
+  func.return %a : tensor<2x3xf32>
+}}
+
+// -----
+
+func.func @below(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  // expected-error@below {{{{do not broadcast}}}}
+  // expected-remark@+1 {{{{}}}}
+  {BAD_BROADCAST}
+  func.return %a : tensor<2x3xf32>
+}}
+
+// -----
+
+func.func @regex(%a: tensor<2x3xf32>, %b: tensor<4xf32>) -> tensor<2x3xf32> {{
+  // expected-error-re@+1 {{{{shapes [{{{{[0-9, ]+}}}}], [4] do not}}}}
+  {BAD_BROADCAST}
+  func.return %a : tensor<2x3xf32>
+}}
+
+// -----
+
+func.func @parse_error(%a: tensor<2x3xf32>) -> tensor<2x3xf32> {{
+  // expected-error@+1 {{{{use of undefined value '%nope'}}}}
+  %0 = mir.relu %nope : (tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}}
+"""
+
+
+def test_verify_diagnostics_all_met_is_silent_success(opt, write):
+    # The note and remark expectations above are unmet on purpose, so drop them first.
+    text = "\n".join(line for line in ALL_EXPECTED.splitlines() if "-note@" not in line and "-remark@" not in line)
+    run = opt(write("expected.mlir", text + "\n"), "--split-input-file", "--verify-diagnostics")
+    assert (run.status, run.out, run.err) == (0, "", "")
+
+
+def test_verify_diagnostics_reports_unmet_note_and_remark(opt, write):
+    path = write("expected.mlir", ALL_EXPECTED)
+    run = opt(path, "--split-input-file", "--verify-diagnostics")
+    note, remark = line_of(ALL_EXPECTED, "expected-note"), line_of(ALL_EXPECTED, "expected-remark")
+    assert run.status == 1
+    assert run.err.splitlines()[0::3] == [
+        f'{path}:{note}:6: error: expected note "" was not produced',
+        f'{path}:{remark}:6: error: expected remark "" was not produced',
+    ]
+
+
+def test_verify_diagnostics_reports_an_unexpected_error(opt, write):
+    path = write("bad.mlir", BAD_VERIFY)
+    run = opt(path, "--verify-diagnostics")
+    line = line_of(BAD_VERIFY, BAD_BROADCAST)
+    assert run.status == 1
+    assert run.err.splitlines() == [
+        f"{path}:{line}:3: error: unexpected error: {BROADCAST_MESSAGE}",
+        f"  {BAD_BROADCAST}",
+        "  ^",
+    ]
+
+
+def test_verify_diagnostics_reports_a_missing_error(opt, write):
+    text = "func.func @f() {\n  // expected-error@+1 {{never happens}}\n  func.return\n}\n"
+    path = write("missing.mlir", text)
+    run = opt(path, "--verify-diagnostics")
+    assert run.status == 1
+    assert run.err.splitlines()[0] == f'{path}:2:6: error: expected error "never happens" was not produced'
+    assert "func.func @f" in run.out  # the chunk itself was fine and is printed, as in mlir-opt
+
+
+def test_verify_diagnostics_requires_the_right_line(opt, write):
+    text = BAD_VERIFY.replace(f"  {BAD_BROADCAST}", f"  // expected-error@+2 {{{{do not broadcast}}}}\n  {BAD_BROADCAST}")
+    path = write("offbyone.mlir", text)
+    run = opt(path, "--verify-diagnostics")
+    errors = [line for line in run.err.splitlines() if ": error: " in line]
+    assert run.status == 1
+    assert errors == [
+        f"{path}:{line_of(text, BAD_BROADCAST)}:3: error: unexpected error: {BROADCAST_MESSAGE}",
+        f'{path}:{line_of(text, "expected-error")}:6: error: expected error "do not broadcast" was not produced',
+    ]
+
+
+def test_verify_diagnostics_requires_the_message(opt, write):
+    text = BAD_VERIFY.replace(f"  {BAD_BROADCAST}", f"  // expected-error@+1 {{{{do broadcast}}}}\n  {BAD_BROADCAST}")
+    run = opt(write("wrong.mlir", text), "--verify-diagnostics")
+    assert run.status == 1
+    assert "unexpected error: " + BROADCAST_MESSAGE in run.err
+    assert 'expected error "do broadcast" was not produced' in run.err
+
+
+def test_verify_diagnostics_matches_pass_failures(opt, write):
+    text = "// expected-error@+1 {{raised a pass failure}}\n" + GOOD
+    path = write("pass.mlir", text)
+    assert opt(path, "--verify-diagnostics", "-p", "func.func(test-raise{kind=pass-failed})").status == 0
+    assert opt(path, "--verify-diagnostics").status == 1  # no pass, no error
+
+
+def test_verify_diagnostics_one_error_per_chunk_in_other_engineers_style(opt, write):
+    text = (
+        "// RUN: rlx-opt %s --split-input-file --verify-diagnostics\n\n"
+        "func.func @a(%x: tensor<4xi32>) -> tensor<4xi32> {\n"
+        "  // expected-error@+1 {{'mir.exp' operand must have a floating-point element type}}\n"
+        "  %0 = mir.exp %x : (tensor<4xi32>) -> tensor<4xi32>\n"
+        "  func.return %0 : tensor<4xi32>\n"
+        "}\n\n// -----\n\n"
+        "func.func @b(%x: tensor<4xf32>) -> tensor<4xi1> {\n"
+        "  // expected-error@+1 {{'mir.relu' inferred result type tensor<4xf32> does not match declared type tensor<4xi1>}}\n"
+        "  %0 = mir.relu %x : (tensor<4xf32>) -> tensor<4xi1>\n"
+        "  func.return %0 : tensor<4xi1>\n"
+        "}\n"
+    )
+    run = cli(write("invalid.mlir", text), "--split-input-file", "--verify-diagnostics")
+    assert (run.status, run.out, run.err) == (0, "", "")
+
+
+def test_expectation_targets():
+    text = "a\n// expected-error@above {{x}}\n// expected-error@below {{y}}\n// expected-warning@+3 {{z}}\n\nb\n"
+    found = parse_expectations(LineIndex(text, "f.mlir", line_offset=10))
+    assert [(e.severity, e.text, e.line) for e in found] == [
+        ("error", "x", 11),
+        ("error", "y", 15),
+        ("warning", "z", 17),
+    ]
+    assert [e.written_at.line for e in found] == [12, 13, 14]

@@ -1,0 +1,318 @@
+"""rlx-run: results against numpy, deterministic inputs, --input/--save, and every error path."""
+
+import subprocess
+import sys
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.graph import random_inputs
+from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.tools.rlx_run import main
+
+ROOT = Path(__file__).resolve().parent.parent
+MLP = ROOT / "examples" / "mlp.mlir"
+RLX_RUN = Path(sys.executable).parent / "rlx-run"
+
+TWO_FUNCS = """\
+func.func @first(%a: tensor<3xf32> {rlx.name = "a"}, %b: tensor<2x3xf32>) -> (tensor<2x3xf32>, tensor<3xf32>) {
+  %0 = mir.mul %a, %b : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %1 = mir.neg %a : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %0, %1 : tensor<2x3xf32>, tensor<3xf32>
+}
+func.func @second(%p: tensor<2xbf16>) -> tensor<2xbf16> {
+  %0 = mir.add %p, %p : (tensor<2xbf16>, tensor<2xbf16>) -> tensor<2xbf16>
+  func.return %0 : tensor<2xbf16>
+}
+"""
+
+DYNAMIC = """\
+func.func @dyn(%x: tensor<?x2xf32> {rlx.name = "x"}) -> tensor<?x2xf32> {
+  %0 = mir.abs %x : (tensor<?x2xf32>) -> tensor<?x2xf32>
+  func.return %0 : tensor<?x2xf32>
+}
+"""
+
+
+def write(tmp_path, text, name="g.mlir") -> str:
+    path = tmp_path / name
+    path.write_text(text)
+    return str(path)
+
+
+def run(capsys, *argv):
+    code = main([str(a) for a in argv])
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def mlp_reference(x, w1, b1, w2, b2):
+    """softmax(relu(x w1 + b1) w2 + b2), written out in float64."""
+    x, w1, b1, w2, b2 = (np.asarray(v, np.float64) for v in (x, w1, b1, w2, b2))
+    logits = np.maximum(x @ w1 + b1, 0) @ w2 + b2
+    e = np.exp(logits - logits.max(axis=1, keepdims=True))
+    return e / e.sum(axis=1, keepdims=True)
+
+
+MLP_ARGS = ["x", "fc1.weight", "fc1.bias", "fc2.weight", "fc2.bias"]
+
+
+def test_mlp_example_matches_numpy(tmp_path, capsys):
+    code, out, err = run(capsys, MLP, "--save", tmp_path)
+    assert code == 0, err
+    inputs = [np.load(tmp_path / "inputs" / f"{name}.npy") for name in MLP_ARGS]
+    result = np.load(tmp_path / "out0.npy")
+    np.testing.assert_allclose(result, mlp_reference(*inputs), rtol=1e-5, atol=1e-7)
+    assert out.splitlines()[0] == "@mlp: 5 arguments, 1 output (seed 0)"
+    assert "out0: shape [4, 10] dtype f32" in out
+    assert "sum=4 " in out  # four softmax rows
+
+
+def test_random_inputs_follow_graph_random_inputs(tmp_path, capsys):
+    code, _, _ = run(capsys, MLP, "--seed", 5, "--save", tmp_path)
+    assert code == 0
+    expected = random_inputs(find_function(parse_module(MLP.read_text())), seed=5)
+    for name, value in zip(MLP_ARGS, expected):
+        np.testing.assert_array_equal(np.load(tmp_path / "inputs" / f"{name}.npy"), value)
+
+
+def test_seed_is_deterministic_and_matters(capsys):
+    outputs = [run(capsys, MLP, "--seed", seed)[1] for seed in (1, 1, 2)]
+    assert outputs[0] == outputs[1]
+    assert outputs[0] != outputs[2]
+
+
+def test_input_files_are_used(tmp_path, capsys):
+    x = np.arange(12, dtype=np.float32).reshape(4, 3)[:, :1].repeat(16, axis=1) / 10
+    np.save(tmp_path / "x.npy", x)
+    code, _, err = run(capsys, MLP, "--input", f"x={tmp_path / 'x.npy'}", "--save", tmp_path / "o")
+    assert code == 0, err
+    inputs = [np.load(tmp_path / "o" / "inputs" / f"{name}.npy") for name in MLP_ARGS]
+    np.testing.assert_array_equal(inputs[0], x)
+    np.testing.assert_allclose(np.load(tmp_path / "o" / "out0.npy"), mlp_reference(*inputs), rtol=1e-5, atol=1e-7)
+
+
+def test_multiple_outputs_and_func_selection(tmp_path, capsys):
+    path = write(tmp_path, TWO_FUNCS)
+    a = np.float32([1, -2, 3])
+    np.save(tmp_path / "a.npy", a)
+    code, out, err = run(capsys, path, "--input", f"a={tmp_path / 'a.npy'}", "--save", tmp_path / "o")
+    assert code == 0, err
+    assert "out0: shape [2, 3] dtype f32" in out and "out1: shape [3] dtype f32" in out
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out1.npy"), -a)
+    b = np.load(tmp_path / "o" / "inputs" / "arg1.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out0.npy"), a * b)
+    # The second argument has no rlx.name: it answers to its positional name and its SSA name.
+    np.save(tmp_path / "b.npy", np.ones((2, 3), np.float32))
+    for alias in ("arg1", "b", "%b"):
+        code, out, err = run(capsys, path, "--input", f"{alias}={tmp_path / 'b.npy'}", "--input", f"a={tmp_path / 'a.npy'}")
+        assert code == 0, err
+        assert "values: [1, -2, 3, 1, -2, 3]" in out
+
+
+def test_bf16_values_survive_save_and_input(tmp_path, capsys):
+    path = write(tmp_path, TWO_FUNCS)
+    p = np.array([1.5, -0.25], ml_dtypes.bfloat16)
+    np.save(tmp_path / "p.npy", p)
+    code, out, err = run(capsys, path, "--func", "second", "--input", f"p={tmp_path / 'p.npy'}", "--save", tmp_path / "o")
+    assert code == 0, err
+    assert "out0: shape [2] dtype bf16" in out
+    assert "values: [3, -0.5]" in out
+    saved = np.load(tmp_path / "o" / "out0.npy")
+    np.testing.assert_array_equal(saved.view(ml_dtypes.bfloat16).astype(np.float32), [3.0, -0.5])
+
+
+def test_dynamic_argument_runs_with_an_input(tmp_path, capsys):
+    path = write(tmp_path, DYNAMIC)
+    np.save(tmp_path / "x.npy", np.float32([[1, -2], [-3, 4], [5, -6]]))
+    code, out, err = run(capsys, path, "--input", f"x={tmp_path / 'x.npy'}")
+    assert code == 0, err
+    assert "out0: shape [3, 2] dtype f32" in out
+    assert "min=1  max=6  mean=3.5  sum=21" in out
+
+
+def test_summary_counts_non_finite_values(tmp_path, capsys):
+    path = write(tmp_path, DYNAMIC)
+    np.save(tmp_path / "x.npy", np.float32([[np.inf, 1], [2, 3]]))
+    code, out, _ = run(capsys, path, "--input", f"x={tmp_path / 'x.npy'}")
+    assert code == 0
+    assert "min=1  max=3  mean=2" in out and "non-finite: 1 of 4" in out
+
+
+PARSE_ERROR = """\
+func.func @f(%a: tensor<3xf32>) -> tensor<3xf32> {
+  %0 = mir.add %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
+  %1 = mir.bogus %0 : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %1 : tensor<3xf32>
+}
+"""
+
+VERIFY_ERROR = """\
+func.func @f(%a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<3xf32> {
+  %0 = mir.add %a, %b : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}
+"""
+
+
+def expect_error(capsys, argv, message):
+    code, out, err = run(capsys, *argv)
+    assert code == 1
+    assert out == ""
+    assert message in err
+    assert "Traceback" not in err
+    return err
+
+
+def test_missing_file(capsys):
+    expect_error(capsys, ["/nonexistent/model.mlir"], "rlx-run: error: no such file: '/nonexistent/model.mlir'")
+
+
+def test_parse_error_is_located(tmp_path, capsys):
+    path = write(tmp_path, PARSE_ERROR)
+    err = expect_error(capsys, [path], f"{path}:3:18: error: Operation mir.bogus is not registered")
+    lines = err.splitlines()
+    assert lines[0].startswith(f"{path}:3:18: error: ")
+    assert lines[1] == "  %1 = mir.bogus %0 : (tensor<3xf32>) -> tensor<3xf32>"
+    assert lines[2] == " " * 17 + "^^"  # the caret under column 18
+
+
+def test_verify_error(tmp_path, capsys):
+    path = write(tmp_path, VERIFY_ERROR)
+    expect_error(capsys, [path], "rlx-run: error: verification failed: 'mir.add' shapes [3], [4] do not broadcast")
+
+
+def test_unknown_function_lists_the_available_ones(tmp_path, capsys):
+    path = write(tmp_path, TWO_FUNCS)
+    expect_error(capsys, [path, "--func", "third"], "no function named 'third' (available: 'first', 'second')")
+
+
+def test_module_without_functions(tmp_path, capsys):
+    expect_error(capsys, [write(tmp_path, "builtin.module {}\n")], "the module contains no func.func")
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("x", "--input expects NAME=FILE.npy, got 'x'"),
+        ("=a.npy", "--input expects NAME=FILE.npy"),
+        ("nope=a.npy", "--input names no argument 'nope' (arguments: 'x', 'fc1.weight'"),
+        ("x=/nonexistent.npy", "cannot read input 'x' from '/nonexistent.npy'"),
+    ],
+)
+def test_bad_input_spec(capsys, spec, message):
+    expect_error(capsys, [MLP, "--input", spec], message)
+
+
+def test_input_given_twice(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.zeros((4, 16), np.float32))
+    spec = f"x={tmp_path / 'x.npy'}"
+    expect_error(capsys, [MLP, "--input", spec, "--input", spec], "--input given twice for 'x'")
+    expect_error(capsys, [MLP, "--input", spec, "--input", f"%x={tmp_path / 'x.npy'}"], "--input given twice for 'x'")
+
+
+def test_input_with_wrong_shape(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.zeros((4, 15), np.float32))
+    expect_error(
+        capsys,
+        [MLP, "--input", f"x={tmp_path / 'x.npy'}"],
+        "input 'x' has shape [4, 15], but the argument has type tensor<4x16xf32>",
+    )
+
+
+def test_input_with_wrong_rank_for_dynamic_arg(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.zeros((3,), np.float32))
+    expect_error(capsys, [write(tmp_path, DYNAMIC), "--input", f"x={tmp_path / 'x.npy'}"], "has shape [3]")
+
+
+def test_input_with_wrong_dtype(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.zeros((4, 16), np.float64))
+    expect_error(
+        capsys,
+        [MLP, "--input", f"x={tmp_path / 'x.npy'}"],
+        "input 'x' has dtype f64, but the argument has type tensor<4x16xf32>",
+    )
+
+
+def test_input_with_unsupported_dtype(tmp_path, capsys):
+    np.save(tmp_path / "x.npy", np.array([["a"] * 16] * 4))
+    expect_error(capsys, [MLP, "--input", f"x={tmp_path / 'x.npy'}"], "input 'x' has dtype <U1")
+
+
+def test_dynamic_argument_without_input(tmp_path, capsys):
+    expect_error(
+        capsys,
+        [write(tmp_path, DYNAMIC)],
+        "argument 'x' has dynamic type tensor<?x2xf32>; pass its value with --input x=FILE.npy",
+    )
+
+
+def test_unwritable_save_directory(tmp_path, capsys):
+    blocker = tmp_path / "file"
+    blocker.write_text("")
+    expect_error(capsys, [MLP, "--save", blocker / "sub"], "cannot save to")
+
+
+def test_console_script_help_and_error():
+    help_text = subprocess.run([RLX_RUN, "--help"], capture_output=True, text=True, check=True).stdout
+    for flag in ("--func", "--input", "--seed", "--save", "NAME=FILE.npy", "numpy reference interpreter"):
+        assert flag in help_text
+    bad = subprocess.run([RLX_RUN, "/nonexistent.mlir"], capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr == "rlx-run: error: no such file: '/nonexistent.mlir'\n"
+
+
+def test_console_script_runs_the_llama_example():
+    done = subprocess.run([RLX_RUN, ROOT / "examples" / "llama_block.mlir"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("@llama: 14 arguments, 1 output (seed 0)\nout0: shape [1, 8, 32] dtype f32\n")
+
+
+def test_mlp_example_through_rlx_dce_runs_the_same(tmp_path, capsys):
+    rlx_opt = Path(sys.executable).parent / "rlx-opt"
+    done = subprocess.run([rlx_opt, MLP, "-p", "rlx-dce"], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert "mir.sigmoid" in MLP.read_text() and "mir.sigmoid" not in done.stdout
+    assert done.stdout.count("mir.matmul") == 2 and "mir.softmax" in done.stdout
+    optimised = write(tmp_path, done.stdout, "mlp_dce.mlir")
+    before, after = run(capsys, MLP)[1], run(capsys, optimised)[1]
+    assert before == after
+
+
+def test_rlx_names_win_over_ssa_names(tmp_path, capsys):
+    clash = """\
+func.func @f(%a: tensor<2xf32> {rlx.name = "b"}, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %0 = mir.sub %a, %b : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+"""
+    path = write(tmp_path, clash)
+    np.save(tmp_path / "v.npy", np.float32([10, 20]))
+    np.save(tmp_path / "z.npy", np.float32([0, 0]))
+    code, out, err = run(capsys, path, "--input", f"b={tmp_path / 'v.npy'}", "--input", f"%b={tmp_path / 'z.npy'}")
+    assert code == 0, err
+    assert "values: [10, 20]" in out  # `b` is arg0's rlx.name; `%b` is arg1
+
+
+def test_unreadable_file(tmp_path, capsys):
+    binary = tmp_path / "weights.mlir"
+    binary.write_bytes(b"\xff\xfe\x00garbage")
+    expect_error(capsys, [binary], f"rlx-run: error: cannot read '{binary}'")
+
+
+def test_reads_stdin_from_a_pipe():
+    rlx_opt = Path(sys.executable).parent / "rlx-opt"
+    optimised = subprocess.run([rlx_opt, MLP, "-p", "rlx-dce"], capture_output=True, text=True, check=True).stdout
+    piped = subprocess.run([RLX_RUN, "-"], input=optimised, capture_output=True, text=True)
+    direct = subprocess.run([RLX_RUN, MLP], capture_output=True, text=True)
+    assert piped.returncode == 0, piped.stderr
+    assert piped.stdout == direct.stdout
+
+
+def test_stdin_parse_errors_name_stdin():
+    bad = subprocess.run([RLX_RUN, "-"], input=PARSE_ERROR, capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("<stdin>:3:18: error: Operation mir.bogus is not registered\n")

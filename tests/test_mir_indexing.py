@@ -1,0 +1,164 @@
+"""Gather and scatter_add against independent oracles (ONNX Gather/ScatterND, np.add.at, loops)."""
+
+import re
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import TensorType, bf16, f32
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.dialects.mir.indexing import OPS
+from rlx_xdsl.dialects.traits import Precision, precision_class
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.oracles import onnx_run, run_op
+
+RNG = np.random.default_rng(3)
+INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-indexing.mlir"
+D = DYNAMIC
+TABLE = RNG.standard_normal((5, 4, 3)).astype(np.float32)
+
+
+def infer(op, shapes, dtypes, **attributes):
+    b = GraphBuilder()
+    args = [b.input(f"x{i}", s, dt) for i, (s, dt) in enumerate(zip(shapes, dtypes))]
+    return getattr(b, op)(*args, **attributes).type
+
+
+# gather -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+@pytest.mark.parametrize("ids_shape", [(), (4,), (2, 3)])
+def test_gather_matches_onnx(axis, ids_shape):
+    ids = RNG.integers(0, TABLE.shape[axis], ids_shape).astype(np.int64)
+    expected = onnx_run("Gather", [TABLE, ids], axis=axis)
+    out = run_op("gather", [TABLE, ids], axis=axis)
+    assert out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_gather_float_ids_are_truncated():
+    table = np.arange(12, dtype=np.float32).reshape(4, 3)
+    ids = np.float32([[2.9, 0.0], [1.2, 3.5]])
+    out = run_op("gather", [table, ids])
+    assert out.shape == (2, 2, 3)
+    for i, j in np.ndindex(2, 2):
+        np.testing.assert_array_equal(out[i, j], table[int(ids[i, j])])
+
+
+@pytest.mark.parametrize("ids_dtype", [np.float16, ml_dtypes.bfloat16, np.float64, np.uint8])
+def test_gather_accepts_every_float_and_integer_id_dtype(ids_dtype):
+    table = np.arange(8, dtype=np.float32).reshape(4, 2)
+    ids = np.array([3.75, 1.0, 0.5], np.float32).astype(ids_dtype)
+    np.testing.assert_array_equal(run_op("gather", [table, ids]), table[[3, 1, 0]])
+
+
+def test_gather_on_inner_axis_formula():
+    ids = np.int32([3, 0, 3])
+    out = run_op("gather", [TABLE, ids], axis=1)
+    np.testing.assert_array_equal(out, np.stack([TABLE[:, k, :] for k in ids], axis=1))
+
+
+def test_gather_keeps_table_dtype():
+    table = np.array([[1.5, 2.5], [3.5, 4.5]], ml_dtypes.bfloat16)
+    out = run_op("gather", [table, np.int64([1])])
+    assert out.dtype == ml_dtypes.bfloat16
+    np.testing.assert_array_equal(out.astype(np.float32), [[3.5, 4.5]])
+
+
+@pytest.mark.parametrize("bad", [5.0, -1.0, np.nan])
+def test_gather_out_of_range_index_is_an_error(bad):
+    ids = np.float32([0.0, bad])
+    with pytest.raises(ValueError, match=r"'mir.gather' index .* is out of range \[0, 5\)"):
+        run_op("gather", [TABLE, ids])
+
+
+def test_gather_infers_dynamic_shapes():
+    assert infer("gather", [[D, 8], [D, 2]], ["bf16", "f32"], axis=0) == TensorType(bf16, [D, 2, 8])
+    assert infer("gather", [[3, D], [4]], ["f32", "i32"], axis=-1) == TensorType(f32, [3, 4])
+
+
+# scatter_add ------------------------------------------------------------------
+
+
+def scatter_add_reference(updates, ids, dim_size):
+    out = np.zeros((dim_size, *updates.shape[1:]), updates.dtype)
+    np.add.at(out, np.trunc(ids).astype(np.int64), updates)
+    return out
+
+
+@pytest.mark.parametrize("ids_dtype", [np.int64, np.int32, np.float32])
+def test_scatter_add_matches_add_at(ids_dtype):
+    updates = RNG.standard_normal((7, 3, 2)).astype(np.float32)
+    ids = np.array([0, 4, 4, 1, 0, 4, 2], ids_dtype)
+    out = run_op("scatter_add", [updates, ids], dim_size=6)
+    np.testing.assert_allclose(out, scatter_add_reference(updates, ids, 6), rtol=1e-6)
+
+
+def test_scatter_add_matches_onnx_scatter_nd_add():
+    updates = RNG.standard_normal((6, 4)).astype(np.float32)
+    ids = np.int64([2, 0, 2, 2, 5, 0])
+    expected = onnx_run(
+        "ScatterND", [np.zeros((7, 4), np.float32), ids[:, None], updates], opset=18, reduction="add"
+    )
+    np.testing.assert_allclose(run_op("scatter_add", [updates, ids], dim_size=7), expected, rtol=1e-6)
+
+
+def test_scatter_add_small_example():
+    updates = np.float32([1, 2, 3, 4])
+    ids = np.float32([1, 1, 0, 1.9])
+    np.testing.assert_array_equal(run_op("scatter_add", [updates, ids], dim_size=3), [3, 7, 0])
+
+
+def test_scatter_add_integer_updates_stay_integer():
+    updates = np.int32([[1, 2], [3, 4], [5, 6]])
+    out = run_op("scatter_add", [updates, np.int64([1, 1, 0])], dim_size=2)
+    assert out.dtype == np.int32
+    np.testing.assert_array_equal(out, [[5, 6], [4, 6]])
+
+
+def test_scatter_add_out_of_range_index_is_an_error():
+    with pytest.raises(ValueError, match=r"'mir.scatter_add' index 3 is out of range \[0, 3\)"):
+        run_op("scatter_add", [np.float32([1, 2]), np.int64([0, 3])], dim_size=3)
+
+
+def test_scatter_add_infers_dynamic_shapes():
+    assert infer("scatter_add", [[D, 4], [D]], ["f32", "i64"], dim_size=9) == TensorType(f32, [9, 4])
+    assert infer("scatter_add", [[6, D], [D]], ["f32", "f32"], dim_size=2) == TensorType(f32, [2, D])
+
+
+def test_scatter_add_rejects_mismatched_rows():
+    with pytest.raises(
+        VerifyException, match=r"'mir.scatter_add' updates \[3, 4\] and indices \[2\] differ in their first dim"
+    ):
+        infer("scatter_add", [[3, 4], [2]], ["f32", "i64"], dim_size=5)
+
+
+# Structure --------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_indexing_ops_are_pure_data_movement(op):
+    assert precision_class(op) is Precision.DATA_MOVEMENT
+    assert op.has_trait(Pure)
+
+
+def _diagnostic_chunks():
+    """(expected message, chunk text) for each `// -----` chunk of the invalid file."""
+    for chunk in INVALID.read_text().split("// -----"):
+        messages = re.findall(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
+        assert len(messages) == 1, chunk
+        yield pytest.param(messages[0], chunk, id=re.search(r"func\.func @(\w+)", chunk)[1])
+
+
+@pytest.mark.parametrize(("message", "chunk"), list(_diagnostic_chunks()))
+def test_invalid_lit_chunk_produces_its_expected_error(message, chunk):
+    module = parse_module(chunk)
+    with pytest.raises(VerifyException) as error:
+        module.verify()
+    assert message in str(error.value)

@@ -1,0 +1,220 @@
+"""Shape MIR ops against independent oracles (ONNX Reshape/Transpose/Slice/Concat/Expand and formulas)."""
+
+import re
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import TensorType, f32, i1
+from xdsl.traits import Pure
+from xdsl.utils.exceptions import VerifyException
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.dialects.mir.shape import OPS
+from rlx_xdsl.dialects.traits import Precision, precision_class
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.oracles import onnx_run, run_op
+
+RNG = np.random.default_rng(5)
+INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-shape.mlir"
+D = DYNAMIC
+X = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+
+
+def i64s(*values):
+    return np.array(values, np.int64)
+
+
+def run_graph(shape, dtype, op, x, **attributes):
+    """Run `op` on an input declared with `shape` (which may hold `?`) and return the output."""
+    b = GraphBuilder("f")
+    b.output(getattr(b, op)(b.input("x", shape, dtype), **attributes))
+    module = b.module()
+    module.verify()
+    (out,) = run_function(module, "f", [x])
+    return out
+
+
+def infer(op, shapes, dtype="f32", **attributes):
+    """The result type the builder infers for `op` on inputs of `shapes`."""
+    b = GraphBuilder()
+    args = [b.input(f"x{i}", s, dtype) for i, s in enumerate(shapes)]
+    return getattr(b, op)(*args, **attributes).type
+
+
+# reshape ------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("new_shape", [[6, 4], [4, -1], [-1], [2, 2, 2, 3], [1, 24, 1]])
+def test_reshape_matches_onnx(new_shape):
+    expected = onnx_run("Reshape", [X, i64s(*new_shape)])
+    out = run_op("reshape", [X], new_shape=new_shape)
+    assert out.shape == expected.shape
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_reshape_keeps_row_major_order():
+    x = np.arange(6, dtype=np.int32).reshape(2, 3)
+    np.testing.assert_array_equal(run_op("reshape", [x], new_shape=[3, 2]), [[0, 1], [2, 3], [4, 5]])
+
+
+def test_reshape_dynamic_wildcard_is_resolved_at_run_time():
+    assert infer("reshape", [[D, 4]], new_shape=[-1, 2]) == TensorType(f32, [D, 2])
+    out = run_graph([D, 4], "f32", "reshape", X.reshape(6, 4), new_shape=[-1, 2])
+    np.testing.assert_array_equal(out, X.reshape(12, 2))
+
+
+def test_reshape_to_zero_sized_shape():
+    x = np.zeros((0, 3), np.float32)
+    assert run_op("reshape", [x], new_shape=[3, 0]).shape == (3, 0)
+
+
+# transpose ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("perm", [[0, 1, 2], [2, 0, 1], [1, 0, 2], [2, 1, 0]])
+def test_transpose_matches_onnx(perm):
+    np.testing.assert_array_equal(run_op("transpose", [X], perm=perm), onnx_run("Transpose", [X], perm=perm))
+
+
+def test_transpose_formula():
+    out = run_op("transpose", [X], perm=[2, 0, 1])
+    for i, j, k in np.ndindex(*X.shape):
+        assert out[k, i, j] == X[i, j, k]
+
+
+def test_transpose_infers_dynamic_dims():
+    assert infer("transpose", [[D, 3, 5]], perm=[2, 0, 1]) == TensorType(f32, [5, D, 3])
+
+
+# narrow -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("axis", "start", "length"), [(0, 1, 1), (1, 0, 3), (2, 1, 2), (-1, 3, 1), (-3, 0, 2)])
+def test_narrow_matches_onnx_slice(axis, start, length):
+    expected = onnx_run("Slice", [X, i64s(start), i64s(start + length), i64s(axis)])
+    np.testing.assert_array_equal(run_op("narrow", [X], axis=axis, start=start, len=length), expected)
+
+
+def test_narrow_formula():
+    np.testing.assert_array_equal(run_op("narrow", [X], axis=1, start=1, len=2), X[:, 1:3, :])
+
+
+def test_narrow_of_dynamic_dim_is_static_and_checked_at_run_time():
+    assert infer("narrow", [[D, 6]], axis=0, start=1, len=3) == TensorType(f32, [3, 6])
+    x = RNG.standard_normal((5, 6)).astype(np.float32)
+    np.testing.assert_array_equal(run_graph([D, 6], "f32", "narrow", x, axis=0, start=1, len=3), x[1:4])
+    with pytest.raises(ValueError, match=r"'mir.narrow' start 1 \+ len 3 exceeds dim 2 of axis 0"):
+        run_graph([D, 6], "f32", "narrow", x[:2], axis=0, start=1, len=3)
+
+
+# concat -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("axis", [0, 1, 2, -1])
+def test_concat_matches_onnx(axis):
+    parts = []
+    for size in (1, 3, 2):
+        shape = list(X.shape)
+        shape[axis] = size
+        parts.append(RNG.standard_normal(shape).astype(np.float32))
+    np.testing.assert_array_equal(run_op("concat", parts, axis=axis), onnx_run("Concat", parts, axis=axis))
+
+
+def test_concat_formula_and_single_operand():
+    a, b = np.float32([[1, 2]]), np.float32([[3, 4], [5, 6]])
+    np.testing.assert_array_equal(run_op("concat", [a, b], axis=0), [[1, 2], [3, 4], [5, 6]])
+    np.testing.assert_array_equal(run_op("concat", [a], axis=1), a)
+
+
+def test_concat_keeps_dtype():
+    a = np.array([1.5], ml_dtypes.bfloat16)
+    out = run_op("concat", [a, a], axis=0)
+    assert out.dtype == ml_dtypes.bfloat16
+
+
+@pytest.mark.parametrize(
+    ("shapes", "axis", "expected"),
+    [
+        ([[2, 3], [D, 3]], 0, [D, 3]),
+        ([[D, 3], [2, 4]], 1, [2, 7]),
+        ([[D, D], [2, 4]], 1, [2, D]),
+    ],
+)
+def test_concat_infers_dynamic_dims(shapes, axis, expected):
+    assert infer("concat", shapes, axis=axis) == TensorType(f32, expected)
+
+
+# expand -------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("shape", "target"), [((3, 1), (3, 4)), ((3, 1), (2, 3, 5)), ((1,), (2, 2)), ((2, 3), (2, 3)), ((), (2,))]
+)
+def test_expand_matches_onnx(shape, target):
+    x = RNG.standard_normal(shape).astype(np.float32)
+    np.testing.assert_array_equal(run_op("expand", [x], target_shape=target), onnx_run("Expand", [x, i64s(*target)]))
+
+
+def test_expand_minus_one_keeps_input_dim():
+    x = np.float32([[1], [2], [3]])
+    out = run_op("expand", [x], target_shape=[2, -1, 2])
+    assert out.shape == (2, 3, 2)
+    for n, i, j in np.ndindex(*out.shape):
+        assert out[n, i, j] == x[i, 0]
+
+
+def test_expand_result_is_writable_copy():
+    out = run_op("expand", [np.float32([1.0])], target_shape=[3])
+    assert out.flags.writeable and out.strides == (4,)
+
+
+def test_expand_dynamic_dims():
+    assert infer("expand", [[D, 1]], dtype="i1", target_shape=[5, -1, 7]) == TensorType(i1, [5, D, 7])
+    assert infer("expand", [[D]], target_shape=[4]) == TensorType(f32, [4])
+    x = np.float32([[1], [2]])
+    out = run_graph([D, 1], "f32", "expand", x, target_shape=[-1, 3])
+    np.testing.assert_array_equal(out, [[1, 1, 1], [2, 2, 2]])
+
+
+# Structure and verifier --------------------------------------------------------
+
+
+@pytest.mark.parametrize("op", OPS)
+def test_shape_ops_are_pure_data_movement(op):
+    assert precision_class(op) is Precision.DATA_MOVEMENT
+    assert op.has_trait(Pure)
+
+
+@pytest.mark.parametrize(
+    ("op", "shapes", "attributes", "message"),
+    [
+        ("reshape", [[2, 3]], {"new_shape": [5]}, r"cannot reshape \[2, 3\] \(6 elements\) to new_shape \[5\]"),
+        ("transpose", [[2, 3]], {"perm": [0]}, r"perm \[0\] is not a permutation of the 2 axes"),
+        ("narrow", [[4]], {"axis": 0, "start": 2, "len": 3}, "start 2 \\+ len 3 exceeds dim 4 of axis 0"),
+        ("concat", [[2], [2, 2]], {"axis": 0}, "operand #1 has rank 2, expected 1"),
+        ("expand", [[2]], {"target_shape": [3]}, r"cannot expand \[2\] to target_shape \[3\]: input dim 2 is"),
+    ],
+)
+def test_builder_rejects_bad_shapes(op, shapes, attributes, message):
+    with pytest.raises(VerifyException, match=f"'mir.{op}' {message}"):
+        infer(op, shapes, **attributes)
+
+
+def _diagnostic_chunks():
+    """(expected message, chunk text) for each `// -----` chunk of the invalid file."""
+    for chunk in INVALID.read_text().split("// -----"):
+        messages = re.findall(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
+        assert len(messages) == 1, chunk
+        yield pytest.param(messages[0], chunk, id=re.search(r"func\.func @(\w+)", chunk)[1])
+
+
+@pytest.mark.parametrize(("message", "chunk"), list(_diagnostic_chunks()))
+def test_invalid_lit_chunk_produces_its_expected_error(message, chunk):
+    module = parse_module(chunk)
+    with pytest.raises(VerifyException) as error:
+        module.verify()
+    assert message in str(error.value)

@@ -1,0 +1,60 @@
+"""docs/mir.md is generated from the op definitions; these tests keep it in sync."""
+
+import importlib.util
+from pathlib import Path
+
+from rlx_xdsl.dialects.mir import ALL_OPS
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def _load_generator():
+    spec = importlib.util.spec_from_file_location("gen_op_docs", ROOT / "scripts" / "gen_op_docs.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+GEN = _load_generator()
+
+
+def test_docs_mir_md_is_up_to_date():
+    committed = (ROOT / "docs" / "mir.md").read_text()
+    assert committed == GEN.generate(), "docs/mir.md is stale: run `python scripts/gen_op_docs.py`"
+
+
+def test_generation_is_deterministic():
+    assert GEN.generate() == GEN.generate()
+
+
+def test_every_op_has_a_section_with_its_format():
+    text = GEN.generate()
+    for op in ALL_OPS:
+        assert f"### `{op.name}`" in text
+        fmt = op.get_irdl_definition().assembly_format
+        if fmt:
+            assert fmt in text
+
+
+def test_add_section_lists_traits_precision_and_builder():
+    section = GEN.generate().split("### `mir.add`", 1)[1].split("### ", 1)[0]
+    assert "- **Operands:** `lhs`: TensorType; `rhs`: TensorType" in section
+    assert "- **Traits:** Commutative, Pure" in section
+    assert "- **Precision class:** elementwise" in section
+    assert "- **Elementwise:** yes" in section
+    assert "- **Builder:** `b.add(lhs, rhs)`" in section
+
+
+def test_enum_property_lists_its_values():
+    section = GEN.generate().split("### `mir.compare`", 1)[1].split("### ", 1)[0]
+    assert "`predicate`: one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`" in section
+
+
+def test_check_mode_detects_a_stale_file(tmp_path, capsys):
+    stale = tmp_path / "mir.md"
+    stale.write_text("# outdated\n")
+    assert GEN.main(["--check", "--output", str(stale)]) == 1
+    assert "stale" in capsys.readouterr().err
+    assert GEN.main(["--output", str(stale)]) == 0
+    assert GEN.main(["--check", "--output", str(stale)]) == 0
+    assert stale.read_text() == GEN.generate()
