@@ -55,7 +55,8 @@ class GraphBuilder:
     def _argument(self, name: str, shape: Sequence[int], dtype, is_param: bool) -> SSAValue:
         t = TensorType(element_type(dtype), list(shape))
         arg = self.block.insert_arg(t, len(self.block.args))
-        arg.name_hint = name if name.isidentifier() else None
+        # Any name SSA syntax allows (`layers.0.wq` too) prints as the argument's %name.
+        arg.name_hint = name if SSAValue.is_valid_name(name) else None
         attrs: dict[str, Attribute] = {NAME_ATTR: StringAttr(name)}
         if is_param:
             attrs[PARAM_ATTR] = UnitAttr()

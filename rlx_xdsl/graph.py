@@ -38,15 +38,23 @@ def _arg_dict(f: func.FuncOp, index: int) -> dict[str, Attribute]:
     return dict(entry.data)
 
 
+def argument_name(f: func.FuncOp, index: int) -> str:
+    """Argument `index`'s `rlx.name`, else its positional name `argN` (any argument type)."""
+    name = _arg_dict(f, index).get(NAME_ATTR)
+    return name.data if isinstance(name, StringAttr) else f"arg{index}"
+
+
+def argument_names(f: func.FuncOp) -> list[str]:
+    """The names of all of `f`'s arguments, by `argument_name`'s rule."""
+    return [argument_name(f, index) for index in range(len(f.body.block.args))]
+
+
 def graph_args(f: func.FuncOp) -> list[GraphArg]:
-    """The function's arguments with their RLX names and roles."""
+    """The function's arguments with their RLX names and roles (all must be tensors)."""
     result = []
     for i, arg in enumerate(f.body.block.args):
-        attrs = _arg_dict(f, i)
-        name_attr = attrs.get(NAME_ATTR)
-        name = name_attr.data if isinstance(name_attr, StringAttr) else f"arg{i}"
         assert isinstance(arg.type, TensorType), f"argument {i} is not a tensor"
-        result.append(GraphArg(i, name, arg.type, PARAM_ATTR in attrs))
+        result.append(GraphArg(i, argument_name(f, i), arg.type, PARAM_ATTR in _arg_dict(f, i)))
     return result
 
 

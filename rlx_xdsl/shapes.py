@@ -29,9 +29,19 @@ def is_static(shape: Sequence[int]) -> bool:
     return all(d != DYNAMIC for d in shape)
 
 
+def fmt_dim(dim: int) -> str:
+    """`?` for a dynamic dim, else the number, for diagnostics."""
+    return "?" if dim == DYNAMIC else str(dim)
+
+
 def fmt_shape(shape: Sequence[int]) -> str:
     """`[2, ?, 4]`, for diagnostics."""
-    return "[" + ", ".join("?" if d == DYNAMIC else str(d) for d in shape) + "]"
+    return "[" + ", ".join(map(fmt_dim, shape)) + "]"
+
+
+def dims_match(a: int, b: int) -> bool:
+    """Two dims can be equal at run time (equal, or either is `?`)."""
+    return a == b or DYNAMIC in (a, b)
 
 
 def num_elements(shape: Sequence[int]) -> int | None:
@@ -81,6 +91,20 @@ def broadcast_shapes(*shapes: Sequence[int]) -> Shape:
                 "shapes " + ", ".join(fmt_shape(s) for s in shapes) + " do not broadcast"
             ) from None
     return tuple(result)
+
+
+def broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
+    """`shape` broadcasts (NumPy-style, one way) to `target` without changing it.
+
+    Unlike `broadcast_shapes`, the target is fixed: every dim of `shape` must be
+    1 or match the aligned target dim (`?` matches anything), and `shape` may not
+    have more dims than `target`. Operands such as a norm's gamma or an attention
+    bias must fit the shape the op computes, not enlarge it.
+    """
+    if len(shape) > len(target):
+        return False
+    tail = target[len(target) - len(shape) :]
+    return all(d == 1 or dims_match(d, t) for d, t in zip(shape, tail))
 
 
 def broadcast_axes(from_shape: Sequence[int], to_shape: Sequence[int]) -> tuple[int, ...]:

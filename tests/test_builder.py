@@ -85,3 +85,20 @@ def test_constant_from_numpy():
     out_c, out_d = run_function(b.module(), "main", [])
     np.testing.assert_array_equal(out_c, np.arange(6).reshape(2, 3))
     assert out_d == np.float32(1.5)
+
+
+def test_argument_names_valid_in_ssa_syntax_become_value_names():
+    """`layers.0.wq` prints as `%layers.0.wq`; names SSA syntax rejects fall back to numbers."""
+    b = GraphBuilder("f")
+    names = ["layers.0.wq", "$scale-1", "0.bias", "has space"]
+    args = [b.param(name, [2]) for name in names]
+    b.output(b.add(b.add(args[0], args[1]), b.add(args[2], args[3])))
+    module = b.module()
+    text = str(module)
+    signature = text.splitlines()[1]
+    printed = ["%layers.0.wq", "%$scale-1", "%0", "%1"]
+    for value, name in zip(printed, names):
+        assert f'{value}: tensor<2xf32> {{rlx.name = "{name}", rlx.param}}' in signature
+    reparsed = parse_module(text)
+    assert [a.name for a in graph_args(reparsed.ops.first)] == names
+    assert str(reparsed) == text

@@ -12,7 +12,7 @@ import os
 import stat
 import subprocess
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 import pytest
@@ -27,6 +27,7 @@ from rlx_xdsl.tools import rlx_opt
 from rlx_xdsl.tools.diagnostics import OpError
 from rlx_xdsl.tools.expectations import parse_expectations
 from rlx_xdsl.tools.locations import LineIndex
+from rlx_xdsl.tools.pipeline import parse_pipeline
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms import get_all_passes
 
@@ -176,15 +177,35 @@ class RequiredOptionPass(ModulePass):
         pass
 
 
-TEST_PASSES = (RaisePass, BreakPass, CountSiblingsPass, EraseFunctionsPass, OptionsPass, RequiredOptionPass)
+@dataclass(frozen=True)
+class SyntaxPass(ModulePass):
+    """Test pass whose option declares how it is written."""
+
+    name = "test-syntax"
+
+    pairs: tuple[str, ...] = field(default=(), metadata={"syntax": "KEY=VALUE,..."})
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pass
+
+
+TEST_PASSES = (
+    RaisePass,
+    BreakPass,
+    CountSiblingsPass,
+    EraseFunctionsPass,
+    OptionsPass,
+    RequiredOptionPass,
+    SyntaxPass,
+)
+TEST_REGISTRY = {p.name: (lambda p=p: p) for p in TEST_PASSES}
 
 
 @pytest.fixture(autouse=True)
 def _register_test_passes(monkeypatch):
     """rlx-opt run in-process also sees the test-only passes (the real registry is untouched)."""
     real = rlx_opt.get_all_passes
-    extra = {p.name: (lambda p=p: p) for p in TEST_PASSES}
-    monkeypatch.setattr(rlx_opt, "get_all_passes", lambda: {**real(), **extra})
+    monkeypatch.setattr(rlx_opt, "get_all_passes", lambda: {**real(), **TEST_REGISTRY})
     monkeypatch.delenv("RLX_DEBUG", raising=False)
 
 
@@ -564,6 +585,12 @@ def test_list_passes_shows_names_descriptions_and_option_defaults(opt):
         '      --mode=<str> (default: "fast")',
     ]
     assert _pass_block(run.out, "test-required") == ["  test-required", "      (no description)", "      --size=<int> (required)"]
+    assert _pass_block(run.out, "test-syntax")[2:] == ["      --pairs=KEY=VALUE,... (default: empty)"]
+
+
+def test_list_passes_says_how_to_write_specialize_bindings(opt):
+    block = _pass_block(opt("--list-passes").out, "rlx-specialize")
+    assert block[2:] == ["      --shapes=NAME=DIMS,... (default: empty)", "      --func=NAME (optional)"]
 
 
 def test_list_passes_covers_rlx_and_xdsl_passes(opt):
@@ -670,9 +697,13 @@ MALFORMED = [
     ("-p", "test-options{bogus=1}", "invalid options for pass 'test-options'"),
     ("-p", "test-options{count=many}", "invalid options for pass 'test-options'"),
     ("-p", "test-options{count=1,2 flag}", "invalid options for pass 'test-options'"),
-    ("-p", "test-options{count=1,count=2}", "Malformed pass arguments"),
+    ("-p", "test-options{count=1,count=2}", "invalid options for pass 'test-options'"),
     ("-p", "test-required", "invalid options for pass 'test-required'"),
-    ("-p", "test-options{count=1;}", "invalid pass pipeline"),
+    ("-p", "test-options{count=1;}", "invalid options for pass 'test-options'"),
+    ("-p", "test-options{count=4 =2}", "invalid pass pipeline: Expected argument name here"),
+    ("-p", "test-options{dims=1,,2}", "invalid pass pipeline: Unknown argument value"),
+    ("-p", "test-options{a.b=1}", "invalid pass pipeline: Unknown token"),
+    ("-p", 'test-options{label="unterminated}', "unbalanced '{'"),
     ("--pass-pipeline", "cse", "expected 'builtin.module(...)' around the passes"),
     ("--pass-pipeline", "builtin.module(cse", "unbalanced '('"),
 ]
@@ -699,6 +730,102 @@ def test_p_and_pass_pipeline_together_is_a_usage_error(opt, write):
     with pytest.raises(SystemExit) as exc:
         opt(write("good.mlir", GOOD), "-p", "cse", "--pass-pipeline", "builtin.module(cse)")
     assert exc.value.code == 2
+
+
+# Pass options ---------------------------------------------------------------------------------
+
+DYNAMIC = """\
+func.func @mlp(%x: tensor<?x8xf32> {rlx.name = "x"}, %w: tensor<8x?xf32> {rlx.name = "w"}) -> tensor<?x?xf32> {
+  %0 = mir.matmul %x, %w : (tensor<?x8xf32>, tensor<8x?xf32>) -> tensor<?x?xf32>
+  %1 = mir.relu %0 : (tensor<?x?xf32>) -> tensor<?x?xf32>
+  func.return %1 : tensor<?x?xf32>
+}
+"""
+
+BOUND = [
+    '  func.func @mlp(%x: tensor<2x8xf32> {rlx.name = "x"}, %w: tensor<8x16xf32> {rlx.name = "w"}) -> tensor<2x16xf32> {',
+    "    %0 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x16xf32>) -> tensor<2x16xf32>",
+    "    %1 = mir.relu %0 : (tensor<2x16xf32>) -> tensor<2x16xf32>",
+    "    func.return %1 : tensor<2x16xf32>",
+]
+
+UNQUOTED_AND_QUOTED = [
+    ("-p", "rlx-specialize{shapes=x=2x8,w=8x16}", 'rlx-specialize{shapes="x=2x8","w=8x16"}'),
+    (
+        "--pass-pipeline",
+        "builtin.module(rlx-specialize{shapes=x=2x8,w=8x16})",
+        'builtin.module(rlx-specialize{shapes="x=2x8","w=8x16"})',
+    ),
+    ("-p", "func.func(rlx-specialize{shapes=x=2x8,w=8x16 func=mlp})", 'func.func(rlx-specialize{shapes="x=2x8","w=8x16" func="mlp"})'),
+    (
+        "--pass-pipeline",
+        "builtin.module(func.func(rlx-specialize{shapes=x=2x8,w=8x16}))",
+        'builtin.module(func.func(rlx-specialize{shapes="x=2x8","w=8x16"}))',
+    ),
+    ("-p", 'rlx-specialize{ shapes=x=2x8,"w=8x16"   func=mlp }', 'rlx-specialize{shapes="x=2x8","w=8x16" func=mlp}'),
+]
+
+
+@pytest.mark.parametrize(("flag", "unquoted", "quoted"), UNQUOTED_AND_QUOTED)
+def test_pass_option_values_need_no_quotes(opt, write, flag, unquoted, quoted):
+    path = write("dynamic.mlir", DYNAMIC)
+    plain = opt(path, flag, unquoted, "--dump-pass-pipeline")
+    with_quotes = opt(path, flag, quoted, "--dump-pass-pipeline")
+    assert plain.status == with_quotes.status == 0
+    assert plain.out.splitlines()[1:5] == BOUND
+    assert plain.out == with_quotes.out
+    assert plain.err == with_quotes.err  # the dumped pipeline
+    assert 'shapes="x=2x8","w=8x16"' in plain.err
+
+
+def test_unquoted_binding_keeps_question_mark_dims(opt, write):
+    run = opt(write("dynamic.mlir", DYNAMIC), "-p", "rlx-specialize{shapes=x=?x8,w=8x16}")
+    assert run.status == 0, run.err
+    assert 'func.func @mlp(%x: tensor<?x8xf32> {rlx.name = "x"}, %w: tensor<8x16xf32> {rlx.name = "w"}) -> tensor<?x16xf32> {' in run.out
+
+
+def test_unquoted_malformed_binding_is_the_pass_s_error(opt, write):
+    path = write("dynamic.mlir", DYNAMIC)
+    run = opt(path, "-p", "rlx-specialize{shapes=x=2xq}")
+    assert run.status == 1
+    assert run.err.startswith(
+        f"{path}:1:1: error: malformed binding 'x=2xq': dimension 'q' is not a non-negative integer or '?'\n"
+    )
+
+
+def _options(pipeline: str) -> ModulePass:
+    (pass_,) = parse_pipeline(pipeline, TEST_REGISTRY).passes
+    return pass_
+
+
+@pytest.mark.parametrize(
+    ("options", "expected"),
+    [
+        ("count=-2 flag=true dims=3,4", OptionsPass(count=-2, flag=True, dims=(3, 4))),
+        ("label=main.f mode=x=1", OptionsPass(label="main.f", mode="x=1")),
+        ("mode=?x4", OptionsPass(mode="?x4")),
+        ('label="a, b} c" mode="p q"', OptionsPass(label="a, b} c", mode="p q")),
+        ('mode="x=1"', OptionsPass(mode="x=1")),
+        ("mode=[1,2]", OptionsPass(mode="[1,2]")),
+        ("mode=(a,b)", OptionsPass(mode="(a,b)")),
+        ("mode=a\\b", OptionsPass(mode="a\\b")),
+        ("  count=7   mode=m  ", OptionsPass(count=7, mode="m")),
+        ("", OptionsPass()),
+    ],
+)
+def test_option_values_parse_to_python_values(options, expected):
+    assert _options(f"test-options{{{options}}}") == expected
+
+
+def test_list_option_values_split_at_top_level_commas_only():
+    assert _options('test-syntax{pairs=a=1,"b=2,3",c=(4,5)}') == SyntaxPass(pairs=("a=1", "b=2,3", "c=(4,5)"))
+
+
+def test_options_round_trip_through_the_dumped_pipeline():
+    first = parse_pipeline("func.func(test-options{label=main.f mode=x=?x4 dims=1,2})", TEST_REGISTRY)
+    again = parse_pipeline(str(first), TEST_REGISTRY)
+    assert again == first
+    assert str(again) == 'builtin.module(func.func(test-options{label="main.f" mode="x=?x4"}))'
 
 
 # --verify-diagnostics ---------------------------------------------------------------------------

@@ -1,4 +1,8 @@
-"""rlx-run: results against numpy, deterministic inputs, --input/--save, and every error path."""
+"""rlx-run: results against numpy, deterministic inputs, --input/--save, and every error path.
+
+Errors about the input file must read exactly as rlx-opt's (same located
+diagnostics, same rendering); interpreter failures are located at the failing op.
+"""
 
 import subprocess
 import sys
@@ -11,6 +15,9 @@ import pytest
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.tools import rlx_run
+from rlx_xdsl.tools.locations import LocatingParser
+from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.tools.rlx_run import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -177,12 +184,181 @@ def test_parse_error_is_located(tmp_path, capsys):
     lines = err.splitlines()
     assert lines[0].startswith(f"{path}:3:18: error: ")
     assert lines[1] == "  %1 = mir.bogus %0 : (tensor<3xf32>) -> tensor<3xf32>"
-    assert lines[2] == " " * 17 + "^^"  # the caret under column 18
+    assert lines[2] == " " * 17 + "^"  # the caret under column 18
 
 
-def test_verify_error(tmp_path, capsys):
+def test_verify_error_is_located_at_the_failing_op(tmp_path, capsys):
     path = write(tmp_path, VERIFY_ERROR)
-    expect_error(capsys, [path], "rlx-run: error: verification failed: 'mir.add' shapes [3], [4] do not broadcast")
+    err = expect_error(capsys, [path], "'mir.add' shapes [3], [4] do not broadcast")
+    assert err.splitlines() == [
+        f"{path}:2:3: error: 'mir.add' shapes [3], [4] do not broadcast",
+        "  %0 = mir.add %a, %b : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>",
+        "  ^",
+        f'{path}:2:3: note: see current operation: %0 = "mir.add"(%a, %b) : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>',
+    ]
+
+
+NESTED_VERIFY_ERROR = """\
+func.func @f(%p: tensor<1xi1>, %a: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<3xf32> {
+  %r = mir.if %p (%a, %b) : (tensor<1xi1>, tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32> {
+  ^bb0(%x: tensor<3xf32>, %y: tensor<4xf32>):
+    %s = mir.add %x, %y : (tensor<3xf32>, tensor<4xf32>) -> tensor<3xf32>
+    mir.yield %s : tensor<3xf32>
+  } else {
+  ^bb0(%x: tensor<3xf32>, %y: tensor<4xf32>):
+    mir.yield %x : tensor<3xf32>
+  }
+  func.return %r : tensor<3xf32>
+}
+"""
+
+
+@pytest.mark.parametrize("text", [PARSE_ERROR, VERIFY_ERROR, NESTED_VERIFY_ERROR], ids=["parse", "verify", "nested"])
+def test_file_errors_read_exactly_as_rlx_opt_reports_them(tmp_path, capsys, text):
+    path = write(tmp_path, text)
+    code, out, err = run(capsys, path)
+    assert (code, out) == (1, "")
+    assert run_opt([path]) == 1
+    assert capsys.readouterr().err == err
+    assert err.startswith(f"{path}:")
+
+
+def test_unexpected_parser_failure_reads_as_rlx_opt_reports_it(tmp_path, capsys, monkeypatch):
+    def fail(self, allow_implicit_module=True):
+        raise ValueError("odd input")
+
+    monkeypatch.setattr(LocatingParser, "parse_module", fail)
+    path = write(tmp_path, VERIFY_ERROR)
+    err = expect_error(capsys, [path], f"{path}:1:1: error: ValueError: odd input")
+    assert run_opt([path]) == 1
+    assert capsys.readouterr().err == err
+
+
+def test_stdin_verify_errors_name_stdin():
+    bad = subprocess.run([RLX_RUN, "-"], input=VERIFY_ERROR, capture_output=True, text=True)
+    assert bad.returncode == 1
+    assert bad.stderr.startswith("<stdin>:2:3: error: 'mir.add' shapes [3], [4] do not broadcast\n")
+
+
+# Failures while interpreting: located at the op that failed -------------------------------
+
+GATHER = """\
+func.func @f(%t: tensor<4x2xf32>, %i: tensor<3xi64>) -> tensor<3x2xf32> {
+  %n = mir.neg %t : (tensor<4x2xf32>) -> tensor<4x2xf32>
+  %g = mir.gather %n, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+  func.return %g : tensor<3x2xf32>
+}
+"""
+
+GATHER_OP = '%g = "mir.gather"(%n, %i) <{axis = 0 : i64}> : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>'
+
+
+def test_kernel_failure_is_located_at_its_op(tmp_path, capsys):
+    path = write(tmp_path, GATHER)
+    np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
+    err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
+    assert err.splitlines() == [
+        f"{path}:3:3: error: interpretation failed: ValueError: 'mir.gather' index 7 is out of range [0, 4)",
+        "  %g = mir.gather %n, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>",
+        "  ^",
+        f"{path}:3:3: note: while running @f",
+        f"{path}:3:3: note: see current operation: {GATHER_OP}",
+    ]
+
+
+def test_valid_indices_run(tmp_path, capsys):
+    path = write(tmp_path, GATHER)
+    np.save(tmp_path / "t.npy", np.arange(8, dtype=np.float32).reshape(4, 2))
+    np.save(tmp_path / "i.npy", np.int64([3, 0, 3]))
+    code, out, err = run(capsys, path, "--input", f"t={tmp_path / 't.npy'}", "--input", f"i={tmp_path / 'i.npy'}")
+    assert code == 0, err
+    assert "values: [-6, -7, -0, -1, -6, -7]" in out
+
+
+IN_REGION_AND_CALLEE = """\
+func.func @pick(%t: tensor<4x2xf32>, %i: tensor<3xi64>) -> tensor<3x2xf32> {
+  %g = mir.gather %t, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+  func.return %g : tensor<3x2xf32>
+}
+func.func @main(%p: tensor<1xi1>, %t: tensor<4x2xf32>, %i: tensor<3xi64>) -> tensor<3x2xf32> {
+  %r = mir.if %p (%t, %i) : (tensor<1xi1>, tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32> {
+  ^bb0(%a: tensor<4x2xf32>, %b: tensor<3xi64>):
+    %c = func.call @pick(%a, %b) : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+    mir.yield %c : tensor<3x2xf32>
+  } else {
+  ^bb0(%a: tensor<4x2xf32>, %b: tensor<3xi64>):
+    %e = mir.gather %a, %b axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+    mir.yield %e : tensor<3x2xf32>
+  }
+  func.return %r : tensor<3x2xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(("taken", "line"), [(True, 2), (False, 12)])
+def test_kernel_failure_deep_inside_regions_and_calls_is_located_at_the_innermost_op(tmp_path, capsys, taken, line):
+    path = write(tmp_path, IN_REGION_AND_CALLEE)
+    np.save(tmp_path / "p.npy", np.array([taken]))
+    np.save(tmp_path / "i.npy", np.int64([1, 2, -1]))
+    inputs = ["--input", f"p={tmp_path / 'p.npy'}", "--input", f"i={tmp_path / 'i.npy'}"]
+    err = expect_error(capsys, [path, "--func", "main", *inputs], "index -1 is out of range [0, 4)")
+    lines = err.splitlines()
+    assert lines[0].startswith(f"{path}:{line}:")
+    assert lines[1] == IN_REGION_AND_CALLEE.splitlines()[line - 1]
+    assert f"{path}:{line}:{lines[2].index('^') + 1}: note: while running @main" in lines
+
+
+WITHOUT_KERNEL = """\
+func.func @f(%t: tensor<2xf32>) -> tensor<2xf32> {
+  %s = mir.exp %t : (tensor<2xf32>) -> tensor<2xf32>
+  %c = arith.constant dense<1.0> : tensor<2xf32>
+  func.return %c : tensor<2xf32>
+}
+"""
+
+
+def test_op_without_a_kernel_is_located_at_that_op(tmp_path, capsys):
+    path = write(tmp_path, WITHOUT_KERNEL)
+    err = expect_error(capsys, [path], "interpretation failed: ")
+    assert err.startswith(f"{path}:3:3: error: interpretation failed: ")
+    assert "arith.constant" in err.splitlines()[0]
+
+
+def test_failure_before_any_op_is_located_at_the_function(tmp_path, capsys, monkeypatch):
+    path = write(tmp_path, "\n" + GATHER)
+    np.save(tmp_path / "i.npy", np.int64([0, 1, 2]))
+
+    def refuse(self, op, inputs=()):
+        raise RuntimeError("no call for you")
+
+    monkeypatch.setattr(rlx_run.Interpreter, "call_op", refuse)
+    err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "no call for you")
+    assert err.startswith(f"{path}:2:1: error: interpretation failed: RuntimeError: no call for you\n")
+    assert 'note: see current operation: "func.func"() <{sym_name = "f"' in err
+
+
+def test_kernel_failure_subprocess_has_no_traceback(tmp_path):
+    path = write(tmp_path, GATHER)
+    np.save(tmp_path / "i.npy", np.int64([9, 0, 0]))
+    done = subprocess.run([RLX_RUN, path, "--input", f"i={tmp_path / 'i.npy'}"], capture_output=True, text=True)
+    assert done.returncode == 1
+    assert done.stdout == ""
+    assert done.stderr.startswith(f"{path}:3:3: error: interpretation failed: ValueError: 'mir.gather' index 9")
+    assert "Traceback" not in done.stderr
+
+
+def test_internal_error_is_one_line_unless_debugging(tmp_path, capsys, monkeypatch):
+    def boom(*args):
+        raise RuntimeError("boom")
+
+    monkeypatch.delenv("RLX_DEBUG", raising=False)
+    monkeypatch.setattr(rlx_run, "summarize", boom)
+    code, out, err = run(capsys, MLP)
+    assert (code, out) == (1, "")
+    assert err == "rlx-run: internal error: RuntimeError: boom (set RLX_DEBUG=1 for a traceback)\n"
+    monkeypatch.setenv("RLX_DEBUG", "1")
+    with pytest.raises(RuntimeError, match="boom"):
+        main([str(MLP)])
 
 
 def test_unknown_function_lists_the_available_ones(tmp_path, capsys):

@@ -39,8 +39,8 @@ def op_names(module: ModuleOp) -> set[str]:
 
 
 def test_every_mir_op_has_a_recipe():
-    """Region ops (mir.if, mir.while, mir.yield) are the only ones left out."""
-    assert graphgen.SKIPPED_OPS == {"if", "while", "yield"}
+    """Only mir.yield is left out: it ends the bodies of the mir.if/mir.while recipes."""
+    assert graphgen.SKIPPED_OPS == {"yield"}
     assert graphgen.missing_recipes() == []
 
 
@@ -83,6 +83,25 @@ def test_domain_guards_keep_values_finite(module):
     """log/sqrt/rsqrt/div/pow get `abs(x) + 1` operands, so finite inputs stay finite."""
     for out in run_function(module, None, inputs_for(module)):
         assert np.all(np.isfinite(out.astype(np.float64)))
+
+
+def test_if_predicates_are_sometimes_true_and_sometimes_false():
+    """Generated predicates depend on the data, so both branches of `mir.if` get run."""
+    outcomes: set[bool] = set()
+
+    @settings(max_examples=40, deadline=None, database=None, phases=[Phase.generate])
+    @given(graphs(max_ops=3, ops=["if"]))
+    def collect(module):
+        function = next(op for op in module.ops if isinstance(op, func.FuncOp))
+        predicates = [op.operands[0] for op in function.body.block.ops if op.name == "mir.if"]
+        ret = function.body.block.last_op
+        ret.operands = [*ret.operands, *predicates]  # also return every predicate
+        function.update_function_type()
+        outputs = run_function(module, None, inputs_for(module))
+        outcomes.update(bool(p.reshape(()) != 0) for p in outputs[len(outputs) - len(predicates) :])
+
+    collect()
+    assert outcomes == {True, False}
 
 
 # Properties of generated graphs ---------------------------------------------------------

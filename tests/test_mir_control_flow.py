@@ -1,12 +1,10 @@
 """mir.if / mir.while / mir.yield: interpreter against plain-Python control flow, effects, verifier."""
 
-import re
 from pathlib import Path
 
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.llvm import LLVM
 from xdsl.dialects.test import TestOp
 from xdsl.traits import is_side_effect_free
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination, would_be_trivially_dead
@@ -14,13 +12,14 @@ from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.control_flow import IfOp, WhileOp, YieldOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.expected_errors import expected_error_test
 
-INVALID = Path(__file__).resolve().parent.parent / "lit_tests/dialects/mir/invalid-control_flow.mlir"
+INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-control_flow.mlir"
 X = np.array([1.5, -2.0, 0.25, 4.0], np.float32)
 
 
@@ -244,17 +243,4 @@ def test_region_builder_refuses_graph_arguments():
 # Verifier messages of the negative lit tests -------------------------------------------
 
 
-def _invalid_chunks():
-    for chunk in INVALID.read_text().split("// -----"):
-        expected = re.search(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
-        name = re.search(r"func\.func @(\w+)", chunk)
-        yield pytest.param(chunk, expected.group(1), id=name.group(1))
-
-
-@pytest.mark.parametrize(("chunk", "message"), list(_invalid_chunks()))
-def test_invalid_lit_chunk_produces_its_expected_error(chunk, message):
-    """Each `expected-error` in invalid-control_flow.mlir is exactly what the verifier says."""
-    ctx = make_context()
-    ctx.load_dialect(LLVM)  # for the foreign terminator `llvm.unreachable`
-    with pytest.raises(VerifyException, match=re.escape(message)):
-        parse_module(chunk, ctx=ctx).verify()
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

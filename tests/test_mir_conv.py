@@ -1,6 +1,5 @@
 """mir.conv and mir.pool against independent oracles (loop formulas and ONNX)."""
 
-import re
 from pathlib import Path
 
 import ml_dtypes
@@ -10,13 +9,13 @@ from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, f32
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.testing.oracles import onnx_run, run_op
+from rlx_xdsl.testing.expected_errors import expected_error_test
 
 RNG = np.random.default_rng(5)
 TOL = {"rtol": 1e-5, "atol": 1e-5}
-INVALID = Path(__file__).parents[1] / "lit_tests" / "dialects" / "mir" / "invalid-conv.mlir"
+INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-conv.mlir"
 
 
 def randn(*shape, dtype=np.float32):
@@ -174,18 +173,4 @@ def test_builder_rejects_sum_pooling():
         b.pool(x, kind="sum", kernel_size=[2, 2])
 
 
-def invalid_chunks(path: Path) -> list:
-    """One (source, message) param, named after its function, per chunk of a negative lit test."""
-    params = []
-    for chunk in path.read_text().split("// -----"):
-        name = re.search(r"func\.func @(\w+)", chunk).group(1)
-        (message,) = re.findall(r"// expected-error@\+1 \{\{(.*)\}\}", chunk)
-        params.append(pytest.param(chunk, message, id=name))
-    return params
-
-
-@pytest.mark.parametrize(("source", "message"), invalid_chunks(INVALID))
-def test_invalid_lit_chunk_reports_its_expected_error(source, message):
-    module = parse_module(source)
-    with pytest.raises(VerifyException, match=re.escape(message)):
-        module.verify()
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

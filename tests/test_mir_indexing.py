@@ -1,6 +1,5 @@
 """Gather and scatter_add against independent oracles (ONNX Gather/ScatterND, np.add.at, loops)."""
 
-import re
 from pathlib import Path
 
 import ml_dtypes
@@ -10,12 +9,11 @@ from xdsl.dialects.builtin import TensorType, bf16, f32
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.indexing import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.oracles import onnx_run, run_op
+from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 
 RNG = np.random.default_rng(3)
 INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-indexing.mlir"
@@ -24,9 +22,8 @@ TABLE = RNG.standard_normal((5, 4, 3)).astype(np.float32)
 
 
 def infer(op, shapes, dtypes, **attributes):
-    b = GraphBuilder()
-    args = [b.input(f"x{i}", s, dt) for i, (s, dt) in enumerate(zip(shapes, dtypes))]
-    return getattr(b, op)(*args, **attributes).type
+    """The result type the builder infers for `op` on inputs of `shapes` and `dtypes`."""
+    return build_op(op, shapes, dtypes, **attributes).type
 
 
 # gather -------------------------------------------------------------------------
@@ -148,17 +145,4 @@ def test_indexing_ops_are_pure_data_movement(op):
     assert op.has_trait(Pure)
 
 
-def _diagnostic_chunks():
-    """(expected message, chunk text) for each `// -----` chunk of the invalid file."""
-    for chunk in INVALID.read_text().split("// -----"):
-        messages = re.findall(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
-        assert len(messages) == 1, chunk
-        yield pytest.param(messages[0], chunk, id=re.search(r"func\.func @(\w+)", chunk)[1])
-
-
-@pytest.mark.parametrize(("message", "chunk"), list(_diagnostic_chunks()))
-def test_invalid_lit_chunk_produces_its_expected_error(message, chunk):
-    module = parse_module(chunk)
-    with pytest.raises(VerifyException) as error:
-        module.verify()
-    assert message in str(error.value)
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

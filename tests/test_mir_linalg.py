@@ -1,6 +1,5 @@
 """Linear-algebra MIR ops against independent oracles (ONNX MatMul, np.einsum, A @ x == b)."""
 
-import re
 from pathlib import Path
 
 import ml_dtypes
@@ -11,11 +10,11 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.linalg import DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.oracles import onnx_run, run_op
+from rlx_xdsl.testing.expected_errors import expected_error_test
 
 RNG = np.random.default_rng(11)
 INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-linalg.mlir"
@@ -184,17 +183,4 @@ def test_matmul_rejects_mismatched_contraction():
         b.matmul(x, y)
 
 
-def _diagnostic_chunks():
-    """(expected message, chunk text) for each `// -----` chunk of the invalid file."""
-    for chunk in INVALID.read_text().split("// -----"):
-        messages = re.findall(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
-        assert len(messages) == 1, chunk
-        yield pytest.param(messages[0], chunk, id=re.search(r"func\.func @(\w+)", chunk)[1])
-
-
-@pytest.mark.parametrize(("message", "chunk"), list(_diagnostic_chunks()))
-def test_invalid_lit_chunk_produces_its_expected_error(message, chunk):
-    module = parse_module(chunk)
-    with pytest.raises(VerifyException) as error:
-        module.verify()
-    assert message in str(error.value)
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

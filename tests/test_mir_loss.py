@@ -1,6 +1,5 @@
 """Softmax cross-entropy ops against ONNX, closed formulas and finite differences."""
 
-import re
 from pathlib import Path
 
 import ml_dtypes
@@ -10,16 +9,16 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.oracles import onnx_run, run_op
+from rlx_xdsl.testing.expected_errors import expected_error_test
 
 RNG = np.random.default_rng(11)
 LOGITS = (RNG.standard_normal((6, 5)) * 3).astype(np.float32)
 LABELS = np.array([0, 4, 2, 2, 1, 3], np.int64)
-INVALID = Path(__file__).resolve().parent.parent / "lit_tests/dialects/mir/invalid-loss.mlir"
+INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-loss.mlir"
 
 
 # Independent oracles, written from the definitions in float64 ------------------
@@ -182,15 +181,4 @@ def test_builder_rejects_mismatched_rows():
         b.softmax_cross_entropy_with_logits(x, labels)
 
 
-def _invalid_chunks():
-    for chunk in INVALID.read_text().split("// -----"):
-        expected = re.search(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
-        name = re.search(r"func\.func @(\w+)", chunk)
-        yield pytest.param(chunk, expected.group(1), id=name.group(1))
-
-
-@pytest.mark.parametrize(("chunk", "message"), list(_invalid_chunks()))
-def test_invalid_lit_chunk_produces_its_expected_error(chunk, message):
-    """Each `expected-error` in invalid-loss.mlir is exactly what the verifier says."""
-    with pytest.raises(VerifyException, match=re.escape(message)):
-        parse_module(chunk).verify()
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

@@ -1,6 +1,5 @@
 """Reduction and scan MIR ops against independent oracles (numpy formulas and ONNX)."""
 
-import re
 from pathlib import Path
 
 import ml_dtypes
@@ -10,10 +9,10 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.testing.oracles import onnx_run, run_op
+from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 
 RNG = np.random.default_rng(11)
 X = RNG.standard_normal((2, 3, 4)).astype(np.float32)
@@ -196,23 +195,8 @@ def test_builder_infers_types_including_topk_pair():
     ],
 )
 def test_builder_rejects_bad_attributes(op, operands, attributes, message):
-    b = GraphBuilder("f")
-    args = [b.input(f"x{i}", shape) for i, shape in enumerate(operands)]
     with pytest.raises(VerifyException, match=message):
-        getattr(b, op)(*args, **attributes)
+        build_op(op, operands, **attributes)
 
 
-def _diagnostic_chunks():
-    """(expected message, chunk text) for each `// -----` chunk of the invalid file."""
-    for chunk in INVALID.read_text().split("// -----"):
-        messages = re.findall(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
-        assert len(messages) == 1, chunk
-        yield pytest.param(messages[0], chunk, id=re.search(r"func\.func @(\w+)", chunk)[1])
-
-
-@pytest.mark.parametrize(("message", "chunk"), list(_diagnostic_chunks()))
-def test_invalid_lit_chunk_produces_its_expected_error(message, chunk):
-    module = parse_module(chunk)
-    with pytest.raises(VerifyException) as error:
-        module.verify()
-    assert message in str(error.value)
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

@@ -1,6 +1,5 @@
 """Shape MIR ops against independent oracles (ONNX Reshape/Transpose/Slice/Concat/Expand and formulas)."""
 
-import re
 from pathlib import Path
 
 import ml_dtypes
@@ -11,12 +10,12 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.shape import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.oracles import onnx_run, run_op
+from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 
 RNG = np.random.default_rng(5)
 INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-shape.mlir"
@@ -40,9 +39,7 @@ def run_graph(shape, dtype, op, x, **attributes):
 
 def infer(op, shapes, dtype="f32", **attributes):
     """The result type the builder infers for `op` on inputs of `shapes`."""
-    b = GraphBuilder()
-    args = [b.input(f"x{i}", s, dtype) for i, s in enumerate(shapes)]
-    return getattr(b, op)(*args, **attributes).type
+    return build_op(op, shapes, dtype, **attributes).type
 
 
 # reshape ------------------------------------------------------------------------
@@ -204,17 +201,4 @@ def test_builder_rejects_bad_shapes(op, shapes, attributes, message):
         infer(op, shapes, **attributes)
 
 
-def _diagnostic_chunks():
-    """(expected message, chunk text) for each `// -----` chunk of the invalid file."""
-    for chunk in INVALID.read_text().split("// -----"):
-        messages = re.findall(r"expected-error@\+1 \{\{(.*)\}\}", chunk)
-        assert len(messages) == 1, chunk
-        yield pytest.param(messages[0], chunk, id=re.search(r"func\.func @(\w+)", chunk)[1])
-
-
-@pytest.mark.parametrize(("message", "chunk"), list(_diagnostic_chunks()))
-def test_invalid_lit_chunk_produces_its_expected_error(message, chunk):
-    module = parse_module(chunk)
-    with pytest.raises(VerifyException) as error:
-        module.verify()
-    assert message in str(error.value)
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

@@ -10,22 +10,33 @@ From these the base class provides the verifier (declared result types must
 match the inferred ones, up to `?` dims), a constructor that infers result types
 (`MatmulOp(a, b)` needs no result type), and re-inference for passes such as
 `rlx-specialize` that change argument shapes.
+
+The helpers below the class are shared by every op group: building properties
+from Python values (`i64_attr`, `i64_array`, `I64_ARRAY`), the common tail of
+assembly formats (`FUNCTIONAL`), and the `require_*` checks whose messages all
+start with the quoted op name.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from xdsl.dialects.builtin import NoneType, TensorType
+from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.shapes import DYNAMIC, ShapeError, fmt_shape
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape
 
 _PENDING = NoneType()
+
+FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+"""The tail of every MIR assembly format: attributes, then the op's full signature."""
+
+I64_ARRAY = DenseArrayBase.constr(i64)
+"""Property constraint for int lists; prints as `[1, 0]` in a declarative format."""
 
 
 def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
@@ -37,9 +48,7 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     if declared.element_type != inferred.element_type:
         return False
     ds, is_ = declared.get_shape(), inferred.get_shape()
-    if len(ds) != len(is_):
-        return False
-    return all(a == b or DYNAMIC in (a, b) for a, b in zip(ds, is_))
+    return len(ds) == len(is_) and all(map(dims_match, ds, is_))
 
 
 class RlxOperation(IRDLOperation):
@@ -117,6 +126,21 @@ class RlxOperation(IRDLOperation):
                 )
 
 
+# Building properties from Python values -----------------------------------------------
+
+
+def i64_attr(value: int) -> IntegerAttr:
+    return IntegerAttr(value, i64)
+
+
+def i64_array(values: Sequence[int]) -> DenseArrayBase:
+    """An `array<i64: ...>` property from a Python sequence (numpy ints included)."""
+    return DenseArrayBase.from_list(i64, [int(v) for v in values])
+
+
+# Checks for verifiers -----------------------------------------------------------------
+
+
 def tensor_type(value: SSAValue | Attribute) -> TensorType:
     """The TensorType of a value (or a type), or a VerifyException naming it."""
     t = value.type if isinstance(value, SSAValue) else value
@@ -148,6 +172,67 @@ def require_rank(op: IRDLOperation, t: TensorType, rank: int | Sequence[int], wh
     )
 
 
-def dims_match(a: int, b: int) -> bool:
-    """Two dims can be equal at run time (equal, or either is `?`)."""
-    return a == b or DYNAMIC in (a, b)
+def require_min_rank(op: IRDLOperation, t: TensorType, least: int, what: str) -> None:
+    """For ops that take any number of leading (batch) dims before the ones they use."""
+    require(
+        t.get_num_dims() >= least,
+        op,
+        f"{what} must have rank >= {least}, got {fmt_shape(t.get_shape())}",
+    )
+
+
+def require_same_element_type(
+    op: IRDLOperation,
+    reference: TensorType,
+    others: Mapping[str, TensorType],
+    mismatch: str = "{what} must have element type {expected}, got {actual}",
+) -> None:
+    """Operands that are combined arithmetically must share the reference dtype.
+
+    `mismatch` words the error for each group's conventions; it is formatted
+    with the operand's name `what` and the `expected` and `actual` element types.
+    """
+    for what, t in others.items():
+        require(
+            t.element_type == reference.element_type,
+            op,
+            mismatch.format(what=what, expected=reference.element_type, actual=t.element_type),
+        )
+
+
+def require_index_type(op: IRDLOperation, t: TensorType, what: str = "indices") -> None:
+    """Indices are integers or (RLX's encoding) floats; bool and complex are not indices."""
+    kind = dtypes.dtype_of(t.element_type).kind
+    require(
+        kind in ("int", "uint", "float"),
+        op,
+        f"{what} must have an integer or floating-point element type, got {t.element_type}",
+    )
+
+
+def _require_at_least(op: IRDLOperation, least: int, values: Mapping[str, int]) -> None:
+    for name, value in values.items():
+        require(value >= least, op, f"{name} must be >= {least}, got {value}")
+
+
+def require_non_negative(op: IRDLOperation, **values: int) -> None:
+    """Reject negative sizes and offsets, naming the property."""
+    _require_at_least(op, 0, values)
+
+
+def require_positive(op: IRDLOperation, **values: int) -> None:
+    """Reject counts and sizes below 1, naming the property."""
+    _require_at_least(op, 1, values)
+
+
+# Shared by inference and its messages -------------------------------------------------
+
+
+def fmt_list(values: Sequence[int]) -> str:
+    """`[1, -1]`: an attribute list as it appears in the assembly format."""
+    return "[" + ", ".join(map(str, values)) + "]"
+
+
+def refine_dim(a: int, b: int) -> int:
+    """The better known of two dims that must agree: the static one if any."""
+    return b if a == DYNAMIC else a

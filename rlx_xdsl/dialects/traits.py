@@ -1,15 +1,18 @@
-"""Traits that classify RLX ops for the passes that read them.
+"""Traits and interfaces that classify RLX ops for the passes that read them.
 
-AMP reads `PrecisionClass`, fusion reads `Elementwise`; neither keeps its own list
-of op names. Adding an op means declaring its traits next to its definition.
+AMP reads `PrecisionClass`, fusion reads `Elementwise`, `rlx-specialize` reads
+`RegionOperandsInterface`; none of them keeps its own list of op names. Adding an
+op means declaring its traits next to its definition.
 """
 
 from __future__ import annotations
 
+import abc
+from collections.abc import Sequence
 from dataclasses import dataclass
 from enum import Enum
 
-from xdsl.ir import Operation
+from xdsl.ir import Operation, Region, SSAValue
 from xdsl.traits import OpTrait
 
 
@@ -50,3 +53,18 @@ def precision_class(op: Operation | type[Operation]) -> Precision | None:
 
 def is_elementwise(op: Operation | type[Operation]) -> bool:
     return op.has_trait(Elementwise)
+
+
+class RegionOperandsInterface(Operation, abc.ABC):
+    """An op whose regions receive some of its operands as entry-block arguments.
+
+    `mir.if` hands its captures to both branches and `mir.while` its carried
+    values to cond and body. Passes that change operand types (`rlx-specialize`)
+    ask `region_operands` which block arguments must follow, instead of knowing
+    every such op.
+    """
+
+    @abc.abstractmethod
+    def region_operands(self, region: Region) -> Sequence[SSAValue]:
+        """The operands whose values `region`'s entry-block arguments take, in order."""
+        raise NotImplementedError()

@@ -6,39 +6,32 @@ interpreter, using the kernels registered by `interpreters.mir.*`.
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Sequence
+from types import ModuleType
 
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.interpreter import Interpreter
+from xdsl.interpreter import Interpreter, InterpreterFunctions
 from xdsl.interpreters.func import FuncFunctions
 
-from rlx_xdsl.interpreters.mir import (
-    attention,
-    control_flow,
-    conv,
-    elementwise,
-    indexing,
-    linalg,
-    loss,
-    norm,
-    reduction,
-    shape,
-)
+from rlx_xdsl.dialects.mir import GROUPS
 
-FUNCTION_SETS = [
+
+def kernel_module(group: ModuleType) -> ModuleType:
+    """The kernels of a dialect group: `interpreters.mir.<name>` for `dialects.mir.<name>`.
+
+    Deriving them from `dialects.mir.GROUPS` keeps one list of groups; a group
+    without a kernel module fails here, at import, rather than when its op runs.
+    """
+    name = group.__name__.rsplit(".", 1)[-1]
+    return importlib.import_module(f"rlx_xdsl.interpreters.mir.{name}")
+
+
+FUNCTION_SETS: list[type[InterpreterFunctions]] = [
     FuncFunctions,
-    *elementwise.FUNCTIONS,
-    *linalg.FUNCTIONS,
-    *shape.FUNCTIONS,
-    *indexing.FUNCTIONS,
-    *reduction.FUNCTIONS,
-    *norm.FUNCTIONS,
-    *attention.FUNCTIONS,
-    *conv.FUNCTIONS,
-    *loss.FUNCTIONS,
-    *control_flow.FUNCTIONS,
+    *(functions for group in GROUPS for functions in kernel_module(group).FUNCTIONS),
 ]
 
 

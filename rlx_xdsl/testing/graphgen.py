@@ -18,6 +18,11 @@ Adding an op means adding one recipe decorated with `@recipe("op_name")`. The
 tests check that every MIR op has a recipe (`missing_recipes()`) and that every
 recipe's op exists (`unavailable_ops()`).
 
+The region ops `mir.if` and `mir.while` get small bodies: chains of
+type-preserving elementwise ops over their block arguments. Their predicates
+compare a reduction of the data with a constant, so they hold for some inputs
+and not for others, and every loop has a `max_iterations` bound.
+
 Shapes stay small (dims 1..4 for new values, rank 0..4) and values tame: new
 constants are multiples of 0.25 in [-2, 2], and ops with restricted domains get
 guarded operands (`log(abs(x) + 1)`, `x / (abs(y) + 1)`, ...). NaN or inf can
@@ -46,8 +51,8 @@ MAX_DIM = 4
 POOL_MAX_DIM = 8
 """Values with a larger dim (from concat, reshape...) are not reused as operands."""
 CAST_TARGETS = ("f32", "f64", "f16", "bf16", "i32")
-SKIPPED_OPS = frozenset({"if", "while", "yield"})
-"""Region ops: the generator does not build regions (yet)."""
+SKIPPED_OPS = frozenset({"yield"})
+"""Ops without a recipe of their own: `mir.yield` ends the bodies the region recipes build."""
 
 Shape = tuple[int, ...]
 
@@ -161,6 +166,15 @@ class GraphState:
         if value is None:
             raise Decline
         return value
+
+    def need_several(self, accept: Callable[[SSAValue], bool], most: int) -> list[SSAValue]:
+        """1 to `most` distinct pool values satisfying `accept`; `Decline` when there is none."""
+        found = self.candidates(accept)
+        if not found:
+            raise Decline
+        size = st.integers(0, len(found) - 1)
+        chosen = self.draw(st.lists(size, min_size=1, max_size=min(most, len(found)), unique=True))
+        return [found[i] for i in chosen]
 
     def _offer(self, value: SSAValue) -> None:
         """Pool `value` unless it is too big to be a good operand."""
@@ -660,11 +674,99 @@ def _sce_backward(s: GraphState, op: str) -> None:
     s.emit(op, logits, s.index_constant((n,), c), d_loss)
 
 
+# Region ops ------------------------------------------------------------------
+#
+# `GraphBuilder.if_`/`while_` call a body function with a region builder `rb` and
+# the region's block arguments. Values built with `rb` live inside the region, so
+# they never join the pool.
+#
+# Each yielded value is computed from one block argument alone, through ops that
+# keep its type exactly, and a `mir.if` computes the same slot from the same
+# capture in both branches. Then the yielded types follow the argument types
+# even after some dims are made `?` (the shape-specialisation tests do that),
+# while `mir.if`/`mir.while` require yielded types equal to each other and to
+# the carried types. Mixing two block arguments could break that equality.
+
+Emit = Callable[..., SSAValue]
+
+FLOAT_UNARY = ("neg", "abs", "relu", "tanh", "sin", "sigmoid")
+INTEGER_UNARY = ("neg", "abs", "relu")
+BINARY = ("add", "sub", "mul", "max", "min")
+
+
+def _region_emit(rb: GraphBuilder) -> Emit:
+    """`GraphState.emit` for a region body: `rb.<op_name>(...)`, kept out of the pool."""
+    return lambda op_name, *operands, **attributes: getattr(rb, op_name)(*operands, **attributes)
+
+
+def _one_element(v: SSAValue) -> bool:
+    return all(d == 1 for d in shape_of(v))
+
+
+def _small_scalar(s: GraphState, emit: Emit, like: SSAValue) -> SSAValue:
+    """A rank-0 constant of `like`'s dtype: it broadcasts without changing any shape."""
+    value = s.choice((-1.0, -0.5, 0.0, 0.5, 2.0) if is_float(like) else (-1, 0, 1, 2))
+    return emit("constant", np.asarray(value), dtype=element_type(like))
+
+
+def _threshold_predicate(s: GraphState, emit: Emit, x: SSAValue) -> SSAValue:
+    """`reduce(x) <cmp> c` as a one-element i1 tensor: true for some data, false for other."""
+    if rank(x) > 0:
+        kind = s.choice(("sum", "max", "mean"))
+        x = emit("reduce", x, kind=kind, axes=list(range(rank(x))), keep_dim=s.flag())
+    return emit("compare", x, _small_scalar(s, emit, x), predicate=s.choice(("gt", "ge", "lt", "le")))
+
+
+def _elementwise_chain(s: GraphState, emit: Emit, x: SSAValue) -> SSAValue:
+    """`x` through 0-2 elementwise ops that keep its type (binary ones with `x` or a scalar)."""
+    for _ in range(s.integer(0, 2) if is_numeric(x) else 0):
+        op = s.choice((FLOAT_UNARY if is_float(x) else INTEGER_UNARY) + BINARY)
+        if op in BINARY:
+            x = emit(op, x, x if s.flag() else _small_scalar(s, emit, x))
+        else:
+            x = emit(op, x)
+    return x
+
+
+def _body(s: GraphState, sources: Sequence[int]) -> Callable[..., tuple[SSAValue, ...]]:
+    """A region body yielding `chain(args[i])` for each i in `sources` (fresh draws per call)."""
+
+    def build(rb: GraphBuilder, *args: SSAValue) -> tuple[SSAValue, ...]:
+        return tuple(_elementwise_chain(s, _region_emit(rb), args[i]) for i in sources)
+
+    return build
+
+
+@recipe("if")
+def _if(s: GraphState, op: str) -> None:
+    """Captures 1-3 pool values; both branches yield values computed from the same captures."""
+    captures = s.need_several(lambda v: True, 3)
+    pred = s.pick(lambda v: _one_element(v) and (is_bool(v) or is_numeric(v)))
+    if pred is None or s.flag():
+        pred = _threshold_predicate(s, s.emit, s.need(is_numeric))
+    index = st.integers(0, len(captures) - 1)
+    body = _body(s, s.draw(st.lists(index, min_size=1, max_size=len(captures))))
+    s.emit("if_", pred, captures, body, body)
+
+
+@recipe("while")
+def _while(s: GraphState, op: str) -> None:
+    """Carries 1-2 numeric values; the condition watches one of them; at most 1-4 iterations."""
+    carried = s.need_several(is_numeric, 2)
+    watched = s.integer(0, len(carried) - 1)
+
+    def cond(rb: GraphBuilder, *args: SSAValue) -> SSAValue:
+        return _threshold_predicate(s, _region_emit(rb), args[watched])
+
+    body = _body(s, range(len(carried)))
+    s.emit("while_", carried, cond, body, max_iterations=s.integer(1, 4))
+
+
 # Coverage bookkeeping ----------------------------------------------------------
 
 
 def missing_recipes() -> list[str]:
-    """MIR ops the generator cannot build yet (region ops excepted)."""
+    """MIR ops the generator cannot build yet (`SKIPPED_OPS` excepted)."""
     return sorted(set(OPS_BY_NAME) - set(RECIPES) - SKIPPED_OPS)
 
 

@@ -23,17 +23,8 @@ from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError, VerifyException
 
+from rlx_xdsl.diagnostics import OpError  # also re-exported for the tools that import it from here
 from rlx_xdsl.tools.locations import LineIndex, LocatingParser, SourcePos, op_position
-
-
-class OpError(DiagnosticException):
-    """A diagnostic about one op; passes may raise it to point at the offending op."""
-
-    def __init__(self, op: Operation, message: str, note: str | None = None):
-        super().__init__(message)
-        self.op = op
-        self.message = message
-        self.note = note
 
 
 @dataclass

@@ -5,12 +5,19 @@ Accepted forms (identical meaning):
     -p 'rlx-dce,func.func(cse,canonicalize{max-iterations=3})'
     --pass-pipeline='builtin.module(rlx-dce,func.func(cse,canonicalize{max-iterations=3}))'
 
-Grammar (options inside `{...}` use xDSL/MLIR syntax: space-separated
-`key=value`, list values comma-separated):
+Grammar:
 
     pipeline ::= element (`,` element)*
     element  ::= anchor `(` pipeline? `)` | pass-name (`{` options `}`)? | `mlir-opt[` ... `]`
     anchor   ::= `builtin.module` | `func.func`
+    options  ::= option (` ` option)*
+    option   ::= key (`=` value (`,` value)*)?
+
+Option values are written as in MLIR: `rlx-specialize{shapes=x=2x128,w=128x64}`
+needs no quotes although its values hold `=`. xDSL's own option lexer only
+takes identifiers, numbers and quoted strings as values, so every other value
+is quoted before xDSL parses the options (`_normalize_options`); quoted input
+(`shapes="x=2x128","w=128x64"`) is left as it is and means the same.
 
 xDSL passes are all `ModulePass`es over the whole module. An anchored group
 `func.func(p, q)` really runs `p` then `q` on each function *separately*: each
@@ -22,6 +29,7 @@ the pass cannot see (or change) its siblings, as with MLIR's nested pass manager
 from __future__ import annotations
 
 import re
+import string
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -218,9 +226,13 @@ class _Scanner:
             raise self.error(f"invalid pass pipeline: expected '(' after '{name}'")
         if "." in name:
             raise self.error(f"invalid pass pipeline: '{name}' is not a pass name", start)
-        if nxt in ("{", "["):
-            self._skip_group(nxt, "}" if nxt == "{" else "]")
-        return _Pass(self.text[start : self.pos].strip(), start)
+        if nxt == "{":
+            self._skip_group("{", "}")
+            options = self.text[match.end() + 1 : self.pos - 1]
+            return _Pass(f"{name}{{{_normalize_options(options)}}}", start)
+        if nxt == "[":
+            self._skip_group("[", "]")
+        return _Pass(self.text[start : self.pos], start)
 
     def _anchor(self, name: str, start: int) -> _Anchor:
         if name not in NESTED_ANCHORS:
@@ -237,21 +249,82 @@ class _Scanner:
 
     def _skip_group(self, open_: str, close: str) -> None:
         """Skip a pass's `{options}` or `[mlir pipeline]`, respecting quoted strings."""
-        start = self.pos
-        in_string = False
-        while self.pos < len(self.text):
-            c = self.text[self.pos]
-            self.pos += 1
-            if in_string:
-                if c == "\\":
-                    self.pos += 1
-                elif c == '"':
-                    in_string = False
-            elif c == '"':
-                in_string = True
-            elif c == close:
+        for index, c in _unquoted(self.text, self.pos):
+            if c == close:
+                self.pos = index + 1
                 return
-        raise self.error(f"invalid pass pipeline: unbalanced '{open_}': it is never closed", start)
+        raise self.error(f"invalid pass pipeline: unbalanced '{open_}': it is never closed")
+
+
+def _unquoted(text: str, start: int = 0) -> Iterator[tuple[int, str]]:
+    """`(index, char)` of each character of `text[start:]` outside `"..."` strings.
+
+    The one place that knows string syntax (`\\` escapes the next character), so
+    that no separator or bracket inside a quoted option value is ever acted on.
+    """
+    in_string = escaped = False
+    for index in range(start, len(text)):
+        c = text[index]
+        if not in_string:
+            if c == '"':
+                in_string = True
+            else:
+                yield index, c
+        elif escaped:
+            escaped = False
+        elif c == "\\":
+            escaped = True
+        elif c == '"':
+            in_string = False
+
+
+def _split_outside(text: str, separators: str) -> list[str]:
+    """Split `text` at the `separators` that are outside strings and brackets."""
+    pieces: list[str] = []
+    start = depth = 0
+    for index, c in _unquoted(text):
+        if c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+        elif depth == 0 and c in separators:
+            pieces.append(text[start:index])
+            start = index + 1
+    pieces.append(text[start:])
+    return pieces
+
+
+# What xDSL's option lexer reads as one value: an identifier, a number or a string
+# (the IDENT, NUMBER and STRING_LIT rules of `xdsl.utils.arg_spec`).
+_PLAIN_VALUE = re.compile(
+    r'[A-Za-z0-9_\-]+|[-+]?[0-9]+(\.[0-9]*([eE][-+]?[0-9]+)?)?|"(\\[nfvtr"\\]|[^\n\f\v\r"\\])*"'
+)
+
+
+def _normalize_options(options: str) -> str:
+    """The text between a pass's `{...}` in the form xDSL's option parser accepts.
+
+    Options are split at unquoted spaces, each at its first unquoted `=` into
+    key and value, and the value at top-level commas; every piece that xDSL
+    would not read as one value (`x=2x128`, `?x4`, `main.f`) is quoted. Keys,
+    flags without a value and empty pieces are kept, for xDSL to judge.
+    """
+    return " ".join(_normalize_option(item) for item in _split_outside(options, string.whitespace) if item)
+
+
+def _normalize_option(item: str) -> str:
+    equals = next((index for index, c in _unquoted(item) if c == "="), None)
+    if equals is None:
+        return item
+    values = _split_outside(item[equals + 1 :], ",")
+    return item[: equals + 1] + ",".join(map(_quote_value, values))
+
+
+def _quote_value(value: str) -> str:
+    """`value` as one xDSL option value: quoted (and escaped) unless it already is one."""
+    if not value or _PLAIN_VALUE.fullmatch(value):
+        return value
+    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
 def _parse(text: str) -> list[_Pass | _Anchor]:

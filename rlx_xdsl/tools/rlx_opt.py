@@ -56,7 +56,9 @@ pass pipelines:
   --pass-pipeline='builtin.module(rlx-dce,func.func(cse,canonicalize{max-iterations=3}))'
   Both spellings mean the same. Passes inside func.func(...) run on each function
   separately. Pass options are space-separated key=value pairs, lists are
-  comma-separated. --list-passes shows every pass with its options.
+  comma-separated, and values need no quotes:
+  -p 'rlx-specialize{shapes=x=2x128,w=?x64 func=main}'
+  --list-passes shows every pass with its options.
 
 examples:
   rlx-opt model.mlir -p rlx-dce -o out.mlir
@@ -329,18 +331,29 @@ def pass_summary(cls: type[ModulePass]) -> str:
     return " ".join(paragraph.split()) or "(no description)"
 
 
+OPTION_SYNTAX: dict[str, dict[str, str]] = {
+    "rlx-specialize": {"shapes": "NAME=DIMS,...", "func": "NAME"},
+}
+"""How to write the options whose Python type alone would not tell users
+(`--shapes=NAME=DIMS,...` says more than `--shapes=<tuple[str, ...]>`), by pass
+name and field name. A pass can also say it itself, with the dataclass field
+metadata `{"syntax": "NAME=DIMS,..."}`."""
+
+
 def pass_options(cls: type[ModulePass]) -> list[str]:
-    """`name=<type> (default: value)` for each option, in CLI spelling."""
+    """`name=SYNTAX (default: value)` for each option, in CLI spelling; SYNTAX is
+    the option's declared syntax, else its type as `<type>`."""
     try:
         hints = get_type_hints(cls)
     except Exception:
         hints = {}
+    declared = OPTION_SYNTAX.get(getattr(cls, "name", ""), {})
     options = []
     for f in dataclasses.fields(cls):
         if not f.init:
             continue
-        kind = type_repr(hints.get(f.name, f.type))
-        options.append(f"{f.name.replace('_', '-')}=<{kind}> {_default_text(f)}")
+        syntax = f.metadata.get("syntax") or declared.get(f.name) or f"<{type_repr(hints.get(f.name, f.type))}>"
+        options.append(f"{f.name.replace('_', '-')}={syntax} {_default_text(f)}")
     return options
 
 

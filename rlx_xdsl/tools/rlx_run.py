@@ -9,9 +9,20 @@ It is the quickest way to see what a graph computes, and to check that a pass
 pipeline preserved it: run the file before and after `rlx-opt` and compare the
 printed checksums (or the saved arrays).
 
-Every user error (missing file, parse or verify error, unknown function, bad
-input) is reported on stderr as one `... error: ...` diagnostic and exit code 1;
-all of them go through `format_error`, the one place that renders diagnostics.
+Every user error is reported on stderr with exit code 1 and no traceback. Errors
+about the input file (parse and verifier errors, and a kernel failing while the
+graph runs) are located exactly as rlx-opt locates them, by the same code:
+
+    g.mlir:3:3: error: interpretation failed: ValueError: 'mir.gather' index 7 is out of range [0, 4)
+      %g = mir.gather %t, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
+      ^
+    g.mlir:3:3: note: while running @f
+    g.mlir:3:3: note: see current operation: %g = "mir.gather"(%t, %i) <{axis = 0 : i64}> : ...
+
+Other errors (missing file, unknown function, bad input) are one
+`rlx-run: error: ...` line, and a bug in rlx-run one `rlx-run: internal error: ...`
+line (RLX_DEBUG=1 shows its traceback). `format_error` is the one place that
+renders errors.
 """
 
 from __future__ import annotations
@@ -25,13 +36,25 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.utils.exceptions import DiagnosticException, ParseError
+from xdsl.interpreter import Interpreter, PythonValues
+from xdsl.ir import Operation
+from xdsl.utils.exceptions import ParseError
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.context import parse_module
+from rlx_xdsl.context import make_context
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.interpreters import make_interpreter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
+from rlx_xdsl.tools.diagnostics import (
+    Diagnostic,
+    OpError,
+    describe,
+    op_diagnostic,
+    parse_error_diagnostic,
+    render,
+    verify_located,
+)
+from rlx_xdsl.tools.locations import LineIndex, LocatingParser
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6
@@ -39,29 +62,31 @@ SHOWN_VALUES = 6
 
 
 class RunError(Exception):
-    """A user-facing error; printed as `rlx-run: error: <message>`."""
+    """A user-facing error with no place in the input; printed as `rlx-run: error: <message>`."""
+
+
+class LocatedError(Exception):
+    """A diagnostic about a place in the input file (`source`)."""
+
+    def __init__(self, diagnostic: Diagnostic, source: LineIndex):
+        super().__init__(diagnostic.message)
+        self.diagnostic = diagnostic
+        self.source = source
 
 
 # Diagnostics ---------------------------------------------------------------
 
 
-def format_error(error: Exception) -> str:
-    """Render a user-facing error as text (the single diagnostics hook of rlx-run).
+def format_error(error: RunError | LocatedError) -> str:
+    """Render a user-facing error as text, ending in a newline (the single
+    diagnostics hook of rlx-run).
 
-    Parse errors become `FILE:LINE:COL: error: message` followed by the source
-    line and a caret, as in mlir-opt. Verifier errors carry no source location
-    yet (xDSL drops locations while parsing), so they and all other errors are
-    prefixed with the program name.
+    Located errors are rendered by rlx-opt's renderer: `FILE:LINE:COL: error:`,
+    the source line with a caret, then the notes and the op concerned.
     """
-    if isinstance(error, ParseError):
-        location = error.span.get_location()
-        # print_with_context gives "LOC\nsource line\n  ^^^"; the location moves
-        # into the header, the source line and caret stay.
-        context = error.span.print_with_context().splitlines()[1:]
-        return "\n".join([f"{location}: error: {error.msg}", *context])
-    if isinstance(error, DiagnosticException):
-        return f"{PROG}: error: verification failed: {error}"
-    return f"{PROG}: error: {error}"
+    if isinstance(error, LocatedError):
+        return render(error.diagnostic, error.source)
+    return f"{PROG}: error: {error}\n"
 
 
 # Loading -------------------------------------------------------------------
@@ -79,11 +104,22 @@ def read_source(path: str) -> tuple[str, str]:
         raise RunError(f"cannot read '{path}': {e}") from None
 
 
-def load_module(path: str) -> ModuleOp:
-    """Parse and verify the file (ParseError / VerifyException propagate)."""
-    module = parse_module(*read_source(path))
-    module.verify()
-    return module
+def load_module(path: str) -> tuple[ModuleOp, LineIndex]:
+    """Parse and verify the file, every op located at its place in the source
+    (also returned, for later diagnostics); errors are `LocatedError`s."""
+    text, name = read_source(path)
+    parser = LocatingParser(make_context(), text, name)
+    try:
+        module = parser.parse_module()
+    except ParseError as e:
+        raise LocatedError(parse_error_diagnostic(e, parser), parser.lines) from None
+    except Exception as e:  # e.g. an attribute verifier firing while parsing, as in rlx-opt
+        raise LocatedError(Diagnostic(describe(e), parser.current_position()), parser.lines) from None
+    try:
+        verify_located(module)
+    except OpError as e:
+        raise LocatedError(op_diagnostic(e.op, e.message, e.note), parser.lines) from None
+    return module, parser.lines
 
 
 def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
@@ -201,12 +237,33 @@ def _random_for(arg: GraphArg, rng: np.random.Generator) -> np.ndarray:
 # Running and reporting -----------------------------------------------------
 
 
-def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray]) -> list[np.ndarray]:
-    """Run `f`; a kernel failure (e.g. a missing implementation) is a RunError."""
+class _RunningOps(Interpreter.Listener):
+    """The ops the interpreter is inside of, innermost last (a `mir.if`, then the
+    op of its region being run). After a failure the last one is the culprit."""
+
+    def __init__(self) -> None:
+        self.stack: list[Operation] = []
+
+    def will_interpret_op(self, op: Operation, args: PythonValues) -> None:
+        self.stack.append(op)
+
+    def did_interpret_op(self, op: Operation, results: PythonValues) -> None:
+        self.stack.pop()
+
+
+def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex) -> list[np.ndarray]:
+    """Run `f`. Any failure (a kernel rejecting its inputs, a missing kernel) is a
+    `LocatedError` at the op being interpreted, or at `f` before its first op."""
+    interpreter = make_interpreter(module)
+    running = _RunningOps()
+    interpreter.listeners = (*interpreter.listeners, running)
     try:
-        return run_function(module, f.sym_name.data, inputs)
+        outputs = interpreter.call_op(f, tuple(inputs))
     except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
-        raise RunError(f"interpretation of '@{f.sym_name.data}' failed: {type(e).__name__}: {e}") from e
+        culprit = running.stack[-1] if running.stack else f
+        message, note = f"interpretation failed: {describe(e)}", f"while running @{f.sym_name.data}"
+        raise LocatedError(op_diagnostic(culprit, message, note), source) from e
+    return [np.asarray(output) for output in outputs]
 
 
 def summarize(array: np.ndarray, shown: int = SHOWN_VALUES) -> list[str]:
@@ -244,7 +301,7 @@ def _fmt(value) -> str:
     return f"{float(value):.6g}"
 
 
-def describe(name: str, array: np.ndarray) -> list[str]:
+def describe_output(name: str, array: np.ndarray) -> list[str]:
     """The report block of one output: header line plus `summarize` lines."""
     return [f"{name}: shape {fmt_shape(array.shape)} dtype {_dtype_name(array.dtype)}", *summarize(array)]
 
@@ -276,8 +333,9 @@ def make_parser() -> argparse.ArgumentParser:
             "leading values). Arguments without --input get deterministic random values "
             "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips)."
         ),
-        epilog="Errors are reported as 'FILE:LINE:COL: error: ...' or 'rlx-run: error: ...' "
-        "with exit code 1.",
+        epilog="Errors are reported as 'FILE:LINE:COL: error: ...' (parse, verifier and "
+        "interpretation errors, located at the op as rlx-opt does) or 'rlx-run: error: ...', "
+        "with exit code 1. RLX_DEBUG=1 shows the traceback of an internal error.",
     )
     parser.add_argument(
         "file", metavar="FILE", help="the .mlir file to run, '-' for stdin (parsed and verified first)"
@@ -304,16 +362,16 @@ def make_parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> list[str]:
     """Do the work of one invocation; return the report lines."""
     specs = parse_input_specs(args.input)
-    module = load_module(args.file)
+    module, source = load_module(args.file)
     f = select_function(module, args.func)
     inputs = gather_inputs(f, specs, args.seed)
-    outputs = execute(module, f, inputs)
+    outputs = execute(module, f, inputs, source)
     if args.save is not None:
         save_arrays(args.save, f, inputs, outputs)
     counts = f"{_count(len(inputs), 'argument')}, {_count(len(outputs), 'output')}"
     lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed})"]
     for name, array in zip(output_names(f), outputs):
-        lines += describe(name, array)
+        lines += describe_output(name, array)
     return lines
 
 
@@ -321,8 +379,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
         lines = run(args)
-    except (RunError, ParseError, DiagnosticException) as e:
-        print(format_error(e), file=sys.stderr)
+    except (RunError, LocatedError) as e:
+        sys.stderr.write(format_error(e))
+        return 1
+    except Exception as e:
+        if os.environ.get("RLX_DEBUG"):
+            raise
+        sys.stderr.write(f"{PROG}: internal error: {describe(e)} (set RLX_DEBUG=1 for a traceback)\n")
         return 1
     try:
         print("\n".join(lines), flush=True)

@@ -4,8 +4,9 @@ This is RLX's compile-then-specialise flow (`CompileResult::specialize`): a grap
 is written once with `?` dims and specialised per call shape. Binding a dim
 changes an argument type; every op's result type is then re-derived, in program
 order, from the op's own type inference (`RlxOperation.refresh_result_types`),
-region arguments of `mir.if`/`mir.while` follow their operands, and finally the
-function type is rebuilt from the arguments and `func.return`.
+region arguments follow the operands they receive (`RegionOperandsInterface`,
+as `mir.if`/`mir.while` declare), and finally the function type is rebuilt from
+the arguments and `func.return`.
 
 Bindings are `NAME=DIMS` with DIMS like `2x128`; a `?` keeps that dim as it is.
 NAME is the argument's `rlx.name`, else its position `argN`. The pass is all or
@@ -19,17 +20,17 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, FunctionType, ModuleOp, StringAttr, TensorType
-from xdsl.ir import Attribute, Block, Operation, SSAValue
+from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.ir import Attribute, Block, Operation
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation
-from rlx_xdsl.dialects.mir.control_flow import IfOp, WhileOp
-from rlx_xdsl.graph import NAME_ATTR
+from rlx_xdsl.dialects.traits import RegionOperandsInterface
+from rlx_xdsl.graph import argument_names
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.tools.diagnostics import OpError
 
 
 class SpecializeError(OpError, PassFailedException):
@@ -93,16 +94,6 @@ def parse_bindings(specs: str | Iterable[str]) -> dict[str, Binding]:
 
 
 # Which argument gets which type ------------------------------------------------
-
-
-def argument_names(function: func.FuncOp) -> list[str]:
-    """Each argument's `rlx.name`, else its positional name `argN` (rlx_xdsl.graph's rule)."""
-    names = []
-    for index in range(len(function.body.block.args)):
-        attrs = function.arg_attrs.data[index] if function.arg_attrs is not None else None
-        name = attrs.data.get(NAME_ATTR) if isinstance(attrs, DictionaryAttr) else None
-        names.append(name.data if isinstance(name, StringAttr) else f"arg{index}")
-    return names
 
 
 def bound_type(function: func.FuncOp, arg_name: str, old: Attribute, binding: Binding) -> TensorType:
@@ -198,26 +189,16 @@ class _TypeJournal:
             Rewriter.replace_value_with_new_type(block.args[index], old)
 
 
-def _region_inputs(op: Operation) -> Sequence[SSAValue] | None:
-    """The operands whose types the op's region arguments repeat, if any.
-
-    `mir.if` passes its captures to both regions and `mir.while` its carried
-    values, so their block argument types follow those operands' new types.
-    """
-    if isinstance(op, IfOp):
-        return op.captures
-    if isinstance(op, WhileOp):
-        return op.init
-    return None
-
-
 def _refresh_block(block: Block, journal: _TypeJournal, reason: str) -> None:
-    """Re-infer every op of `block` in program order, each region body before its op."""
+    """Re-infer every op of `block` in program order, each region body before its op.
+
+    Entry-block arguments of a region that receives operands
+    (`RegionOperandsInterface`) first take those operands' new types.
+    """
     for op in block.ops:
-        inputs = _region_inputs(op)
         for region in op.regions:
-            if inputs is not None:
-                for index, value in enumerate(inputs):
+            if isinstance(op, RegionOperandsInterface):
+                for index, value in enumerate(op.region_operands(region)):
                     journal.set_arg_type(region.block, index, value.type)
             for inner in region.blocks:
                 _refresh_block(inner, journal, reason)

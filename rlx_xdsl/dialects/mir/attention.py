@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, FloatAttr, Float32Type, IntegerAttr, TensorType, f32, i64
+from xdsl.dialects.builtin import I64, FloatAttr, Float32Type, IntegerAttr, TensorType, f32
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
@@ -27,17 +27,19 @@ from xdsl.traits import Pure
 from xdsl.utils.str_enum import StrEnum
 
 from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
     RlxOperation,
-    dims_match,
+    i64_attr,
     require,
     require_float,
+    require_min_rank,
+    require_positive,
     require_rank,
+    require_same_element_type,
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT
-from rlx_xdsl.shapes import DYNAMIC, fmt_shape, tensor
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, tensor
 
 
 class MaskKind(StrEnum):
@@ -61,32 +63,23 @@ class MaskKindAttr(EnumAttribute[MaskKind], SpacedOpaqueSyntaxAttribute):
     name = "mir.mask_kind"
 
 
-def _broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
-    """`shape` broadcasts (NumPy-style, one way) to `target`; `?` matches anything."""
-    if len(shape) > len(target):
-        return False
-    tail = target[len(target) - len(shape) :]
-    return all(d == 1 or dims_match(d, t) for d, t in zip(shape, tail))
-
-
 def _opt_f32(value: float | None) -> FloatAttr | None:
     return None if value is None else FloatAttr(value, f32)
 
 
-def _require_same_element_type(
-    op: RlxOperation, ref: TensorType, others: dict[str, TensorType]
-) -> None:
-    """Operands that are combined arithmetically must share the reference dtype."""
-    for what, t in others.items():
-        require(
-            t.element_type == ref.element_type,
-            op,
-            f"{what} must have element type {ref.element_type}, got {t.element_type}",
-        )
+class HeadOperation(RlxOperation):
+    """Shared by attention and rope: pure maps of heads of `head_dim` elements to new heads."""
+
+    head_dim = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+
+    def check_attributes(self) -> None:
+        require_positive(self, head_dim=self.head_dim.value.data)
 
 
 @irdl_op_definition
-class AttentionOp(RlxOperation):
+class AttentionOp(HeadOperation):
     """Scaled dot-product attention: `softmax(mask(softcap(q k^T * scale))) v`.
 
     q is `[B, H, Sq, D]`, k and v are `[B, Hkv, Sk, D]` with `H % Hkv == 0`; query
@@ -101,18 +94,16 @@ class AttentionOp(RlxOperation):
     v = operand_def(TensorType)
     mask = opt_operand_def(TensorType)
     num_heads = prop_def(IntegerAttr[I64])
-    head_dim = prop_def(IntegerAttr[I64])
     mask_kind = prop_def(MaskKindAttr)
     window = opt_prop_def(IntegerAttr[I64])
     score_scale = opt_prop_def(FloatAttr[Float32Type])
     attn_logit_softcap = opt_prop_def(FloatAttr[Float32Type])
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), COMPUTE)
+    traits = traits_def(COMPUTE)
     assembly_format = (
         "$q `,` $k `,` $v (`,` $mask^)? `num_heads` `=` $num_heads `head_dim` `=` $head_dim "
         "`mask_kind` `=` $mask_kind (`window` `=` $window^)? "
         "(`score_scale` `=` $score_scale^)? (`attn_logit_softcap` `=` $attn_logit_softcap^)? "
-        + _FUNCTIONAL
+        + FUNCTIONAL
     )
 
     def __init__(
@@ -132,10 +123,10 @@ class AttentionOp(RlxOperation):
         super().__init__(
             operands=[q, k, v, mask],
             properties={
-                "num_heads": IntegerAttr(num_heads, i64),
-                "head_dim": IntegerAttr(head_dim, i64),
+                "num_heads": i64_attr(num_heads),
+                "head_dim": i64_attr(head_dim),
                 "mask_kind": MaskKindAttr(MaskKind(mask_kind)),
-                "window": None if window is None else IntegerAttr(window, i64),
+                "window": None if window is None else i64_attr(window),
                 "score_scale": _opt_f32(score_scale),
                 "attn_logit_softcap": _opt_f32(attn_logit_softcap),
             },
@@ -152,9 +143,8 @@ class AttentionOp(RlxOperation):
         return self.head_dim.value.data**-0.5
 
     def check_attributes(self) -> None:
-        for name in ("num_heads", "head_dim"):
-            value = getattr(self, name).value.data
-            require(value >= 1, self, f"{name} must be >= 1, got {value}")
+        require_positive(self, num_heads=self.num_heads.value.data)
+        super().check_attributes()
         sliding = self.kind == MaskKind.SLIDING_WINDOW
         require(
             (self.window is not None) == sliding,
@@ -162,8 +152,7 @@ class AttentionOp(RlxOperation):
             "window must be set exactly when mask_kind is sliding_window",
         )
         if self.window is not None:
-            window = self.window.value.data
-            require(window >= 1, self, f"window must be >= 1, got {window}")
+            require_positive(self, window=self.window.value.data)
         if self.attn_logit_softcap is not None:
             cap = self.attn_logit_softcap.value.data
             require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
@@ -173,7 +162,7 @@ class AttentionOp(RlxOperation):
         for what, t in (("q", q), ("k", k), ("v", v)):
             require_rank(self, t, 4, what)
         require_float(self, q, "q")
-        _require_same_element_type(self, q, {"k": k, "v": v})
+        require_same_element_type(self, q, {"k": k, "v": v})
         self._check_heads(q, k, v)
         self._check_mask(q, k)
         batch, _, sq, _ = q.get_shape()
@@ -226,7 +215,7 @@ class AttentionOp(RlxOperation):
         require_float(self, m, "bias mask")
         scores = (batch, self.num_heads.value.data, sq, sk)
         require(
-            _broadcasts_to(m.get_shape(), scores),
+            broadcasts_to(m.get_shape(), scores),
             self,
             f"bias mask shape {fmt_shape(m.get_shape())} does not broadcast to the scores "
             f"shape {fmt_shape(scores)}",
@@ -234,7 +223,7 @@ class AttentionOp(RlxOperation):
 
 
 @irdl_op_definition
-class RopeOp(RlxOperation):
+class RopeOp(HeadOperation):
     """Rotary position embedding with NeoX pairing (`Rope{head_dim, n_rot}`).
 
     With `h = n_rot / 2`, dims `i < h` pair with `i + h`:
@@ -246,23 +235,21 @@ class RopeOp(RlxOperation):
     x = operand_def(TensorType)
     cos = operand_def(TensorType)
     sin = operand_def(TensorType)
-    head_dim = prop_def(IntegerAttr[I64])
     n_rot = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    traits = traits_def(DATA_MOVEMENT)
     assembly_format = (
-        "$x `,` $cos `,` $sin `head_dim` `=` $head_dim `n_rot` `=` $n_rot " + _FUNCTIONAL
+        "$x `,` $cos `,` $sin `head_dim` `=` $head_dim `n_rot` `=` $n_rot " + FUNCTIONAL
     )
 
     def __init__(self, x: SSAValue, cos: SSAValue, sin: SSAValue, *, head_dim: int, n_rot: int):
         super().__init__(
             operands=[x, cos, sin],
-            properties={"head_dim": IntegerAttr(head_dim, i64), "n_rot": IntegerAttr(n_rot, i64)},
+            properties={"head_dim": i64_attr(head_dim), "n_rot": i64_attr(n_rot)},
         )
 
     def check_attributes(self) -> None:
+        super().check_attributes()
         head_dim, n_rot = self.head_dim.value.data, self.n_rot.value.data
-        require(head_dim >= 1, self, f"head_dim must be >= 1, got {head_dim}")
         require(
             0 < n_rot <= head_dim and n_rot % 2 == 0,
             self,
@@ -271,16 +258,16 @@ class RopeOp(RlxOperation):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x, cos, sin = (tensor_type(v) for v in (self.x, self.cos, self.sin))
-        require(x.get_num_dims() >= 2, self, f"x must have rank >= 2, got {fmt_shape(x.get_shape())}")
+        require_min_rank(self, x, 2, "x")
         require_float(self, x, "x")
-        _require_same_element_type(self, x, {"cos": cos, "sin": sin})
+        require_same_element_type(self, x, {"cos": cos, "sin": sin})
         head_dim = self.head_dim.value.data
         last = x.get_shape()[-1]
         require(dims_match(last, head_dim), self, f"x last dim {last} differs from head_dim {head_dim}")
         table = (*x.get_shape()[:-1], self.n_rot.value.data // 2)
         for what, t in (("cos", cos), ("sin", sin)):
             require(
-                _broadcasts_to(t.get_shape(), table),
+                broadcasts_to(t.get_shape(), table),
                 self,
                 f"{what} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
             )

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -35,11 +35,9 @@ from xdsl.traits import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, tensor_type
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT
-from rlx_xdsl.shapes import fmt_shape
-
-_SIGNATURE = "attr-dict `:` functional-type(operands, results)"
+from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, i64_attr, require, require_positive, tensor_type
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, RegionOperandsInterface
+from rlx_xdsl.shapes import dims_match, fmt_shape
 
 
 def fmt_types(types: Sequence[Attribute]) -> str:
@@ -83,11 +81,10 @@ def region_yield(op: RlxOperation, region: Region, what: str) -> YieldOp:
     return terminator
 
 
-def check_region_args(
-    op: RlxOperation, region: Region, expected: Sequence[Attribute], what: str, of: str
-) -> None:
-    """The region's entry-block argument types must equal `expected` (the values passed in)."""
+def check_region_args(op: RegionOperandsInterface, region: Region, what: str, of: str) -> None:
+    """The region's entry-block argument types must equal those of the operands it receives."""
     actual = region.block.arg_types
+    expected = [v.type for v in op.region_operands(region)]
     require(
         tuple(actual) == tuple(expected),
         op,
@@ -113,7 +110,7 @@ def check_predicate(op: RlxOperation, value: SSAValue, what: str) -> None:
 
 
 @irdl_op_definition
-class IfOp(RlxOperation):
+class IfOp(RlxOperation, RegionOperandsInterface):
     """`pred ? then(captures) : else(captures)` (`If{then_branch, else_branch}`).
 
     Both regions take the captures as block arguments and yield values of the
@@ -130,7 +127,7 @@ class IfOp(RlxOperation):
         RecursiveMemoryEffect(), RecursivelySpeculatable(), IsolatedFromAbove(), DATA_MOVEMENT
     )
     assembly_format = (
-        "$pred ` ` `(` $captures `)` " + _SIGNATURE + " $then_region `else` $else_region"
+        "$pred ` ` `(` $captures `)` " + FUNCTIONAL + " $then_region `else` $else_region"
     )
 
     def __init__(
@@ -143,13 +140,16 @@ class IfOp(RlxOperation):
         )
         self.refresh_result_types()  # runs the region checks now, not only at verify time
 
+    def region_operands(self, region: Region) -> Sequence[SSAValue]:
+        """Both branches receive the captures."""
+        return self.captures
+
     def infer_result_types(self) -> Sequence[Attribute]:
         check_predicate(self, self.pred, "predicate")
-        captured = [c.type for c in self.captures]
         yielded = []
         for region, what in ((self.then_region, "then"), (self.else_region, "else")):
             terminator = region_yield(self, region, what)
-            check_region_args(self, region, captured, what, "capture")
+            check_region_args(self, region, what, "capture")
             yielded.append(tuple(v.type for v in terminator.values))
         then_types, else_types = yielded
         require(len(then_types) >= 1, self, "regions must yield at least one value")
@@ -163,7 +163,7 @@ class IfOp(RlxOperation):
 
 
 @irdl_op_definition
-class WhileOp(RlxOperation):
+class WhileOp(RlxOperation, RegionOperandsInterface):
     """Loop while `cond(carried)` holds, `carried = body(carried)` (`While{cond, body, max_iterations}`).
 
     With `max_iterations = N` the body runs at most N times (RLX's bounded loop,
@@ -179,7 +179,7 @@ class WhileOp(RlxOperation):
     traits = traits_def(RecursiveMemoryEffect(), IsolatedFromAbove(), DATA_MOVEMENT)
     assembly_format = (
         "` ` `(` $init `)` (`max_iterations` `=` $max_iterations^)? "
-        + _SIGNATURE
+        + FUNCTIONAL
         + " `cond` $cond_region `do` $body_region"
     )
 
@@ -191,12 +191,9 @@ class WhileOp(RlxOperation):
         *,
         max_iterations: int | None = None,
     ):
-        properties = {}
-        if max_iterations is not None:
-            properties["max_iterations"] = IntegerAttr(max_iterations, i64)
         super().__init__(
             operands=[init],
-            properties=properties,
+            properties={"max_iterations": None if max_iterations is None else i64_attr(max_iterations)},
             regions=[cond_region, body_region],
             result_types=[[v.type for v in init]],
         )
@@ -207,15 +204,19 @@ class WhileOp(RlxOperation):
         """`max_iterations` as a Python int, or None for an unbounded loop."""
         return None if self.max_iterations is None else self.max_iterations.value.data
 
+    def region_operands(self, region: Region) -> Sequence[SSAValue]:
+        """cond and body both receive the carried values."""
+        return self.init
+
     def check_attributes(self) -> None:
-        limit = self.iteration_limit
-        require(limit is None or limit >= 1, self, f"max_iterations must be >= 1, got {limit}")
+        if self.iteration_limit is not None:
+            require_positive(self, max_iterations=self.iteration_limit)
 
     def infer_result_types(self) -> Sequence[Attribute]:
         carried = tuple(v.type for v in self.init)
         require(len(carried) >= 1, self, "must carry at least one value")
         cond_yield = region_yield(self, self.cond_region, "cond")
-        check_region_args(self, self.cond_region, carried, "cond", "carried")
+        check_region_args(self, self.cond_region, "cond", "carried")
         require(
             len(cond_yield.values) == 1,
             self,
@@ -223,7 +224,7 @@ class WhileOp(RlxOperation):
         )
         check_predicate(self, cond_yield.values[0], "cond region's yielded value")
         body_yield = region_yield(self, self.body_region, "body")
-        check_region_args(self, self.body_region, carried, "body", "carried")
+        check_region_args(self, self.body_region, "body", "carried")
         body_types = tuple(v.type for v in body_yield.values)
         require(
             body_types == carried,

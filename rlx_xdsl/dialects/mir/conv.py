@@ -10,41 +10,55 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    I64_ARRAY,
     RlxOperation,
-    dims_match,
+    i64_array,
+    i64_attr,
     require,
     require_float,
+    require_positive,
     require_rank,
+    require_same_element_type,
     tensor_type,
 )
 from rlx_xdsl.dialects.mir.attrs import ReduceKind, ReduceKindAttr
 from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT
-from rlx_xdsl.shapes import DYNAMIC, fmt_shape, tensor
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_shape, tensor
 
 Pair = tuple[int, int]
-
-
-def i64_array(values: Sequence[int]) -> DenseArrayBase:
-    """An `array<i64: ...>` property from a Python sequence."""
-    return DenseArrayBase.from_list(i64, [int(v) for v in values])
 
 
 class WindowOperation(RlxOperation):
     """Shared checks of ops sliding a 2-D window over an NCHW tensor.
 
-    Subclasses declare their list properties in `PAIR_MINIMUMS` (name -> least
+    The window itself (`kernel_size`, `stride`, `padding`) is declared here.
+    Subclasses list their int-list properties in `PAIR_MINIMUMS` (name -> least
     allowed value); every such list must hold exactly one value for H and one for W.
     """
 
-    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {}
+    kernel_size = prop_def(I64_ARRAY)
+    stride = prop_def(I64_ARRAY)
+    padding = prop_def(I64_ARRAY)
+    result = result_def(TensorType)
+    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {"kernel_size": 1, "stride": 1, "padding": 0}
+
+    @staticmethod
+    def window_properties(
+        kernel_size: Sequence[int], stride: Sequence[int], padding: Sequence[int]
+    ) -> dict[str, Attribute]:
+        """The window properties, for the subclass constructors."""
+        return {
+            "kernel_size": i64_array(kernel_size),
+            "stride": i64_array(stride),
+            "padding": i64_array(padding),
+        }
 
     def pair(self, name: str) -> tuple[int, ...]:
         """The values of list property `name` (two, once `check_attributes` passed)."""
@@ -101,23 +115,14 @@ class ConvOp(WindowOperation):
     name = "mir.conv"
     x = operand_def(TensorType)
     w = operand_def(TensorType)
-    kernel_size = prop_def(DenseArrayBase.constr(i64))
-    stride = prop_def(DenseArrayBase.constr(i64))
-    padding = prop_def(DenseArrayBase.constr(i64))
-    dilation = prop_def(DenseArrayBase.constr(i64))
+    dilation = prop_def(I64_ARRAY)
     groups = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
     traits = traits_def(Pure(), COMPUTE)
     assembly_format = (
         "$x `,` $w `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
-        "`dilation` `=` $dilation `groups` `=` $groups " + _FUNCTIONAL
+        "`dilation` `=` $dilation `groups` `=` $groups " + FUNCTIONAL
     )
-    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {
-        "kernel_size": 1,
-        "stride": 1,
-        "padding": 0,
-        "dilation": 1,
-    }
+    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {**WindowOperation.PAIR_MINIMUMS, "dilation": 1}
 
     def __init__(
         self,
@@ -133,11 +138,9 @@ class ConvOp(WindowOperation):
         super().__init__(
             operands=[x, w],
             properties={
-                "kernel_size": i64_array(kernel_size),
-                "stride": i64_array(stride),
-                "padding": i64_array(padding),
+                **self.window_properties(kernel_size, stride, padding),
                 "dilation": i64_array(dilation),
-                "groups": IntegerAttr(groups, i64),
+                "groups": i64_attr(groups),
             },
         )
 
@@ -146,19 +149,14 @@ class ConvOp(WindowOperation):
 
     def check_attributes(self) -> None:
         super().check_attributes()
-        groups = self.groups.value.data
-        require(groups >= 1, self, f"groups must be >= 1, got {groups}")
+        require_positive(self, groups=self.groups.value.data)
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x, w = tensor_type(self.x), tensor_type(self.w)
         require_rank(self, x, 4, "x")
         require_rank(self, w, 4, "w")
         require_float(self, x, "x")
-        require(
-            w.element_type == x.element_type,
-            self,
-            f"w must have element type {x.element_type}, got {w.element_type}",
-        )
+        require_same_element_type(self, x, {"w": w})
         self._check_channels(x, w)
         kernel = self.pair("kernel_size")
         require(
@@ -201,16 +199,11 @@ class PoolOp(WindowOperation):
     name = "mir.pool"
     x = operand_def(TensorType)
     kind = prop_def(ReduceKindAttr)
-    kernel_size = prop_def(DenseArrayBase.constr(i64))
-    stride = prop_def(DenseArrayBase.constr(i64))
-    padding = prop_def(DenseArrayBase.constr(i64))
-    result = result_def(TensorType)
     traits = traits_def(Pure(), DATA_MOVEMENT)
     assembly_format = (
         "$x `kind` `=` $kind `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
-        + _FUNCTIONAL
+        + FUNCTIONAL
     )
-    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {"kernel_size": 1, "stride": 1, "padding": 0}
 
     def __init__(
         self,
@@ -226,9 +219,7 @@ class PoolOp(WindowOperation):
             operands=[x],
             properties={
                 "kind": ReduceKindAttr(ReduceKind(kind)),
-                "kernel_size": i64_array(kernel_size),
-                "stride": i64_array(kernel_size if stride is None else stride),
-                "padding": i64_array(padding),
+                **self.window_properties(kernel_size, kernel_size if stride is None else stride, padding),
             },
         )
 

@@ -25,12 +25,10 @@ from xdsl.irdl import (
 from xdsl.traits import Commutative, ConstantLike, Pure
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import RlxOperation, require, require_float, tensor_type
+from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, require, require_float, tensor_type
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate, ComparePredicateAttr
 from rlx_xdsl.dialects.traits import BOUNDARY, DATA_MOVEMENT, ELEMENTWISE, Elementwise
 from rlx_xdsl.shapes import broadcast_shapes, tensor
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 
 
 @irdl_op_definition
@@ -59,7 +57,7 @@ class CastOp(RlxOperation):
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), DATA_MOVEMENT)
-    assembly_format = "$input " + _FUNCTIONAL
+    assembly_format = "$input " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, to: Attribute):
         src = tensor_type(input)
@@ -82,7 +80,7 @@ class WhereOp(RlxOperation):
     on_false = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE)
-    assembly_format = "$cond `,` $on_true `,` $on_false " + _FUNCTIONAL
+    assembly_format = "$cond `,` $on_true `,` $on_false " + FUNCTIONAL
 
     def __init__(self, cond: SSAValue, on_true: SSAValue, on_false: SSAValue):
         super().__init__(operands=[cond, on_true, on_false])
@@ -103,7 +101,7 @@ class CompareOp(RlxOperation):
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE)
-    assembly_format = "$predicate `,` $lhs `,` $rhs " + _FUNCTIONAL
+    assembly_format = "$predicate `,` $lhs `,` $rhs " + FUNCTIONAL
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, predicate: str | ComparePredicate):
         super().__init__(
@@ -123,7 +121,7 @@ class BinaryOperation(RlxOperation):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    assembly_format = "$lhs `,` $rhs " + _FUNCTIONAL
+    assembly_format = "$lhs `,` $rhs " + FUNCTIONAL
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__(operands=[lhs, rhs])
@@ -165,7 +163,7 @@ class UnaryOperation(RlxOperation):
 
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    assembly_format = "$input " + _FUNCTIONAL
+    assembly_format = "$input " + FUNCTIONAL
     FLOAT_ONLY: ClassVar[bool] = True
 
     def __init__(self, input: SSAValue):

@@ -13,25 +13,41 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, require_rank, tensor_type
-from rlx_xdsl.dialects.mir.shape import FUNCTIONAL, i64_attr, require_non_negative
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    i64_attr,
+    require,
+    require_index_type,
+    require_min_rank,
+    require_non_negative,
+    require_rank,
+    tensor_type,
+)
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT
-from rlx_xdsl.shapes import fmt_shape, normalize_axis, tensor
+from rlx_xdsl.shapes import dims_match, fmt_shape, normalize_axis, tensor
 
 
-def require_index_type(op: RlxOperation, t: TensorType) -> None:
-    """Indices are integers or (RLX's encoding) floats; bool and complex are not indices."""
-    kind = dtypes.dtype_of(t.element_type).kind
-    require(
-        kind in ("int", "uint", "float"),
-        op,
-        f"indices must have an integer or floating-point element type, got {t.element_type}",
-    )
+class IndexedOperation(RlxOperation):
+    """Shared definition of gather and scatter_add: `indices`, the result and traits.
+
+    IRDL places inherited operands after the subclass's own, so `indices` is the
+    second operand of both ops, after `table` or `updates`.
+    """
+
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+
+    def index_type(self) -> TensorType:
+        """The type of `indices`, checked to be an index type."""
+        t = tensor_type(self.indices)
+        require_index_type(self, t)
+        return t
 
 
 @irdl_op_definition
-class GatherOp(RlxOperation):
+class GatherOp(IndexedOperation):
     """Picks slices of `table` along `axis` at `indices`, as `numpy.take` (`Gather{axis}`).
 
     The result shape is `table.shape[:axis] + indices.shape + table.shape[axis+1:]`.
@@ -39,25 +55,21 @@ class GatherOp(RlxOperation):
 
     name = "mir.gather"
     table = operand_def(TensorType)
-    indices = operand_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
     assembly_format = "$table `,` $indices `axis` `=` $axis " + FUNCTIONAL
 
     def __init__(self, table: SSAValue, indices: SSAValue, *, axis: int = 0):
         super().__init__(operands=[table, indices], properties={"axis": i64_attr(axis)})
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        table, indices = tensor_type(self.table), tensor_type(self.indices)
-        require_index_type(self, indices)
+        table, indices = tensor_type(self.table), self.index_type()
         shape = table.get_shape()
         axis = normalize_axis(self.axis.value.data, len(shape))
         return [tensor(table.element_type, [*shape[:axis], *indices.get_shape(), *shape[axis + 1 :]])]
 
 
 @irdl_op_definition
-class ScatterAddOp(RlxOperation):
+class ScatterAddOp(IndexedOperation):
     """Sums rows of `updates[M, ...]` into `dim_size` zero rows at `indices[M]` (`ScatterAdd`).
 
     RLX keeps the output shape on the node; here `dim_size` carries the one
@@ -66,10 +78,7 @@ class ScatterAddOp(RlxOperation):
 
     name = "mir.scatter_add"
     updates = operand_def(TensorType)
-    indices = operand_def(TensorType)
     dim_size = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
     assembly_format = "$updates `,` $indices `dim_size` `=` $dim_size " + FUNCTIONAL
 
     def __init__(self, updates: SSAValue, indices: SSAValue, *, dim_size: int):
@@ -79,10 +88,9 @@ class ScatterAddOp(RlxOperation):
         require_non_negative(self, dim_size=self.dim_size.value.data)
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        updates, indices = tensor_type(self.updates), tensor_type(self.indices)
-        require_index_type(self, indices)
+        updates, indices = tensor_type(self.updates), self.index_type()
         require_rank(self, indices, 1, "indices")
-        require(updates.get_num_dims() >= 1, self, "updates must have rank >= 1, got []")
+        require_min_rank(self, updates, 1, "updates")
         rows, *rest = updates.get_shape()
         (count,) = indices.get_shape()
         require(

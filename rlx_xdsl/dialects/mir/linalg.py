@@ -14,14 +14,21 @@ from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, tra
 from xdsl.traits import Pure
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, require_float, require_rank, tensor_type
-from rlx_xdsl.dialects.mir.shape import FUNCTIONAL, I64_ARRAY, fmt_list, i64_array, refine_dim
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    I64_ARRAY,
+    RlxOperation,
+    fmt_list,
+    i64_array,
+    refine_dim,
+    require,
+    require_float,
+    require_min_rank,
+    require_rank,
+    tensor_type,
+)
 from rlx_xdsl.dialects.traits import COMPUTE
-from rlx_xdsl.shapes import DYNAMIC, ShapeError, broadcast_shapes, fmt_shape, tensor
-
-
-def _dim(d: int) -> str:
-    return "?" if d == DYNAMIC else str(d)
+from rlx_xdsl.shapes import ShapeError, broadcast_shapes, dims_match, fmt_dim, fmt_shape, tensor
 
 
 @irdl_op_definition
@@ -40,12 +47,11 @@ class MatmulOp(RlxOperation):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         a, b = tensor_type(self.lhs), tensor_type(self.rhs)
-        for what, t in (("lhs", a), ("rhs", b)):
-            shape = fmt_shape(t.get_shape())
-            require(t.get_num_dims() >= 2, self, f"{what} must have rank >= 2, got {shape}")
+        require_min_rank(self, a, 2, "lhs")
+        require_min_rank(self, b, 2, "rhs")
         *a_batch, m, k_a = a.get_shape()
         *b_batch, k_b, n = b.get_shape()
-        require(dims_match(k_a, k_b), self, f"contraction dims {_dim(k_a)} and {_dim(k_b)} differ")
+        require(dims_match(k_a, k_b), self, f"contraction dims {fmt_dim(k_a)} and {fmt_dim(k_b)} differ")
         try:
             batch = broadcast_shapes(a_batch, b_batch)
         except ShapeError:
@@ -125,7 +131,7 @@ class DotGeneralOp(RlxOperation):
                 require(
                     dims_match(a_shape[i], b_shape[j]),
                     self,
-                    f"{kind} dims lhs[{i}] = {_dim(a_shape[i])} and rhs[{j}] = {_dim(b_shape[j])} differ",
+                    f"{kind} dims lhs[{i}] = {fmt_dim(a_shape[i])} and rhs[{j}] = {fmt_dim(b_shape[j])} differ",
                 )
         batch = [refine_dim(a_shape[i], b_shape[j]) for i, j in zip(lb, rb)]
         lhs_free = [d for i, d in enumerate(a_shape) if i not in lb + lc]
@@ -157,7 +163,7 @@ class DenseSolveOp(RlxOperation):
         require(dims_match(rows, cols), self, f"matrix must be square, got {fmt_shape(a.get_shape())}")
         size = refine_dim(rows, cols)
         n, *k = b.get_shape()
-        require(dims_match(n, size), self, f"rhs has {_dim(n)} rows but the matrix has {_dim(size)}")
+        require(dims_match(n, size), self, f"rhs has {fmt_dim(n)} rows but the matrix has {fmt_dim(size)}")
         return [tensor(dtypes.promote(a.element_type, b.element_type), [refine_dim(n, size), *k])]
 
 

@@ -14,66 +14,59 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
     RlxOperation,
-    dims_match,
+    refine_dim,
     require,
     require_float,
+    require_index_type,
     require_rank,
+    require_same_element_type,
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import REDUCTION
-from rlx_xdsl.shapes import DYNAMIC, fmt_shape, tensor
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
 
 
-def check_logits(op: RlxOperation, logits: SSAValue) -> TensorType:
-    """Logits are a float `[N, C]` tensor."""
-    t = tensor_type(logits)
-    require_rank(op, t, 2, "logits")
-    require_float(op, t, "logits")
-    return t
+class CrossEntropyOperation(RlxOperation):
+    """The result, traits and operand checks shared by the three cross-entropy ops."""
 
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), REDUCTION)
 
-def fmt_dim(d: int) -> str:
-    return "?" if d == DYNAMIC else str(d)
+    def check_logits(self, logits: SSAValue) -> TensorType:
+        """Logits are a float `[N, C]` tensor."""
+        t = tensor_type(logits)
+        require_rank(self, t, 2, "logits")
+        require_float(self, t, "logits")
+        return t
 
+    def check_rows(self, n: int, vector: SSAValue, what: str) -> int:
+        """Check `vector` is `[N]` for the logits' N; return N (static if either side knows it)."""
+        t = tensor_type(vector)
+        require_rank(self, t, 1, what)
+        m = t.get_shape()[0]
+        require(dims_match(n, m), self, f"{what} has {fmt_dim(m)} rows but logits has {fmt_dim(n)}")
+        return refine_dim(n, m)
 
-def check_rows(op: RlxOperation, n: int, vector: SSAValue, what: str) -> int:
-    """Check `vector` is `[N]` for the logits' N; return N (static if either side knows it)."""
-    t = tensor_type(vector)
-    require_rank(op, t, 1, what)
-    m = t.get_shape()[0]
-    require(dims_match(n, m), op, f"{what} has {fmt_dim(m)} rows but logits has {fmt_dim(n)}")
-    return m if n == DYNAMIC else n
+    def check_labels(self, n: int, labels: SSAValue) -> int:
+        """Labels are `[N]` class indices of an integer or float dtype; return N."""
+        require_index_type(self, tensor_type(labels), "labels")
+        return self.check_rows(n, labels, "labels")
 
-
-def check_labels(op: RlxOperation, n: int, labels: SSAValue) -> int:
-    """Labels are `[N]` class indices of an integer or float dtype; return N."""
-    element = tensor_type(labels).element_type
-    require(
-        dtypes.dtype_of(element).kind in ("int", "uint", "float"),
-        op,
-        f"labels must have an integer or floating-point element type, got {element}",
-    )
-    return check_rows(op, n, labels, "labels")
-
-
-def check_same_element_type(op: RlxOperation, logits: TensorType, value: SSAValue, what: str) -> None:
-    """Dense targets and the incoming gradient share the logits' dtype (the op computes in it)."""
-    element = tensor_type(value).element_type
-    require(
-        element == logits.element_type,
-        op,
-        f"{what} element type {element} does not match logits element type "
-        f"{logits.element_type}",
-    )
+    def check_logits_dtype(self, logits: TensorType, value: SSAValue, what: str) -> None:
+        """Dense targets and the incoming gradient share the logits' dtype (the op computes in it)."""
+        require_same_element_type(
+            self,
+            logits,
+            {what: tensor_type(value)},
+            "{what} element type {actual} does not match logits element type {expected}",
+        )
 
 
 @irdl_op_definition
-class SoftmaxCrossEntropyWithLogitsOp(RlxOperation):
+class SoftmaxCrossEntropyWithLogitsOp(CrossEntropyOperation):
     """Per-row loss `logsumexp(logits[n]) - logits[n, labels[n]]` for class-index labels.
 
     A label outside `[0, C)` selects no class, so its row's loss is the bare
@@ -83,21 +76,19 @@ class SoftmaxCrossEntropyWithLogitsOp(RlxOperation):
     name = "mir.softmax_cross_entropy_with_logits"
     logits = operand_def(TensorType)
     labels = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), REDUCTION)
-    assembly_format = "$logits `,` $labels " + _FUNCTIONAL
+    assembly_format = "$logits `,` $labels " + FUNCTIONAL
 
     def __init__(self, logits: SSAValue, labels: SSAValue):
         super().__init__(operands=[logits, labels])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        logits = check_logits(self, self.logits)
-        n = check_labels(self, logits.get_shape()[0], self.labels)
+        logits = self.check_logits(self.logits)
+        n = self.check_labels(logits.get_shape()[0], self.labels)
         return [tensor(logits.element_type, [n])]
 
 
 @irdl_op_definition
-class SoftmaxCrossEntropyOp(RlxOperation):
+class SoftmaxCrossEntropyOp(CrossEntropyOperation):
     """Per-row loss `logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]` for soft labels.
 
     `targets` has the logits' shape and dtype (usually one probability distribution per row).
@@ -106,15 +97,13 @@ class SoftmaxCrossEntropyOp(RlxOperation):
     name = "mir.softmax_cross_entropy"
     logits = operand_def(TensorType)
     targets = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), REDUCTION)
-    assembly_format = "$logits `,` $targets " + _FUNCTIONAL
+    assembly_format = "$logits `,` $targets " + FUNCTIONAL
 
     def __init__(self, logits: SSAValue, targets: SSAValue):
         super().__init__(operands=[logits, targets])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        logits = check_logits(self, self.logits)
+        logits = self.check_logits(self.logits)
         targets = tensor_type(self.targets)
         shape, target_shape = logits.get_shape(), targets.get_shape()
         require(
@@ -123,13 +112,13 @@ class SoftmaxCrossEntropyOp(RlxOperation):
             f"targets shape {fmt_shape(target_shape)} does not match logits shape "
             f"{fmt_shape(shape)}",
         )
-        check_same_element_type(self, logits, self.targets, "targets")
-        n = shape[0] if shape[0] != DYNAMIC else target_shape[0]
+        self.check_logits_dtype(logits, self.targets, "targets")
+        n = refine_dim(shape[0], target_shape[0])
         return [tensor(logits.element_type, [n])]
 
 
 @irdl_op_definition
-class SoftmaxCrossEntropyBackwardOp(RlxOperation):
+class SoftmaxCrossEntropyBackwardOp(CrossEntropyOperation):
     """Gradient of the indexed loss: `(softmax(logits) - one_hot(labels)) * d_loss[:, None]`.
 
     The softmax is recomputed from the logits (RLX saves nothing from the forward).
@@ -139,18 +128,16 @@ class SoftmaxCrossEntropyBackwardOp(RlxOperation):
     logits = operand_def(TensorType)
     labels = operand_def(TensorType)
     d_loss = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), REDUCTION)
-    assembly_format = "$logits `,` $labels `,` $d_loss " + _FUNCTIONAL
+    assembly_format = "$logits `,` $labels `,` $d_loss " + FUNCTIONAL
 
     def __init__(self, logits: SSAValue, labels: SSAValue, d_loss: SSAValue):
         super().__init__(operands=[logits, labels, d_loss])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        logits = check_logits(self, self.logits)
-        n = check_labels(self, logits.get_shape()[0], self.labels)
-        n = check_rows(self, n, self.d_loss, "d_loss")
-        check_same_element_type(self, logits, self.d_loss, "d_loss")
+        logits = self.check_logits(self.logits)
+        n = self.check_labels(logits.get_shape()[0], self.labels)
+        n = self.check_rows(n, self.d_loss, "d_loss")
+        self.check_logits_dtype(logits, self.d_loss, "d_loss")
         return [tensor(logits.element_type, [n, logits.get_shape()[1]])]
 
 

@@ -10,16 +10,22 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, FloatAttr, Float32Type, IntegerAttr, TensorType, f32, i64
+from xdsl.dialects.builtin import I64, FloatAttr, Float32Type, IntegerAttr, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, require_float, tensor_type
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    i64_attr,
+    require,
+    require_float,
+    require_same_element_type,
+    tensor_type,
+)
 from rlx_xdsl.dialects.traits import REDUCTION
-from rlx_xdsl.shapes import DYNAMIC, ShapeError, broadcast_shapes, fmt_shape, normalize_axis
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
+from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, normalize_axis
 
 
 class NormOperation(RlxOperation):
@@ -42,23 +48,13 @@ class NormOperation(RlxOperation):
         """x is floating point and gamma/beta share its element type; returns x's type."""
         x = tensor_type(self.x)
         require_float(self, x)
-        for what, value in self.affine_operands():
-            t = tensor_type(value)
-            require(
-                t.element_type == x.element_type,
-                self,
-                f"{what} element type {t.element_type} differs from the operand's {x.element_type}",
-            )
+        require_same_element_type(
+            self,
+            x,
+            {what: tensor_type(value) for what, value in self.affine_operands()},
+            "{what} element type {actual} differs from the operand's {expected}",
+        )
         return x
-
-
-def _broadcasts_to(shape: Sequence[int], target: Sequence[int]) -> bool:
-    """`shape` broadcasts to `target` without changing it (up to `?` dims)."""
-    try:
-        result = broadcast_shapes(shape, target)
-    except ShapeError:
-        return False
-    return all(dims_match(a, b) for a, b in zip(result, target))
 
 
 class AxisNormOperation(NormOperation):
@@ -68,14 +64,14 @@ class AxisNormOperation(NormOperation):
     """
 
     axis = prop_def(IntegerAttr[I64])
-    assembly_format = "$x `,` $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps " + _FUNCTIONAL
+    assembly_format = "$x `,` $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps " + FUNCTIONAL
 
     def __init__(
         self, x: SSAValue, gamma: SSAValue, beta: SSAValue, *, axis: int = -1, eps: float = 1e-5
     ):
         super().__init__(
             operands=[x, gamma, beta],
-            properties={"axis": IntegerAttr(axis, i64), "eps": FloatAttr(eps, f32)},
+            properties={"axis": i64_attr(axis), "eps": FloatAttr(eps, f32)},
         )
 
     def normalized_axis(self) -> int:
@@ -86,9 +82,8 @@ class AxisNormOperation(NormOperation):
         region = tuple(x.get_shape()[self.normalized_axis():])
         for what, value in self.affine_operands():
             shape = tuple(tensor_type(value).get_shape())
-            fits = len(shape) <= len(region) and _broadcasts_to(shape, region)
             require(
-                fits,
+                broadcasts_to(shape, region),
                 self,
                 f"{what} shape {fmt_shape(shape)} does not broadcast to the normalised "
                 f"shape {fmt_shape(region)}",
@@ -136,7 +131,7 @@ class GroupNormOp(NormOperation):
     num_groups = prop_def(IntegerAttr[I64])
     traits = traits_def(Pure(), REDUCTION)
     assembly_format = (
-        "$x `,` $gamma `,` $beta `num_groups` `=` $num_groups `eps` `=` $eps " + _FUNCTIONAL
+        "$x `,` $gamma `,` $beta `num_groups` `=` $num_groups `eps` `=` $eps " + FUNCTIONAL
     )
 
     def __init__(
@@ -144,7 +139,7 @@ class GroupNormOp(NormOperation):
     ):
         super().__init__(
             operands=[x, gamma, beta],
-            properties={"num_groups": IntegerAttr(num_groups, i64), "eps": FloatAttr(eps, f32)},
+            properties={"num_groups": i64_attr(num_groups), "eps": FloatAttr(eps, f32)},
         )
 
     def check_attributes(self) -> None:

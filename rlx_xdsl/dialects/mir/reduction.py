@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, UnitAttr, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, TensorType, UnitAttr, i64
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
@@ -23,12 +23,19 @@ from xdsl.irdl import (
 from xdsl.traits import Pure
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import RlxOperation, require, require_float, tensor_type
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    I64_ARRAY,
+    RlxOperation,
+    i64_array,
+    i64_attr,
+    require,
+    require_float,
+    tensor_type,
+)
 from rlx_xdsl.dialects.mir.attrs import ReduceKind, ReduceKindAttr
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT, REDUCTION
 from rlx_xdsl.shapes import DYNAMIC, normalize_axis, tensor
-
-_FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 
 
 def unit_flag(value: bool) -> UnitAttr | None:
@@ -60,12 +67,12 @@ class ReduceOp(RlxOperation):
 
     name = "mir.reduce"
     kind = prop_def(ReduceKindAttr)
-    axes = prop_def(DenseArrayBase[I64])
+    axes = prop_def(I64_ARRAY)
     keep_dim = opt_prop_def(UnitAttr)
     input = operand_def(TensorType)
     result = result_def(TensorType)
     traits = traits_def(Pure(), REDUCTION)
-    assembly_format = "$kind $input `axes` `=` $axes (`keep_dim` $keep_dim^)? " + _FUNCTIONAL
+    assembly_format = "$kind $input `axes` `=` $axes (`keep_dim` $keep_dim^)? " + FUNCTIONAL
 
     def __init__(
         self,
@@ -79,7 +86,7 @@ class ReduceOp(RlxOperation):
             operands=[input],
             properties={
                 "kind": ReduceKindAttr(ReduceKind(kind)),
-                "axes": DenseArrayBase.from_list(i64, list(axes)),
+                "axes": i64_array(axes),
                 "keep_dim": unit_flag(keep_dim),
             },
         )
@@ -138,10 +145,10 @@ class SoftmaxOp(AxisOperation):
 
     name = "mir.softmax"
     traits = traits_def(Pure(), REDUCTION)
-    assembly_format = "$input `axis` `=` $axis " + _FUNCTIONAL
+    assembly_format = "$input `axis` `=` $axis " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, *, axis: int = -1):
-        super().__init__(operands=[input], properties={"axis": IntegerAttr(axis, i64)})
+        super().__init__(operands=[input], properties={"axis": i64_attr(axis)})
 
     def check_operand(self, t: TensorType) -> None:
         require_float(self, t)
@@ -158,12 +165,12 @@ class CumsumOp(AxisOperation):
     name = "mir.cumsum"
     exclusive = opt_prop_def(UnitAttr)
     traits = traits_def(Pure(), REDUCTION)
-    assembly_format = "$input `axis` `=` $axis (`exclusive` $exclusive^)? " + _FUNCTIONAL
+    assembly_format = "$input `axis` `=` $axis (`exclusive` $exclusive^)? " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, *, axis: int, exclusive: bool = False):
         super().__init__(
             operands=[input],
-            properties={"axis": IntegerAttr(axis, i64), "exclusive": unit_flag(exclusive)},
+            properties={"axis": i64_attr(axis), "exclusive": unit_flag(exclusive)},
         )
 
     def check_operand(self, t: TensorType) -> None:
@@ -184,10 +191,10 @@ class TopkOp(RlxOperation):
     values = result_def(TensorType)
     indices = result_def(TensorType)
     traits = traits_def(Pure(), DATA_MOVEMENT)
-    assembly_format = "$input `k` `=` $k " + _FUNCTIONAL
+    assembly_format = "$input `k` `=` $k " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, *, k: int):
-        super().__init__(operands=[input], properties={"k": IntegerAttr(k, i64)})
+        super().__init__(operands=[input], properties={"k": i64_attr(k)})
 
     def check_attributes(self) -> None:
         require(self.k.value.data >= 1, self, f"k must be at least 1, got {self.k.value.data}")

@@ -3,9 +3,6 @@
 None of these ops change values or dtypes; their verifiers only check that the
 requested layout change is possible and infer the result shape, keeping `?`
 dims wherever the input does not determine them.
-
-The small attribute and dim helpers at the top are shared with the linalg and
-indexing groups.
 """
 
 from __future__ import annotations
@@ -13,43 +10,26 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, DenseArrayBase, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 
-from rlx_xdsl.dialects.base import RlxOperation, dims_match, require, tensor_type
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    I64_ARRAY,
+    RlxOperation,
+    fmt_list,
+    i64_array,
+    i64_attr,
+    refine_dim,
+    require,
+    require_non_negative,
+    require_same_element_type,
+    tensor_type,
+)
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT
-from rlx_xdsl.shapes import DYNAMIC, ShapeError, fmt_shape, normalize_axis, num_elements, tensor
-
-FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
-
-I64_ARRAY = DenseArrayBase.constr(i64)
-"""Property constraint for int lists; prints as `[1, 0]` in a declarative format."""
-
-
-def i64_attr(value: int) -> IntegerAttr:
-    return IntegerAttr(value, i64)
-
-
-def i64_array(values: Sequence[int]) -> DenseArrayBase:
-    return DenseArrayBase.from_list(i64, list(values))
-
-
-def refine_dim(a: int, b: int) -> int:
-    """The better known of two dims that must agree: the static one if any."""
-    return b if a == DYNAMIC else a
-
-
-def require_non_negative(op: RlxOperation, **values: int) -> None:
-    """Reject negative sizes and offsets, naming the property."""
-    for name, value in values.items():
-        require(value >= 0, op, f"{name} must be >= 0, got {value}")
-
-
-def fmt_list(values: Sequence[int]) -> str:
-    """`[1, -1]`: an attribute list as it appears in the assembly format."""
-    return "[" + ", ".join(map(str, values)) + "]"
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape, normalize_axis, num_elements, tensor
 
 
 def reshaped(in_shape: Sequence[int], new_shape: Sequence[int]) -> list[int]:
@@ -186,10 +166,8 @@ class ConcatOp(RlxOperation):
 
     def _check_compatible(self, index: int, t: TensorType, first: TensorType, axis: int) -> None:
         """Operand `index` must match operand #0 in dtype, rank and every non-axis dim."""
-        require(
-            t.element_type == first.element_type,
-            self,
-            f"operand #{index} has element type {t.element_type}, expected {first.element_type}",
+        require_same_element_type(
+            self, first, {f"operand #{index}": t}, "{what} has element type {actual}, expected {expected}"
         )
         require(
             t.get_num_dims() == first.get_num_dims(),

@@ -1,1 +1,5 @@
-"""numpy implementations of MIR ops, one module per dialect group."""
+"""numpy implementations of MIR ops, one module per dialect group.
+
+Each module is named like its group in `dialects.mir` and exports `FUNCTIONS`;
+`rlx_xdsl.interpreters` finds it by that name.
+"""

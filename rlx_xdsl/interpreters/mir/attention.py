@@ -8,10 +8,9 @@ rounding of a kernel computing in that dtype.
 from __future__ import annotations
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
-from rlx_xdsl.interpreters.common import as_result, result_dtype
+from rlx_xdsl.interpreters.common import as_result, kernel_functions, result_dtype
 
 
 def repeat_kv_heads(kv: np.ndarray, num_heads: int) -> np.ndarray:
@@ -74,15 +73,4 @@ def rope(op: RopeOp, x, cos, sin) -> np.ndarray:
     return as_result(op, np.concatenate(out, axis=-1))
 
 
-@register_impls
-class AttentionFunctions(InterpreterFunctions):
-    @impl(AttentionOp)
-    def run_attention(self, interp: Interpreter, op: AttentionOp, args: tuple):
-        return (attention(op, *args),)
-
-    @impl(RopeOp)
-    def run_rope(self, interp: Interpreter, op: RopeOp, args: tuple):
-        return (rope(op, *args),)
-
-
-FUNCTIONS = [AttentionFunctions]
+FUNCTIONS = [kernel_functions("AttentionFunctions", {AttentionOp: attention, RopeOp: rope})]

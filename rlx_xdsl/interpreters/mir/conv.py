@@ -9,11 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 from numpy.lib.stride_tricks import sliding_window_view
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation
-from rlx_xdsl.interpreters.common import as_result
+from rlx_xdsl.interpreters.common import as_result, kernel_functions
 
 
 def pad_hw(x: np.ndarray, padding, value) -> np.ndarray:
@@ -61,15 +60,4 @@ def pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
     return as_result(op, total / count)
 
 
-@register_impls
-class ConvFunctions(InterpreterFunctions):
-    @impl(ConvOp)
-    def run_conv(self, interp: Interpreter, op: ConvOp, args: tuple):
-        return (conv(op, *args),)
-
-    @impl(PoolOp)
-    def run_pool(self, interp: Interpreter, op: PoolOp, args: tuple):
-        return (pool(op, *args),)
-
-
-FUNCTIONS = [ConvFunctions]
+FUNCTIONS = [kernel_functions("ConvFunctions", {ConvOp: conv, PoolOp: pool})]

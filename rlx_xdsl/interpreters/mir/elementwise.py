@@ -5,11 +5,10 @@ from __future__ import annotations
 import math
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
-from rlx_xdsl.interpreters.common import add_impls, as_result, compute_dtype, dense_to_numpy, result_dtype
+from rlx_xdsl.interpreters.common import as_result, dense_to_numpy, kernel_functions, promoted, result_dtype
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -78,47 +77,45 @@ COMPARE = {
 }
 
 
-def _promoted(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    dt = compute_dtype(a, b)
-    return a.astype(dt, copy=False), b.astype(dt, copy=False)
+def constant(op: ew.ConstantOp) -> np.ndarray:
+    return dense_to_numpy(op.value)
 
 
-class ElementwiseFunctions(InterpreterFunctions):
-    @impl(ew.ConstantOp)
-    def run_constant(self, interp: Interpreter, op: ew.ConstantOp, args: tuple):
-        return (dense_to_numpy(op.value),)
-
-    @impl(ew.CastOp)
-    def run_cast(self, interp: Interpreter, op: ew.CastOp, args: tuple):
-        (x,) = args
-        target = result_dtype(op)
-        if x.dtype.kind == "f" and target.kind in "iu":
-            x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
-        return (x.astype(target),)
-
-    @impl(ew.WhereOp)
-    def run_where(self, interp: Interpreter, op: ew.WhereOp, args: tuple):
-        cond, on_true, on_false = args
-        return (as_result(op, np.where(cond.astype(bool), on_true, on_false)),)
-
-    @impl(ew.CompareOp)
-    def run_compare(self, interp: Interpreter, op: ew.CompareOp, args: tuple):
-        a, b = _promoted(*args)
-        return (COMPARE[op.predicate.data](a, b),)
-
-    def binary_kernel(self, interp: Interpreter, op: ew.BinaryOperation, args: tuple):
-        a, b = _promoted(*args)
-        with np.errstate(all="ignore"):
-            return (as_result(op, BINARY[type(op)](a, b)),)
-
-    def unary_kernel(self, interp: Interpreter, op: ew.UnaryOperation, args: tuple):
-        (x,) = args
-        with np.errstate(all="ignore"):
-            return (as_result(op, UNARY[type(op)](x)),)
+def cast(op: ew.CastOp, x: np.ndarray) -> np.ndarray:
+    target = result_dtype(op)
+    if x.dtype.kind == "f" and target.kind in "iu":
+        x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
+    return x.astype(target)
 
 
-add_impls(ElementwiseFunctions, ew.BINARY_OPS, "binary_kernel")
-add_impls(ElementwiseFunctions, ew.ACTIVATION_OPS, "unary_kernel")
-ElementwiseFunctions = register_impls(ElementwiseFunctions)
+def where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
+    return as_result(op, np.where(cond.astype(bool), on_true, on_false))
+
+
+def compare(op: ew.CompareOp, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    return COMPARE[op.predicate.data](*promoted(lhs, rhs))
+
+
+def binary(op: ew.BinaryOperation, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return as_result(op, BINARY[type(op)](*promoted(lhs, rhs)))
+
+
+def unary(op: ew.UnaryOperation, x: np.ndarray) -> np.ndarray:
+    with np.errstate(all="ignore"):
+        return as_result(op, UNARY[type(op)](x))
+
+
+ElementwiseFunctions = kernel_functions(
+    "ElementwiseFunctions",
+    {
+        ew.ConstantOp: constant,
+        ew.CastOp: cast,
+        ew.WhereOp: where,
+        ew.CompareOp: compare,
+        **{op: binary for op in ew.BINARY_OPS},
+        **{op: unary for op in ew.ACTIVATION_OPS},
+    },
+)
 
 FUNCTIONS = [ElementwiseFunctions]

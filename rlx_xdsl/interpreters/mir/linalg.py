@@ -9,12 +9,7 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from rlx_xdsl.dialects.mir import linalg as la
-from rlx_xdsl.interpreters.common import as_result, compute_dtype, result_dtype
-
-
-def _promoted(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    dt = compute_dtype(a, b)
-    return a.astype(dt, copy=False), b.astype(dt, copy=False)
+from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 
 
 def dot_general(
@@ -43,12 +38,12 @@ def dot_general(
 class LinalgFunctions(InterpreterFunctions):
     @impl(la.MatmulOp)
     def run_matmul(self, interp: Interpreter, op: la.MatmulOp, args: tuple):
-        a, b = _promoted(*args)
+        a, b = promoted(*args)
         return (as_result(op, np.matmul(a, b)),)
 
     @impl(la.DotGeneralOp)
     def run_dot_general(self, interp: Interpreter, op: la.DotGeneralOp, args: tuple):
-        a, b = _promoted(*args)
+        a, b = promoted(*args)
         return (as_result(op, dot_general(a, b, *op.axis_lists())),)
 
     @impl(la.DenseSolveOp)

@@ -1,7 +1,7 @@
 """numpy semantics of MIR normalisations: layer_norm, rms_norm, group_norm.
 
-Statistics use the biased variance and are computed in the accumulation dtype of
-`interpreters.mir.reduction` (f32 for f16/bf16); the result is cast back to x's dtype.
+Statistics use the biased variance and are computed in the accumulation dtype
+(`interpreters.common.widened`: f32 for f16/bf16); the result is cast back to x's dtype.
 """
 
 from __future__ import annotations
@@ -10,8 +10,7 @@ import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from rlx_xdsl.dialects.mir import norm
-from rlx_xdsl.interpreters.common import as_result
-from rlx_xdsl.interpreters.mir.reduction import widened
+from rlx_xdsl.interpreters.common import as_result, widened
 
 
 def standardize(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:

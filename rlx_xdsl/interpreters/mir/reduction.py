@@ -1,31 +1,17 @@
 """numpy semantics of MIR reductions and scans: reduce, softmax, cumsum, topk.
 
-Kernels compute in the op's dtype, except that f16/bf16 accumulate in f32 (as GPU
-kernels do) and the result is cast back: summing thousands of halves in half
-precision would lose most of their bits.
+Kernels compute in the op's dtype, except that f16/bf16 accumulate in f32
+(`interpreters.common.widened`, as GPU kernels do) and the result is cast back.
 """
 
 from __future__ import annotations
 
-import ml_dtypes
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
-from rlx_xdsl.interpreters.common import as_result
-
-_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
-
-
-def accumulation_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a reduction over `dtype` accumulates in: f32 for halves, else itself."""
-    return np.dtype(np.float32) if np.dtype(dtype) in _HALF_TYPES else np.dtype(dtype)
-
-
-def widened(x: np.ndarray) -> np.ndarray:
-    """`x` in its accumulation dtype."""
-    return x.astype(accumulation_dtype(x.dtype), copy=False)
+from rlx_xdsl.interpreters.common import as_result, widened
 
 
 def _truncating_mean(total: np.ndarray, count: int) -> np.ndarray:
