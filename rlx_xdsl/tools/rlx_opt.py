@@ -46,7 +46,7 @@ SPLIT_MARKER = "// -----"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
 
 DESCRIPTION = """\
-Parse an .mlir file (HIR/MIR/LIR plus the builtin, func and arith dialects and
+Parse an .mlir file (RLX's mir dialect plus builtin, func, arith and
 every other xDSL dialect), verify it, run a pass pipeline over it and print the
 result. Errors are reported as FILE:LINE:COL: error: ... and the exit status is 1."""
 

@@ -93,3 +93,326 @@ func.func @bad_predicate(%a: tensor<3xf32>) -> tensor<3xi1> {
   %0 = mir.compare less, %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xi1>
   func.return %0 : tensor<3xi1>
 }
+
+// -----
+
+func.func @add_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.add' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.add %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @add_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.add' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.add %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @sub_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.sub' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.sub %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @sub_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.sub' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.sub %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @mul_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.mul' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.mul %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @mul_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.mul' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.mul %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @div_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.div' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.div %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @div_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.div' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.div %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @max_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.max' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.max %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @max_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.max' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.max %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @min_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.min' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.min %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @min_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.min' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.min %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @pow_broadcast(%a: tensor<2x3xf32>, %b: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.pow' shapes [2, 3], [2] do not broadcast}}
+  %0 = mir.pow %a, %b : (tensor<2x3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @pow_result_type(%a: tensor<3xi8>, %b: tensor<3xui8>) -> tensor<3xi8> {
+  // expected-error@+1 {{'mir.pow' inferred result type tensor<3xi16> does not match declared type tensor<3xi8>}}
+  %0 = mir.pow %a, %b : (tensor<3xi8>, tensor<3xui8>) -> tensor<3xi8>
+  func.return %0 : tensor<3xi8>
+}
+// -----
+
+func.func @gelu_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.gelu' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.gelu %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @gelu_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.gelu' operand must have a floating-point element type, got i64}}
+  %0 = mir.gelu %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @gelu_approx_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.gelu_approx' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.gelu_approx %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @gelu_approx_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.gelu_approx' operand must have a floating-point element type, got i64}}
+  %0 = mir.gelu_approx %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @silu_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.silu' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.silu %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @silu_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.silu' operand must have a floating-point element type, got i64}}
+  %0 = mir.silu %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @relu_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.relu' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.relu %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @sigmoid_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.sigmoid' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.sigmoid %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @sigmoid_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.sigmoid' operand must have a floating-point element type, got i64}}
+  %0 = mir.sigmoid %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @tanh_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.tanh' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.tanh %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @tanh_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.tanh' operand must have a floating-point element type, got i64}}
+  %0 = mir.tanh %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @exp_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.exp' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.exp %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @exp_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.exp' operand must have a floating-point element type, got i64}}
+  %0 = mir.exp %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @log_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.log' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.log %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @log_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.log' operand must have a floating-point element type, got i64}}
+  %0 = mir.log %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @sqrt_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.sqrt' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.sqrt %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @sqrt_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.sqrt' operand must have a floating-point element type, got i64}}
+  %0 = mir.sqrt %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @rsqrt_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.rsqrt' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.rsqrt %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @rsqrt_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.rsqrt' operand must have a floating-point element type, got i64}}
+  %0 = mir.rsqrt %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @neg_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.neg' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.neg %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @abs_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.abs' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.abs %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @sin_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.sin' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.sin %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @sin_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.sin' operand must have a floating-point element type, got i64}}
+  %0 = mir.sin %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @cos_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.cos' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.cos %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @cos_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.cos' operand must have a floating-point element type, got i64}}
+  %0 = mir.cos %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @tan_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.tan' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.tan %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @tan_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.tan' operand must have a floating-point element type, got i64}}
+  %0 = mir.tan %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @atan_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.atan' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.atan %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @atan_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.atan' operand must have a floating-point element type, got i64}}
+  %0 = mir.atan %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @round_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
+  // expected-error@+1 {{'mir.round' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
+  %0 = mir.round %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>
+  func.return %0 : tensor<3x2xbf16>
+}
+// -----
+
+func.func @round_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.round' operand must have a floating-point element type, got i64}}
+  %0 = mir.round %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
