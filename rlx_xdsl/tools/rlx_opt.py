@@ -331,28 +331,21 @@ def pass_summary(cls: type[ModulePass]) -> str:
     return " ".join(paragraph.split()) or "(no description)"
 
 
-OPTION_SYNTAX: dict[str, dict[str, str]] = {
-    "rlx-specialize": {"shapes": "NAME=DIMS,...", "func": "NAME"},
-}
-"""How to write the options whose Python type alone would not tell users
-(`--shapes=NAME=DIMS,...` says more than `--shapes=<tuple[str, ...]>`), by pass
-name and field name. A pass can also say it itself, with the dataclass field
-metadata `{"syntax": "NAME=DIMS,..."}`."""
-
-
 def pass_options(cls: type[ModulePass]) -> list[str]:
-    """`name=SYNTAX (default: value)` for each option, in CLI spelling; SYNTAX is
-    the option's declared syntax, else its type as `<type>`."""
+    """`name=SYNTAX (default: value)` for each option, in CLI spelling.
+
+    SYNTAX is the field's `metadata={"syntax": ...}` when the pass declares one
+    (`--shapes=NAME=DIMS,...` says more than `--shapes=<tuple[str, ...]>`), else
+    the option's type as `<type>`."""
     try:
         hints = get_type_hints(cls)
     except Exception:
         hints = {}
-    declared = OPTION_SYNTAX.get(getattr(cls, "name", ""), {})
     options = []
     for f in dataclasses.fields(cls):
         if not f.init:
             continue
-        syntax = f.metadata.get("syntax") or declared.get(f.name) or f"<{type_repr(hints.get(f.name, f.type))}>"
+        syntax = f.metadata.get("syntax") or f"<{type_repr(hints.get(f.name, f.type))}>"
         options.append(f"{f.name.replace('_', '-')}={syntax} {_default_text(f)}")
     return options
 

@@ -16,7 +16,7 @@ nothing: when a binding is rejected the IR is left exactly as it was.
 from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -255,15 +255,16 @@ class SpecializeShapesPass(ModulePass):
     """Bind dynamic argument dims to static sizes and re-infer every type.
 
     `shapes` holds NAME=DIMS bindings (`x=2x128`; `?` keeps a dim; NAME is the
-    argument's rlx.name or argN). xDSL's option lexer needs each binding quoted:
-    `rlx-specialize{shapes="x=2x128","w=?x64" func=main}`. `func` restricts the
-    pass to one function (default: every function with those arguments).
+    argument's rlx.name or argN): `rlx-specialize{shapes=x=2x128,w=?x64 func=main}`
+    in rlx-opt (stock xdsl-opt needs each binding quoted: `shapes="x=2x128"`).
+    `func` restricts the pass to one function (default: every function with
+    those arguments).
     """
 
     name = "rlx-specialize"
 
-    shapes: tuple[str, ...] = ()
-    func: str | None = None
+    shapes: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME=DIMS,..."})
+    func: str | None = field(default=None, metadata={"syntax": "NAME"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         specialize(op, parse_bindings(self.shapes), self.func)
