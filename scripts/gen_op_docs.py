@@ -33,8 +33,8 @@ from xdsl.irdl import (
     OpDef,
     OptionalDef,
     ParamAttrConstraint,
-    VariadicDef,
     VarConstraint,
+    VariadicDef,
 )
 from xdsl.irdl.constraints import MessageConstraint, RangeLengthConstraint, RangeOf, SingleOf
 from xdsl.traits import HasParent, OpTrait

@@ -619,6 +619,7 @@ def test_help_text_lists_the_main_options():
     for fragment in ("--list-passes", "--pass-pipeline", "-p PIPELINE", "--verify-diagnostics",
                      "--split-input-file", "--print-op-generic", "-o FILE", "func.func(", "RLX_DEBUG"):
         assert fragment in run.out, fragment
+    assert "RLX passes: " + ", ".join(sorted(get_all_passes())) in run.out
 
 
 # Pipelines ------------------------------------------------------------------------------------

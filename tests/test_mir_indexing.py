@@ -12,8 +12,8 @@ from xdsl.utils.exceptions import VerifyException
 from rlx_xdsl.dialects.mir.indexing import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.testing.oracles import onnx_run, run_op
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
+from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(3)
 INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-indexing.mlir"

@@ -12,8 +12,8 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.testing.oracles import onnx_run, run_op
 from rlx_xdsl.testing.expected_errors import expected_error_test
+from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(11)
 LOGITS = (RNG.standard_normal((6, 5)) * 3).astype(np.float32)

@@ -11,8 +11,8 @@ from xdsl.utils.exceptions import VerifyException
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.testing.oracles import onnx_run, run_op
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
+from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(11)
 X = RNG.standard_normal((2, 3, 4)).astype(np.float32)

@@ -14,8 +14,8 @@ from rlx_xdsl.dialects.mir.shape import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.testing.oracles import onnx_run, run_op
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
+from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(5)
 INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-shape.mlir"

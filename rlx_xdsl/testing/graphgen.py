@@ -39,7 +39,8 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder, element_type as as_element_type
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.builder import element_type as as_element_type
 from rlx_xdsl.dialects.mir import OPS_BY_NAME
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function

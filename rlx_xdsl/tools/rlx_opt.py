@@ -109,7 +109,8 @@ class RlxOptMain(xDSLOptMain):
     def register_all_arguments(self, arg_parser: argparse.ArgumentParser):
         """Our own option list: xDSL's `--verify-diagnostics` means something else."""
         arg_parser.prog = PROG
-        arg_parser.epilog = EPILOG
+        rlx_passes = ", ".join(sorted(get_all_passes()))
+        arg_parser.epilog = f"RLX passes: {rlx_passes} (plus every xDSL pass; see --list-passes)\n\n{EPILOG}"
         arg_parser.formatter_class = argparse.RawDescriptionHelpFormatter
         version = self.version_format.replace("{version}", _rlx_version())
         arg_parser.add_argument(

@@ -30,8 +30,8 @@ from xdsl.traits import (
     IsolatedFromAbove,
     IsTerminator,
     Pure,
-    RecursiveMemoryEffect,
     RecursivelySpeculatable,
+    RecursiveMemoryEffect,
 )
 
 from rlx_xdsl import dtypes
