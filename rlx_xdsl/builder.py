@@ -30,7 +30,7 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.mir import OPS_BY_NAME
-from rlx_xdsl.dialects.mir.control_flow import IfOp, WhileOp, YieldOp
+from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR
 from rlx_xdsl.interpreters.common import numpy_to_dense

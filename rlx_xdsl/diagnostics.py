@@ -1,21 +1,170 @@
-"""Errors that know which op they are about.
+"""Located diagnostics: what went wrong, where in the source, and on which op.
 
-This module sits below both the transforms and the tools: a pass raises an
-`OpError` to point at the offending op, and `rlx-opt` (`tools.diagnostics`)
-reports it at that op's source position.
+A pass raises an `OpError` to point at the offending op. Every user-facing
+failure of the tools (parse error, verifier error, pass failure) becomes one
+`Diagnostic` and is printed MLIR-style:
+
+    f.mlir:3:8: error: 'mir.add' shapes [2, 3], [4] do not broadcast
+      %0 = mir.add %a, %b : (tensor<2x3xf32>, tensor<4xf32>) -> tensor<2x3xf32>
+           ^
+    f.mlir:3:8: note: see current operation: %0 = "mir.add"(%a, %b) : ...
+
+`verify_located` replaces `module.verify()`: xDSL's verifier stops at the first
+failure but does not say which op failed, so we verify ops one at a time,
+innermost first, and raise an `OpError` carrying the failing op.
 """
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+from io import StringIO
+
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import DiagnosticException
+from xdsl.printer import Printer
+from xdsl.traits import NoTerminator
+from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError, VerifyException
+
+from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, op_position
 
 
 class OpError(DiagnosticException):
-    """A diagnostic about one op; passes may raise it to point at the offending op."""
+    """A diagnostic about one op; passes raise it to point at the offending op."""
 
     def __init__(self, op: Operation, message: str, note: str | None = None):
         super().__init__(message)
         self.op = op
         self.message = message
         self.note = note
+
+
+@dataclass
+class Diagnostic:
+    """One message at a source position.
+
+    `op` and `notes` are context for people reading the report; they are left out
+    under `--verify-diagnostics`, where only the message itself is matched.
+    """
+
+    message: str
+    pos: SourcePos | None
+    severity: str = "error"
+    op: Operation | None = None
+    notes: list[Diagnostic] = field(default_factory=list["Diagnostic"])
+
+
+# Building diagnostics from failures --------------------------------------------
+
+
+def describe(error: BaseException) -> str:
+    """The user-facing text of an exception.
+
+    Diagnostics (`VerifyException`, `PassFailedException`, ...) are messages meant
+    for users and are shown verbatim; anything else is a bug somewhere, so its type
+    is kept to make the report actionable.
+    """
+    if isinstance(error, OpError):
+        return error.message
+    if isinstance(error, DiagnosticException) and error.args:
+        return str(error.args[0])
+    text = str(error)
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+def parse_error_diagnostic(error: ParseError, parser: LocatingParser) -> Diagnostic:
+    """A parse error at the offending token (positions are chunk-relative in the span)."""
+    diag = Diagnostic(error.msg, _span_pos(error.span.start, parser))
+    if isinstance(error, MultipleSpansParseError):
+        for span, note in error.refs:
+            diag.notes.append(Diagnostic(note or error.ref_text or "see here", _span_pos(span.start, parser), "note"))
+    return diag
+
+
+def _span_pos(offset: int, parser: LocatingParser) -> SourcePos:
+    line, col = parser.lines.line_col(offset)
+    return SourcePos(parser.file_name, line, col)
+
+
+def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagnostic:
+    """An error located at `op` that also shows `op` (MLIR's "see current operation")."""
+    diag = Diagnostic(message, op_position(op), op=op)
+    if note is not None:
+        diag.notes.append(Diagnostic(note, diag.pos, "note"))
+    return diag
+
+
+# Verification that knows which op failed ------------------------------------------
+
+
+def verify_located(root: Operation) -> None:
+    """Verify `root` and everything nested in it; raise `OpError` at the innermost failing op.
+
+    Checks the same rules as `Operation.verify()` (structure, traits, IRDL
+    constraints and `verify_`), nested ops before their parent as xDSL does.
+    Crashing verifiers are reported as errors at their op too.
+    """
+    for region in root.regions:
+        for block in region.blocks:
+            for child in block.ops:
+                verify_located(child)
+            if block.first_op is None and len(region.blocks) == 1 and not root.has_trait(NoTerminator):
+                raise OpError(
+                    root,
+                    f"Operation {root.name} contains empty block in single-block region "
+                    "that expects at least a terminator",
+                )
+    try:
+        root.verify(verify_nested_ops=False)
+    except VerifyException as e:
+        raise OpError(root, describe(e)) from e
+    except Exception as e:
+        raise OpError(root, f"internal error in the verifier of '{root.name}': {describe(e)}") from e
+
+
+# Rendering ----------------------------------------------------------------------
+
+
+def render(diag: Diagnostic, source: LineIndex | None, with_context: bool = True) -> str:
+    """MLIR-style text: `FILE:LINE:COL: severity: message` and the source line with a
+    caret, then (`with_context`) the notes and the op the diagnostic is about."""
+    parts = [_render_one(diag, source)]
+    if with_context:
+        # A note at the error's own position would only repeat its source excerpt.
+        parts.extend(_render_one(note, source if note.pos != diag.pos else None) for note in diag.notes)
+        if diag.op is not None:
+            parts.append(f"{_pos_prefix(diag.pos)}note: see current operation: {format_op(diag.op)}\n")
+    return "".join(parts)
+
+
+def _pos_prefix(pos: SourcePos | None) -> str:
+    return f"{pos}: " if pos is not None else "<unknown>:0:0: "
+
+
+def _render_one(diag: Diagnostic, source: LineIndex | None) -> str:
+    text = f"{_pos_prefix(diag.pos)}{diag.severity}: {diag.message}\n"
+    return text + source_excerpt(diag.pos, source)
+
+
+def source_excerpt(pos: SourcePos | None, source: LineIndex | None) -> str:
+    """The source line at `pos` and a caret under its column (empty if unavailable)."""
+    if pos is None or source is None or pos.file != source.name:
+        return ""
+    line = source.line_text(pos.line)
+    if line is None:
+        return ""
+    # Keep tabs so the caret lines up with what the terminal shows.
+    indent = "".join(c if c == "\t" else " " for c in line[: max(pos.col - 1, 0)])
+    return f"{line}\n{indent}^\n"
+
+
+def format_op(op: Operation) -> str:
+    """`op` in generic form, with SSA names as they appear in the whole module."""
+    printer = Printer(stream=StringIO(), print_generic_format=True)
+    try:
+        toplevel = op.get_toplevel_object()
+        if isinstance(toplevel, Operation) and toplevel is not op:
+            printer.print_op(toplevel)  # assign value names in context, output discarded
+        printer.stream = StringIO()
+        printer.print_op(op)
+        return printer.stream.getvalue()
+    except Exception as e:  # a broken op must not hide the diagnostic itself
+        return f"<'{op.name}' cannot be printed: {describe(e)}>"

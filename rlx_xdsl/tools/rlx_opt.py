@@ -35,10 +35,10 @@ from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import RLX_DIALECTS
-from rlx_xdsl.tools.diagnostics import Diagnostic, OpError, describe, op_diagnostic, parse_error_diagnostic, render
+from rlx_xdsl.diagnostics import Diagnostic, OpError, describe, op_diagnostic, parse_error_diagnostic, render
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
-from rlx_xdsl.tools.locations import LineIndex, LocatingParser
-from rlx_xdsl.tools.pipeline import PassFailure, Pipeline, PipelineError, parse_pipeline, run_pass, verify_after
+from rlx_xdsl.locations import LineIndex, LocatingParser
+from rlx_xdsl.transforms.pipeline import PassFailure, Pipeline, PipelineError, parse_pipeline, run_pass, verify_after
 from rlx_xdsl.transforms import get_all_passes
 
 PROG = "rlx-opt"

@@ -45,7 +45,7 @@ from rlx_xdsl.context import make_context
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.interpreters import make_interpreter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
-from rlx_xdsl.tools.diagnostics import (
+from rlx_xdsl.diagnostics import (
     Diagnostic,
     OpError,
     describe,
@@ -54,7 +54,7 @@ from rlx_xdsl.tools.diagnostics import (
     render,
     verify_located,
 )
-from rlx_xdsl.tools.locations import LineIndex, LocatingParser
+from rlx_xdsl.locations import LineIndex, LocatingParser
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6

@@ -9,20 +9,20 @@ from xdsl.ir import Dialect
 from rlx_xdsl.dialects.mir import (
     attention,
     attrs,
-    control_flow,
+    contraction,
     conv,
     elementwise,
     indexing,
-    linalg,
     loss,
     norm,
     reduction,
+    regions,
     shape,
 )
 
 GROUPS = (
     elementwise,
-    linalg,
+    contraction,
     shape,
     indexing,
     reduction,
@@ -30,7 +30,7 @@ GROUPS = (
     attention,
     conv,
     loss,
-    control_flow,
+    regions,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

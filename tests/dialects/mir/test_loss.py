@@ -18,7 +18,7 @@ from rlx_xdsl.testing.oracles import onnx_run, run_op
 RNG = np.random.default_rng(11)
 LOGITS = (RNG.standard_normal((6, 5)) * 3).astype(np.float32)
 LABELS = np.array([0, 4, 2, 2, 1, 3], np.int64)
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-loss.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-loss.mlir"
 
 
 # Independent oracles, written from the definitions in float64 ------------------

@@ -12,7 +12,7 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-elementwise.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-elementwise.mlir"
 
 RNG = np.random.default_rng(7)
 X = RNG.standard_normal((3, 4)).astype(np.float32)

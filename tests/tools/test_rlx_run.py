@@ -16,11 +16,11 @@ from rlx_xdsl.context import parse_module
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.tools import rlx_run
-from rlx_xdsl.tools.locations import LocatingParser
+from rlx_xdsl.locations import LocatingParser
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.tools.rlx_run import main
 
-ROOT = Path(__file__).resolve().parent.parent
+ROOT = Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "mlp.mlir"
 RLX_RUN = Path(sys.executable).parent / "rlx-run"
 

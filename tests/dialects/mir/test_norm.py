@@ -16,7 +16,7 @@ from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(5)
 X = (RNG.standard_normal((2, 3, 4)) * 2 + 0.5).astype(np.float32)
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-norm.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-norm.mlir"
 CLOSE = {"rtol": 1e-5, "atol": 1e-5}
 
 

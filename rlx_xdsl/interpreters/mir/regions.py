@@ -19,7 +19,7 @@ from xdsl.interpreter import (
     register_impls,
 )
 
-from rlx_xdsl.dialects.mir import control_flow as cf
+from rlx_xdsl.dialects.mir import regions as cf
 
 
 def predicate_holds(value: np.ndarray) -> bool:

@@ -10,14 +10,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.dialects.mir.linalg import DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(11)
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-linalg.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-contraction.mlir"
 D = DYNAMIC
 
 

@@ -192,7 +192,7 @@ def test_two_layers_with_lm_head_match_numpy_reference():
 def test_shipped_example_is_the_generator_output(tmp_path):
     from rlx_xdsl.testing.llama import EXAMPLE_CONFIG, llama_text, main
 
-    shipped = (Path(__file__).resolve().parent.parent / "examples" / "llama_block.mlir").read_text()
+    shipped = (Path(__file__).resolve().parents[2] / "examples" / "llama_block.mlir").read_text()
     assert shipped == llama_text(1, **EXAMPLE_CONFIG), "regenerate with the command in the file's header"
     command = shipped.splitlines()[1].split("python -m rlx_xdsl.testing.llama ", 1)[1].split()
     main([*command, "-o", str(tmp_path / "out.mlir")])
@@ -206,7 +206,7 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     """The benchmark runs end to end and prints its tables (timings are not checked)."""
     import importlib.util
 
-    path = Path(__file__).resolve().parent.parent / "benchmarks" / "compile_time.py"
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "compile_time.py"
     spec = importlib.util.spec_from_file_location("compile_time", path)
     bench = importlib.util.module_from_spec(spec)
     monkeypatch.setitem(sys.modules, "compile_time", bench)  # dataclasses look their module up

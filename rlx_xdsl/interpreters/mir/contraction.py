@@ -8,7 +8,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
 
-from rlx_xdsl.dialects.mir import linalg as la
+from rlx_xdsl.dialects.mir import contraction as la
 from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 
 

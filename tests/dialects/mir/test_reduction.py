@@ -16,7 +16,7 @@ from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(11)
 X = RNG.standard_normal((2, 3, 4)).astype(np.float32)
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-reduction.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-reduction.mlir"
 
 # --- mir.reduce ----------------------------------------------------------------
 

@@ -41,7 +41,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from rlx_xdsl.tools.diagnostics import OpError, verify_located
+from rlx_xdsl.diagnostics import OpError, verify_located
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"

@@ -13,13 +13,13 @@ from xdsl.utils.exceptions import VerifyException
 from rlx_xdsl import dtypes
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.dialects.mir.control_flow import IfOp, WhileOp, YieldOp
+from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-control_flow.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-regions.mlir"
 X = np.array([1.5, -2.0, 0.25, 4.0], np.float32)
 
 

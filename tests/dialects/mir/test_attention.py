@@ -16,7 +16,7 @@ from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(11)
 TOL = {"rtol": 1e-5, "atol": 1e-5}
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-attention.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-attention.mlir"
 
 
 def randn(*shape, dtype=np.float32):

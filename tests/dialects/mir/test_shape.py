@@ -18,7 +18,7 @@ from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(5)
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-shape.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-shape.mlir"
 D = DYNAMIC
 X = RNG.standard_normal((2, 3, 4)).astype(np.float32)
 

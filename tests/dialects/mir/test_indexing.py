@@ -16,7 +16,7 @@ from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
 RNG = np.random.default_rng(3)
-INVALID = Path(__file__).parents[1] / "lit_tests/dialects/mir/invalid-indexing.mlir"
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-indexing.mlir"
 D = DYNAMIC
 TABLE = RNG.standard_normal((5, 4, 3)).astype(np.float32)
 
