@@ -1,21 +1,23 @@
-"""A Python builder for MIR graphs.
+"""A Python builder for RLX graphs.
 
     b = GraphBuilder("mlp")
     x = b.input("x", [2, 128])
     w = b.param("w", [128, 64])
-    b.output(b.relu(b.matmul(x, w)))
+    b.output(b.mir.relu(b.mir.matmul(x, w)))
     module = b.module()
 
-Every MIR op is available as a method named after the op (`b.layer_norm(x, g, beta,
-eps=1e-5)`); positional arguments are operands and keyword arguments are the op's
-attributes as plain Python values. Result types are inferred by the op itself.
+A `GraphBuilder` is an `Emitter` appending to a new function's block, plus the
+function's signature. Ops are emitted through dialect namespaces:
+`b.mir.layer_norm(x, g, beta, eps=1e-5)` (positional arguments are operands,
+keyword arguments the op's properties as plain Python values); result types are
+inferred by the op itself. For MIR the namespace may be left out: `b.relu(x)`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
@@ -28,17 +30,12 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.mir import OPS_BY_NAME
+from rlx_xdsl.dialects.mir.builders import element_type
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
-from rlx_xdsl.dialects.mir.elementwise import ConstantOp
+from rlx_xdsl.emitter import NAMESPACES, Emitted, Emitter
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR
-from rlx_xdsl.interpreters.common import numpy_to_dense
 
-
-def element_type(dtype: str | Attribute) -> Attribute:
-    """An element type from a dtype name such as "f32" or "bf16", or the type itself."""
-    return dtypes.dtype_named(dtype).element_type if isinstance(dtype, str) else dtype
+__all__ = ["GraphBuilder", "element_type"]
 
 
 class GraphBuilder:
@@ -47,6 +44,7 @@ class GraphBuilder:
     def __init__(self, name: str = "main"):
         self.name = name
         self.block = Block()
+        self.emitter = Emitter.at_end(self.block)
         self._arg_attrs: list[dict[str, Attribute]] = []
         self._outputs: list[SSAValue] | None = None
 
@@ -72,35 +70,31 @@ class GraphBuilder:
     # Ops ------------------------------------------------------------------
 
     def insert(self, op: Operation) -> Operation:
-        self.block.add_op(op)
-        return op
+        return self.emitter.insert(op)
 
-    def emit(self, op: Operation) -> SSAValue | tuple[SSAValue, ...]:
+    def emit(self, op: Operation) -> Emitted:
         """Append `op`; return its single result (or all results)."""
-        self.insert(op)
-        return op.results[0] if len(op.results) == 1 else tuple(op.results)
+        return self.emitter.emit(op)
 
     def constant(self, value, dtype: str | Attribute | None = None) -> SSAValue:
-        array = np.asarray(value)
-        et = element_type(dtype) if dtype is not None else None
-        if et is None and array.dtype == np.float64:
-            et = f32
-        return self.emit(ConstantOp(numpy_to_dense(array, et)))
+        return self.mir.constant(value, dtype)
 
     def cast(self, x: SSAValue, to: str | Attribute) -> SSAValue:
-        return self.emit(OPS_BY_NAME["cast"](x, element_type(to)))
+        return self.mir.cast(x, to)
 
-    def __getattr__(self, op_name: str):
+    def __getattr__(self, name: str) -> Any:
+        """`b.mir`, `b.hir`...: the emitter's dialect namespaces; `b.<op>`: a MIR op."""
+        if name.startswith("_"):
+            raise AttributeError(name)
+        emitter = self.__dict__.get("emitter")
+        if emitter is None:
+            raise AttributeError(name)
+        if name in NAMESPACES:
+            return getattr(emitter, name)
         try:
-            op_class = OPS_BY_NAME[op_name]
-        except KeyError:
-            raise AttributeError(f"no MIR op named '{op_name}'") from None
-
-        def build(*operands, **attributes):
-            return self.emit(op_class(*operands, **attributes))
-
-        build.__doc__ = op_class.__doc__
-        return build
+            return getattr(emitter.mir, name)
+        except AttributeError:
+            raise AttributeError(f"no MIR op named '{name}'") from None
 
     # Region ops (mir.if, mir.while) ---------------------------------------
     #
@@ -113,6 +107,7 @@ class GraphBuilder:
         """Build one single-block region: block args of `arg_types`, ended by `mir.yield`."""
         rb = _RegionBuilder(self.name)
         rb.block = Block(arg_types=arg_types)
+        rb.emitter = Emitter.at_end(rb.block, self.emitter.location)
         for arg, hint in zip(rb.block.args, hints):
             arg.name_hint = hint
         yielded = fn(rb, *rb.block.args)
@@ -145,7 +140,7 @@ class GraphBuilder:
     def function(self) -> func.FuncOp:
         if self._outputs is None:
             raise ValueError("call output(...) before building the function")
-        self.block.add_op(func.ReturnOp(*self._outputs))
+        self.emitter.insert(func.ReturnOp(*self._outputs))
         arg_types = [a.type for a in self.block.args]
         out_types = [v.type for v in self._outputs]
         return func.FuncOp(

@@ -84,24 +84,35 @@ _BY_NUMPY: dict[np.dtype, DType] = {d.numpy: d for d in DTYPES}
 _FLOATS_BY_WIDTH = ("bf16", "f16", "f32", "f64")
 
 
+class UnsupportedDTypeError(ValueError):
+    """An element type (or numpy dtype, or name) outside RLX's twelve dtypes."""
+
+
 def is_supported(element_type: Attribute) -> bool:
     return element_type in _BY_TYPE
 
 
 def dtype_of(element_type: Attribute) -> DType:
-    """The RLX dtype of a builtin element type; KeyError for unsupported types."""
+    """The RLX dtype of a builtin element type; `UnsupportedDTypeError` for other types."""
     try:
         return _BY_TYPE[element_type]
     except KeyError:
-        raise KeyError(f"unsupported element type {element_type}") from None
+        raise UnsupportedDTypeError(f"unsupported element type {element_type}") from None
 
 
 def dtype_named(name: str) -> DType:
-    return _BY_NAME[name]
+    try:
+        return _BY_NAME[name]
+    except KeyError:
+        known = ", ".join(_BY_NAME)
+        raise UnsupportedDTypeError(f"unknown dtype '{name}' (known: {known})") from None
 
 
 def dtype_of_numpy(dt: np.dtype) -> DType:
-    return _BY_NUMPY[np.dtype(dt)]
+    try:
+        return _BY_NUMPY[np.dtype(dt)]
+    except KeyError:
+        raise UnsupportedDTypeError(f"numpy dtype {np.dtype(dt)} has no RLX dtype") from None
 
 
 def numpy_dtype(element_type: Attribute) -> np.dtype:

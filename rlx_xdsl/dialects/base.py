@@ -91,7 +91,7 @@ class RlxOperation(IRDLOperation):
         self.check_attributes()
         try:
             return self.infer_result_types()
-        except (ShapeError, KeyError) as e:
+        except (ShapeError, dtypes.UnsupportedDTypeError) as e:
             raise VerifyException(f"'{self.name}' {e.args[0] if e.args else e}") from e
 
     def refresh_result_types(self) -> bool:

@@ -1,16 +1,15 @@
-"""Helpers every MIR kernel uses: dtype-faithful results, the accumulation dtype,
-constant decoding, and registering plain numpy functions as op kernels."""
+"""What every kernel shares: the kernel signature, dtype-faithful results and the
+accumulation dtype."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import ml_dtypes
 import numpy as np
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType
-from xdsl.interpreter import InterpreterFunctions, impl, register_impls
-from xdsl.ir import Operation
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import Operation, Region
 
 from rlx_xdsl import dtypes
 
@@ -55,50 +54,11 @@ def widened(x: np.ndarray) -> np.ndarray:
     return x.astype(accumulation_dtype(x.dtype), copy=False)
 
 
-def dense_to_numpy(attr: DenseIntOrFPElementsAttr) -> np.ndarray:
-    """Decode a dense attribute into an ndarray of its element type."""
-    np_dtype = dtypes.numpy_dtype(attr.get_element_type())
-    shape = attr.get_shape()
-    values = attr.get_values()
-    if np_dtype.kind == "c":
-        values = [complex(re, im) for re, im in values]
-    array = np.array(values, dtype=np_dtype if np_dtype.kind != "V" else np.float32)
-    return array.astype(np_dtype).reshape(shape)
+Kernel = Callable[..., tuple[np.ndarray, ...]]
+"""`kernel(op, *operand_arrays) -> result_arrays`: one op's numpy semantics.
 
+Kernels of ops with regions also take `run_region=` (a `RegionRunner`).
+"""
 
-def numpy_to_dense(array: np.ndarray, element_type=None) -> DenseIntOrFPElementsAttr:
-    """Build a dense attribute holding `array` (in `element_type`, default its own)."""
-    array = np.asarray(array)
-    if element_type is None:
-        element_type = dtypes.dtype_of_numpy(array.dtype).element_type
-    t = TensorType(element_type, array.shape)
-    flat = array.reshape(-1)
-    if np.iscomplexobj(flat):
-        values = [(float(z.real), float(z.imag)) for z in flat]
-    elif dtypes.is_float(element_type):
-        values = [float(v) for v in flat]
-    else:
-        values = [int(v) for v in flat]
-    return DenseIntOrFPElementsAttr.from_list(t, values)
-
-
-Kernel = Callable[..., np.ndarray]
-"""`kernel(op, *operand_arrays)` -> the op's only result."""
-
-
-def kernel_functions(name: str, kernels: Mapping[type[Operation], Kernel]) -> type[InterpreterFunctions]:
-    """An `InterpreterFunctions` class running `kernels[type(op)](op, *args)` for each op.
-
-    Most MIR semantics are one numpy function per op (or per op family: the
-    binary ops, the activations); this registers them without a hand-written
-    `@impl` method each. xDSL dispatches on the exact op class, so a family
-    maps each of its classes to the shared kernel.
-    """
-    methods = {}
-    for op_type, kernel in kernels.items():
-
-        def run(self, interp, op, args, _kernel=kernel):
-            return (_kernel(op, *args),)
-
-        methods["run_" + op_type.name.replace(".", "_")] = impl(op_type)(run)
-    return register_impls(type(name, (InterpreterFunctions,), methods))
+RegionRunner = Callable[[Region, Sequence[np.ndarray]], tuple[np.ndarray, ...]]
+"""Runs a region's block on argument values and returns what its terminator yields."""

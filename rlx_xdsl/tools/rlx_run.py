@@ -199,7 +199,7 @@ def _dtype_name(dt: np.dtype) -> str:
     """RLX's name of a numpy dtype (`f32`), or numpy's own for dtypes RLX lacks."""
     try:
         return dtypes.dtype_of_numpy(dt).name
-    except KeyError:
+    except dtypes.UnsupportedDTypeError:
         return str(dt)
 
 

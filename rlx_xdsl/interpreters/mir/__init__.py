@@ -1,5 +1,21 @@
-"""numpy implementations of MIR ops, one module per dialect group.
+"""numpy kernels of the MIR ops, one module per dialect group.
 
-Each module is named like its group in `dialects.mir` and exports `FUNCTIONS`;
-`rlx_xdsl.interpreters` finds it by that name.
+Each module holds a `KERNELS` table keyed by op class (see
+`interpreters.common.Kernel`); `GROUPS` lists them explicitly, in the order of
+`dialects.mir.GROUPS`.
 """
+
+from rlx_xdsl.interpreters.mir import (
+    attention,
+    contraction,
+    conv,
+    elementwise,
+    indexing,
+    loss,
+    norm,
+    reduction,
+    regions,
+    shape,
+)
+
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
-from rlx_xdsl.interpreters.common import as_result, kernel_functions, result_dtype
+from rlx_xdsl.interpreters.common import as_result, result_dtype
 
 
 def repeat_kv_heads(kv: np.ndarray, num_heads: int) -> np.ndarray:
@@ -45,7 +45,7 @@ def softmax_or_zero(scores: np.ndarray) -> np.ndarray:
     return e / np.where(total == zero, np.ones((), scores.dtype), total)
 
 
-def attention(op: AttentionOp, q, k, v, mask=None) -> np.ndarray:
+def run_attention(op: AttentionOp, q, k, v, mask=None) -> tuple[np.ndarray]:
     dt = result_dtype(op)
     num_heads = op.num_heads.value.data
     k, v = repeat_kv_heads(k, num_heads), repeat_kv_heads(v, num_heads)
@@ -62,15 +62,15 @@ def attention(op: AttentionOp, q, k, v, mask=None) -> np.ndarray:
     if keep is not None:
         scores = np.where(keep, scores, dt.type(-np.inf))
     probs = softmax_or_zero(scores)
-    return as_result(op, probs @ v)
+    return (as_result(op, probs @ v),)
 
 
-def rope(op: RopeOp, x, cos, sin) -> np.ndarray:
+def run_rope(op: RopeOp, x, cos, sin) -> tuple[np.ndarray]:
     half = op.n_rot.value.data // 2
     x1, x2, rest = x[..., :half], x[..., half : 2 * half], x[..., 2 * half :]
     # cos and sin broadcast into x's leading dims, so all three parts share them.
     out = (x1 * cos - x2 * sin, x2 * cos + x1 * sin, rest)
-    return as_result(op, np.concatenate(out, axis=-1))
+    return (as_result(op, np.concatenate(out, axis=-1)),)
 
 
-FUNCTIONS = [kernel_functions("AttentionFunctions", {AttentionOp: attention, RopeOp: rope})]
+KERNELS = {AttentionOp: run_attention, RopeOp: run_rope}

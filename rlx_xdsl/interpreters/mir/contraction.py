@@ -1,4 +1,4 @@
-"""numpy semantics of MIR linear-algebra ops."""
+"""numpy semantics of MIR contractions: matmul, dot_general, dense_solve."""
 
 from __future__ import annotations
 
@@ -6,9 +6,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-
-from rlx_xdsl.dialects.mir import contraction as la
+from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 
 
@@ -35,29 +33,24 @@ def dot_general(
     return np.matmul(a3, b3).reshape(batch_shape + lhs_free_shape + rhs_free_shape)
 
 
-class LinalgFunctions(InterpreterFunctions):
-    @impl(la.MatmulOp)
-    def run_matmul(self, interp: Interpreter, op: la.MatmulOp, args: tuple):
-        a, b = promoted(*args)
-        return (as_result(op, np.matmul(a, b)),)
-
-    @impl(la.DotGeneralOp)
-    def run_dot_general(self, interp: Interpreter, op: la.DotGeneralOp, args: tuple):
-        a, b = promoted(*args)
-        return (as_result(op, dot_general(a, b, *op.axis_lists())),)
-
-    @impl(la.DenseSolveOp)
-    def run_dense_solve(self, interp: Interpreter, op: la.DenseSolveOp, args: tuple):
-        matrix, rhs = args
-        # numpy's LAPACK solver has no half-precision kernels; those solve in f32.
-        work = result_dtype(op) if result_dtype(op) in (np.float32, np.float64) else np.dtype(np.float32)
-        try:
-            x = np.linalg.solve(matrix.astype(work), rhs.astype(work))
-        except np.linalg.LinAlgError as e:
-            raise ValueError(f"'{op.name}' matrix is singular") from e
-        return (as_result(op, x),)
+def run_matmul(op: ct.MatmulOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
+    a, b = promoted(lhs, rhs)
+    return (as_result(op, np.matmul(a, b)),)
 
 
-LinalgFunctions = register_impls(LinalgFunctions)
+def run_dot_general(op: ct.DotGeneralOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
+    a, b = promoted(lhs, rhs)
+    return (as_result(op, dot_general(a, b, *op.axis_lists())),)
 
-FUNCTIONS = [LinalgFunctions]
+
+def run_dense_solve(op: ct.DenseSolveOp, matrix: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
+    # numpy's LAPACK solver has no half-precision kernels; those solve in f32.
+    work = result_dtype(op) if result_dtype(op) in (np.float32, np.float64) else np.dtype(np.float32)
+    try:
+        x = np.linalg.solve(matrix.astype(work), rhs.astype(work))
+    except np.linalg.LinAlgError as e:
+        raise ValueError(f"'{op.name}' matrix is singular") from e
+    return (as_result(op, x),)
+
+
+KERNELS = {ct.MatmulOp: run_matmul, ct.DotGeneralOp: run_dot_general, ct.DenseSolveOp: run_dense_solve}

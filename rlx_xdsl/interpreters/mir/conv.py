@@ -12,7 +12,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation
-from rlx_xdsl.interpreters.common import as_result, kernel_functions
+from rlx_xdsl.interpreters.common import as_result
 
 
 def pad_hw(x: np.ndarray, padding, value) -> np.ndarray:
@@ -29,7 +29,7 @@ def windows(op: WindowOperation, padded: np.ndarray) -> np.ndarray:
     return view[:, :, ::sh, ::sw, ::dh, ::dw]
 
 
-def conv(op: ConvOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
+def run_conv(op: ConvOp, x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray]:
     groups = op.groups.value.data
     win = windows(op, pad_hw(x, op.pair("padding"), 0))
     n, cin, ho, wo, kh, kw = win.shape
@@ -39,7 +39,7 @@ def conv(op: ConvOp, x: np.ndarray, w: np.ndarray) -> np.ndarray:
     cols = cols.transpose(0, 1, 3, 4, 2, 5, 6).reshape(n, groups, ho * wo, -1)
     weights = w.reshape(groups, cout // groups, -1).transpose(0, 2, 1)
     out = cols @ weights
-    return as_result(op, out.transpose(0, 1, 3, 2).reshape(n, cout, ho, wo))
+    return (as_result(op, out.transpose(0, 1, 3, 2).reshape(n, cout, ho, wo)),)
 
 
 def lowest(dtype: np.dtype):
@@ -49,15 +49,15 @@ def lowest(dtype: np.dtype):
     return -np.inf
 
 
-def pool(op: PoolOp, x: np.ndarray) -> np.ndarray:
+def run_pool(op: PoolOp, x: np.ndarray) -> tuple[np.ndarray]:
     padding = op.pair("padding")
     if op.kind.data == ReduceKind.MAX:
-        return as_result(op, windows(op, pad_hw(x, padding, lowest(x.dtype))).max(axis=(-2, -1)))
+        return (as_result(op, windows(op, pad_hw(x, padding, lowest(x.dtype))).max(axis=(-2, -1))),)
     total = windows(op, pad_hw(x, padding, 0)).sum(axis=(-2, -1))
     # Count the real (unpadded) cells of each window.
     ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
     count = windows(op, pad_hw(ones, padding, 0)).sum(axis=(-2, -1))
-    return as_result(op, total / count)
+    return (as_result(op, total / count),)
 
 
-FUNCTIONS = [kernel_functions("ConvFunctions", {ConvOp: conv, PoolOp: pool})]
+KERNELS = {ConvOp: run_conv, PoolOp: run_pool}

@@ -8,7 +8,8 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
-from rlx_xdsl.interpreters.common import as_result, dense_to_numpy, kernel_functions, promoted, result_dtype
+from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -77,45 +78,40 @@ COMPARE = {
 }
 
 
-def constant(op: ew.ConstantOp) -> np.ndarray:
-    return dense_to_numpy(op.value)
+def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
+    return (dense_to_numpy(op.value),)
 
 
-def cast(op: ew.CastOp, x: np.ndarray) -> np.ndarray:
+def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
     target = result_dtype(op)
     if x.dtype.kind == "f" and target.kind in "iu":
         x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
-    return x.astype(target)
+    return (x.astype(target),)
 
 
-def where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> np.ndarray:
-    return as_result(op, np.where(cond.astype(bool), on_true, on_false))
+def run_where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> tuple[np.ndarray]:
+    return (as_result(op, np.where(cond.astype(bool), on_true, on_false)),)
 
 
-def compare(op: ew.CompareOp, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-    return COMPARE[op.predicate.data](*promoted(lhs, rhs))
+def run_compare(op: ew.CompareOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
+    return (COMPARE[op.predicate.data](*promoted(lhs, rhs)),)
 
 
-def binary(op: ew.BinaryOperation, lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+def run_binary(op: ew.BinaryOperation, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
     with np.errstate(all="ignore"):
-        return as_result(op, BINARY[type(op)](*promoted(lhs, rhs)))
+        return (as_result(op, BINARY[type(op)](*promoted(lhs, rhs))),)
 
 
-def unary(op: ew.UnaryOperation, x: np.ndarray) -> np.ndarray:
+def run_unary(op: ew.UnaryOperation, x: np.ndarray) -> tuple[np.ndarray]:
     with np.errstate(all="ignore"):
-        return as_result(op, UNARY[type(op)](x))
+        return (as_result(op, UNARY[type(op)](x)),)
 
 
-ElementwiseFunctions = kernel_functions(
-    "ElementwiseFunctions",
-    {
-        ew.ConstantOp: constant,
-        ew.CastOp: cast,
-        ew.WhereOp: where,
-        ew.CompareOp: compare,
-        **{op: binary for op in ew.BINARY_OPS},
-        **{op: unary for op in ew.ACTIVATION_OPS},
-    },
-)
-
-FUNCTIONS = [ElementwiseFunctions]
+KERNELS = {
+    ew.ConstantOp: run_constant,
+    ew.CastOp: run_cast,
+    ew.WhereOp: run_where,
+    ew.CompareOp: run_compare,
+    **{op: run_binary for op in BINARY},
+    **{op: run_unary for op in UNARY},
+}

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-
 from rlx_xdsl.dialects.mir import indexing as ix
 
 
@@ -22,23 +20,17 @@ def checked_indices(indices: np.ndarray, size: int, op_name: str) -> np.ndarray:
     return ids.astype(np.int64)
 
 
-class IndexingFunctions(InterpreterFunctions):
-    @impl(ix.GatherOp)
-    def run_gather(self, interp: Interpreter, op: ix.GatherOp, args: tuple):
-        table, indices = args
-        axis = op.axis.value.data % table.ndim
-        ids = checked_indices(indices, table.shape[axis], op.name)
-        return (np.take(table, ids, axis=axis),)
-
-    @impl(ix.ScatterAddOp)
-    def run_scatter_add(self, interp: Interpreter, op: ix.ScatterAddOp, args: tuple):
-        updates, indices = args
-        size = op.dim_size.value.data
-        out = np.zeros((size, *updates.shape[1:]), updates.dtype)
-        np.add.at(out, checked_indices(indices, size, op.name), updates)
-        return (out,)
+def run_gather(op: ix.GatherOp, table: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray]:
+    axis = op.axis.value.data % table.ndim
+    ids = checked_indices(indices, table.shape[axis], op.name)
+    return (np.take(table, ids, axis=axis),)
 
 
-IndexingFunctions = register_impls(IndexingFunctions)
+def run_scatter_add(op: ix.ScatterAddOp, updates: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray]:
+    size = op.dim_size.value.data
+    out = np.zeros((size, *updates.shape[1:]), updates.dtype)
+    np.add.at(out, checked_indices(indices, size, op.name), updates)
+    return (out,)
 
-FUNCTIONS = [IndexingFunctions]
+
+KERNELS = {ix.GatherOp: run_gather, ix.ScatterAddOp: run_scatter_add}

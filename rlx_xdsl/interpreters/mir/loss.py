@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.interpreters.common import as_result
 
@@ -40,26 +38,24 @@ def one_hot(labels: np.ndarray, num_classes: int, dtype: np.dtype) -> np.ndarray
     return (classes[:, None] == np.arange(num_classes)).astype(dtype)
 
 
-@register_impls
-class LossFunctions(InterpreterFunctions):
-    @impl(loss.SoftmaxCrossEntropyWithLogitsOp)
-    def run_sce_with_logits(self, interp: Interpreter, op, args: tuple):
-        logits, labels = args
-        targets = one_hot(labels, logits.shape[1], logits.dtype)
-        return (as_result(op, cross_entropy(logits, targets)),)
-
-    @impl(loss.SoftmaxCrossEntropyOp)
-    def run_sce_dense(self, interp: Interpreter, op, args: tuple):
-        logits, targets = args
-        return (as_result(op, cross_entropy(logits, targets)),)
-
-    @impl(loss.SoftmaxCrossEntropyBackwardOp)
-    def run_sce_backward(self, interp: Interpreter, op, args: tuple):
-        logits, labels, d_loss = args
-        _, shifted, lse = softmax_parts(logits)
-        softmax = np.exp(shifted - lse)
-        grad = (softmax - one_hot(labels, logits.shape[1], logits.dtype)) * d_loss[:, None]
-        return (as_result(op, grad),)
+def run_sce_with_logits(op: loss.SoftmaxCrossEntropyWithLogitsOp, logits, labels) -> tuple[np.ndarray]:
+    targets = one_hot(labels, logits.shape[1], logits.dtype)
+    return (as_result(op, cross_entropy(logits, targets)),)
 
 
-FUNCTIONS = [LossFunctions]
+def run_sce_dense(op: loss.SoftmaxCrossEntropyOp, logits, targets) -> tuple[np.ndarray]:
+    return (as_result(op, cross_entropy(logits, targets)),)
+
+
+def run_sce_backward(op: loss.SoftmaxCrossEntropyBackwardOp, logits, labels, d_loss) -> tuple[np.ndarray]:
+    _, shifted, lse = softmax_parts(logits)
+    softmax = np.exp(shifted - lse)
+    grad = (softmax - one_hot(labels, logits.shape[1], logits.dtype)) * d_loss[:, None]
+    return (as_result(op, grad),)
+
+
+KERNELS = {
+    loss.SoftmaxCrossEntropyWithLogitsOp: run_sce_with_logits,
+    loss.SoftmaxCrossEntropyOp: run_sce_dense,
+    loss.SoftmaxCrossEntropyBackwardOp: run_sce_backward,
+}

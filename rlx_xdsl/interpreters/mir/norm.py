@@ -7,8 +7,6 @@ Statistics use the biased variance and are computed in the accumulation dtype
 from __future__ import annotations
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-
 from rlx_xdsl.dialects.mir import norm
 from rlx_xdsl.interpreters.common import as_result, widened
 
@@ -44,26 +42,24 @@ def _trailing_axes(op: norm.AxisNormOperation, x: np.ndarray) -> tuple[int, ...]
     return tuple(range(op.normalized_axis(), x.ndim))
 
 
-@register_impls
-class NormFunctions(InterpreterFunctions):
-    @impl(norm.LayerNormOp)
-    def run_layer_norm(self, interp: Interpreter, op: norm.LayerNormOp, args: tuple):
-        x, gamma, beta = args
-        normalised = standardize(widened(x), _trailing_axes(op, x), op.eps.value.data)
-        return _affine(op, normalised, gamma, beta)
-
-    @impl(norm.RmsNormOp)
-    def run_rms_norm(self, interp: Interpreter, op: norm.RmsNormOp, args: tuple):
-        x, gamma, beta = args
-        normalised = rms_scale(widened(x), _trailing_axes(op, x), op.eps.value.data)
-        return _affine(op, normalised, gamma, beta)
-
-    @impl(norm.GroupNormOp)
-    def run_group_norm(self, interp: Interpreter, op: norm.GroupNormOp, args: tuple):
-        x, gamma, beta = args
-        normalised = group_standardize(widened(x), op.num_groups.value.data, op.eps.value.data)
-        per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
-        return _affine(op, normalised, gamma, beta, per_channel)
+def run_layer_norm(op: norm.LayerNormOp, x, gamma, beta) -> tuple[np.ndarray]:
+    normalised = standardize(widened(x), _trailing_axes(op, x), op.eps.value.data)
+    return _affine(op, normalised, gamma, beta)
 
 
-FUNCTIONS = [NormFunctions]
+def run_rms_norm(op: norm.RmsNormOp, x, gamma, beta) -> tuple[np.ndarray]:
+    normalised = rms_scale(widened(x), _trailing_axes(op, x), op.eps.value.data)
+    return _affine(op, normalised, gamma, beta)
+
+
+def run_group_norm(op: norm.GroupNormOp, x, gamma, beta) -> tuple[np.ndarray]:
+    normalised = group_standardize(widened(x), op.num_groups.value.data, op.eps.value.data)
+    per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+    return _affine(op, normalised, gamma, beta, per_channel)
+
+
+KERNELS = {
+    norm.LayerNormOp: run_layer_norm,
+    norm.RmsNormOp: run_rms_norm,
+    norm.GroupNormOp: run_group_norm,
+}

@@ -7,8 +7,6 @@ Kernels compute in the op's dtype, except that f16/bf16 accumulate in f32
 from __future__ import annotations
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.interpreters.common import as_result, widened
@@ -67,33 +65,31 @@ def topk(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
     return np.take_along_axis(x, indices, axis=-1), indices
 
 
-@register_impls
-class ReductionFunctions(InterpreterFunctions):
-    @impl(red.ReduceOp)
-    def run_reduce(self, interp: Interpreter, op: red.ReduceOp, args: tuple):
-        (x,) = args
-        with np.errstate(all="ignore"):
-            value = reduce(widened(x), op.kind.data, op.normalized_axes(), op.keep_dim is not None)
-        return (as_result(op, value),)
-
-    @impl(red.SoftmaxOp)
-    def run_softmax(self, interp: Interpreter, op: red.SoftmaxOp, args: tuple):
-        (x,) = args
-        with np.errstate(all="ignore"):
-            return (as_result(op, softmax(widened(x), op.normalized_axis())),)
-
-    @impl(red.CumsumOp)
-    def run_cumsum(self, interp: Interpreter, op: red.CumsumOp, args: tuple):
-        (x,) = args
-        with np.errstate(all="ignore"):
-            value = cumsum(widened(x), op.normalized_axis(), op.exclusive is not None)
-        return (as_result(op, value),)
-
-    @impl(red.TopkOp)
-    def run_topk(self, interp: Interpreter, op: red.TopkOp, args: tuple):
-        (x,) = args
-        values, indices = topk(x, op.k.value.data)
-        return (as_result(op, values, 0), as_result(op, indices, 1))
+def run_reduce(op: red.ReduceOp, x: np.ndarray) -> tuple[np.ndarray]:
+    with np.errstate(all="ignore"):
+        value = reduce(widened(x), op.kind.data, op.normalized_axes(), op.keep_dim is not None)
+    return (as_result(op, value),)
 
 
-FUNCTIONS = [ReductionFunctions]
+def run_softmax(op: red.SoftmaxOp, x: np.ndarray) -> tuple[np.ndarray]:
+    with np.errstate(all="ignore"):
+        return (as_result(op, softmax(widened(x), op.normalized_axis())),)
+
+
+def run_cumsum(op: red.CumsumOp, x: np.ndarray) -> tuple[np.ndarray]:
+    with np.errstate(all="ignore"):
+        value = cumsum(widened(x), op.normalized_axis(), op.exclusive is not None)
+    return (as_result(op, value),)
+
+
+def run_topk(op: red.TopkOp, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    values, indices = topk(x, op.k.value.data)
+    return (as_result(op, values, 0), as_result(op, indices, 1))
+
+
+KERNELS = {
+    red.ReduceOp: run_reduce,
+    red.SoftmaxOp: run_softmax,
+    red.CumsumOp: run_cumsum,
+    red.TopkOp: run_topk,
+}

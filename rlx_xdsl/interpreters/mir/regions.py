@@ -1,8 +1,9 @@
-"""numpy semantics of MIR region control flow: `mir.if`, `mir.while`, `mir.yield`.
+"""numpy semantics of MIR region ops: `mir.if`, `mir.while` (and their `mir.yield`).
 
-Regions run through `Interpreter.run_ssacfg_region` with the captures (or the
-carried values) as block arguments; `mir.yield` returns its operands to the
-parent op, as `scf.yield` does in xDSL's own `scf` interpreter.
+A region op's kernel receives `run_region(region, values)`, which executes the
+region's single block with `values` as its arguments and returns what its
+`mir.yield` hands back; the xDSL interpreter and the LIR executor each supply
+their own runner.
 """
 
 from __future__ import annotations
@@ -10,16 +11,9 @@ from __future__ import annotations
 import itertools
 
 import numpy as np
-from xdsl.interpreter import (
-    Interpreter,
-    InterpreterFunctions,
-    ReturnedValues,
-    impl,
-    impl_terminator,
-    register_impls,
-)
 
-from rlx_xdsl.dialects.mir import regions as cf
+from rlx_xdsl.dialects.mir import regions as rg
+from rlx_xdsl.interpreters.common import RegionRunner
 
 
 def predicate_holds(value: np.ndarray) -> bool:
@@ -30,29 +24,23 @@ def predicate_holds(value: np.ndarray) -> bool:
     return bool(array.reshape(()) != 0)
 
 
-@register_impls
-class ControlFlowFunctions(InterpreterFunctions):
-    @impl(cf.IfOp)
-    def run_if(self, interp: Interpreter, op: cf.IfOp, args: tuple):
-        pred, *captures = args
-        region = op.then_region if predicate_holds(pred) else op.else_region
-        return interp.run_ssacfg_region(region, tuple(captures), "mir.if")
-
-    @impl(cf.WhileOp)
-    def run_while(self, interp: Interpreter, op: cf.WhileOp, args: tuple):
-        carried = tuple(args)
-        limit = op.iteration_limit
-        iterations = itertools.count() if limit is None else range(limit)
-        for _ in iterations:
-            (cond,) = interp.run_ssacfg_region(op.cond_region, carried, "mir.while.cond")
-            if not predicate_holds(cond):
-                break
-            carried = tuple(interp.run_ssacfg_region(op.body_region, carried, "mir.while.body"))
-        return carried
-
-    @impl_terminator(cf.YieldOp)
-    def run_yield(self, interp: Interpreter, op: cf.YieldOp, args: tuple):
-        return ReturnedValues(args), ()
+def run_if(op: rg.IfOp, pred: np.ndarray, *captures: np.ndarray, run_region: RegionRunner) -> tuple[np.ndarray, ...]:
+    region = op.then_region if predicate_holds(pred) else op.else_region
+    return run_region(region, captures)
 
 
-FUNCTIONS = [ControlFlowFunctions]
+def run_while(op: rg.WhileOp, *init: np.ndarray, run_region: RegionRunner) -> tuple[np.ndarray, ...]:
+    carried = tuple(init)
+    limit = op.iteration_limit
+    for _ in itertools.count() if limit is None else range(limit):
+        (cond,) = run_region(op.cond_region, carried)
+        if not predicate_holds(cond):
+            break
+        carried = tuple(run_region(op.body_region, carried))
+    return carried
+
+
+KERNELS = {rg.IfOp: run_if, rg.WhileOp: run_while}
+
+YIELDS = (rg.YieldOp,)
+"""Terminators that hand their operands back to the region's op."""

@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import numpy as np
-from xdsl.interpreter import Interpreter, InterpreterFunctions, impl, register_impls
-
 from rlx_xdsl.dialects.mir import shape as sh
 
 
@@ -30,28 +28,30 @@ def expand(x: np.ndarray, target_shape: tuple[int, ...]) -> np.ndarray:
     return np.array(np.broadcast_to(x, shape))
 
 
-class ShapeFunctions(InterpreterFunctions):
-    @impl(sh.ReshapeOp)
-    def run_reshape(self, interp: Interpreter, op: sh.ReshapeOp, args: tuple):
-        return (args[0].reshape(op.new_shape.get_values()),)
-
-    @impl(sh.TransposeOp)
-    def run_transpose(self, interp: Interpreter, op: sh.TransposeOp, args: tuple):
-        return (args[0].transpose(op.perm.get_values()),)
-
-    @impl(sh.NarrowOp)
-    def run_narrow(self, interp: Interpreter, op: sh.NarrowOp, args: tuple):
-        return (narrow(args[0], op.axis.value.data, op.start.value.data, op.len.value.data, op.name),)
-
-    @impl(sh.ConcatOp)
-    def run_concat(self, interp: Interpreter, op: sh.ConcatOp, args: tuple):
-        return (np.concatenate(args, axis=op.axis.value.data),)
-
-    @impl(sh.ExpandOp)
-    def run_expand(self, interp: Interpreter, op: sh.ExpandOp, args: tuple):
-        return (expand(args[0], op.target_shape.get_values()),)
+def run_reshape(op: sh.ReshapeOp, x: np.ndarray) -> tuple[np.ndarray]:
+    return (x.reshape(op.new_shape.get_values()),)
 
 
-ShapeFunctions = register_impls(ShapeFunctions)
+def run_transpose(op: sh.TransposeOp, x: np.ndarray) -> tuple[np.ndarray]:
+    return (x.transpose(op.perm.get_values()),)
 
-FUNCTIONS = [ShapeFunctions]
+
+def run_narrow(op: sh.NarrowOp, x: np.ndarray) -> tuple[np.ndarray]:
+    return (narrow(x, op.axis.value.data, op.start.value.data, op.len.value.data, op.name),)
+
+
+def run_concat(op: sh.ConcatOp, *inputs: np.ndarray) -> tuple[np.ndarray]:
+    return (np.concatenate(inputs, axis=op.axis.value.data),)
+
+
+def run_expand(op: sh.ExpandOp, x: np.ndarray) -> tuple[np.ndarray]:
+    return (expand(x, op.target_shape.get_values()),)
+
+
+KERNELS = {
+    sh.ReshapeOp: run_reshape,
+    sh.TransposeOp: run_transpose,
+    sh.NarrowOp: run_narrow,
+    sh.ConcatOp: run_concat,
+    sh.ExpandOp: run_expand,
+}

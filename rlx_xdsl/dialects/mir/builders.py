@@ -1,0 +1,44 @@
+"""`emitter.mir`: the MIR ops as Python calls, plus helpers taking Python values.
+
+Every op is `mir.<short_name>(*operands, **properties)`, calling the op class's
+own constructor (see `rlx_xdsl.emitter`). Two ops also take plain Python values:
+`constant(array_like, dtype=None)` and `cast(x, "bf16")`.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from xdsl.dialects.builtin import f32
+from xdsl.ir import Attribute, SSAValue
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dense import numpy_to_dense
+from rlx_xdsl.dialects.mir import MIR
+from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp
+from rlx_xdsl.emitter import Emitted, Emitter, OpNamespace
+
+
+def element_type(dtype: str | Attribute) -> Attribute:
+    """An element type from a dtype name such as "f32" or "bf16", or the type itself."""
+    return dtypes.dtype_named(dtype).element_type if isinstance(dtype, str) else dtype
+
+
+class MirNamespace(OpNamespace):
+    def __init__(self, emitter: Emitter):
+        super().__init__(emitter, MIR)
+
+    def constant(self, value: Any, dtype: str | Attribute | None = None) -> SSAValue:
+        """A `mir.constant` holding `value`; Python floats default to f32."""
+        array = np.asarray(value)
+        et = element_type(dtype) if dtype is not None else None
+        if et is None and array.dtype == np.float64:
+            et = f32
+        result = self._emitter.emit(ConstantOp(numpy_to_dense(array, et)))
+        assert isinstance(result, SSAValue)
+        return result
+
+    def cast(self, x: SSAValue, to: str | Attribute) -> Emitted:
+        """`mir.cast` of `x` to a dtype given by name or element type."""
+        return self._emitter.emit(CastOp(x, element_type(to)))
