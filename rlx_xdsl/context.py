@@ -1,15 +1,20 @@
-"""One place that knows which dialects an RLX tool loads."""
+"""One place that knows which dialects an RLX tool loads.
+
+`rlx-opt`, `rlx-run` and the Python API read the same IR: xDSL's dialects
+(builtin, func, arith, scf, tensor, linalg, ...), those of other installed
+`xdsl.universe` plugins, and RLX's own. All are registered lazily, so a
+dialect is only imported when a file uses it.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Callable
 
 from xdsl.context import Context
-from xdsl.dialects.arith import Arith
-from xdsl.dialects.builtin import Builtin, ModuleOp
-from xdsl.dialects.func import Func
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
 from xdsl.parser import Parser
+from xdsl.universe import Universe
 
 
 def _mir() -> Dialect:
@@ -19,15 +24,20 @@ def _mir() -> Dialect:
 
 
 RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir}
-"""Dialect factories by name (lazy, as xDSL's universe expects)."""
+"""RLX's dialect factories by name (lazy, as xDSL's universe expects)."""
+
+
+def register_dialects(ctx: Context) -> None:
+    """Register every dialect the tools read with `ctx`, lazily; names already known are kept."""
+    for factories in (Universe.get_multiverse().all_dialects, RLX_DIALECTS):
+        for name, factory in factories.items():
+            if name not in ctx.registered_dialect_names:
+                ctx.register_dialect(name, factory)
 
 
 def make_context(allow_unregistered: bool = False) -> Context:
     ctx = Context(allow_unregistered=allow_unregistered)
-    for dialect in (Builtin, Func, Arith):
-        ctx.load_dialect(dialect)
-    for name, factory in RLX_DIALECTS.items():
-        ctx.register_dialect(name, factory)
+    register_dialects(ctx)
     return ctx
 
 

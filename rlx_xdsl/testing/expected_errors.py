@@ -21,10 +21,10 @@ which is short for
     def test_invalid_lit_chunks(case):
         check_expected_error(case)
 
-As in MLIR, the message is a substring of the diagnostic (a verifier or a parse
-error) and a chunk without an annotation must parse and verify cleanly. Only the
-message is checked, not the line the annotation points at (xDSL ops carry no
-source location; the lit run checks that).
+The chunks are parsed with source locations and matched by the same code as
+`rlx-opt --verify-diagnostics` (`tools.expectations`): the message must contain
+the annotated text and sit on the annotated line, and a chunk without an
+annotation must parse and verify cleanly.
 
 `build_op` emits one op on fresh inputs of given shapes, for tests of result
 type inference and of the errors the builder raises:
@@ -41,80 +41,64 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
-from xdsl.context import Context
-from xdsl.dialects.llvm import LLVM
 from xdsl.ir import SSAValue
-from xdsl.utils.exceptions import ParseError, VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.context import make_context
+from rlx_xdsl.diagnostics import Diagnostic
+from rlx_xdsl.locations import LineIndex
+from rlx_xdsl.source import SourceError, parse_source, split_chunks
+from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 
-SPLIT_MARKER = "// -----"
-"""The chunk separator of `--split-input-file`."""
-
-_EXPECTED_ERROR = re.compile(r"//\s*expected-error(?:@\S+)?\s*\{\{(.*?)\}\}")
 _FUNCTION_NAME = re.compile(r"func\.func\s+@([\w.$-]+)")
-
-
-def diagnostics_context() -> Context:
-    """The dialects negative tests may use: rlx's, plus LLVM for foreign ops such as `llvm.unreachable`."""
-    ctx = make_context()
-    ctx.load_dialect(LLVM)
-    return ctx
 
 
 @dataclass(frozen=True)
 class ExpectedErrorCase:
-    """One chunk of a negative lit file and the error it must produce."""
+    """One chunk of a negative lit file and the annotations it holds."""
 
     source: str
-    message: str | None
-    """The expected diagnostic substring; None when the chunk must verify."""
     file: str
-    first_line: int
-    """The line of `file` on which `source` starts."""
-    location: str
-    """`file:line` of the annotation (or of the chunk), for failure messages."""
+    line_offset: int
+    """The number of lines of `file` before `source`."""
 
-    def parse_and_verify(self) -> None:
-        """Parse and verify the chunk; parse errors name the lines of the whole file."""
-        padded = "\n" * (self.first_line - 1) + self.source
-        parse_module(padded, self.file, diagnostics_context()).verify()
+    @property
+    def lines(self) -> LineIndex:
+        return LineIndex(self.source, self.file, self.line_offset)
+
+    @property
+    def messages(self) -> list[str]:
+        """The texts of the chunk's `expected-*` annotations (none: the chunk must verify)."""
+        return [e.text for e in parse_expectations(self.lines)]
+
+    def diagnostics(self) -> list[Diagnostic]:
+        """What parsing and verifying the chunk reports (empty when it verifies)."""
+        try:
+            parse_source(make_context(), self.source, self.file, line_offset=self.line_offset)
+        except SourceError as e:
+            return [e.diagnostic]
+        return []
 
 
 def expected_error_cases(lit_file: Path) -> list:
     """One `pytest.param(ExpectedErrorCase)` per chunk of `lit_file`, named after its function."""
     params = []
-    first_line = 1
-    for index, chunk in enumerate(lit_file.read_text().split(SPLIT_MARKER)):
-        annotations = list(_EXPECTED_ERROR.finditer(chunk))
-        line = first_line + (chunk.count("\n", 0, annotations[0].start()) if annotations else 0)
-        location = f"{lit_file.name}:{line}"
-        if len(annotations) > 1:
-            # Verification stops at the first error, so a second one could never be checked.
-            raise ValueError(f"{location}: a chunk may expect at most one error, found {len(annotations)}")
-        message = annotations[0][1] if annotations else None
-        case = ExpectedErrorCase(chunk, message, lit_file.name, first_line, location)
+    for index, (chunk, offset) in enumerate(split_chunks(lit_file.read_text())):
+        case = ExpectedErrorCase(chunk, lit_file.name, offset)
         name = _FUNCTION_NAME.search(chunk)
         params.append(pytest.param(case, id=name[1] if name else f"chunk{index}"))
-        first_line += chunk.count("\n")
     return params
 
 
 def check_expected_error(case: ExpectedErrorCase) -> None:
-    """Parse and verify the chunk; it must fail with the expected message (or pass if none).
+    """Parse and verify the chunk; its diagnostics must meet its annotations exactly.
 
-    Parsing sits inside the check because some rules (enum spellings, attribute
-    verifiers) fire while the chunk is being parsed.
+    The matching is `rlx-opt --verify-diagnostics`'s own (`tools.expectations`):
+    same severity, same line, message containing the annotated text.
     """
-    if case.message is None:
-        case.parse_and_verify()
-        return
-    with pytest.raises((VerifyException, ParseError)) as error:
-        case.parse_and_verify()
-        pytest.fail(f"{case.location}: expected error {case.message!r}, but the chunk verified")
-    if case.message not in str(error.value):
-        pytest.fail(f"{case.location}: expected error {case.message!r}, got {str(error.value)!r}")
+    problems = check_diagnostics(case.diagnostics(), parse_expectations(case.lines))
+    if problems:
+        pytest.fail("\n".join(f"{p.pos}: {p.message}" for p in problems))
 
 
 def expected_error_test(lit_file: Path):

@@ -30,19 +30,18 @@ from typing import Any, get_type_hints
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.printer import Printer
-from xdsl.utils.exceptions import ParseError
 from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
-from rlx_xdsl.context import RLX_DIALECTS
-from rlx_xdsl.diagnostics import Diagnostic, OpError, describe, op_diagnostic, parse_error_diagnostic, render
+from rlx_xdsl.context import register_dialects
+from rlx_xdsl.diagnostics import Diagnostic, OpError, describe, op_diagnostic, render, verify_located
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
-from rlx_xdsl.locations import LineIndex, LocatingParser
+from rlx_xdsl.locations import LineIndex, SourcePos
+from rlx_xdsl.source import SPLIT_MARKER, SourceError, parse_source, split_chunks
 from rlx_xdsl.transforms.pipeline import PassFailure, Pipeline, PipelineError, parse_pipeline, run_pass, verify_after
 from rlx_xdsl.transforms import get_all_passes
 
 PROG = "rlx-opt"
-SPLIT_MARKER = "// -----"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
 
 DESCRIPTION = """\
@@ -94,10 +93,7 @@ class RlxOptMain(xDSLOptMain):
     # Registries ---------------------------------------------------------------------
 
     def register_all_dialects(self):
-        super().register_all_dialects()
-        for name, factory in RLX_DIALECTS.items():
-            if name not in self.ctx.registered_dialect_names:
-                self.ctx.register_dialect(name, factory)
+        register_dialects(self.ctx)
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -217,24 +213,15 @@ class RlxOptMain(xDSLOptMain):
             raise ToolError(f"cannot read '{self.input_name}': invalid UTF-8 at byte {e.start}") from e
         if not self.args.split_input_file:
             return [(text, 0)]
-        chunks, offset = [], 0
-        for chunk in text.split(SPLIT_MARKER):
-            chunks.append((chunk, offset))
-            offset += chunk.count("\n")
-        return chunks
+        return split_chunks(text)
 
     def process_chunk(self, text: str, offset: int) -> ChunkResult:
         """Parse, verify, transform and print one chunk; failures become diagnostics."""
-        parser = LocatingParser(self.ctx, text, self.input_name, offset)
-        result = ChunkResult(parser.lines)
         try:
-            module = self.parse(parser, text)
-        except ParseError as e:
-            result.diagnostics.append(parse_error_diagnostic(e, parser))
-            return result
-        except Exception as e:  # e.g. an attribute verifier firing while parsing
-            result.diagnostics.append(Diagnostic(describe(e), parser.current_position()))
-            return result
+            module, lines = self.parse(text, offset)
+        except SourceError as e:
+            return ChunkResult(e.source, diagnostics=[e.diagnostic])
+        result = ChunkResult(lines)
         try:
             self.apply_passes(module)
         except OpError as e:
@@ -249,17 +236,30 @@ class RlxOptMain(xDSLOptMain):
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {describe(e)}"))
         return result
 
-    def parse(self, parser: LocatingParser, text: str) -> ModuleOp:
+    def parse(self, text: str, offset: int) -> tuple[ModuleOp, LineIndex]:
+        """Parse and (unless --disable-verify) verify one chunk; errors are `SourceError`s."""
+        verify = not self.args.disable_verify
         frontend = self.args.frontend or "mlir"
-        if frontend != "mlir":  # a plugin frontend: no source locations
-            return self.available_frontends[frontend](BytesIO(text.encode()))
-        return parser.parse_module(not self.args.no_implicit_module)
+        if frontend == "mlir":
+            implicit = not self.args.no_implicit_module
+            return parse_source(
+                self.ctx, text, self.input_name, line_offset=offset, allow_implicit_module=implicit, verify=verify
+            )
+        lines = LineIndex(text, self.input_name, offset)  # a plugin frontend: no source locations
+        try:
+            module = self.available_frontends[frontend](BytesIO(text.encode()))
+        except Exception as e:
+            raise SourceError(Diagnostic(describe(e), SourcePos(self.input_name, offset + 1, 1)), lines) from e
+        if verify:
+            try:
+                verify_located(module)
+            except OpError as e:
+                raise SourceError(op_diagnostic(e.op, e.message, e.note), lines) from e
+        return module, lines
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Verify, then run each pass (verifying after it), as mlir-opt does."""
+        """Run each pass, verifying after it (as mlir-opt does; the input was verified when parsed)."""
         verify = not self.args.disable_verify
-        if verify:
-            verify_after(None, prog)
         passes = self.pipeline_spec.passes
         for index, pass_ in enumerate(passes):
             start = time.perf_counter()

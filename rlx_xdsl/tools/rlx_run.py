@@ -38,23 +38,15 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
-from xdsl.utils.exceptions import ParseError
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
-from rlx_xdsl.interpreters import make_interpreter
+from rlx_xdsl.interpreters import find_function, make_interpreter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
-from rlx_xdsl.diagnostics import (
-    Diagnostic,
-    OpError,
-    describe,
-    op_diagnostic,
-    parse_error_diagnostic,
-    render,
-    verify_located,
-)
-from rlx_xdsl.locations import LineIndex, LocatingParser
+from rlx_xdsl.diagnostics import describe, op_diagnostic, render
+from rlx_xdsl.locations import LineIndex
+from rlx_xdsl.source import SourceError, parse_source
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6
@@ -65,26 +57,17 @@ class RunError(Exception):
     """A user-facing error with no place in the input; printed as `rlx-run: error: <message>`."""
 
 
-class LocatedError(Exception):
-    """A diagnostic about a place in the input file (`source`)."""
-
-    def __init__(self, diagnostic: Diagnostic, source: LineIndex):
-        super().__init__(diagnostic.message)
-        self.diagnostic = diagnostic
-        self.source = source
-
-
 # Diagnostics ---------------------------------------------------------------
 
 
-def format_error(error: RunError | LocatedError) -> str:
+def format_error(error: RunError | SourceError) -> str:
     """Render a user-facing error as text, ending in a newline (the single
     diagnostics hook of rlx-run).
 
     Located errors are rendered by rlx-opt's renderer: `FILE:LINE:COL: error:`,
     the source line with a caret, then the notes and the op concerned.
     """
-    if isinstance(error, LocatedError):
+    if isinstance(error, SourceError):
         return render(error.diagnostic, error.source)
     return f"{PROG}: error: {error}\n"
 
@@ -106,34 +89,21 @@ def read_source(path: str) -> tuple[str, str]:
 
 def load_module(path: str) -> tuple[ModuleOp, LineIndex]:
     """Parse and verify the file, every op located at its place in the source
-    (also returned, for later diagnostics); errors are `LocatedError`s."""
+    (also returned, for later diagnostics); errors are `SourceError`s."""
     text, name = read_source(path)
-    parser = LocatingParser(make_context(), text, name)
-    try:
-        module = parser.parse_module()
-    except ParseError as e:
-        raise LocatedError(parse_error_diagnostic(e, parser), parser.lines) from None
-    except Exception as e:  # e.g. an attribute verifier firing while parsing, as in rlx-opt
-        raise LocatedError(Diagnostic(describe(e), parser.current_position()), parser.lines) from None
-    try:
-        verify_located(module)
-    except OpError as e:
-        raise LocatedError(op_diagnostic(e.op, e.message, e.note), parser.lines) from None
-    return module, parser.lines
+    return parse_source(make_context(), text, name)
 
 
 def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
     """The function named `name`, or the module's first function."""
-    funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
-    if not funcs:
-        raise RunError("the module contains no func.func to run")
-    if name is None:
-        return funcs[0]
-    for f in funcs:
-        if f.sym_name.data == name:
-            return f
-    available = ", ".join(f"'{f.sym_name.data}'" for f in funcs)
-    raise RunError(f"no function named '{name}' (available: {available})")
+    try:
+        return find_function(module, name)
+    except KeyError:
+        funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
+        if not funcs:
+            raise RunError("the module contains no func.func to run") from None
+        available = ", ".join(f"'{f.sym_name.data}'" for f in funcs)
+        raise RunError(f"no function named '{name}' (available: {available})") from None
 
 
 # Inputs --------------------------------------------------------------------
@@ -253,7 +223,7 @@ class _RunningOps(Interpreter.Listener):
 
 def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex) -> list[np.ndarray]:
     """Run `f`. Any failure (a kernel rejecting its inputs, a missing kernel) is a
-    `LocatedError` at the op being interpreted, or at `f` before its first op."""
+    `SourceError` at the op being interpreted, or at `f` before its first op."""
     interpreter = make_interpreter(module)
     running = _RunningOps()
     interpreter.listeners = (*interpreter.listeners, running)
@@ -262,7 +232,7 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
     except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
         culprit = running.stack[-1] if running.stack else f
         message, note = f"interpretation failed: {describe(e)}", f"while running @{f.sym_name.data}"
-        raise LocatedError(op_diagnostic(culprit, message, note), source) from e
+        raise SourceError(op_diagnostic(culprit, message, note), source) from e
     return [np.asarray(output) for output in outputs]
 
 
@@ -379,7 +349,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
         lines = run(args)
-    except (RunError, LocatedError) as e:
+    except (RunError, SourceError) as e:
         sys.stderr.write(format_error(e))
         return 1
     except Exception as e:

@@ -7,8 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
-from xdsl.dialects.scf import Scf
-from xdsl.dialects.test import Test, TestOp, TestPureOp
+from xdsl.dialects.test import TestOp, TestPureOp
 from xdsl.ir import Block, Operation, Region
 from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
@@ -24,10 +23,7 @@ T = "tensor<4xf32>"
 
 
 def parse(text: str) -> ModuleOp:
-    ctx = make_context()
-    ctx.load_dialect(Scf)
-    ctx.load_dialect(Test)
-    return parse_module(text, ctx=ctx)
+    return parse_module(text, ctx=make_context())  # scf and test are among the dialects tools read
 
 
 def run_dce(module: ModuleOp) -> ModuleOp:
