@@ -55,6 +55,10 @@ class OpRegistry(Generic[T]):
             raise ValueError(f"'{op_class.name}' already has a {self.what}")
         self._entries[op_class] = entry
 
+    def remove(self, op_class: OpClass) -> T:
+        """Unregister `op_class` (tests that register a temporary entry undo it)."""
+        return self._entries.pop(op_class)
+
     def register(self, *op_classes: OpClass) -> Callable[[T], T]:
         """Decorator registering the decorated entry for every class in `op_classes`."""
 

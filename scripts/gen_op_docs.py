@@ -15,7 +15,6 @@ from __future__ import annotations
 
 import argparse
 import inspect
-import keyword
 import sys
 from enum import Enum
 from pathlib import Path
@@ -36,12 +35,26 @@ from xdsl.irdl import (
     VarConstraint,
     VariadicDef,
 )
-from xdsl.irdl.constraints import MessageConstraint, RangeLengthConstraint, RangeOf, SingleOf
+from xdsl.irdl.constraints import (
+    MessageConstraint,
+    RangeLengthConstraint,
+    RangeOf,
+    SingleOf,
+)
 from xdsl.traits import HasParent, OpTrait
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects import mir
-from rlx_xdsl.dialects.traits import Elementwise, PrecisionClass, is_elementwise, precision_class
+from rlx_xdsl.dialects.mir.builders import MirNamespace
+from rlx_xdsl.dialects.traits import (
+    Elementwise,
+    OperandRoles,
+    PrecisionClass,
+    Role,
+    ViewOf,
+    is_elementwise,
+    precision_class,
+)
 
 ROOT = Path(__file__).resolve().parent.parent
 OUTPUT = ROOT / "docs" / "mir.md"
@@ -53,10 +66,11 @@ HEADER = """\
      tests/test_op_docs.py fails when this file is stale. -->
 
 Every op of the `mir` dialect, grouped by the module that defines it. For each op:
-its description, operands and results (with their type constraints), properties
+its description, operands and results (with their type constraints, and the role
+of operands that are not data: index, label, predicate or mask), properties
 (attributes stored inline; shown with their constraints, and `optional` when they
 may be absent), traits, the AMP precision class (`rlx_xdsl.dialects.traits`),
-whether it is `Elementwise`, the Python builder call (`GraphBuilder`), and the
+whether it is `Elementwise`, the Python builder call (`GraphBuilder`/`Emitter`), and the
 declarative assembly format of its custom syntax. Range checks that IRDL cannot
 express (e.g. `k >= 1`) live in each op's verifier and are not listed here.
 """
@@ -125,10 +139,19 @@ def _arity(definition) -> str:
 # One op ----------------------------------------------------------------------
 
 
-def _named_list(items) -> str:
-    """`name`: constraint, ... for operand/result definitions."""
-    parts = [f"`{name}`: {_arity(d)}{constraint_text(d.constr)}" for name, d in items]
+def _named_list(items, roles: dict[str, Role] | None = None) -> str:
+    """`name`: constraint, ... for operand/result definitions, with non-data operand roles."""
+    roles = roles or {}
+    parts = [
+        f"`{name}`: {_arity(d)}{constraint_text(d.constr)}" + (f" ({roles[name].value})" if name in roles else "")
+        for name, d in items
+    ]
     return "; ".join(parts) if parts else "none"
+
+
+def _operand_roles(op: type) -> dict[str, Role]:
+    trait = op.get_trait(OperandRoles)
+    return dict(trait.roles) if trait is not None else {}
 
 
 def _properties(op_def: OpDef) -> str:
@@ -146,12 +169,15 @@ def _properties(op_def: OpDef) -> str:
 def _trait_text(trait: OpTrait) -> str:
     if isinstance(trait, HasParent):
         return "HasParent(" + ", ".join(f"`{t.name}`" for t in trait.op_types) + ")"
+    if isinstance(trait, ViewOf) and trait.when.__doc__:
+        return f"ViewOf (when: {trait.when.__doc__.splitlines()[0].rstrip('.')})"
     return type(trait).__name__
 
 
 def _traits(op_def: OpDef) -> str:
-    """Traits other than the precision class (reported on its own line), sorted."""
-    names = sorted(_trait_text(t) for t in op_def.traits if not isinstance(t, PrecisionClass | Elementwise))
+    """Traits other than those reported on lines of their own, sorted."""
+    shown_elsewhere = PrecisionClass | Elementwise | OperandRoles
+    names = sorted(_trait_text(t) for t in op_def.traits if not isinstance(t, shown_elsewhere))
     return ", ".join(names) if names else "none"
 
 
@@ -160,16 +186,19 @@ def _default_text(value) -> str:
 
 
 def builder_call(op: type) -> str:
-    """`b.<name>(operands..., *, attr=default)`: the GraphBuilder call that builds `op`.
+    """`b.mir.<name>(operands..., *, attr=default)`: the builder call that emits `op`.
 
-    GraphBuilder forwards to the op constructor, except for the few ops it
-    wraps with a method of its own (`constant`, `cast`, and `if_`/`while_`,
-    whose names carry a `_` because `if` and `while` are Python keywords).
+    The namespace forwards to the op constructor, except for the ops it wraps
+    with a method of its own (`constant`, `cast`); region ops are built with the
+    GraphBuilder's `if_`/`while_` (a `_` because `if` and `while` are keywords).
     """
     name = op.name.removeprefix("mir.")
-    method = next((m for m in (name, name + "_") if m in GraphBuilder.__dict__), None)
-    target = GraphBuilder.__dict__[method] if method else op.__init__
-    name = method or name
+    if name in MirNamespace.__dict__:
+        target, call = MirNamespace.__dict__[name], f"b.mir.{name}"
+    elif name + "_" in GraphBuilder.__dict__:
+        target, call = GraphBuilder.__dict__[name + "_"], f"b.{name}_"
+    else:
+        target, call = op.__init__, f"b.mir.{name}"
     params = list(inspect.signature(target).parameters.values())[1:]
     parts, starred = [], False
     for p in params:
@@ -181,7 +210,6 @@ def builder_call(op: type) -> str:
             parts.append("*")
             starred = True
         parts.append(p.name if p.default is p.empty else f"{p.name}={_default_text(p.default)}")
-    call = f'getattr(b, "{name}")' if keyword.iskeyword(name) else f"b.{name}"
     return f"{call}({', '.join(parts)})"
 
 
@@ -198,7 +226,7 @@ def op_section(op: type) -> list[str]:
         "",
         _docstring(op),
         "",
-        f"- **Operands:** {_named_list(op_def.operands)}",
+        f"- **Operands:** {_named_list(op_def.operands, _operand_roles(op))}",
         f"- **Results:** {_named_list(op_def.results)}",
         f"- **Properties:** {_properties(op_def)}",
     ]

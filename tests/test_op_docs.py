@@ -39,10 +39,18 @@ def test_every_op_has_a_section_with_its_format():
 def test_add_section_lists_traits_precision_and_builder():
     section = GEN.generate().split("### `mir.add`", 1)[1].split("### ", 1)[0]
     assert "- **Operands:** `lhs`: TensorType; `rhs`: TensorType" in section
-    assert "- **Traits:** Commutative, Pure" in section
+    assert "- **Traits:** Commutative, Pure, WritesInPlace" in section
     assert "- **Precision class:** elementwise" in section
     assert "- **Elementwise:** yes" in section
-    assert "- **Builder:** `b.add(lhs, rhs)`" in section
+    assert "- **Builder:** `b.mir.add(lhs, rhs)`" in section
+
+
+def test_operand_roles_and_views_are_documented():
+    text = GEN.generate()
+    gather = text.split("### `mir.gather`", 1)[1].split("### ", 1)[0]
+    assert "`indices`: TensorType (index)" in gather
+    narrow = text.split("### `mir.narrow`", 1)[1].split("### ", 1)[0]
+    assert "ViewOf (when: the dims before `axis` are all 1)" in narrow
 
 
 def test_enum_property_lists_its_values():

@@ -4,8 +4,8 @@ This is RLX's compile-then-specialise flow (`CompileResult::specialize`): a grap
 is written once with `?` dims and specialised per call shape. Binding a dim
 changes an argument type; every op's result type is then re-derived, in program
 order, from the op's own type inference (`RlxOperation.refresh_result_types`),
-region arguments follow the operands they receive (`RegionOperandsInterface`,
-as `mir.if`/`mir.while` declare), and finally the function type is rebuilt from
+region arguments take the types their op states for them
+(`RegionSignatureInterface`, as `mir.if`/`mir.while` declare), and finally the function type is rebuilt from
 the arguments and `func.return`.
 
 Bindings are `NAME=DIMS` with DIMS like `2x128`; a `?` keeps that dim as it is.
@@ -21,14 +21,14 @@ from dataclasses import dataclass, field
 from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
-from xdsl.ir import Attribute, Block, Operation
+from xdsl.ir import Attribute, Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation
-from rlx_xdsl.dialects.traits import RegionOperandsInterface
+from rlx_xdsl.dialects.traits import RegionSignatureInterface
 from rlx_xdsl.graph import argument_names
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -162,17 +162,23 @@ class _TypeJournal:
         self._args: list[tuple[Block, int, Attribute]] = []
         self._results: list[tuple[Operation, list[Attribute]]] = []
         self._signatures: list[tuple[func.FuncOp, FunctionType]] = []
+        self._retyped: set[SSAValue] = set()
 
     def set_arg_type(self, block: Block, index: int, new_type: Attribute) -> None:
         old = block.args[index].type
         if old != new_type:
             self._args.append((block, index, old))
-            Rewriter.replace_value_with_new_type(block.args[index], new_type)
+            self._retyped.add(Rewriter.replace_value_with_new_type(block.args[index], new_type))
 
     def refresh(self, op: RlxOperation) -> None:
         old = [result.type for result in op.results]
         if op.refresh_result_types():
             self._results.append((op, old))
+            self._retyped.update(op.results)
+
+    def retyped_any(self, values: Sequence[SSAValue]) -> bool:
+        """Whether any of `values` got a new type so far."""
+        return any(v in self._retyped for v in values)
 
     def update_signature(self, function: func.FuncOp) -> None:
         self._signatures.append((function, function.function_type))
@@ -192,14 +198,15 @@ class _TypeJournal:
 def _refresh_block(block: Block, journal: _TypeJournal, reason: str) -> None:
     """Re-infer every op of `block` in program order, each region body before its op.
 
-    Entry-block arguments of a region that receives operands
-    (`RegionOperandsInterface`) first take those operands' new types.
+    Entry-block arguments of a region first take the types the op states for
+    them (`RegionSignatureInterface`). An op whose result types cannot be
+    re-derived (not an RLX op) is an error once one of its operand types changed.
     """
     for op in block.ops:
         for region in op.regions:
-            if isinstance(op, RegionOperandsInterface):
-                for index, value in enumerate(op.region_operands(region)):
-                    journal.set_arg_type(region.block, index, value.type)
+            if isinstance(op, RegionSignatureInterface):
+                for index, new_type in enumerate(op.region_arg_types(region)):
+                    journal.set_arg_type(region.block, index, new_type)
             for inner in region.blocks:
                 _refresh_block(inner, journal, reason)
         if isinstance(op, RlxOperation):
@@ -209,6 +216,12 @@ def _refresh_block(block: Block, journal: _TypeJournal, reason: str) -> None:
                 raise SpecializeError(
                     f"cannot infer the result type of '{op.name}' after {reason}: {error}", op
                 ) from error
+        elif op.results and journal.retyped_any(op.operands):
+            raise SpecializeError(
+                f"cannot re-infer the result types of '{op.name}' after {reason}: it is not an RLX op "
+                "and one of its operand types changed",
+                op,
+            )
 
 
 def _retype(

@@ -1,10 +1,28 @@
-"""Every MIR op declares the traits passes read: purity and RLX's AMP precision class."""
+"""Every MIR op declares the traits passes read: purity, RLX's AMP precision class,
+operand roles, views and in-place writes, region signatures."""
 
 import pytest
+from xdsl.dialects.builtin import TensorType, f32, i32, i64
+from xdsl.dialects.test import TestOp
 from xdsl.traits import Pure, RecursiveMemoryEffect
 
-from rlx_xdsl.dialects.mir import ALL_OPS, OPS_BY_NAME
-from rlx_xdsl.dialects.traits import Precision, PrecisionClass, is_elementwise, precision_class
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.mir import ALL_OPS, elementwise, shape
+from rlx_xdsl.dialects.traits import (
+    Precision,
+    PrecisionClass,
+    RegionSignatureInterface,
+    Role,
+    data_operands,
+    in_place_operands,
+    is_elementwise,
+    operand_roles,
+    precision_class,
+    view_offset,
+    view_source,
+)
+
+OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
@@ -53,3 +71,121 @@ def test_ops_are_pure_or_pure_when_their_bodies_are(op):
 @pytest.mark.parametrize("name", sorted(OPS_BY_NAME))
 def test_elementwise_trait(name):
     assert is_elementwise(OPS_BY_NAME[name]) == (name in ELEMENTWISE)
+
+
+# Operand roles --------------------------------------------------------------------
+
+
+def _op(value):
+    """The op that produced `value` (the builder returns results)."""
+    return value.owner if not isinstance(value, tuple) else value[0].owner
+
+
+def test_roles_of_index_label_predicate_and_mask_operands():
+    b = GraphBuilder()
+    table, logits = b.input("t", [5, 3]), b.input("l", [2, 5])
+    ids, labels = b.input("i", [4], "i64"), b.input("y", [2], "f32")
+    gather = _op(b.mir.gather(table, ids, axis=0))
+    sce = _op(b.mir.softmax_cross_entropy_with_logits(logits, labels))
+    cond = b.mir.compare(table, table, "lt")
+    where = _op(b.mir.where(cond, table, table))
+    assert operand_roles(gather) == [Role.DATA, Role.INDEX]
+    assert operand_roles(sce) == [Role.DATA, Role.LABEL]
+    assert operand_roles(where) == [Role.PREDICATE, Role.DATA, Role.DATA]
+    assert data_operands(where) == [1, 2]
+
+
+def test_optional_and_variadic_operands_get_their_definitions_role():
+    b = GraphBuilder()
+    q = b.input("q", [1, 2, 3, 4])
+    mask = b.input("m", [1, 3])
+    with_mask = _op(b.mir.attention(q, q, q, mask, num_heads=2, head_dim=4, mask_kind="custom"))
+    without = _op(b.mir.attention(q, q, q, num_heads=2, head_dim=4))
+    assert operand_roles(with_mask) == [Role.DATA] * 3 + [Role.MASK]
+    assert operand_roles(without) == [Role.DATA] * 3
+    concat = _op(b.mir.concat(q, q, q, axis=0))
+    assert operand_roles(concat) == [Role.DATA] * 3
+
+
+def test_foreign_ops_are_all_data():
+    t = TensorType(f32, [2])
+    a = TestOp(result_types=[t])
+    user = TestOp(operands=[a.results[0], a.results[0]], result_types=[t])
+    assert operand_roles(user) == [Role.DATA, Role.DATA]
+
+
+# Views and in-place writes ----------------------------------------------------------
+
+
+def test_reshape_is_always_a_view():
+    b = GraphBuilder()
+    x = b.input("x", [2, 6])
+    r = _op(b.mir.reshape(x, new_shape=[3, 4]))
+    assert view_source(r) is x and view_offset(r) == 0
+
+
+def test_cast_is_a_view_only_when_it_keeps_the_dtype():
+    b = GraphBuilder()
+    x = b.input("x", [2, 3])
+    same = _op(b.emit(elementwise.CastOp(x, f32)))
+    other = _op(b.mir.cast(x, "i32"))
+    assert view_source(same) is x
+    assert view_source(other) is None
+
+
+@pytest.mark.parametrize(
+    ("shape_", "axis", "start", "is_view", "offset"),
+    [([6, 4], 0, 2, True, 8), ([1, 6, 4], 1, 3, True, 12), ([2, 6, 4], 1, 3, False, 0), ([6, 4], 1, 1, False, 0)],
+)
+def test_narrow_is_a_view_when_it_selects_a_contiguous_run(shape_, axis, start, is_view, offset):
+    b = GraphBuilder()
+    x = b.input("x", shape_)
+    n = _op(b.mir.narrow(x, axis=axis, start=start, len=1))
+    assert (view_source(n) is x) == is_view
+    assert view_offset(n) == offset
+
+
+def test_other_ops_are_never_views():
+    b = GraphBuilder()
+    x = b.input("x", [2, 3])
+    assert view_source(_op(b.mir.transpose(x, perm=[1, 0]))) is None
+    assert view_source(_op(b.mir.exp(x))) is None
+
+
+def test_elementwise_ops_may_overwrite_a_same_sized_operand():
+    b = GraphBuilder()
+    x, row = b.input("x", [2, 3]), b.input("r", [3])
+    y = b.input("y", [2, 3])
+    assert in_place_operands(_op(b.mir.add(x, row))) == [0]  # the broadcast row is too small
+    assert in_place_operands(_op(b.mir.mul(x, y))) == [0, 1]
+    assert in_place_operands(_op(b.mir.cast(x, i32))) == [0]  # i32 and f32 are both 4 bytes
+    assert in_place_operands(_op(b.mir.cast(x, i64))) == []  # 8-byte results need a bigger buffer
+    assert in_place_operands(_op(b.mir.matmul(x, b.mir.transpose(x, perm=[1, 0])))) == []
+
+
+@pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
+def test_elementwise_ops_write_in_place_and_no_others(op):
+    from rlx_xdsl.dialects.traits import WritesInPlace
+
+    assert op.has_trait(WritesInPlace) == is_elementwise(op)
+
+
+def test_view_traits_are_declared_on_reshape_cast_and_narrow_only():
+    from rlx_xdsl.dialects.traits import ViewOf
+
+    views = {op for op in ALL_OPS if op.has_trait(ViewOf)}
+    assert views == {shape.ReshapeOp, shape.NarrowOp, elementwise.CastOp}
+
+
+# Region signatures ---------------------------------------------------------------------
+
+
+def test_region_ops_state_their_block_argument_types():
+    b = GraphBuilder()
+    x = b.input("x", [2])
+    pred = b.mir.constant([1], "i1")
+    result = b.if_(pred, [x], lambda rb, v: rb.mir.exp(v), lambda rb, v: rb.mir.neg(v))
+    op = _op(result)
+    assert isinstance(op, RegionSignatureInterface)
+    for region in op.regions:
+        assert list(op.region_arg_types(region)) == [x.type]

@@ -258,6 +258,34 @@ def test_inconsistent_bindings_report_the_op_whose_inference_fails():
     assert after == before  # all or nothing: the argument types were restored too
 
 
+def test_an_op_that_cannot_be_reinferred_is_a_located_error():
+    foreign = """
+func.func @f(%x: tensor<?x8xf32> {rlx.name = "x"}) -> tensor<?x8xf32> {
+  %0 = mir.exp %x : (tensor<?x8xf32>) -> tensor<?x8xf32>
+  %1 = arith.addf %0, %0 : tensor<?x8xf32>
+  func.return %1 : tensor<?x8xf32>
+}
+"""
+    error, before, after = failure(foreign, "x=2x8")
+    assert str(error) == (
+        "cannot re-infer the result types of 'arith.addf' after binding x=2x8: it is not an RLX op "
+        "and one of its operand types changed"
+    )
+    assert isinstance(error, SpecializeError) and error.op.name == "arith.addf"
+    assert after == before
+
+
+def test_foreign_ops_whose_operands_keep_their_types_are_fine():
+    foreign = """
+func.func @f(%x: tensor<?x8xf32> {rlx.name = "x"}, %y: tensor<4xf32> {rlx.name = "y"}) -> tensor<4xf32> {
+  %0 = arith.addf %y, %y : tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+"""
+    module = specialize(foreign, "x=2x8")
+    assert types_of(only_function(module).body.block.args) == ["tensor<2x8xf32>", "tensor<4xf32>"]
+
+
 def test_failure_in_a_later_function_undoes_the_earlier_ones():
     later = """
     func.func @g(%x: tensor<?x8xf32> {rlx.name = "x"}, %q: tensor<?x8xf32> {rlx.name = "q"}) -> tensor<?x8xf32> {

@@ -38,7 +38,7 @@ from rlx_xdsl.dialects.base import (
     require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT
+from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT, OperandRoles, Role
 from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, tensor
 
 
@@ -68,11 +68,7 @@ def _opt_f32(value: float | None) -> FloatAttr | None:
 
 
 class HeadOperation(RlxOperation):
-    """Shared by attention and rope: pure maps of heads of `head_dim` elements to new heads."""
-
-    head_dim = prop_def(IntegerAttr[I64])
-    result = result_def(TensorType)
-    traits = traits_def(Pure())
+    """What attention and rope share: both map heads of `head_dim` elements to new heads."""
 
     def check_attributes(self) -> None:
         require_positive(self, head_dim=self.head_dim.value.data)
@@ -93,12 +89,14 @@ class AttentionOp(HeadOperation):
     k = operand_def(TensorType)
     v = operand_def(TensorType)
     mask = opt_operand_def(TensorType)
+    result = result_def(TensorType)
     num_heads = prop_def(IntegerAttr[I64])
+    head_dim = prop_def(IntegerAttr[I64])
     mask_kind = prop_def(MaskKindAttr)
     window = opt_prop_def(IntegerAttr[I64])
     score_scale = opt_prop_def(FloatAttr[Float32Type])
     attn_logit_softcap = opt_prop_def(FloatAttr[Float32Type])
-    traits = traits_def(COMPUTE)
+    traits = traits_def(Pure(), COMPUTE, OperandRoles.of(mask=Role.MASK))
     assembly_format = (
         "$q `,` $k `,` $v (`,` $mask^)? `num_heads` `=` $num_heads `head_dim` `=` $head_dim "
         "`mask_kind` `=` $mask_kind (`window` `=` $window^)? "
@@ -235,8 +233,10 @@ class RopeOp(HeadOperation):
     x = operand_def(TensorType)
     cos = operand_def(TensorType)
     sin = operand_def(TensorType)
+    result = result_def(TensorType)
+    head_dim = prop_def(IntegerAttr[I64])
     n_rot = prop_def(IntegerAttr[I64])
-    traits = traits_def(DATA_MOVEMENT)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
     assembly_format = (
         "$x `,` $cos `,` $sin `head_dim` `=` $head_dim `n_rot` `=` $n_rot " + FUNCTIONAL
     )

@@ -36,17 +36,14 @@ Pair = tuple[int, int]
 
 
 class WindowOperation(RlxOperation):
-    """Shared checks of ops sliding a 2-D window over an NCHW tensor.
+    """Shared checks of ops sliding a 2-D window (`kernel_size`, `stride`, `padding`)
+    over an NCHW tensor.
 
-    The window itself (`kernel_size`, `stride`, `padding`) is declared here.
-    Subclasses list their int-list properties in `PAIR_MINIMUMS` (name -> least
-    allowed value); every such list must hold exactly one value for H and one for W.
+    Each op declares its own operands and properties, and lists its int-list
+    properties in `PAIR_MINIMUMS` (name -> least allowed value); every such list
+    must hold exactly one value for H and one for W.
     """
 
-    kernel_size = prop_def(I64_ARRAY)
-    stride = prop_def(I64_ARRAY)
-    padding = prop_def(I64_ARRAY)
-    result = result_def(TensorType)
     PAIR_MINIMUMS: ClassVar[dict[str, int]] = {"kernel_size": 1, "stride": 1, "padding": 0}
 
     @staticmethod
@@ -115,6 +112,10 @@ class ConvOp(WindowOperation):
     name = "mir.conv"
     x = operand_def(TensorType)
     w = operand_def(TensorType)
+    result = result_def(TensorType)
+    kernel_size = prop_def(I64_ARRAY)
+    stride = prop_def(I64_ARRAY)
+    padding = prop_def(I64_ARRAY)
     dilation = prop_def(I64_ARRAY)
     groups = prop_def(IntegerAttr[I64])
     traits = traits_def(Pure(), COMPUTE)
@@ -198,7 +199,11 @@ class PoolOp(WindowOperation):
 
     name = "mir.pool"
     x = operand_def(TensorType)
+    result = result_def(TensorType)
     kind = prop_def(ReduceKindAttr)
+    kernel_size = prop_def(I64_ARRAY)
+    stride = prop_def(I64_ARRAY)
+    padding = prop_def(I64_ARRAY)
     traits = traits_def(Pure(), DATA_MOVEMENT)
     assembly_format = (
         "$x `kind` `=` $kind `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i1
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
     ParamAttrConstraint,
@@ -27,7 +27,16 @@ from xdsl.traits import Commutative, ConstantLike, Pure
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, require, require_float, tensor_type
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate, ComparePredicateAttr
-from rlx_xdsl.dialects.traits import BOUNDARY, DATA_MOVEMENT, ELEMENTWISE, Elementwise
+from rlx_xdsl.dialects.traits import (
+    BOUNDARY,
+    DATA_MOVEMENT,
+    ELEMENTWISE,
+    Elementwise,
+    OperandRoles,
+    Role,
+    ViewOf,
+    WritesInPlace,
+)
 from rlx_xdsl.shapes import broadcast_shapes, tensor
 
 
@@ -49,6 +58,14 @@ class ConstantOp(RlxOperation):
         return [self.value.type]
 
 
+def keeps_element_type(op: Operation) -> bool:
+    """the cast keeps the dtype.
+
+    Such a cast only reinterprets its operand, so LIR lets it alias the operand's buffer.
+    """
+    return op.operands[0].type == op.results[0].type
+
+
 @irdl_op_definition
 class CastOp(RlxOperation):
     """Converts elements to the result's element type (`Cast{to}`); shape is kept."""
@@ -56,7 +73,7 @@ class CastOp(RlxOperation):
     name = "mir.cast"
     input = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), Elementwise(), DATA_MOVEMENT)
+    traits = traits_def(Pure(), Elementwise(), DATA_MOVEMENT, WritesInPlace(), ViewOf(when=keeps_element_type))
     assembly_format = "$input " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, to: Attribute):
@@ -79,7 +96,7 @@ class WhereOp(RlxOperation):
     on_true = operand_def(TensorType)
     on_false = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace(), OperandRoles.of(cond=Role.PREDICATE))
     assembly_format = "$cond `,` $on_true `,` $on_false " + FUNCTIONAL
 
     def __init__(self, cond: SSAValue, on_true: SSAValue, on_false: SSAValue):
@@ -100,7 +117,7 @@ class CompareOp(RlxOperation):
     lhs = operand_def(TensorType)
     rhs = operand_def(TensorType)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = "$predicate `,` $lhs `,` $rhs " + FUNCTIONAL
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue, predicate: str | ComparePredicate):
@@ -116,101 +133,316 @@ class CompareOp(RlxOperation):
 
 
 class BinaryOperation(RlxOperation):
-    """Shared definition of the seven broadcasting binary ops (`Binary(BinaryOp)`)."""
-
-    lhs = operand_def(TensorType)
-    rhs = operand_def(TensorType)
-    result = result_def(TensorType)
-    assembly_format = "$lhs `,` $rhs " + FUNCTIONAL
+    """What the seven broadcasting binary ops share (`Binary(BinaryOp)`): their
+    constructor and type rule. Each op declares its own operands and traits."""
 
     def __init__(self, lhs: SSAValue, rhs: SSAValue):
         super().__init__(operands=[lhs, rhs])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        a, b = tensor_type(self.lhs), tensor_type(self.rhs)
+        a, b = tensor_type(self.operands[0]), tensor_type(self.operands[1])
         shape = broadcast_shapes(a.get_shape(), b.get_shape())
         return [tensor(dtypes.promote(a.element_type, b.element_type), shape)]
 
 
-def _binary(op_name: str, doc: str, commutative: bool) -> type[BinaryOperation]:
-    extra = (Commutative(),) if commutative else ()
-    cls = type(
-        f"{op_name.title().replace('_', '')}Op",
-        (BinaryOperation,),
-        {
-            "__doc__": doc,
-            "__module__": __name__,
-            "name": f"mir.{op_name}",
-            "traits": traits_def(Pure(), Elementwise(), ELEMENTWISE, *extra),
-        },
-    )
-    return irdl_op_definition(cls)
+BINARY_FORMAT = "$lhs `,` $rhs " + FUNCTIONAL
 
 
-AddOp = _binary("add", "Elementwise `lhs + rhs` with broadcasting.", True)
-SubOp = _binary("sub", "Elementwise `lhs - rhs` with broadcasting.", False)
-MulOp = _binary("mul", "Elementwise `lhs * rhs` with broadcasting.", True)
-DivOp = _binary("div", "Elementwise `lhs / rhs` with broadcasting (integer division truncates).", False)
-MaxOp = _binary("max", "Elementwise maximum with broadcasting.", True)
-MinOp = _binary("min", "Elementwise minimum with broadcasting.", True)
-PowOp = _binary("pow", "Elementwise `lhs ** rhs` with broadcasting.", False)
+@irdl_op_definition
+class AddOp(BinaryOperation):
+    """Elementwise `lhs + rhs` with broadcasting."""
+
+    name = "mir.add"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace(), Commutative())
+    assembly_format = BINARY_FORMAT
+
+
+@irdl_op_definition
+class SubOp(BinaryOperation):
+    """Elementwise `lhs - rhs` with broadcasting."""
+
+    name = "mir.sub"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = BINARY_FORMAT
+
+
+@irdl_op_definition
+class MulOp(BinaryOperation):
+    """Elementwise `lhs * rhs` with broadcasting."""
+
+    name = "mir.mul"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace(), Commutative())
+    assembly_format = BINARY_FORMAT
+
+
+@irdl_op_definition
+class DivOp(BinaryOperation):
+    """Elementwise `lhs / rhs` with broadcasting (integer division truncates)."""
+
+    name = "mir.div"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = BINARY_FORMAT
+
+
+@irdl_op_definition
+class MaxOp(BinaryOperation):
+    """Elementwise maximum with broadcasting."""
+
+    name = "mir.max"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace(), Commutative())
+    assembly_format = BINARY_FORMAT
+
+
+@irdl_op_definition
+class MinOp(BinaryOperation):
+    """Elementwise minimum with broadcasting."""
+
+    name = "mir.min"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace(), Commutative())
+    assembly_format = BINARY_FORMAT
+
+
+@irdl_op_definition
+class PowOp(BinaryOperation):
+    """Elementwise `lhs ** rhs` with broadcasting."""
+
+    name = "mir.pow"
+    lhs = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = BINARY_FORMAT
+
 
 BINARY_OPS: tuple[type[BinaryOperation], ...] = (AddOp, SubOp, MulOp, DivOp, MaxOp, MinOp, PowOp)
 
 
 class UnaryOperation(RlxOperation):
-    """Shared definition of the activation ops (`Activation(kind)`): type is kept."""
+    """What the activation ops share (`Activation(kind)`): their constructor and
+    type rule (the operand's type is kept). Each op declares its own operand and traits."""
 
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    assembly_format = "$input " + FUNCTIONAL
     FLOAT_ONLY: ClassVar[bool] = True
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        t = tensor_type(self.input)
+        t = tensor_type(self.operands[0])
         if self.FLOAT_ONLY:
             require_float(self, t)
         return [t]
 
 
-def _unary(op_name: str, doc: str, float_only: bool = True) -> type[UnaryOperation]:
-    cls = type(
-        "".join(part.title() for part in op_name.split("_")) + "Op",
-        (UnaryOperation,),
-        {
-            "__doc__": doc,
-            "__module__": __name__,
-            "name": f"mir.{op_name}",
-            "__annotations__": {"FLOAT_ONLY": ClassVar[bool]},
-            "FLOAT_ONLY": float_only,
-            "traits": traits_def(Pure(), Elementwise(), ELEMENTWISE),
-        },
-    )
-    return irdl_op_definition(cls)
+UNARY_FORMAT = "$input " + FUNCTIONAL
 
 
-GeluOp = _unary("gelu", "Exact GELU: `x * Phi(x)` with the Gaussian CDF `Phi`.")
-GeluApproxOp = _unary(
-    "gelu_approx", "Tanh-approximated GELU: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."
-)
-SiluOp = _unary("silu", "SiLU (swish): `x * sigmoid(x)`.")
-ReluOp = _unary("relu", "`max(x, 0)`.", float_only=False)
-SigmoidOp = _unary("sigmoid", "Logistic sigmoid `1 / (1 + exp(-x))`.")
-TanhOp = _unary("tanh", "Hyperbolic tangent.")
-ExpOp = _unary("exp", "Natural exponential.")
-LogOp = _unary("log", "Natural logarithm.")
-SqrtOp = _unary("sqrt", "Square root.")
-RsqrtOp = _unary("rsqrt", "Reciprocal square root `1 / sqrt(x)`.")
-NegOp = _unary("neg", "Negation `-x`.", float_only=False)
-AbsOp = _unary("abs", "Absolute value.", float_only=False)
-SinOp = _unary("sin", "Sine.")
-CosOp = _unary("cos", "Cosine.")
-TanOp = _unary("tan", "Tangent.")
-AtanOp = _unary("atan", "Arc tangent.")
-RoundOp = _unary("round", "Round to nearest, halves away from zero (as Rust's `f32::round`).")
+@irdl_op_definition
+class GeluOp(UnaryOperation):
+    """Exact GELU: `x * Phi(x)` with the Gaussian CDF `Phi`."""
+
+    name = "mir.gelu"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class GeluApproxOp(UnaryOperation):
+    """Tanh-approximated GELU: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."""
+
+    name = "mir.gelu_approx"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class SiluOp(UnaryOperation):
+    """SiLU (swish): `x * sigmoid(x)`."""
+
+    name = "mir.silu"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class ReluOp(UnaryOperation):
+    """`max(x, 0)`."""
+
+    name = "mir.relu"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class SigmoidOp(UnaryOperation):
+    """Logistic sigmoid `1 / (1 + exp(-x))`."""
+
+    name = "mir.sigmoid"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class TanhOp(UnaryOperation):
+    """Hyperbolic tangent."""
+
+    name = "mir.tanh"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class ExpOp(UnaryOperation):
+    """Natural exponential."""
+
+    name = "mir.exp"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class LogOp(UnaryOperation):
+    """Natural logarithm."""
+
+    name = "mir.log"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class SqrtOp(UnaryOperation):
+    """Square root."""
+
+    name = "mir.sqrt"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class RsqrtOp(UnaryOperation):
+    """Reciprocal square root `1 / sqrt(x)`."""
+
+    name = "mir.rsqrt"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class NegOp(UnaryOperation):
+    """Negation `-x`."""
+
+    name = "mir.neg"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class AbsOp(UnaryOperation):
+    """Absolute value."""
+
+    name = "mir.abs"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    FLOAT_ONLY: ClassVar[bool] = False
+
+
+@irdl_op_definition
+class SinOp(UnaryOperation):
+    """Sine."""
+
+    name = "mir.sin"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class CosOp(UnaryOperation):
+    """Cosine."""
+
+    name = "mir.cos"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class TanOp(UnaryOperation):
+    """Tangent."""
+
+    name = "mir.tan"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class AtanOp(UnaryOperation):
+    """Arc tangent."""
+
+    name = "mir.atan"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
+
+@irdl_op_definition
+class RoundOp(UnaryOperation):
+    """Round to nearest, halves away from zero (as Rust's `f32::round`)."""
+
+    name = "mir.round"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+
 
 ACTIVATION_OPS: tuple[type[UnaryOperation], ...] = (
     GeluOp, GeluApproxOp, SiluOp, ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp,

@@ -24,20 +24,12 @@ from rlx_xdsl.dialects.base import (
     require_rank,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, Role
 from rlx_xdsl.shapes import dims_match, fmt_shape, normalize_axis, tensor
 
 
 class IndexedOperation(RlxOperation):
-    """Shared definition of gather and scatter_add: `indices`, the result and traits.
-
-    IRDL places inherited operands after the subclass's own, so `indices` is the
-    second operand of both ops, after `table` or `updates`.
-    """
-
-    indices = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    """What gather and scatter_add share: the check of their `indices` operand."""
 
     def index_type(self) -> TensorType:
         """The type of `indices`, checked to be an index type."""
@@ -55,7 +47,10 @@ class GatherOp(IndexedOperation):
 
     name = "mir.gather"
     table = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), DATA_MOVEMENT, OperandRoles.of(indices=Role.INDEX))
     assembly_format = "$table `,` $indices `axis` `=` $axis " + FUNCTIONAL
 
     def __init__(self, table: SSAValue, indices: SSAValue, *, axis: int = 0):
@@ -78,7 +73,10 @@ class ScatterAddOp(IndexedOperation):
 
     name = "mir.scatter_add"
     updates = operand_def(TensorType)
+    indices = operand_def(TensorType)
+    result = result_def(TensorType)
     dim_size = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), DATA_MOVEMENT, OperandRoles.of(indices=Role.INDEX))
     assembly_format = "$updates `,` $indices `dim_size` `=` $dim_size " + FUNCTIONAL
 
     def __init__(self, updates: SSAValue, indices: SSAValue, *, dim_size: int):

@@ -25,15 +25,12 @@ from rlx_xdsl.dialects.base import (
     require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import REDUCTION
+from rlx_xdsl.dialects.traits import REDUCTION, OperandRoles, Role
 from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
 
 
 class CrossEntropyOperation(RlxOperation):
-    """The result, traits and operand checks shared by the three cross-entropy ops."""
-
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), REDUCTION)
+    """The operand checks shared by the three cross-entropy ops."""
 
     def check_logits(self, logits: SSAValue) -> TensorType:
         """Logits are a float `[N, C]` tensor."""
@@ -76,6 +73,8 @@ class SoftmaxCrossEntropyWithLogitsOp(CrossEntropyOperation):
     name = "mir.softmax_cross_entropy_with_logits"
     logits = operand_def(TensorType)
     labels = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), REDUCTION, OperandRoles.of(labels=Role.LABEL))
     assembly_format = "$logits `,` $labels " + FUNCTIONAL
 
     def __init__(self, logits: SSAValue, labels: SSAValue):
@@ -97,6 +96,8 @@ class SoftmaxCrossEntropyOp(CrossEntropyOperation):
     name = "mir.softmax_cross_entropy"
     logits = operand_def(TensorType)
     targets = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), REDUCTION)
     assembly_format = "$logits `,` $targets " + FUNCTIONAL
 
     def __init__(self, logits: SSAValue, targets: SSAValue):
@@ -128,6 +129,8 @@ class SoftmaxCrossEntropyBackwardOp(CrossEntropyOperation):
     logits = operand_def(TensorType)
     labels = operand_def(TensorType)
     d_loss = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), REDUCTION, OperandRoles.of(labels=Role.LABEL))
     assembly_format = "$logits `,` $labels `,` $d_loss " + FUNCTIONAL
 
     def __init__(self, logits: SSAValue, labels: SSAValue, d_loss: SSAValue):

@@ -29,13 +29,10 @@ from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, norma
 
 
 class NormOperation(RlxOperation):
-    """Operands, `eps` and the checks shared by the three normalisations."""
+    """The checks shared by the three normalisations of `x` with `gamma`, `beta` and `eps`.
 
-    x = operand_def(TensorType)
-    gamma = operand_def(TensorType)
-    beta = operand_def(TensorType)
-    result = result_def(TensorType)
-    eps = prop_def(FloatAttr[Float32Type])
+    Each op declares its own operands and properties; these methods only read them.
+    """
 
     def affine_operands(self) -> tuple[tuple[str, SSAValue], ...]:
         return (("gamma", self.gamma), ("beta", self.beta))
@@ -63,9 +60,6 @@ class AxisNormOperation(NormOperation):
     gamma and beta broadcast (NumPy-style) to the normalised shape `x.shape[axis:]`.
     """
 
-    axis = prop_def(IntegerAttr[I64])
-    assembly_format = "$x `,` $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps " + FUNCTIONAL
-
     def __init__(
         self, x: SSAValue, gamma: SSAValue, beta: SSAValue, *, axis: int = -1, eps: float = 1e-5
     ):
@@ -91,6 +85,9 @@ class AxisNormOperation(NormOperation):
         return [x]
 
 
+AXIS_NORM_FORMAT = "$x `,` $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps " + FUNCTIONAL
+
+
 @irdl_op_definition
 class LayerNormOp(AxisNormOperation):
     """`(x - mean) / sqrt(var + eps) * gamma + beta` over dims `axis..` (`LayerNorm{axis, eps}`).
@@ -99,7 +96,14 @@ class LayerNormOp(AxisNormOperation):
     """
 
     name = "mir.layer_norm"
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    eps = prop_def(FloatAttr[Float32Type])
     traits = traits_def(Pure(), REDUCTION)
+    assembly_format = AXIS_NORM_FORMAT
 
 
 @irdl_op_definition
@@ -110,7 +114,14 @@ class RmsNormOp(AxisNormOperation):
     """
 
     name = "mir.rms_norm"
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    result = result_def(TensorType)
+    axis = prop_def(IntegerAttr[I64])
+    eps = prop_def(FloatAttr[Float32Type])
     traits = traits_def(Pure(), REDUCTION)
+    assembly_format = AXIS_NORM_FORMAT
 
     def __init__(
         self, x: SSAValue, gamma: SSAValue, beta: SSAValue, *, axis: int = -1, eps: float = 1e-6
@@ -128,7 +139,12 @@ class GroupNormOp(NormOperation):
     """
 
     name = "mir.group_norm"
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    result = result_def(TensorType)
     num_groups = prop_def(IntegerAttr[I64])
+    eps = prop_def(FloatAttr[Float32Type])
     traits = traits_def(Pure(), REDUCTION)
     assembly_format = (
         "$x `,` $gamma `,` $beta `num_groups` `=` $num_groups `eps` `=` $eps " + FUNCTIONAL

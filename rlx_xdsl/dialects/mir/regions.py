@@ -36,7 +36,7 @@ from xdsl.traits import (
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, i64_attr, require, require_positive, tensor_type
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT, RegionOperandsInterface
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, RegionOperandsInterface, Role
 from rlx_xdsl.shapes import dims_match, fmt_shape
 
 
@@ -124,7 +124,11 @@ class IfOp(RlxOperation, RegionOperandsInterface):
     then_region = region_def("single_block")
     else_region = region_def("single_block")
     traits = traits_def(
-        RecursiveMemoryEffect(), RecursivelySpeculatable(), IsolatedFromAbove(), DATA_MOVEMENT
+        RecursiveMemoryEffect(),
+        RecursivelySpeculatable(),
+        IsolatedFromAbove(),
+        DATA_MOVEMENT,
+        OperandRoles.of(pred=Role.PREDICATE),
     )
     assembly_format = (
         "$pred ` ` `(` $captures `)` " + FUNCTIONAL + " $then_region `else` $else_region"

@@ -11,7 +11,7 @@ import math
 from collections.abc import Sequence
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 
@@ -28,8 +28,8 @@ from rlx_xdsl.dialects.base import (
     require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT
-from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape, normalize_axis, num_elements, tensor
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, ViewOf
+from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape, is_static, normalize_axis, num_elements, tensor
 
 
 def reshaped(in_shape: Sequence[int], new_shape: Sequence[int]) -> list[int]:
@@ -56,7 +56,7 @@ class ReshapeOp(RlxOperation):
     input = operand_def(TensorType)
     new_shape = prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    traits = traits_def(Pure(), DATA_MOVEMENT, ViewOf())
     assembly_format = "$input `new_shape` `=` $new_shape " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, *, new_shape: Sequence[int]):
@@ -100,6 +100,23 @@ class TransposeOp(RlxOperation):
         return [tensor(t.element_type, [shape[p] for p in perm])]
 
 
+def selects_contiguous_run(op: Operation) -> bool:
+    """the dims before `axis` are all 1.
+
+    Such a narrow reads one contiguous run of its input, which LIR aliases.
+    """
+    shape = tensor_type(op.operands[0]).get_shape()
+    axis = normalize_axis(op.axis.value.data, len(shape))
+    return all(d == 1 for d in shape[:axis]) and is_static(shape[axis + 1 :])
+
+
+def run_start(op: Operation) -> int:
+    """The element offset of a contiguous narrow in its input: `start` rows of the trailing dims."""
+    shape = tensor_type(op.operands[0]).get_shape()
+    axis = normalize_axis(op.axis.value.data, len(shape))
+    return op.start.value.data * math.prod(shape[axis + 1 :])
+
+
 @irdl_op_definition
 class NarrowOp(RlxOperation):
     """The slice `[start, start + len)` along `axis` (`Narrow{axis, start, len}`)."""
@@ -110,7 +127,7 @@ class NarrowOp(RlxOperation):
     start = prop_def(IntegerAttr[I64])
     len = prop_def(IntegerAttr[I64])
     result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    traits = traits_def(Pure(), DATA_MOVEMENT, ViewOf(when=selects_contiguous_run, offset=run_start))
     assembly_format = "$input `axis` `=` $axis `start` `=` $start `len` `=` $len " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, *, axis: int, start: int, len: int):

@@ -1,0 +1,74 @@
+"""Class-keyed registries: the helper itself, coverage of every registry, third-party entries."""
+
+import numpy as np
+import pytest
+from xdsl.dialects.builtin import TensorType
+from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.base import RlxOperation, tensor_type
+from rlx_xdsl.dialects.mir import ALL_OPS
+from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
+from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
+from rlx_xdsl.registry import MissingEntry, OpRegistry
+
+# Every registry and the ops it must cover. Issues that add a registry add a row.
+COVERAGE = [
+    ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
+]
+
+
+@pytest.mark.parametrize(("what", "registry", "ops"), COVERAGE, ids=[row[0] for row in COVERAGE])
+def test_every_registry_covers_its_ops(what, registry, ops):
+    assert registry.missing(ops) == []
+
+
+def test_lookup_is_by_class_and_reports_missing_entries():
+    registry: OpRegistry[str] = OpRegistry("test entry")
+    registry.register(AddOp)("add")
+    assert registry[AddOp] == "add" and AddOp in registry
+    assert registry.lookup(SubOp) is None
+    with pytest.raises(MissingEntry, match="no test entry for 'mir.sub'"):
+        registry[SubOp]
+    assert registry.missing([AddOp, SubOp]) == ["mir.sub"]
+
+
+def test_registering_a_class_twice_is_refused():
+    registry: OpRegistry[str] = OpRegistry("test entry")
+    registry.add(AddOp, "a")
+    with pytest.raises(ValueError, match="'mir.add' already has a test entry"):
+        registry.add(AddOp, "b")
+
+
+@irdl_op_definition
+class DoubleOp(RlxOperation):
+    """A third-party op: `2 * x`."""
+
+    name = "thirdparty.double"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure())
+    assembly_format = "$input attr-dict `:` functional-type(operands, results)"
+
+    def __init__(self, x):
+        super().__init__(operands=[x])
+
+    def infer_result_types(self):
+        return [tensor_type(self.input)]
+
+
+def test_a_third_party_op_runs_once_its_kernel_is_registered():
+    b = GraphBuilder("f")
+    x = b.input("x", [3])
+    b.output(b.emit(DoubleOp(x)))
+    module = b.module()
+    data = np.array([1.0, -2.0, 0.5], np.float32)
+    with pytest.raises(Exception, match="thirdparty.double"):
+        run_function(module, "f", [data])
+    KERNELS.add(DoubleOp, lambda op, x: (x * 2,))
+    try:
+        (out,) = run_function(module, "f", [data])
+        np.testing.assert_array_equal(out, data * 2)
+    finally:
+        KERNELS.remove(DoubleOp)
