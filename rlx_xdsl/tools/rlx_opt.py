@@ -18,6 +18,7 @@ import dataclasses
 import importlib.metadata
 import inspect
 import os
+import stat
 import sys
 import tempfile
 import time
@@ -197,7 +198,7 @@ class RlxOptMain(xDSLOptMain):
                 output.flush()
                 wrote = True
         if ok and isinstance(output, StringIO):
-            write_atomically(self.args.output_file, output.getvalue())
+            write_output(self.args.output_file, output.getvalue())
         return ok
 
     def read_chunks(self) -> list[tuple[str, int]]:
@@ -379,9 +380,34 @@ def _rlx_version() -> str:
 # Output ----------------------------------------------------------------------------------
 
 
+def write_output(path: str, text: str) -> None:
+    """Write `text` to `-o path`.
+
+    Symlinks are followed. A regular file, or one that does not exist yet, is
+    replaced atomically (`write_atomically`). Anything else (a device such as
+    /dev/null, a FIFO, a socket) is written in place: renaming a file over it
+    would replace the device for the whole machine.
+    """
+    target = os.path.realpath(path)
+    try:
+        mode = os.stat(target).st_mode
+    except FileNotFoundError:
+        mode = None
+    except OSError as e:
+        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+    if mode is None or stat.S_ISREG(mode):
+        write_atomically(target, text)
+        return
+    try:
+        with open(target, "w", encoding="utf-8") as f:
+            f.write(text)
+    except OSError as e:
+        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+
+
 def write_atomically(path: str, text: str) -> None:
-    """Replace `path` with `text` all at once: readers never see a partial file, and
-    a failure leaves the old file as it was."""
+    """Replace the regular file `path` with `text` all at once: readers never see a
+    partial file, and a failure leaves the old file as it was."""
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")

@@ -12,6 +12,7 @@ import os
 import stat
 import subprocess
 import sys
+import threading
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -533,6 +534,39 @@ def test_write_failure_leaves_old_file_and_no_temporary(opt, write, tmp_path, mo
     assert run.err == f"rlx-opt: error: cannot write '{out}': Permission denied\n"
     assert out.read_text() == "old\n"
     assert _listing(tmp_path) == ["good.mlir", "out.mlir"]
+
+
+def test_output_to_a_character_device_writes_into_it_and_never_replaces_it(opt, write, tmp_path):
+    src = write("good.mlir", GOOD)
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a private /dev/null
+    assert opt(src, "-o", device).status == 0
+    assert stat.S_ISCHR(device.stat().st_mode)
+    assert device.stat().st_rdev == os.makedev(1, 3)
+    assert _listing(tmp_path) == ["good.mlir", "null"]
+
+
+def test_output_to_a_fifo_streams_into_it(opt, write, tmp_path):
+    src = write("good.mlir", GOOD)
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()))
+    reader.start()
+    assert opt(src, "-o", fifo).status == 0
+    reader.join(timeout=10)
+    assert "func.func @f" in received[0]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+def test_output_through_a_symlink_replaces_the_target_and_keeps_the_link(opt, write, tmp_path):
+    src = write("good.mlir", GOOD)
+    target = write("real.mlir", "old\n")
+    link = tmp_path / "link.mlir"
+    link.symlink_to(target)
+    assert opt(src, "-o", link).status == 0
+    assert link.is_symlink()
+    assert "func.func @f" in target.read_text()
 
 
 def test_output_into_missing_directory_is_an_error(opt, write, tmp_path):
