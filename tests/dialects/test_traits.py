@@ -189,3 +189,12 @@ def test_region_ops_state_their_block_argument_types():
     assert isinstance(op, RegionSignatureInterface)
     for region in op.regions:
         assert list(op.region_arg_types(region)) == [x.type]
+
+
+def test_every_activation_kind_names_its_op():
+    from rlx_xdsl.dialects.mir.attrs import Activation
+    from rlx_xdsl.dialects.mir.elementwise import ACTIVATION_OPS, activation_op
+
+    assert {op.KIND for op in ACTIVATION_OPS} == set(Activation)
+    for kind in Activation:
+        assert activation_op(kind).name == f"mir.{kind.value}"

@@ -39,4 +39,34 @@ class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
     name = "mir.reduce_kind"
 
 
-ATTRIBUTES = [ComparePredicateAttr, ReduceKindAttr]
+class Activation(StrEnum):
+    """RLX's 17 activations (`Activation` enum); each value is also the short name of
+    its MIR op (`mir.gelu`, ...). `elementwise.activation_op(kind)` gives the op class."""
+
+    GELU = "gelu"
+    GELU_APPROX = "gelu_approx"
+    SILU = "silu"
+    RELU = "relu"
+    SIGMOID = "sigmoid"
+    TANH = "tanh"
+    EXP = "exp"
+    LOG = "log"
+    SQRT = "sqrt"
+    RSQRT = "rsqrt"
+    NEG = "neg"
+    ABS = "abs"
+    SIN = "sin"
+    COS = "cos"
+    TAN = "tan"
+    ATAN = "atan"
+    ROUND = "round"
+
+
+@irdl_attr_definition
+class ActivationAttr(EnumAttribute[Activation], SpacedOpaqueSyntaxAttribute):
+    """An activation kind held by a fused or backward op: `#mir<activation silu>`, bare `silu` in the op."""
+
+    name = "mir.activation"
+
+
+ATTRIBUTES = [ComparePredicateAttr, ReduceKindAttr, ActivationAttr]

@@ -26,7 +26,7 @@ from xdsl.traits import Commutative, ConstantLike, Pure
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, require, require_float, tensor_type
-from rlx_xdsl.dialects.mir.attrs import ComparePredicate, ComparePredicateAttr
+from rlx_xdsl.dialects.mir.attrs import Activation, ComparePredicate, ComparePredicateAttr
 from rlx_xdsl.dialects.traits import (
     BOUNDARY,
     DATA_MOVEMENT,
@@ -240,6 +240,8 @@ class UnaryOperation(RlxOperation):
     type rule (the operand's type is kept). Each op declares its own operand and traits."""
 
     FLOAT_ONLY: ClassVar[bool] = True
+    KIND: ClassVar[Activation]
+    """Which of RLX's activations the op is (fused and backward ops name it by kind)."""
 
     def __init__(self, input: SSAValue):
         super().__init__(operands=[input])
@@ -263,6 +265,7 @@ class GeluOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.GELU
 
 
 @irdl_op_definition
@@ -274,6 +277,7 @@ class GeluApproxOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.GELU_APPROX
 
 
 @irdl_op_definition
@@ -285,6 +289,7 @@ class SiluOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.SILU
 
 
 @irdl_op_definition
@@ -296,6 +301,7 @@ class ReluOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.RELU
     FLOAT_ONLY: ClassVar[bool] = False
 
 
@@ -308,6 +314,7 @@ class SigmoidOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.SIGMOID
 
 
 @irdl_op_definition
@@ -319,6 +326,7 @@ class TanhOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.TANH
 
 
 @irdl_op_definition
@@ -330,6 +338,7 @@ class ExpOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.EXP
 
 
 @irdl_op_definition
@@ -341,6 +350,7 @@ class LogOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.LOG
 
 
 @irdl_op_definition
@@ -352,6 +362,7 @@ class SqrtOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.SQRT
 
 
 @irdl_op_definition
@@ -363,6 +374,7 @@ class RsqrtOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.RSQRT
 
 
 @irdl_op_definition
@@ -374,6 +386,7 @@ class NegOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.NEG
     FLOAT_ONLY: ClassVar[bool] = False
 
 
@@ -386,6 +399,7 @@ class AbsOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.ABS
     FLOAT_ONLY: ClassVar[bool] = False
 
 
@@ -398,6 +412,7 @@ class SinOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.SIN
 
 
 @irdl_op_definition
@@ -409,6 +424,7 @@ class CosOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.COS
 
 
 @irdl_op_definition
@@ -420,6 +436,7 @@ class TanOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.TAN
 
 
 @irdl_op_definition
@@ -431,6 +448,7 @@ class AtanOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.ATAN
 
 
 @irdl_op_definition
@@ -442,11 +460,20 @@ class RoundOp(UnaryOperation):
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
     assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.ROUND
 
 
 ACTIVATION_OPS: tuple[type[UnaryOperation], ...] = (
     GeluOp, GeluApproxOp, SiluOp, ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp,
     RsqrtOp, NegOp, AbsOp, SinOp, CosOp, TanOp, AtanOp, RoundOp,
 )  # fmt: skip
+
+_BY_KIND: dict[Activation, type[UnaryOperation]] = {op.KIND: op for op in ACTIVATION_OPS}
+
+
+def activation_op(kind: Activation | str) -> type[UnaryOperation]:
+    """The op class of an activation kind (`Activation.SILU` -> `SiluOp`)."""
+    return _BY_KIND[Activation(kind)]
+
 
 OPS = [ConstantOp, CastOp, WhereOp, CompareOp, *BINARY_OPS, *ACTIVATION_OPS]
