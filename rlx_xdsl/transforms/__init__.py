@@ -19,8 +19,15 @@ def _specialize() -> type[ModulePass]:
     return SpecializeShapesPass
 
 
+def _unfuse() -> type[ModulePass]:
+    from rlx_xdsl.transforms.unfuse import UnfusePass
+
+    return UnfusePass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-dce": _dce,
         "rlx-specialize": _specialize,
+        "rlx-unfuse": _unfuse,
     }

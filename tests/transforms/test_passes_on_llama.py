@@ -14,6 +14,7 @@ from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass, set_argument_types
+from rlx_xdsl.transforms.unfuse import UnfusePass
 
 CONFIG = {"batch": 2, "seq": 8, "dim": 32, "n_heads": 4, "n_kv_heads": 2, "ffn": 64}
 
@@ -34,7 +35,14 @@ def llama():
 
 def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
-    assert set(get_all_passes()) == {"rlx-dce", "rlx-specialize"}
+    assert set(get_all_passes()) == {"rlx-dce", "rlx-specialize", "rlx-unfuse"}
+
+
+def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    UnfusePass().apply(Context(), module)
+    assert str(module) == text
 
 
 def test_dce_removes_only_dead_ops(llama):
