@@ -1,0 +1,20 @@
+"""Recipes of the MIR ops, one module per dialect group (as `dialects.mir.GROUPS`).
+
+Importing a module registers its recipes in `graphgen.RECIPES`; `GROUPS` lists
+them explicitly, in the order of `dialects.mir.GROUPS`.
+"""
+
+from rlx_xdsl.testing.graphgen.mir import (
+    attention,
+    contraction,
+    conv,
+    elementwise,
+    indexing,
+    loss,
+    norm,
+    reduction,
+    regions,
+    shape,
+)
+
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)

@@ -1,0 +1,82 @@
+"""The recipe table: MIR recipes sit with their dialect group, and another dialect's
+ops get recipes the same way (registered by class, drawn by `graphs(ops=...)`)."""
+
+import pytest
+from hypothesis import Phase, given, settings
+from xdsl.dialects.builtin import TensorType
+from xdsl.ir import SSAValue
+from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+
+from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.dialects import mir as mir_dialect
+from rlx_xdsl.dialects.mir.elementwise import AddOp, ConstantOp
+from rlx_xdsl.dialects.traits import OperandRoles, Role, operand_roles
+from rlx_xdsl.testing import graphgen
+from rlx_xdsl.testing.graphgen import RECIPES, GraphState, graphs, needs_recipe, with_ids
+from rlx_xdsl.testing.graphgen.values import rank, shape_of
+
+
+def _module_name(module) -> str:
+    return module.__name__.rsplit(".", 1)[1]
+
+
+@pytest.mark.parametrize(
+    "recipes, group",
+    list(zip(graphgen.mir.GROUPS, mir_dialect.GROUPS, strict=True)),
+    ids=[_module_name(g) for g in mir_dialect.GROUPS],
+)
+def test_each_group_module_registers_exactly_its_dialect_groups_ops(recipes, group):
+    assert _module_name(recipes) == _module_name(group)
+    registered = {op for op in RECIPES if RECIPES[op].__module__ == recipes.__name__}
+    assert registered == {op for op in group.OPS if needs_recipe(op)}
+
+
+# Another dialect's op ----------------------------------------------------------------
+
+
+@irdl_op_definition
+class PickRowsOp(IRDLOperation):
+    """Rows of `table` at `ids`: a stand-in for an op of another project's dialect."""
+
+    name = "thirdparty.pick_rows"
+    table = operand_def(TensorType)
+    ids = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(OperandRoles.of(ids=Role.INDEX))
+
+    def __init__(self, table: SSAValue, ids: SSAValue):
+        t, i = table.type, ids.type
+        assert isinstance(t, TensorType) and isinstance(i, TensorType)
+        shape = [*i.get_shape(), *t.get_shape()[1:]]
+        super().__init__(operands=[table, ids], result_types=[TensorType(t.element_type, shape)])
+
+
+@RECIPES.register(PickRowsOp)
+def pick_rows(s: GraphState, op) -> None:
+    table = s.need(lambda v: rank(v) >= 1)
+    s.emit(op, *with_ids(s, op, (s.integer(1, 3),), shape_of(table)[0], table=table))
+
+
+def test_another_dialect_registers_recipes_for_its_ops():
+    picks: list[PickRowsOp] = []
+
+    @settings(max_examples=20, deadline=None, database=None, phases=[Phase.generate])
+    @given(graphs(max_ops=4, ops=[PickRowsOp, AddOp]))
+    def collect(module):
+        module.verify()
+        picks.extend(op for op in module.walk() if isinstance(op, PickRowsOp))
+
+    collect()
+    assert picks
+    for op in picks:
+        assert operand_roles(op) == [Role.DATA, Role.INDEX]
+        assert isinstance(op.ids.owner, ConstantOp)
+        ids = dense_to_numpy(op.ids.owner.value)
+        assert ((ids >= 0) & (ids < shape_of(op.table)[0])).all()
+
+
+def test_another_dialects_ops_stay_out_of_the_default_draw():
+    """`graphs()` without `ops` draws MIR ops only: other ops may lack interpreter kernels."""
+    assert PickRowsOp in RECIPES
+    assert PickRowsOp not in graphgen.available_ops()
+    assert graphgen.missing_recipes([PickRowsOp, AddOp]) == []
