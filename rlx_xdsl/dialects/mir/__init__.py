@@ -37,5 +37,3 @@ ALL_OPS = [op for group in GROUPS for op in group.OPS]
 ALL_ATTRIBUTES = [*attrs.ATTRIBUTES] + [a for g in GROUPS for a in getattr(g, "ATTRIBUTES", [])]
 
 MIR = Dialect("mir", ALL_OPS, ALL_ATTRIBUTES)
-
-OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
