@@ -45,13 +45,21 @@ def fmt_types(types: Sequence[Attribute]) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
+def _yield_parents() -> tuple[type[RlxOperation], ...]:
+    """The region ops whose regions `mir.yield` ends (the structured ones are defined later)."""
+    from rlx_xdsl.dialects.mir import structured
+
+    return (IfOp, WhileOp, structured.ScanOp, structured.ScanBackwardOp, structured.CustomFnOp)
+
+
 @irdl_op_definition
 class YieldOp(RlxOperation):
-    """Ends a `mir.if` or `mir.while` region, handing its operands to the parent op."""
+    """Ends a region of `mir.if`, `mir.while`, `mir.scan`, `mir.scan_backward` or
+    `mir.custom_fn`, handing its operands to the parent op."""
 
     name = "mir.yield"
     values = var_operand_def(TensorType)
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, WhileOp), Pure()))
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(*_yield_parents()), Pure()))
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue):

@@ -1,0 +1,218 @@
+"""numpy semantics of the MIR structured ops: scans, custom functions, state-space recurrences.
+
+Region kernels call `run_region` once per step on the region that is already built:
+nothing is parsed or rebuilt inside the loop.
+
+Memory of scans is observable: every scan kernel reports, through `observe_scans()`,
+how many carries it held at once besides the running one (`peak_saved`) and how many
+times it ran a body (`body_runs`). A scan saving `K` checkpoints holds `K` carries; the
+backward sweep over a checkpointed trajectory recomputes each segment by bisection,
+holding at most `ceil(log2(segment length))` extra carries at a time and running the
+forward body `O(length * log(segment length))` times.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+
+import numpy as np
+
+from rlx_xdsl.dialects.mir import structured as st
+from rlx_xdsl.interpreters.common import RegionRunner, as_result, widened
+
+Carry = tuple[np.ndarray, ...]
+
+
+# Observing what scans store ------------------------------------------------------------
+
+
+@dataclass
+class ScanRecord:
+    """What one execution of a scan kernel held and ran."""
+
+    op: str
+    saved: int = 0
+    """Carries held right now besides the running one."""
+    peak_saved: int = 0
+    body_runs: int = 0
+
+    def hold(self, count: int = 1) -> None:
+        self.saved += count
+        self.peak_saved = max(self.peak_saved, self.saved)
+
+    def release(self, count: int = 1) -> None:
+        self.saved -= count
+
+
+_OBSERVERS: list[list[ScanRecord]] = []
+
+
+@contextmanager
+def observe_scans() -> Iterator[list[ScanRecord]]:
+    """Collect a `ScanRecord` for every scan kernel executed inside the block."""
+    records: list[ScanRecord] = []
+    _OBSERVERS.append(records)
+    try:
+        yield records
+    finally:
+        _OBSERVERS.remove(records)
+
+
+def new_record(op_name: str) -> ScanRecord:
+    record = ScanRecord(op_name)
+    for records in _OBSERVERS:
+        records.append(record)
+    return record
+
+
+# mir.scan ------------------------------------------------------------------------------
+
+
+def split(values: Sequence[np.ndarray], *sizes: int) -> list[tuple[np.ndarray, ...]]:
+    """`values` cut into consecutive groups of the given sizes (the rest is the last group)."""
+    groups, start = [], 0
+    for size in sizes:
+        groups.append(tuple(values[start : start + size]))
+        start += size
+    groups.append(tuple(values[start:]))
+    return groups
+
+
+def run_scan(op: st.ScanOp, *operands: np.ndarray, run_region: RegionRunner) -> tuple[np.ndarray, ...]:
+    init, bcasts, xs = split(operands, len(op.init), len(op.bcasts))
+    record = new_record(op.name)
+    saved_at = set(op.saved_steps()) if op.saves_trajectory else set()
+    rows: list[Carry] = []
+    carry = init
+    for t in range(op.steps):
+        carry = tuple(run_region(op.body, (*carry, *bcasts, *(x[t] for x in xs))))
+        record.body_runs += 1
+        if t in saved_at:
+            rows.append(carry)
+            record.hold()
+    if not op.saves_trajectory:
+        return tuple(as_result(op, c, i) for i, c in enumerate(carry))
+    return tuple(as_result(op, np.stack(column), i) for i, column in enumerate(zip(*rows)))
+
+
+# mir.scan_backward ---------------------------------------------------------------------
+
+
+def reverse_by_bisection(
+    start: int,
+    stop: int,
+    anchor: Carry,
+    step: Callable[[int, Carry], Carry],
+    visit: Callable[[int, Carry], None],
+    record: ScanRecord,
+) -> None:
+    """Call `visit(t, carry entering t)` for t = stop-1 down to start; `anchor` enters `start`.
+
+    The carry entering the middle step is recomputed from `anchor` and held while the
+    upper half is visited, then released; the lower half restarts from `anchor`. So at
+    most `ceil(log2(stop - start))` carries are held at once.
+    """
+    if stop - start == 1:
+        visit(start, anchor)
+        return
+    middle = (start + stop) // 2
+    carry = anchor
+    for t in range(start, middle):
+        carry = step(t, carry)
+    record.hold()
+    reverse_by_bisection(middle, stop, carry, step, visit, record)
+    record.release()
+    reverse_by_bisection(start, middle, anchor, step, visit, record)
+
+
+def run_scan_backward(
+    op: st.ScanBackwardOp, *operands: np.ndarray, run_region: RegionRunner
+) -> tuple[np.ndarray, ...]:
+    n = len(op.init)
+    init, trajectory, upstream, xs = split(operands, n, n, n)
+    record = new_record(op.name)
+    saved_steps = op.saved_steps()
+    row_after = {step: row for row, step in enumerate(saved_steps)}
+    d_carry: Carry = tuple(np.zeros_like(c) for c in init) if op.saves_trajectory else upstream
+    d_xs = [np.empty(x.shape, dtype=x.dtype) for x in xs]
+
+    def slices(t: int) -> Carry:
+        return tuple(x[t] for x in xs)
+
+    def step(t: int, carry: Carry) -> Carry:
+        record.body_runs += 1
+        return tuple(run_region(op.forward, (*carry, *slices(t))))
+
+    def visit(t: int, carry: Carry) -> None:
+        nonlocal d_carry
+        if op.saves_trajectory and t in row_after:
+            d_carry = tuple(d + u[row_after[t]] for d, u in zip(d_carry, upstream))
+        grads = run_region(op.vjp, (*carry, *slices(t), *d_carry))
+        record.body_runs += 1
+        d_carry = tuple(grads[:n])
+        for d_x, g in zip(d_xs, grads[n:]):
+            d_x[t] = g
+
+    def row(k: int) -> Carry:
+        """The carry entering the step after trajectory row `k - 1` (`init` for k = 0)."""
+        return init if k == 0 else tuple(traj[k - 1] for traj in trajectory)
+
+    if op.recomputes:
+        bounds = [0] + [s + 1 for s in saved_steps]
+        for k in reversed(range(len(saved_steps))):
+            reverse_by_bisection(bounds[k], bounds[k + 1], row(k), step, visit, record)
+    else:
+        for t in reversed(range(op.steps)):
+            visit(t, row(t))
+    return tuple(as_result(op, g, i) for i, g in enumerate((*d_carry, *d_xs)))
+
+
+# mir.custom_fn -------------------------------------------------------------------------
+
+
+def run_custom_fn(op: st.CustomFnOp, *inputs: np.ndarray, run_region: RegionRunner) -> tuple[np.ndarray, ...]:
+    """Executing a custom function runs its forward body; vjp/jvp are for autodiff."""
+    return tuple(run_region(op.forward, inputs))
+
+
+# State-space recurrences ---------------------------------------------------------------
+
+
+def run_selective_scan(op: st.SelectiveScanOp, x, delta, a, b, c) -> tuple[np.ndarray]:
+    x, delta, a, b, c = (widened(np.asarray(v)) for v in (x, delta, a, b, c))
+    batch, seq, hidden = x.shape
+    state = np.zeros((batch, hidden, a.shape[1]), x.dtype)
+    y = np.empty((batch, seq, hidden), x.dtype)
+    for t in range(seq):
+        dt = delta[:, t, :, None]
+        state = np.exp(dt * a) * state + (dt * x[:, t, :, None]) * b[:, t, None, :]
+        y[:, t, :] = (c[:, t, None, :] * state).sum(axis=-1)
+    return (as_result(op, y),)
+
+
+def run_gated_delta_net(op: st.GatedDeltaNetOp, q, k, v, g, beta, state=None) -> tuple[np.ndarray, ...]:
+    q, k, v, g, beta = (widened(np.asarray(t)) for t in (q, k, v, g, beta))
+    batch, seq, heads, size = q.shape
+    dt = q.dtype
+    memory = np.zeros((batch, heads, size, size), dt) if state is None else widened(state).astype(dt)
+    scale = dt.type(st.inverse_sqrt(size))
+    out = np.empty(q.shape, dt)
+    for t in range(seq):
+        q_t, k_t, v_t = (m[:, t, :, None, :] for m in (q, k, v))  # rows [B, H, 1, N]
+        memory = memory * np.exp(g[:, t, :, None, None])
+        d = (v_t - k_t @ memory) * beta[:, t, :, None, None]
+        memory = memory + np.swapaxes(k_t, -1, -2) @ d
+        out[:, t] = ((q_t @ memory) * scale)[:, :, 0, :]
+    results = (as_result(op, out, 0),)
+    return results if state is None else (*results, as_result(op, memory, 1))
+
+
+KERNELS = {
+    st.ScanOp: run_scan,
+    st.ScanBackwardOp: run_scan_backward,
+    st.CustomFnOp: run_custom_fn,
+    st.SelectiveScanOp: run_selective_scan,
+    st.GatedDeltaNetOp: run_gated_delta_net,
+}
