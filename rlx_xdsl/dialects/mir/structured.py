@@ -486,7 +486,8 @@ class SelectiveScanOp(RlxOperation):
         h = exp(delta[:, t, :, None] * a) * h + (delta[:, t, :, None] * x[:, t, :, None]) * b[:, t, None, :]
         y[:, t, :] = sum over N of c[:, t, None, :] * h
 
-    The result `y` is `[B, S, H]`. Half-precision inputs are computed in f32.
+    The result `y` is `[B, S, H]`. Each stage rounds to the op's dtype (half-precision
+    sums accumulate in f32), as the ops of the `rlx-unfuse` expansion do.
     """
 
     name = "mir.selective_scan"
@@ -535,7 +536,8 @@ class GatedDeltaNetOp(RlxOperation):
         o_t = (q_t @ M) / sqrt(N)
 
     Results: `o` `[B, S, H, N]`, and with `state` the final state `[B, H, N, N]` (RLX
-    overwrites the state input in place). Half-precision inputs are computed in f32.
+    overwrites the state input in place). Each stage rounds to the op's dtype, as the
+    ops of the `rlx-unfuse` expansion do.
     """
 
     name = "mir.gated_delta_net"

@@ -3,6 +3,9 @@
 Region kernels call `run_region` once per step on the region that is already built:
 nothing is parsed or rebuilt inside the loop.
 
+The state-space kernels compute in the op's dtype, rounding every stage as the ops of
+their unfolded form (`rlx-unfuse`) do, with half-precision sums accumulated in f32.
+
 Memory of scans is observable: every scan kernel reports, through `observe_scans()`,
 how many carries it held at once besides the running one (`peak_saved`) and how many
 times it ran a body (`body_runs`). A scan saving `K` checkpoints holds `K` carries; the
@@ -20,7 +23,7 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlx_xdsl.dialects.mir import structured as st
-from rlx_xdsl.interpreters.common import RegionRunner, as_result, widened
+from rlx_xdsl.interpreters.common import RegionRunner, as_result, result_dtype, widened
 
 Carry = tuple[np.ndarray, ...]
 
@@ -181,32 +184,36 @@ def run_custom_fn(op: st.CustomFnOp, *inputs: np.ndarray, run_region: RegionRunn
 
 
 def run_selective_scan(op: st.SelectiveScanOp, x, delta, a, b, c) -> tuple[np.ndarray]:
-    x, delta, a, b, c = (widened(np.asarray(v)) for v in (x, delta, a, b, c))
+    dt = result_dtype(op)
     batch, seq, hidden = x.shape
-    state = np.zeros((batch, hidden, a.shape[1]), x.dtype)
-    y = np.empty((batch, seq, hidden), x.dtype)
-    for t in range(seq):
-        dt = delta[:, t, :, None]
-        state = np.exp(dt * a) * state + (dt * x[:, t, :, None]) * b[:, t, None, :]
-        y[:, t, :] = (c[:, t, None, :] * state).sum(axis=-1)
-    return (as_result(op, y),)
+    state = np.zeros((batch, hidden, a.shape[1]), dt)
+    y = np.empty((batch, seq, hidden), dt)
+    with np.errstate(all="ignore"):
+        for t in range(seq):
+            d_t = delta[:, t, :, None]
+            state = np.exp(d_t * a) * state + (d_t * x[:, t, :, None]) * b[:, t, None, :]
+            y[:, t, :] = widened(c[:, t, None, :] * state).sum(axis=-1)
+    return (y,)
 
 
 def run_gated_delta_net(op: st.GatedDeltaNetOp, q, k, v, g, beta, state=None) -> tuple[np.ndarray, ...]:
-    q, k, v, g, beta = (widened(np.asarray(t)) for t in (q, k, v, g, beta))
+    dt = result_dtype(op)
     batch, seq, heads, size = q.shape
-    dt = q.dtype
-    memory = np.zeros((batch, heads, size, size), dt) if state is None else widened(state).astype(dt)
-    scale = dt.type(st.inverse_sqrt(size))
+    memory = np.zeros((batch, heads, size, size), dt) if state is None else state
+    scale = np.asarray(st.inverse_sqrt(size), dt)
     out = np.empty(q.shape, dt)
-    for t in range(seq):
-        q_t, k_t, v_t = (m[:, t, :, None, :] for m in (q, k, v))  # rows [B, H, 1, N]
-        memory = memory * np.exp(g[:, t, :, None, None])
-        d = (v_t - k_t @ memory) * beta[:, t, :, None, None]
-        memory = memory + np.swapaxes(k_t, -1, -2) @ d
-        out[:, t] = ((q_t @ memory) * scale)[:, :, 0, :]
-    results = (as_result(op, out, 0),)
-    return results if state is None else (*results, as_result(op, memory, 1))
+
+    def matmul(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+        return np.matmul(lhs, rhs).astype(dt, copy=False)
+
+    with np.errstate(all="ignore"):
+        for t in range(seq):
+            q_t, k_t, v_t = (m[:, t, :, None, :] for m in (q, k, v))  # rows [B, H, 1, N]
+            memory = memory * np.exp(g[:, t, :, None, None])
+            d = (v_t - matmul(k_t, memory)) * beta[:, t, :, None, None]
+            memory = memory + matmul(np.swapaxes(k_t, -1, -2), d)
+            out[:, t] = (matmul(q_t, memory) * scale)[:, :, 0, :]
+    return (out,) if state is None else (out, memory)
 
 
 KERNELS = {

@@ -3,9 +3,9 @@
 Each step of the recurrence becomes primitive MIR ops (narrow, reshape, exp, mul,
 add, sub, reduce, matmul) on that step's slices, and the per-step outputs are
 joined by one `mir.concat`, as RLX's unfuse does. The unfolded graph computes what
-the op's kernel computes, operation for operation (in the op's dtype: the kernels
-compute half precision in f32), so autodiff and backends without the fused kernel
-see the same numbers. The sequence is unrolled, so shapes must be static.
+the op's kernel computes, operation for operation and rounding for rounding, so
+autodiff and backends without the fused kernel see the same numbers. The sequence
+is unrolled, so shapes must be static.
 """
 
 from __future__ import annotations
