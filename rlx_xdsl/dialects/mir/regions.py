@@ -12,6 +12,7 @@ removes an unused `mir.if` or `mir.while` whose bodies have no side effects.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Region, SSAValue
@@ -141,6 +142,10 @@ class IfOp(RlxOperation, RegionOperandsInterface):
     assembly_format = (
         "$pred ` ` `(` $captures `)` " + FUNCTIONAL + " $then_region `else` $else_region"
     )
+    REGION_SIGNATURES: ClassVar[dict[str, str]] = {
+        "then_region": "(capture...) -> (result...)",
+        "else_region": "(capture...) -> (result...)",
+    }
 
     def __init__(
         self, pred: SSAValue, captures: Sequence[SSAValue], then_region: Region, else_region: Region
@@ -194,6 +199,10 @@ class WhileOp(RlxOperation, RegionOperandsInterface):
         + FUNCTIONAL
         + " `cond` $cond_region `do` $body_region"
     )
+    REGION_SIGNATURES: ClassVar[dict[str, str]] = {
+        "cond_region": "(carried...) -> (predicate)",
+        "body_region": "(carried...) -> (carried...)",
+    }
 
     def __init__(
         self,

@@ -211,7 +211,7 @@ class ScanOp(RlxOperation, ScanProperties, RegionSignatureInterface):
     )
 
     REGION_SIGNATURES: ClassVar[dict[str, str]] = {
-        "body": "(carry..., bcast..., x_t...) -> (carry...), where x_t has the type of xs without dim 0",
+        "body": "(carry..., bcast..., x_t...) -> (carry...)",
     }
 
     def __init__(
