@@ -56,13 +56,10 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
     types_compatible,
 )
+from rlx_xdsl.dialects.mir.reduction import unit_flag
 from rlx_xdsl.dialects.mir.regions import fmt_types, region_yield, yielded_types
 from rlx_xdsl.dialects.traits import COMPUTE, REDUCTION, RegionSignatureInterface
 from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_dim, tensor
-
-
-def unit_flag(value: bool) -> UnitAttr | None:
-    return UnitAttr() if value else None
 
 
 def checkpoint_steps(length: int, count: int) -> list[int]:

@@ -83,8 +83,26 @@ def split(values: Sequence[np.ndarray], *sizes: int) -> list[tuple[np.ndarray, .
     return groups
 
 
+def check_rows(op: st.ScanOp | st.ScanBackwardOp, arrays: Sequence[np.ndarray], rows: int, what: str) -> None:
+    """`?` leading dims are checked when the values are known: each array has `rows` rows."""
+    for index, array in enumerate(arrays):
+        if array.shape[0] != rows:
+            raise ValueError(f"'{op.name}' {what} #{index} has {array.shape[0]} rows at run time, expected {rows}")
+
+
+def check_carry_shapes(op: st.ScanOp, carry: Carry, init: Carry, t: int) -> None:
+    """A body may not resize its carries (their types may have `?` dims)."""
+    for index, (now, first) in enumerate(zip(carry, init)):
+        if np.shape(now) != np.shape(first):
+            raise ValueError(
+                f"'{op.name}' step {t} changed carry #{index} from shape {list(np.shape(first))} "
+                f"to {list(np.shape(now))}"
+            )
+
+
 def run_scan(op: st.ScanOp, *operands: np.ndarray, run_region: RegionRunner) -> tuple[np.ndarray, ...]:
     init, bcasts, xs = split(operands, len(op.init), len(op.bcasts))
+    check_rows(op, xs, op.steps, "xs")
     record = new_record(op.name)
     saved_at = set(op.saved_steps()) if op.saves_trajectory else set()
     rows: list[Carry] = []
@@ -92,6 +110,7 @@ def run_scan(op: st.ScanOp, *operands: np.ndarray, run_region: RegionRunner) -> 
     for t in range(op.steps):
         carry = tuple(run_region(op.body, (*carry, *bcasts, *(x[t] for x in xs))))
         record.body_runs += 1
+        check_carry_shapes(op, carry, init, t)
         if t in saved_at:
             rows.append(carry)
             record.hold()
@@ -135,6 +154,8 @@ def run_scan_backward(
 ) -> tuple[np.ndarray, ...]:
     n = len(op.init)
     init, trajectory, upstream, xs = split(operands, n, n, n)
+    check_rows(op, xs, op.steps, "xs")
+    check_rows(op, trajectory, op.trajectory_rows, "trajectory")
     record = new_record(op.name)
     saved_steps = op.saved_steps()
     row_after = {step: row for row, step in enumerate(saved_steps)}
@@ -159,7 +180,7 @@ def run_scan_backward(
             d_x[t] = g
 
     def row(k: int) -> Carry:
-        """The carry entering the step after trajectory row `k - 1` (`init` for k = 0)."""
+        """The carry entering segment `k`: trajectory row `k - 1`, or `init` (segments are steps when every step is saved)."""
         return init if k == 0 else tuple(traj[k - 1] for traj in trajectory)
 
     if op.recomputes:

@@ -177,6 +177,26 @@ def test_forward_scan_saves_exactly_its_checkpoints():
         assert (record.op, record.peak_saved, record.body_runs) == ("mir.scan", saved, 9)
 
 
+def test_dynamic_xs_with_the_wrong_row_count_fail_at_run_time():
+    def build(b, h, xs):
+        return b.scan_with_xs(h, [xs], lambda rb, c, x: rb.add(c, x), 5)
+
+    module = module_of(build, ([2], "f32"), ([DYNAMIC, 2], "f32"))
+    with pytest.raises(Exception, match=r"'mir.scan' xs #0 has 3 rows at run time, expected 5"):
+        run(module, rand(2), rand(3, 2))
+
+
+def test_a_body_that_resizes_its_carry_fails_at_run_time():
+    """Types with `?` dims allow it; the loop does not (a trajectory could not be stacked)."""
+
+    def build(b, h):
+        return b.scan_trajectory(h, lambda rb, c: rb.concat(c, c, axis=0), 3)
+
+    module = module_of(build, ([DYNAMIC], "f32"))
+    with pytest.raises(Exception, match=r"'mir.scan' step 0 changed carry #0 from shape \[2\] to \[4\]"):
+        run(module, rand(2))
+
+
 def test_scan_checkpointed_builder_rejects_counts_outside_1_to_length():
     b = GraphBuilder("f")
     h = b.input("h", [4])
