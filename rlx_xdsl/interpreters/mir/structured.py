@@ -180,7 +180,9 @@ def run_scan_backward(
             d_x[t] = g
 
     def row(k: int) -> Carry:
-        """The carry entering segment `k`: trajectory row `k - 1`, or `init` (segments are steps when every step is saved)."""
+        """The carry entering segment `k`: trajectory row `k - 1`, or `init` for k = 0.
+
+        When every step is saved, segment `k` is step `k`."""
         return init if k == 0 else tuple(traj[k - 1] for traj in trajectory)
 
     if op.recomputes:
