@@ -7,6 +7,12 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
+def _canonicalize() -> type[ModulePass]:
+    from rlx_xdsl.transforms.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
 def _dce() -> type[ModulePass]:
     from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
@@ -27,6 +33,7 @@ def _unfuse() -> type[ModulePass]:
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
