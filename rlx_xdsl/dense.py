@@ -43,3 +43,12 @@ def numpy_to_dense(array: np.ndarray, element_type: Attribute | None = None) -> 
     else:
         data = np.ascontiguousarray(array.astype(dt.numpy.newbyteorder("<"), copy=False)).tobytes()
     return DenseIntOrFPElementsAttr(TensorType(dt.element_type, array.shape), BytesAttr(data))
+
+
+def splat_dense(value: float | int | bool, element_type: Attribute, shape) -> DenseIntOrFPElementsAttr:
+    """A splat `dense<value>` of `shape`: one stored element, whatever the size.
+
+    Zeros and scale factors the size of a weight matrix cost O(1) in IR text.
+    """
+    single = numpy_to_dense(np.asarray(value), element_type)
+    return DenseIntOrFPElementsAttr(TensorType(single.get_element_type(), list(shape)), single.data)

@@ -31,10 +31,24 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _grad() -> type[ModulePass]:
+    from rlx_xdsl.autodiff.grad import GradPass
+
+    return GradPass
+
+
+def _prepare_ad() -> type[ModulePass]:
+    from rlx_xdsl.autodiff.prepare import PrepareAdPass
+
+    return PrepareAdPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-grad": _grad,
+        "rlx-prepare-ad": _prepare_ad,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }

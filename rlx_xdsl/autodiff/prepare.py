@@ -1,0 +1,212 @@
+"""`rlx-prepare-ad`: rewrite a graph into ops that `rlx-grad` differentiates.
+
+RLX's `prepare_graph_for_ad` runs a fixed sequence of rewrites before reverse
+mode; here each is a named step in `PREPARE_STEPS`, run in order:
+
+1. `unfuse`: composite ops (elementwise regions, fused ops, `selective_scan`,
+   `gated_delta_net`) that have an `rlx-unfuse` rule and no VJP rule of their
+   own are expanded into primitive MIR (RLX's steps 1 and 2);
+2. `lower-dot-general`: `mir.dot_general` without a VJP rule becomes matmuls;
+3. `inline-if`: `mir.if` becomes both branches and `mir.where`;
+4. `unroll-while`: a bounded `mir.while` is unrolled;
+5. `inline-custom-fn`: a `mir.custom_fn` without a vjp body is inlined;
+6. `convert-scans`: scans keep their trajectory for the backward sweep;
+7. `legalize-multi-axis-reduce`: a reduce over several axes becomes a chain of
+   single-axis reduces (inserted before the reduce, so the IR stays in
+   topological order, unlike RLX's, which appends them at the end).
+
+A step that has no implementation yet is registered all the same (`pending`
+names the issue that fills it), so the order is fixed in one place and the
+steps are listed by `describe_steps()`. Each step rewrites only the ops it
+`rewrites`; `rlx-grad` names the step in its "no VJP rule" error when one would
+have removed the op.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.dialects.mir.reduction import ReduceOp
+from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
+from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
+
+
+def _nothing(op: Operation) -> bool:
+    return False
+
+
+def _pending(module: ModuleOp) -> None:
+    """A step whose ops cannot occur yet."""
+
+
+@dataclass
+class PrepareStep:
+    """One rewrite of `rlx-prepare-ad`: `run(module)` rewrites the ops `rewrites(op)` accepts."""
+
+    name: str
+    doc: str
+    run: Callable[[ModuleOp], None] = _pending
+    rewrites: Callable[[Operation], bool] = _nothing
+    pending: str | None = None
+    """The issue that implements the step, while it has no implementation."""
+
+
+class StepList:
+    """The steps in their fixed order; `implement(name)` fills a registered step."""
+
+    def __init__(self) -> None:
+        self._steps: dict[str, PrepareStep] = {}
+
+    def define(self, name: str, doc: str, pending: str | None = None) -> None:
+        self._steps[name] = PrepareStep(name, doc, pending=pending)
+
+    def implement(
+        self, name: str, rewrites: Callable[[Operation], bool]
+    ) -> Callable[[Callable[[ModuleOp], None]], Callable[[ModuleOp], None]]:
+        """Decorator: `run(module)` becomes step `name`, which rewrites the ops `rewrites` accepts."""
+
+        def decorate(run: Callable[[ModuleOp], None]) -> Callable[[ModuleOp], None]:
+            step = self._steps[name]
+            step.run, step.rewrites, step.pending = run, rewrites, None
+            return run
+
+        return decorate
+
+    def __iter__(self):
+        return iter(self._steps.values())
+
+    def __getitem__(self, name: str) -> PrepareStep:
+        return self._steps[name]
+
+
+PREPARE_STEPS = StepList()
+PREPARE_STEPS.define("unfuse", "expand composite ops without a VJP rule through their rlx-unfuse rule")
+PREPARE_STEPS.define(
+    "lower-dot-general", "mir.dot_general without a VJP rule becomes matmuls", pending="issue 10 (fusion)"
+)
+PREPARE_STEPS.define("inline-if", "mir.if becomes both branches and mir.where", pending="issue 10 (fusion)")
+PREPARE_STEPS.define("unroll-while", "a bounded mir.while is unrolled", pending="issue 10 (fusion)")
+PREPARE_STEPS.define(
+    "inline-custom-fn",
+    "mir.custom_fn without a vjp body is inlined",
+    pending="issue 14 §4 (autodiff of structured ops)",
+)
+PREPARE_STEPS.define(
+    "convert-scans", "scans keep their trajectory for the backward sweep", pending="issue 14 §4 (autodiff of structured ops)"
+)
+PREPARE_STEPS.define(
+    "legalize-multi-axis-reduce", "a reduce over several axes becomes a chain of single-axis reduces"
+)
+
+
+def describe_steps() -> list[str]:
+    """One line per step, in order: its name, what it does, and whether it is pending."""
+    return [
+        f"{step.name}: {step.doc}" + (f" [pending: {step.pending}]" if step.pending else "")
+        for step in PREPARE_STEPS
+    ]
+
+
+def prepare_rewrites(op: Operation) -> bool:
+    """Some step of `rlx-prepare-ad` would rewrite `op` away."""
+    load_rules()
+    load_unfuse_rules()
+    return any(step.rewrites(op) for step in PREPARE_STEPS)
+
+
+def prepare_for_ad(module: ModuleOp, after_step: Callable[[PrepareStep], None] | None = None) -> None:
+    """Run every step in order; `after_step(step)` is called after each (tests verify there)."""
+    load_rules()
+    load_unfuse_rules()
+    for step in PREPARE_STEPS:
+        step.run(module)
+        if after_step is not None:
+            after_step(step)
+
+
+# unfuse --------------------------------------------------------------------------------
+
+
+def _unfused_for_ad(op: Operation) -> bool:
+    """Composite ops without a rule of their own are differentiated through their expansion."""
+    return op in UNFUSE_RULES and op not in VJP_RULES
+
+
+class UnfuseForAD(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _unfused_for_ad(op):
+            e = Emitter.replacing(op, rewriter)
+            e.replace(op, *UNFUSE_RULES[op](e, op))
+
+
+@PREPARE_STEPS.implement("unfuse", rewrites=_unfused_for_ad)
+def unfuse(module: ModuleOp) -> None:
+    PatternRewriteWalker(UnfuseForAD(), apply_recursively=True).rewrite_module(module)
+
+
+# legalize-multi-axis-reduce ---------------------------------------------------------
+
+
+def _legalizable(op: Operation) -> bool:
+    """A reduce over several axes, except an integer mean (truncating twice is not the mean)
+    and a dropped-axes result with several `?` dims (one reshape cannot restore it)."""
+    if not isinstance(op, ReduceOp) or len(op.axes) < 2:
+        return False
+    if not dtypes.is_float(tensor_type(op.input).element_type) and op.kind.data == ReduceKind.MEAN:
+        return False
+    return op.keep_dim is not None or tensor_type(op.result).get_shape().count(DYNAMIC) <= 1
+
+
+class SingleAxisReduces(RewritePattern):
+    """`reduce axes=[a, b]` = `reduce axes=[a] keep_dim` then `reduce axes=[b] keep_dim` (+ reshape).
+
+    Reducing one axis at a time over the same elements gives the same sum, max,
+    min and product, and (every slice having the same count) the same mean; in
+    f16/bf16 each step rounds its result.
+    """
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ReduceOp, rewriter: PatternRewriter) -> None:
+        if not _legalizable(op):
+            return
+        e = Emitter.replacing(op, rewriter)
+        value = op.input
+        for axis in op.normalized_axes():
+            value = e.mir.reduce(value, kind=op.kind.data, axes=[axis], keep_dim=True)
+        if op.keep_dim is None:
+            shape = tensor_type(op.result).get_shape()
+            value = e.mir.reshape(value, new_shape=[-1 if d == DYNAMIC else d for d in shape])
+        e.replace(op, value)
+
+
+@PREPARE_STEPS.implement("legalize-multi-axis-reduce", rewrites=_nothing)
+def legalize_multi_axis_reduce(module: ModuleOp) -> None:
+    PatternRewriteWalker(SingleAxisReduces()).rewrite_module(module)
+
+
+@dataclass(frozen=True)
+class PrepareAdPass(ModulePass):
+    """Rewrite fused, control-flow and structured ops into ops rlx-grad differentiates.
+
+    RLX's `prepare_graph_for_ad`, step by step: unfuse composite ops, lower
+    dot_general, inline if, unroll while, inline custom_fn, convert scans,
+    legalise multi-axis reduces.
+    """
+
+    name = "rlx-prepare-ad"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        prepare_for_ad(op)

@@ -1,0 +1,22 @@
+"""VJP rules of the MIR ops, one module per group of `rlx_xdsl.dialects.mir.GROUPS`.
+
+Each module registers its rules in `VJP_RULES` when imported. `GROUPS` lists
+them explicitly, in the dialect's order, so a group without a rules module is
+visible (the coverage test compares the two lists).
+"""
+
+from rlx_xdsl.autodiff.rules.mir import (
+    attention,
+    contraction,
+    conv,
+    elementwise,
+    indexing,
+    loss,
+    norm,
+    reduction,
+    regions,
+    shape,
+    structured,
+)
+
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, structured)

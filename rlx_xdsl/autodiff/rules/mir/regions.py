@@ -1,0 +1,1 @@
+"""VJP rules of the regions group."""
