@@ -140,3 +140,45 @@ def check_directional(
     for direction in directions:
         numeric = numerical_directional(f, args, wrt, direction, cotangent, eps)
         np.testing.assert_allclose(np.sum(grad * direction), numeric, rtol=rtol, atol=atol)
+
+
+# Whole functions through rlx-grad -------------------------------------------------------
+
+
+def check_gradients(
+    module: ModuleOp,
+    name: str,
+    inputs: Sequence[np.ndarray],
+    wrt: Sequence[int],
+    *,
+    cotangent: np.ndarray | None = None,
+    mode: str = "strict",
+    seed: int = 0,
+    eps: float = EPS,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> list[np.ndarray]:
+    """Differentiate `@name` with `rlx-grad`, run `@name_grad`, and check it.
+
+    The gradient function must return `@name`'s own outputs first (loss, then
+    aux), and for each argument index in `wrt` the VJP of the loss with
+    `cotangent` (default: random), which is compared with central differences
+    of `@name`. Returns the gradients.
+    """
+    from rlx_xdsl.autodiff.grad import Mode, build_gradient
+
+    forward = module_function(module, name)
+    outputs = run_function(module, name, inputs)
+    if cotangent is None:
+        rng = np.random.default_rng(seed)
+        cotangent = rng.standard_normal(np.shape(outputs[0])).astype(np.asarray(outputs[0]).dtype)
+    build_gradient(module, name, [str(i) for i in wrt], Mode(mode))
+    module.verify()
+    results = run_function(module, f"{name}_grad", [*inputs, cotangent])
+    assert len(results) == len(outputs) + len(wrt), "expected [loss, aux..., gradients...]"
+    for result, output in zip(results, outputs):
+        np.testing.assert_array_equal(result, output)
+    gradients = results[len(outputs) :]
+    for index, gradient in zip(wrt, gradients):
+        check_vjp(gradient, forward, inputs, index, cotangent, eps=eps, rtol=rtol, atol=atol)
+    return gradients
