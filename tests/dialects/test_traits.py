@@ -40,7 +40,7 @@ EXPECTED_CLASS = {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
         "topk", "rope", "pool", "if", "while",
     },
-    Precision.BOUNDARY: {"constant"},
+    Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
 ELEMENTWISE = EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}
