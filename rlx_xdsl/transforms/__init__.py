@@ -13,6 +13,12 @@ def _dce() -> type[ModulePass]:
     return DeadCodeEliminationPass
 
 
+def _lower_sce() -> type[ModulePass]:
+    from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
+
+    return LowerSoftmaxCrossEntropyPass
+
+
 def _specialize() -> type[ModulePass]:
     from rlx_xdsl.transforms.specialize import SpecializeShapesPass
 
@@ -28,6 +34,7 @@ def _unfuse() -> type[ModulePass]:
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-dce": _dce,
+        "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }

@@ -7,6 +7,7 @@ Each module holds a `KERNELS` table keyed by op class (see
 
 from rlx_xdsl.interpreters.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -18,4 +19,4 @@ from rlx_xdsl.interpreters.mir import (
     shape,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, backward, regions)

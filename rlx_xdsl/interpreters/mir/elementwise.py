@@ -14,8 +14,13 @@ from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
+def gelu_cdf(x: np.ndarray) -> np.ndarray:
+    """The standard normal CDF `Phi(x)`, in float64 (exact gelu is `x * Phi(x)`)."""
+    return 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+
+
 def gelu(x: np.ndarray) -> np.ndarray:
-    return x * 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+    return x * gelu_cdf(x)
 
 
 def gelu_approx(x: np.ndarray) -> np.ndarray:

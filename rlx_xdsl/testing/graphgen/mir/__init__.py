@@ -6,6 +6,7 @@ them explicitly, in the order of `dialects.mir.GROUPS`.
 
 from rlx_xdsl.testing.graphgen.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -17,4 +18,4 @@ from rlx_xdsl.testing.graphgen.mir import (
     shape,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, backward, regions)
