@@ -7,6 +7,12 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
+def _decompose_backward() -> type[ModulePass]:
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    return DecomposeBackwardPass
+
+
 def _dce() -> type[ModulePass]:
     from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
@@ -34,6 +40,7 @@ def _unfuse() -> type[ModulePass]:
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-dce": _dce,
+        "rlx-decompose-backward": _decompose_backward,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,

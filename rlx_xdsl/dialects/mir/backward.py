@@ -683,8 +683,9 @@ class PoolBackwardOp(PoolOperation, GradientOperation):
     """dx of `pool` (`MaxPool2dBackward`, and mean pooling's gradient).
 
     Max: each window's dy goes to the window's maximum, the first one in row-major
-    window order when several cells tie (as PyTorch); mean: dy is shared equally
-    by the window's real (unpadded) cells. Overlapping windows add up.
+    window order when several cells tie (as PyTorch); padding never receives it,
+    and a window whose maximum is NaN passes none. Mean: dy is shared equally by
+    the window's real (unpadded) cells. Overlapping windows add up.
     """
 
     name = "mir.pool_backward"

@@ -19,7 +19,7 @@ from rlx_xdsl.dialects.mir.attention import MaskKind
 from rlx_xdsl.dialects.mir.attrs import Activation, ReduceKind
 from rlx_xdsl.interpreters.common import as_result, widened
 from rlx_xdsl.interpreters.mir.attention import position_keep, repeat_kv_heads, softmax_or_zero
-from rlx_xdsl.interpreters.mir.conv import lowest, pad_hw, windows
+from rlx_xdsl.interpreters.mir.conv import pad_hw, windows
 from rlx_xdsl.interpreters.mir.elementwise import gelu_cdf, sigmoid
 from rlx_xdsl.interpreters.mir.indexing import checked_indices
 from rlx_xdsl.interpreters.mir.reduction import cumsum
@@ -254,17 +254,19 @@ def run_pool_backward(op: bw.PoolBackwardOp, x, dy) -> tuple[np.ndarray]:
     x, dy = widened(x), widened(dy)
     padding = op.pair("padding")
     (kh, kw) = op.pair("kernel_size")
+    ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
+    real = windows(op, pad_hw(ones, padding, 0)) > 0  # the window cells that are not padding
+    padded = pad_hw(x, padding, 0)
     if op.kind.data == ReduceKind.MAX:
-        padded = pad_hw(x, padding, lowest(x.dtype))
         win = windows(op, padded)
-        first_max = win.reshape(*win.shape[:4], kh * kw).argmax(axis=-1)  # first of ties
-        chosen = np.arange(kh * kw) == first_max[..., None]
+        window_max = np.where(real, win, -np.inf).max(axis=(-2, -1), keepdims=True)
+        is_max = (real & (win == window_max)).reshape(*win.shape[:4], kh * kw)
+        first = is_max.argmax(axis=-1)[..., None]  # the first real maximum; none when it is NaN
+        chosen = (np.arange(kh * kw) == first) & is_max
         cells = np.where(chosen, dy[..., None], 0).reshape(win.shape)
     else:
-        ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
-        count = windows(op, pad_hw(ones, padding, 0)).sum(axis=(-2, -1))
-        cells = np.broadcast_to((dy / count)[..., None, None], (*dy.shape, kh, kw))
-        padded = pad_hw(x, padding, 0)
+        count = real.sum(axis=(-2, -1))
+        cells = np.broadcast_to((dy / count)[..., None, None], (*dy.shape, kh, kw)) * real
     return (as_result(op, _unpad(op, _scatter_windows(op, padded.shape, cells))),)
 
 
