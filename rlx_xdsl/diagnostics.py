@@ -22,7 +22,12 @@ from io import StringIO
 from xdsl.ir import Operation
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
-from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
 
 from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, op_position
 

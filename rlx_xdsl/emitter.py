@@ -29,7 +29,14 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from xdsl.builder import Builder
-from xdsl.dialects.builtin import FusedLoc, LocationAttr, NameLoc, NoneAttr, StringAttr, UnknownLoc
+from xdsl.dialects.builtin import (
+    FusedLoc,
+    LocationAttr,
+    NameLoc,
+    NoneAttr,
+    StringAttr,
+    UnknownLoc,
+)
 from xdsl.ir import Block, Dialect, Operation, SSAValue
 from xdsl.pattern_rewriter import PatternRewriter
 from xdsl.rewriter import InsertPoint

@@ -7,6 +7,12 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
+def _canonicalize() -> type[ModulePass]:
+    from rlx_xdsl.transforms.canonicalize import CanonicalizePass
+
+    return CanonicalizePass
+
+
 def _decompose_backward() -> type[ModulePass]:
     from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 
@@ -39,6 +45,7 @@ def _unfuse() -> type[ModulePass]:
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
         "rlx-decompose-backward": _decompose_backward,
         "rlx-lower-softmax-cross-entropy": _lower_sce,

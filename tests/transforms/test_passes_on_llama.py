@@ -10,9 +10,11 @@ from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.training import build_llama_training
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
@@ -39,7 +41,8 @@ def llama():
 def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
     assert set(get_all_passes()) == {
-        "rlx-dce", "rlx-specialize", "rlx-unfuse", "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward",
+        "rlx-canonicalize", "rlx-dce", "rlx-specialize", "rlx-unfuse",
+        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward",
     }  # fmt: skip
 
 
@@ -120,6 +123,32 @@ def test_specialize_restores_the_static_graph_from_a_dynamic_one(llama):
 
     shapes = ("x=2x8x32", "cos=8x4", "sin=8x4")
     SpecializeShapesPass(shapes=shapes).apply(Context(), module)
+    module.verify()
+    assert str(module) == text
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_canonicalize_leaves_the_graph_alone_and_folds_identities_added_to_it(llama):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    CanonicalizePass().apply(Context(), module)
+    assert str(module) == text  # the builder emits nothing to fold
+
+    # Wrap every value in a chain that computes nothing, cycling through the kinds.
+    block = module.ops.first.body.block
+    original_ops = list(block.ops)
+    values = [*block.args, *(r for op in original_ops for r in op.results)]
+    rng = np.random.default_rng(5)
+    for index, value in enumerate(values):
+        kinds = kinds_for(value)
+        wrap(value, kinds[index % len(kinds)], rng)
+    module.verify()
+    assert len(list(block.ops)) >= len(original_ops) + len(values)
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+    CanonicalizePass().apply(Context(), module)
     module.verify()
     assert str(module) == text
     for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):

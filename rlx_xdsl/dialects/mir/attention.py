@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f32,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (

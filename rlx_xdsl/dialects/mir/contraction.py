@@ -28,7 +28,14 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import COMPUTE
-from rlx_xdsl.shapes import ShapeError, broadcast_shapes, dims_match, fmt_dim, fmt_shape, tensor
+from rlx_xdsl.shapes import (
+    ShapeError,
+    broadcast_shapes,
+    dims_match,
+    fmt_dim,
+    fmt_shape,
+    tensor,
+)
 
 
 @irdl_op_definition

@@ -25,8 +25,19 @@ from xdsl.irdl import (
 from xdsl.traits import Commutative, ConstantLike, Pure
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, i64_attr, require, require_float, tensor_type
-from rlx_xdsl.dialects.mir.attrs import Activation, ComparePredicate, ComparePredicateAttr
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    i64_attr,
+    require,
+    require_float,
+    tensor_type,
+)
+from rlx_xdsl.dialects.mir.attrs import (
+    Activation,
+    ComparePredicate,
+    ComparePredicateAttr,
+)
 from rlx_xdsl.dialects.traits import (
     BOUNDARY,
     DATA_MOVEMENT,

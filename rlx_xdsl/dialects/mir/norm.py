@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f32,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -25,7 +32,13 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import REDUCTION
-from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, normalize_axis
+from rlx_xdsl.shapes import (
+    DYNAMIC,
+    broadcasts_to,
+    dims_match,
+    fmt_shape,
+    normalize_axis,
+)
 
 
 class NormOperation(RlxOperation):

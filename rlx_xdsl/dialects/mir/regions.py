@@ -35,8 +35,20 @@ from xdsl.traits import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, i64_attr, require, require_positive, tensor_type
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, RegionOperandsInterface, Role
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    i64_attr,
+    require,
+    require_positive,
+    tensor_type,
+)
+from rlx_xdsl.dialects.traits import (
+    DATA_MOVEMENT,
+    OperandRoles,
+    RegionOperandsInterface,
+    Role,
+)
 from rlx_xdsl.shapes import dims_match, fmt_shape
 
 

@@ -7,6 +7,7 @@ Statistics use the biased variance and are computed in the accumulation dtype
 from __future__ import annotations
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import norm
 from rlx_xdsl.interpreters.common import as_result, widened
 

@@ -38,7 +38,13 @@ from rlx_xdsl.testing.graphgen.recipes import (
     needs_recipe,
 )
 from rlx_xdsl.testing.graphgen.roles import with_ids
-from rlx_xdsl.testing.graphgen.state import MAX_DIM, MAX_RANK, Decline, GraphState, dense
+from rlx_xdsl.testing.graphgen.state import (
+    MAX_DIM,
+    MAX_RANK,
+    Decline,
+    GraphState,
+    dense,
+)
 
 __all__ = [
     "MAX_DIM",

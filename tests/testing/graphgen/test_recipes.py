@@ -5,14 +5,26 @@ import pytest
 from hypothesis import Phase, given, settings
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
-from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.irdl import (
+    IRDLOperation,
+    irdl_op_definition,
+    operand_def,
+    result_def,
+    traits_def,
+)
 
 from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects import mir as mir_dialect
 from rlx_xdsl.dialects.mir.elementwise import AddOp, ConstantOp
 from rlx_xdsl.dialects.traits import OperandRoles, Role, operand_roles
 from rlx_xdsl.testing import graphgen
-from rlx_xdsl.testing.graphgen import RECIPES, GraphState, graphs, needs_recipe, with_ids
+from rlx_xdsl.testing.graphgen import (
+    RECIPES,
+    GraphState,
+    graphs,
+    needs_recipe,
+    with_ids,
+)
 from rlx_xdsl.testing.graphgen.values import rank, shape_of
 
 

@@ -8,7 +8,12 @@ from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import GraphState
-from rlx_xdsl.testing.graphgen.values import divisors, element_type, floats_of_rank, shape_of
+from rlx_xdsl.testing.graphgen.values import (
+    divisors,
+    element_type,
+    floats_of_rank,
+    shape_of,
+)
 
 
 def _window(s: GraphState, size: int, with_dilation: bool) -> tuple[int, int, int, int]:

@@ -44,7 +44,13 @@ from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import broadcast_shapes
 from rlx_xdsl.testing.graphgen.recipes import RECIPES, Recipe
 from rlx_xdsl.testing.graphgen.state import GraphState, dense
-from rlx_xdsl.testing.graphgen.values import element_type, is_bool, is_float, is_numeric, shape_of
+from rlx_xdsl.testing.graphgen.values import (
+    element_type,
+    is_bool,
+    is_float,
+    is_numeric,
+    shape_of,
+)
 
 CAST_TARGETS = ("f32", "f64", "f16", "bf16", "i32")
 
