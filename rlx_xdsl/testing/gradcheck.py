@@ -53,7 +53,9 @@ def mir_function(op_name: str, inputs: Sequence[np.ndarray], output: int = 0, **
     """
     b = GraphBuilder("f")
     args = [
-        None if x is None else b.input(f"in{i}", np.shape(x), dtypes.dtype_of_numpy(np.asarray(x).dtype).element_type)
+        None
+        if x is None
+        else b.input(f"in{i}", np.shape(x), dtypes.dtype_of_numpy(np.asarray(x).dtype).element_type)
         for i, x in enumerate(inputs)
     ]
     result = getattr(b.mir, op_name)(*args, **properties)
@@ -115,7 +117,9 @@ def check_vjp(
 ) -> np.ndarray:
     """Assert that `grad` is the VJP of `f` w.r.t. `args[wrt]` with `cotangent`; return the numeric one."""
     numeric = numerical_vjp(f, args, wrt, cotangent, eps)
-    assert np.shape(grad) == numeric.shape, f"gradient shape {np.shape(grad)} != argument shape {numeric.shape}"
+    assert np.shape(grad) == numeric.shape, (
+        f"gradient shape {np.shape(grad)} != argument shape {numeric.shape}"
+    )
     np.testing.assert_allclose(grad, numeric, rtol=rtol, atol=atol)
     return numeric
 

@@ -155,7 +155,9 @@ def build(node, inputs: Sequence[np.ndarray]) -> ModuleOp:
     return b.module()
 
 
-def _compare(got: Sequence[np.ndarray], expected: Sequence[np.ndarray], rtol: float, atol: float) -> str | None:
+def _compare(
+    got: Sequence[np.ndarray], expected: Sequence[np.ndarray], rtol: float, atol: float
+) -> str | None:
     """None when every output matches, else what differs."""
     if len(got) != len(expected):
         return f"{len(got)} outputs, expected {len(expected)}"
@@ -222,10 +224,14 @@ def report(results: Sequence[Result]) -> str:
         kernels = sum(r.kernel is None for r in inside)
         lowered = sum(r.lowered is None for r in inside)
         outside = len(mine) - len(inside)
-        lines.append(f"| {op_type} | {len(mine)} | {outside} | {kernels} / {len(inside)} | {lowered} / {len(inside)} |")
+        lines.append(
+            f"| {op_type} | {len(mine)} | {outside} | {kernels} / {len(inside)} | {lowered} / {len(inside)} |"
+        )
     failed = [r for r in results if r.outside is None and not r.passed]
     lines += ["", "## Failures", ""]
-    lines += [f"* `{r.name}`: kernels: {r.kernel or 'ok'}; lowered: {r.lowered or 'ok'}" for r in failed] or ["None."]
+    lines += [f"* `{r.name}`: kernels: {r.kernel or 'ok'}; lowered: {r.lowered or 'ok'}" for r in failed] or [
+        "None."
+    ]
     lines += [
         "",
         "## Cases outside RLX's semantics",
@@ -239,7 +245,9 @@ def report(results: Sequence[Result]) -> str:
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    parser = argparse.ArgumentParser(description="Run ONNX's SCE, LogSoftmax and Softmax node tests through MIR.")
+    parser = argparse.ArgumentParser(
+        description="Run ONNX's SCE, LogSoftmax and Softmax node tests through MIR."
+    )
     parser.add_argument("--write", action="store_true", help=f"write the report to {DOC}")
     parser.add_argument("--check", action="store_true", help="exit 1 when the written report is stale")
     parser.add_argument("--output", type=Path, default=DOC)
@@ -247,7 +255,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     text = report(run_all())
     if args.check:
         if not args.output.exists() or args.output.read_text() != text:
-            print(f"{args.output} is stale: run `python -m rlx_xdsl.testing.onnx_conformance --write`", file=sys.stderr)
+            print(
+                f"{args.output} is stale: run `python -m rlx_xdsl.testing.onnx_conformance --write`",
+                file=sys.stderr,
+            )
             return 1
         return 0
     if args.write:

@@ -38,19 +38,31 @@ def _rms_norm(e: Emitter, op: RmsNormOp) -> list[SSAValue]:
 
 
 def _rope(e: Emitter, op: RopeOp) -> list[SSAValue]:
-    return [e.mir.rope_backward(op.result, op.cos, op.sin, head_dim=op.head_dim.value.data, n_rot=op.n_rot.value.data)]
+    return [
+        e.mir.rope_backward(
+            op.result, op.cos, op.sin, head_dim=op.head_dim.value.data, n_rot=op.n_rot.value.data
+        )
+    ]
 
 
 def _attention(e: Emitter, op: AttentionOp) -> list[SSAValue]:
     props = {"num_heads": op.num_heads.value.data, "head_dim": op.head_dim.value.data, "mask_kind": op.kind}
-    return [e.mir.attention_backward(op.q, op.k, op.v, op.result, wrt=wrt, **props) for wrt in ("query", "key", "value")]
+    return [
+        e.mir.attention_backward(op.q, op.k, op.v, op.result, wrt=wrt, **props)
+        for wrt in ("query", "key", "value")
+    ]
 
 
 def _silu(e: Emitter, op: SiluOp) -> list[SSAValue]:
     return [e.mir.activation_backward(op.input, op.result, kind="silu")]
 
 
-KERNELS_OF: dict[type[Operation], Kernels] = {RmsNormOp: _rms_norm, RopeOp: _rope, AttentionOp: _attention, SiluOp: _silu}
+KERNELS_OF: dict[type[Operation], Kernels] = {
+    RmsNormOp: _rms_norm,
+    RopeOp: _rope,
+    AttentionOp: _attention,
+    SiluOp: _silu,
+}
 """The backward kernels emitted next to each forward op of the LLaMA graph."""
 
 

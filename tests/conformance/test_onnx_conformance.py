@@ -34,7 +34,9 @@ def test_case_passes_or_is_outside_rlx_semantics_for_a_stated_reason(case, resul
     if result.outside is not None:
         assert result.op_type == "SoftmaxCrossEntropyLoss"
         assert "weight" in case.name or "_ii" in case.name  # ONNX names the weighted and ignore_index cases
-        assert all(reason.startswith(("class weights", "ignore_index=")) for reason in result.outside.split(", "))
+        assert all(
+            reason.startswith(("class weights", "ignore_index=")) for reason in result.outside.split(", ")
+        )
         return
     assert result.kernel is None, result.kernel
     assert result.lowered is None, result.lowered

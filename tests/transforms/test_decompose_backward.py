@@ -66,7 +66,12 @@ def test_every_kernel_has_a_decomposition():
 
 # Activations -------------------------------------------------------------------------
 
-DOMAIN = {Activation.LOG: (0.3, 2.0), Activation.SQRT: (-1.0, 2.0), Activation.RSQRT: (-1.0, 2.0), Activation.TAN: (-1.2, 1.2)}
+DOMAIN = {
+    Activation.LOG: (0.3, 2.0),
+    Activation.SQRT: (-1.0, 2.0),
+    Activation.RSQRT: (-1.0, 2.0),
+    Activation.TAN: (-1.2, 1.2),
+}
 
 
 @pytest.mark.parametrize("kind", list(Activation), ids=str)
@@ -74,7 +79,9 @@ def test_activation_backward(kind):
     low, high = DOMAIN.get(kind, (-3.0, 3.0))
     x = RNG.uniform(low, high, (3, 5))
     x[0, 0] = 0.0 if kind not in (Activation.LOG,) else x[0, 0]  # the conventions at 0
-    assert_decomposition_matches("activation_backward", [x, RNG.standard_normal((3, 5))], kind=kind, rtol=1e-9)
+    assert_decomposition_matches(
+        "activation_backward", [x, RNG.standard_normal((3, 5))], kind=kind, rtol=1e-9
+    )
 
 
 def test_exact_gelu_derivative_near_zero_and_far_out():
@@ -102,7 +109,9 @@ def test_a_static_dim_known_only_to_x_is_kept():
 
 
 @pytest.mark.parametrize("norm", ["layer_norm", "rms_norm"])
-@pytest.mark.parametrize(("shape", "axis", "gamma"), [((2, 3, 4), -1, (4,)), ((2, 3, 4), 1, (1, 4)), ((6,), 0, (6,))])
+@pytest.mark.parametrize(
+    ("shape", "axis", "gamma"), [((2, 3, 4), -1, (4,)), ((2, 3, 4), 1, (1, 4)), ((6,), 0, (6,))]
+)
 def test_axis_norm_backward(norm, shape, axis, gamma):
     x, dy, g = RNG.standard_normal(shape), RNG.standard_normal(shape), RNG.standard_normal(gamma)
     assert_decomposition_matches(f"{norm}_backward_input", [x, g, dy], axis=axis, eps=1e-5)
@@ -161,7 +170,9 @@ def test_causal_attention_with_a_dynamic_sequence_is_reported():
     b = GraphBuilder("f")
     q = b.input("q", [1, 2, DYNAMIC, 4])
     b.output(b.attention_backward(q, q, q, q, wrt="query", num_heads=2, head_dim=4, mask_kind="causal"))
-    with pytest.raises(OpError, match=r"the query and key lengths of a causal mask \[\?, \?\] must be static"):
+    with pytest.raises(
+        OpError, match=r"the query and key lengths of a causal mask \[\?, \?\] must be static"
+    ):
         decompose(b.module())
 
 
@@ -201,7 +212,11 @@ def test_conv_backward_with_a_dynamic_batch():
     props = dict(kernel_size=[3, 3], stride=[2, 2], padding=[1, 1], groups=2)
     b.output(b.conv_backward_input(dy, w, input_size=[5, 5], **props), b.conv_backward_weight(x, dy, **props))
     module = b.module()
-    arrays = [RNG.standard_normal((3, 4, 5, 5)), RNG.standard_normal((3, 2, 3, 3)), RNG.standard_normal((2, 2, 3, 3))]
+    arrays = [
+        RNG.standard_normal((3, 4, 5, 5)),
+        RNG.standard_normal((3, 2, 3, 3)),
+        RNG.standard_normal((2, 2, 3, 3)),
+    ]
     before = run_function(module, "f", arrays)
     after = run_function(decompose(module), "f", arrays)
     for want, got in zip(before, after, strict=True):
@@ -237,9 +252,13 @@ def test_max_pool_ties_and_infinities_pick_the_same_cell():
 # Scans, indexing, loss -------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("shape", "axis", "exclusive"), [((5,), 0, False), ((3, 4), 1, True), ((2, 3, 4), -3, False)])
+@pytest.mark.parametrize(
+    ("shape", "axis", "exclusive"), [((5,), 0, False), ((3, 4), 1, True), ((2, 3, 4), -3, False)]
+)
 def test_cumsum_backward(shape, axis, exclusive):
-    assert_decomposition_matches("cumsum_backward", [RNG.standard_normal(shape)], axis=axis, exclusive=exclusive)
+    assert_decomposition_matches(
+        "cumsum_backward", [RNG.standard_normal(shape)], axis=axis, exclusive=exclusive
+    )
 
 
 @pytest.mark.parametrize(
@@ -252,7 +271,9 @@ def test_cumsum_backward(shape, axis, exclusive):
     ],
 )
 def test_gather_backward(dy_shape, indices, axis, dim_size):
-    assert_decomposition_matches("gather_backward", [RNG.standard_normal(dy_shape), indices], axis=axis, dim_size=dim_size)
+    assert_decomposition_matches(
+        "gather_backward", [RNG.standard_normal(dy_shape), indices], axis=axis, dim_size=dim_size
+    )
 
 
 def test_softmax_cross_entropy_backward_uses_the_sce_lowering():
@@ -289,7 +310,9 @@ def test_keep_rejects_names_that_are_no_kernel():
     b = GraphBuilder("f")
     b.output(b.input("x", [3]))
     module = b.module()
-    with pytest.raises(PassFailedException, match="keep=mir.relu names no backward kernel with a decomposition"):
+    with pytest.raises(
+        PassFailedException, match="keep=mir.relu names no backward kernel with a decomposition"
+    ):
         DecomposeBackwardPass(keep=("mir.relu",)).apply(make_context(), module)
     with pytest.raises(PassFailedException, match="keep=relu_backward names no backward kernel"):
         DecomposeBackwardPass(keep=("relu_backward",)).apply(Context(), module)

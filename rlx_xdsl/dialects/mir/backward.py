@@ -14,7 +14,8 @@ gradient take `dy` first, as RLX's do). Properties are those of the forward op,
 plus what the gradient's shape cannot be inferred from (`input_size`, `dim_size`).
 Operands a gradient does not read are left out (RLX passes β to every RmsNorm and
 GroupNorm gradient). `stop_gradient` is the identity that autodiff does not
-differentiate through.
+differentiate through. `scatter_add` needs no kernel: the gradient of its updates
+is a `mir.gather` of dy at the same indices (RLX's VJP composes it that way).
 
 The gradient of a forward op whose operand broadcasts (a norm's gamma, rope's
 cos/sin) has the broadcast shape; reducing it back is autodiff's `unbroadcast`.
@@ -186,7 +187,7 @@ class AxisNormGradientOperation(NormGradientOperation):
         return normalize_axis(self.axis.value.data, rank)
 
     def check_gamma(self, x: TensorType, gamma: SSAValue) -> None:
-        region = tuple(x.get_shape()[self.normalized_axis(x.get_num_dims()):])
+        region = tuple(x.get_shape()[self.normalized_axis(x.get_num_dims()) :])
         shape = tuple(tensor_type(gamma).get_shape())
         require(
             broadcasts_to(shape, region),
@@ -205,7 +206,7 @@ class AxisNormGradientOperation(NormGradientOperation):
         """`[x, dy]` (or `[dy]`) -> the gradient of gamma or beta, shaped `x.shape[axis:]`."""
         forward = self.float_operand(self.dy if dy_only else self.x, "dy" if dy_only else "x")
         dy = forward if dy_only else self.cotangent(forward)
-        return [tensor(dy.element_type, dy.get_shape()[self.normalized_axis(dy.get_num_dims()):])]
+        return [tensor(dy.element_type, dy.get_shape()[self.normalized_axis(dy.get_num_dims()) :])]
 
 
 AXIS_NORM_PROPS = "`axis` `=` $axis `eps` `=` $eps "
@@ -502,8 +503,7 @@ class AttentionBackwardOp(AttentionOperation, GradientOperation):
     assembly_format = (
         "$wrt $q `,` $k `,` $v `,` $dy (`,` $mask^)? `num_heads` `=` $num_heads `head_dim` `=` $head_dim "
         "`mask_kind` `=` $mask_kind (`window` `=` $window^)? "
-        "(`score_scale` `=` $score_scale^)? (`attn_logit_softcap` `=` $attn_logit_softcap^)? "
-        + FUNCTIONAL
+        "(`score_scale` `=` $score_scale^)? (`attn_logit_softcap` `=` $attn_logit_softcap^)? " + FUNCTIONAL
     )
 
     def __init__(
@@ -744,7 +744,9 @@ class CumsumBackwardOp(GradientOperation):
     assembly_format = "$dy `axis` `=` $axis (`exclusive` $exclusive^)? " + FUNCTIONAL
 
     def __init__(self, dy: SSAValue, *, axis: int, exclusive: bool = False):
-        super().__init__(operands=[dy], properties={"axis": i64_attr(axis), "exclusive": unit_flag(exclusive)})
+        super().__init__(
+            operands=[dy], properties={"axis": i64_attr(axis), "exclusive": unit_flag(exclusive)}
+        )
 
     def normalized_axis(self) -> int:
         return normalize_axis(self.axis.value.data, tensor_type(self.dy).get_num_dims())

@@ -54,10 +54,14 @@ GELU_K = 0.044715
 def gelu_approx_derivative(e: Emitter, x: SSAValue) -> SSAValue:
     """With `t = tanh(c (x + k x^3))`: `(1 + t) / 2 + x (1 - t^2) c (1 + 3 k x^2) / 2`."""
     square = e.mir.mul(x, x)
-    inner = e.mir.mul(scalar(e, GELU_C, x), e.mir.add(x, e.mir.mul(scalar(e, GELU_K, x), e.mir.mul(square, x))))
+    inner = e.mir.mul(
+        scalar(e, GELU_C, x), e.mir.add(x, e.mir.mul(scalar(e, GELU_K, x), e.mir.mul(square, x)))
+    )
     t = e.mir.tanh(inner)
     first = e.mir.mul(scalar(e, 0.5, x), e.mir.add(scalar(e, 1.0, x), t))
-    slope = e.mir.mul(scalar(e, GELU_C, x), e.mir.add(scalar(e, 1.0, x), e.mir.mul(scalar(e, 3 * GELU_K, x), square)))
+    slope = e.mir.mul(
+        scalar(e, GELU_C, x), e.mir.add(scalar(e, 1.0, x), e.mir.mul(scalar(e, 3 * GELU_K, x), square))
+    )
     second = e.mir.mul(e.mir.mul(scalar(e, 0.5, x), x), e.mir.mul(one_minus(e, e.mir.mul(t, t)), slope))
     return e.mir.add(first, second)
 

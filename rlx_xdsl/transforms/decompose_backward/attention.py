@@ -143,4 +143,3 @@ def attention_backward(e: Emitter, op: AttentionBackwardOp) -> SSAValue:
     if op.with_respect_to == AttentionWrt.QUERY:
         return e.mir.matmul(d_scores, replay.k)
     return replay.sum_heads(e.mir.matmul(swap_last(e, d_scores), op.q))
-

@@ -76,7 +76,12 @@ def conv_backward_input(e: Emitter, op: ConvBackwardInputOp) -> SSAValue:
     require_static(op, "w's shape", shape_of(op.w))
     value, padding = op.dy, []
     windows = zip(
-        (H, W), op.pair("input_size"), op.pair("kernel_size"), op.pair("stride"), op.pair("padding"), op.pair("dilation")
+        (H, W),
+        op.pair("input_size"),
+        op.pair("kernel_size"),
+        op.pair("stride"),
+        op.pair("padding"),
+        op.pair("dilation"),
     )
     for axis, size, kernel, stride, pad, dilation in windows:
         out_len = shape_of(op.dy)[axis]

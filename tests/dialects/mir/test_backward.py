@@ -96,7 +96,9 @@ def test_sqrt_gradients_are_zero_off_the_positive_axis(kind):
     assert grad[0] == 0.0 and grad[1] == 0.0 and grad[2] != 0.0
 
 
-@pytest.mark.parametrize(("dtype", "rtol"), [(np.float32, 1e-6), (np.float16, 2e-3), (ml_dtypes.bfloat16, 2e-2)])
+@pytest.mark.parametrize(
+    ("dtype", "rtol"), [(np.float32, 1e-6), (np.float16, 2e-3), (ml_dtypes.bfloat16, 2e-2)]
+)
 def test_activation_backward_keeps_the_dtype(dtype, rtol):
     x, dy = rand(8).astype(dtype), rand(8).astype(dtype)
     out = run_op("activation_backward", [x, dy], kind="silu")
@@ -136,13 +138,17 @@ def test_axis_norm_gradients(norm, shape, axis, gamma_shape):
         check_vjp(unbroadcast(dbeta, gamma_shape), forward, args, 2, dy)
 
 
-@pytest.mark.parametrize(("shape", "groups"), [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((1, 3, 5), 1), ((2, 4, 2), 4)])
+@pytest.mark.parametrize(
+    ("shape", "groups"), [((2, 4, 3), 2), ((2, 6, 2, 2), 3), ((1, 3, 5), 1), ((2, 4, 2), 4)]
+)
 def test_group_norm_gradients(shape, groups):
     x, dy = rand(*shape), rand(*shape)
     gamma, beta = rand(shape[1]), rand(shape[1])
     forward = mir_function("group_norm", [x, gamma, beta], num_groups=groups, eps=1e-5)
     args = [x, gamma, beta]
-    check_vjp(run_op("group_norm_backward_input", [x, gamma, dy], num_groups=groups, eps=1e-5), forward, args, 0, dy)
+    check_vjp(
+        run_op("group_norm_backward_input", [x, gamma, dy], num_groups=groups, eps=1e-5), forward, args, 0, dy
+    )
     check_vjp(run_op("group_norm_backward_gamma", [x, dy], num_groups=groups, eps=1e-5), forward, args, 1, dy)
     check_vjp(run_op("group_norm_backward_beta", [dy]), forward, args, 2, dy)
 
@@ -152,7 +158,12 @@ def test_norm_gradients_accumulate_half_precision_in_f32():
     dy = rand(4, 64).astype(np.float16)
     gamma = rand(64).astype(np.float16)
     out = run_op("layer_norm_backward_input", [x, gamma, dy], axis=-1, eps=1e-5)
-    exact = run_op("layer_norm_backward_input", [x.astype(np.float64), gamma.astype(np.float64), dy.astype(np.float64)], axis=-1, eps=1e-5)
+    exact = run_op(
+        "layer_norm_backward_input",
+        [x.astype(np.float64), gamma.astype(np.float64), dy.astype(np.float64)],
+        axis=-1,
+        eps=1e-5,
+    )
     assert out.dtype == np.float16
     np.testing.assert_allclose(out.astype(np.float64), exact, rtol=2e-2, atol=2e-2)
 
@@ -160,7 +171,10 @@ def test_norm_gradients_accumulate_half_precision_in_f32():
 # Rope and attention ----------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("shape", "n_rot", "table"), [((2, 3, 4), 4, (3, 2)), ((1, 2, 3, 6), 4, (3, 2)), ((2, 5, 2), 2, (2, 5, 1))])
+@pytest.mark.parametrize(
+    ("shape", "n_rot", "table"),
+    [((2, 3, 4), 4, (3, 2)), ((1, 2, 3, 6), 4, (3, 2)), ((2, 5, 2), 2, (2, 5, 1))],
+)
 def test_rope_backward_is_the_inverse_rotation(shape, n_rot, table):
     x, dy = rand(*shape), rand(*shape)
     angles = rand(*table)
@@ -204,7 +218,9 @@ def test_attention_backward(case, wrt):
     forward = mir_function("attention", [q, k, v, mask], **props)
     out = forward(q, k, v, mask)
     dy = rand(*out.shape)
-    grad = run_op("attention_backward", [q, k, v, dy] + ([mask] if mask is not None else []), wrt=wrt, **props)
+    grad = run_op(
+        "attention_backward", [q, k, v, dy] + ([mask] if mask is not None else []), wrt=wrt, **props
+    )
     index = ["query", "key", "value"].index(wrt)
     assert grad.shape == [q, k, v][index].shape
     check_vjp(grad, forward, [q, k, v, mask], index, dy)
@@ -236,7 +252,13 @@ CONV_CASES = {
 def conv_case(x, cout, k, stride=(1, 1), padding=(0, 0), dilation=(1, 1), groups=1):
     xv = rand(*x)
     w = rand(cout, x[1] // groups, *k)
-    props = dict(kernel_size=list(k), stride=list(stride), padding=list(padding), dilation=list(dilation), groups=groups)
+    props = dict(
+        kernel_size=list(k),
+        stride=list(stride),
+        padding=list(padding),
+        dilation=list(dilation),
+        groups=groups,
+    )
     return xv, w, props
 
 
@@ -286,7 +308,10 @@ def test_max_pool_ties_route_to_the_first_maximum():
 # Scans and indexing ------------------------------------------------------------------------
 
 
-@pytest.mark.parametrize(("shape", "axis", "exclusive"), [((5,), 0, False), ((3, 4), 1, True), ((2, 3, 4), -3, False), ((2, 3), 0, True)])
+@pytest.mark.parametrize(
+    ("shape", "axis", "exclusive"),
+    [((5,), 0, False), ((3, 4), 1, True), ((2, 3, 4), -3, False), ((2, 3), 0, True)],
+)
 def test_cumsum_backward(shape, axis, exclusive):
     x, dy = rand(*shape), rand(*shape)
     grad = run_op("cumsum_backward", [dy], axis=axis, exclusive=exclusive)
@@ -327,6 +352,136 @@ def test_stop_gradient_is_the_identity():
     np.testing.assert_array_equal(run_op("stop_gradient", [x]), x)
 
 
+# Random configurations ----------------------------------------------------------------------
+# Each seed draws shapes and attributes afresh (broadcast gammas and cos/sin tables, strides,
+# dilations and groups, GQA and every mask kind), and checks every gradient of the family.
+
+SEEDS = range(6)
+
+
+def _dims(rng, rank, low=1, high=4):
+    return tuple(int(d) for d in rng.integers(low, high + 1, rank))
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_norm_gradients(seed):
+    rng = np.random.default_rng(seed)
+    shape = _dims(rng, int(rng.integers(1, 5)))
+    axis = int(rng.integers(-len(shape), len(shape)))
+    region = shape[axis % len(shape) :]
+    gamma_shape = tuple(1 if rng.random() < 0.3 else d for d in region)[int(rng.integers(0, len(region))) :]
+    x, dy = rng.standard_normal(shape), rng.standard_normal(shape)
+    gamma, beta = rng.standard_normal(gamma_shape), rng.standard_normal(gamma_shape)
+    for norm in ("layer_norm", "rms_norm"):
+        forward = mir_function(norm, [x, gamma, beta], axis=axis, eps=1e-5)
+        dx = run_op(f"{norm}_backward_input", [x, gamma, dy], axis=axis, eps=1e-5)
+        check_vjp(dx, forward, [x, gamma, beta], 0, dy)
+        dgamma = run_op(f"{norm}_backward_gamma", [x, dy], axis=axis, eps=1e-5)
+        check_vjp(unbroadcast(dgamma, gamma_shape), forward, [x, gamma, beta], 1, dy)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_conv_gradients(seed):
+    rng = np.random.default_rng(seed)
+    groups = int(rng.integers(1, 4))
+    cin, cout = groups * int(rng.integers(1, 3)), groups * int(rng.integers(1, 3))
+    kernel, stride, dilation = _dims(rng, 2, 1, 3), _dims(rng, 2, 1, 3), _dims(rng, 2, 1, 2)
+    padding = _dims(rng, 2, 0, 2)
+    size = tuple(
+        max(int(rng.integers(1, 7)), d * (k - 1) + 1 - 2 * p) for k, d, p in zip(kernel, dilation, padding)
+    )
+    x = rng.standard_normal((int(rng.integers(1, 3)), cin, *size))
+    w = rng.standard_normal((cout, cin // groups, *kernel))
+    props = dict(
+        kernel_size=list(kernel),
+        stride=list(stride),
+        padding=list(padding),
+        dilation=list(dilation),
+        groups=groups,
+    )
+    forward = mir_function("conv", [x, w], **props)
+    dy = rng.standard_normal(forward(x, w).shape)
+    check_vjp(run_op("conv_backward_input", [dy, w], input_size=list(size), **props), forward, [x, w], 0, dy)
+    check_vjp(run_op("conv_backward_weight", [x, dy], **props), forward, [x, w], 1, dy)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_attention_gradients(seed):
+    rng = np.random.default_rng(seed)
+    kv_heads, repeats = int(rng.integers(1, 3)), int(rng.integers(1, 3))
+    batch, sq, sk, dim = (
+        int(rng.integers(1, 3)),
+        int(rng.integers(1, 5)),
+        int(rng.integers(1, 5)),
+        int(rng.integers(1, 4)),
+    )
+    heads = kv_heads * repeats
+    kind = ["none", "causal", "sliding_window", "custom", "bias"][seed % 5]
+    props = {"num_heads": heads, "head_dim": dim, "mask_kind": kind}
+    if kind == "sliding_window":
+        props["window"] = int(rng.integers(1, 4))
+    if rng.random() < 0.5:
+        props["score_scale"] = float(rng.uniform(0.3, 1.5))
+    if rng.random() < 0.5:
+        props["attn_logit_softcap"] = float(rng.uniform(1.0, 4.0))
+    mask = None
+    if kind == "custom":
+        mask = (rng.random((batch, sk)) < 0.6).astype(np.float64)
+    elif kind == "bias":
+        mask = rng.standard_normal((1, heads, sq, sk))
+    q, dy = rng.standard_normal((batch, heads, sq, dim)), rng.standard_normal((batch, heads, sq, dim))
+    k, v = rng.standard_normal((batch, kv_heads, sk, dim)), rng.standard_normal((batch, kv_heads, sk, dim))
+    forward = mir_function("attention", [q, k, v, mask], **props)
+    extra = [mask] if mask is not None else []
+    for index, wrt in enumerate(("query", "key", "value")):
+        grad = run_op("attention_backward", [q, k, v, dy, *extra], wrt=wrt, **props)
+        check_vjp(grad, forward, [q, k, v, mask], index, dy)
+
+
+@pytest.mark.parametrize("seed", SEEDS)
+def test_random_pool_rope_gather_cumsum_gradients(seed):
+    rng = np.random.default_rng(seed)
+    # pooling (distinct values: no ties)
+    kernel = _dims(rng, 2, 1, 3)
+    padding = tuple(int(rng.integers(0, k)) for k in kernel)
+    size = tuple(max(int(rng.integers(1, 6)), k - 2 * p) for k, p in zip(kernel, padding))
+    x = rng.permutation(2 * 2 * size[0] * size[1]).reshape(2, 2, *size) / 5.0
+    props = dict(
+        kind=["max", "mean"][seed % 2],
+        kernel_size=list(kernel),
+        stride=list(_dims(rng, 2, 1, 3)),
+        padding=list(padding),
+    )
+    forward = mir_function("pool", [x], **props)
+    dy = rng.standard_normal(forward(x).shape)
+    check_vjp(run_op("pool_backward", [x, dy], **props), forward, [x], 0, dy)
+    # rope, with a cos/sin table broadcast over the leading dims
+    head_dim = 2 * int(rng.integers(1, 4))
+    n_rot = 2 * int(rng.integers(1, head_dim // 2 + 1))
+    shape = (*_dims(rng, int(rng.integers(1, 3))), head_dim)
+    table = (shape[-2], n_rot // 2)
+    x, dy = rng.standard_normal(shape), rng.standard_normal(shape)
+    cos, sin = rng.standard_normal(table), rng.standard_normal(table)
+    rope = {"head_dim": head_dim, "n_rot": n_rot}
+    grad = run_op("rope_backward", [dy, cos, sin], **rope)
+    check_vjp(grad, mir_function("rope", [x, cos, sin], **rope), [x, cos, sin], 0, dy)
+    # gather
+    table_shape = _dims(rng, int(rng.integers(1, 4)))
+    axis = int(rng.integers(0, len(table_shape)))
+    ids = rng.integers(0, table_shape[axis], _dims(rng, int(rng.integers(0, 3))))
+    t = rng.standard_normal(table_shape)
+    forward = mir_function("gather", [t, ids], axis=axis)
+    dy = rng.standard_normal(forward(t, ids).shape)
+    grad = run_op("gather_backward", [dy, ids], axis=axis, dim_size=table_shape[axis])
+    check_vjp(grad, forward, [t, ids], 0, dy)
+    # cumsum
+    shape = _dims(rng, int(rng.integers(1, 4)))
+    axis, exclusive = int(rng.integers(-len(shape), len(shape))), bool(seed % 2)
+    x, dy = rng.standard_normal(shape), rng.standard_normal(shape)
+    grad = run_op("cumsum_backward", [dy], axis=axis, exclusive=exclusive)
+    check_vjp(grad, mir_function("cumsum", [x], axis=axis, exclusive=exclusive), [x], 0, dy)
+
+
 # Types, traits and the verifier ----------------------------------------------------------------
 
 
@@ -340,7 +495,10 @@ def test_result_types_are_inferred_with_dynamic_dims():
     q = b.input("q", [DYNAMIC, 4, 3, 2])
     kv = b.input("k", [2, 2, 5, 2])
     dq = b.input("dq", [DYNAMIC, 4, 3, 2])
-    assert str(b.attention_backward(q, kv, kv, dq, wrt="key", num_heads=4, head_dim=2).type) == "tensor<2x2x5x2xf32>"
+    assert (
+        str(b.attention_backward(q, kv, kv, dq, wrt="key", num_heads=4, head_dim=2).type)
+        == "tensor<2x2x5x2xf32>"
+    )
     dconv = b.input("dconv", [DYNAMIC, 6, 3, 3])
     w = b.input("w", [6, 2, 3, 3])
     out = b.conv_backward_input(dconv, w, input_size=[5, 5], kernel_size=[3, 3], groups=2)
@@ -384,7 +542,10 @@ def test_roles_and_views():
 def test_builder_rejects_a_cotangent_of_the_wrong_shape():
     b = GraphBuilder("f")
     x, dy = b.input("x", [2, 3]), b.input("dy", [3, 2])
-    with pytest.raises(VerifyException, match=r"'mir.relu_backward' dy shape \[3, 2\] differs from the forward result shape \[2, 3\]"):
+    with pytest.raises(
+        VerifyException,
+        match=r"'mir.relu_backward' dy shape \[3, 2\] differs from the forward result shape \[2, 3\]",
+    ):
         b.relu_backward(x, dy)
 
 

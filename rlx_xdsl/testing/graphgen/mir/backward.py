@@ -153,4 +153,3 @@ def gather_backward(s: GraphState, op: OpClass) -> None:
 @RECIPES.register(bw.StopGradientOp)
 def stop_gradient(s: GraphState, op: OpClass) -> None:
     s.emit(op, s.need())
-
