@@ -27,7 +27,7 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
     Precision.COMPUTE: {
-        "matmul", "dot_general", "dense_solve", "attention", "conv",
+        "matmul", "dot_general", "dense_solve", "attention", "conv", "scan", "scan_backward", "custom_fn",
         # backward kernels RLX's table leaves to its Compute fallback
         "rms_norm_backward_input", "rms_norm_backward_gamma", "rms_norm_backward_beta",
         "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
@@ -37,6 +37,7 @@ EXPECTED_CLASS = {
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
+        "selective_scan", "gated_delta_net",
         "layer_norm_backward_input", "layer_norm_backward_gamma",
     },
     Precision.ELEMENTWISE: {
@@ -72,7 +73,7 @@ def test_precision_class_matches_rlx(name):
 @pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
 def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
-        assert op.name in ("mir.if", "mir.while")
+        assert op.name in ("mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn")
     else:
         assert op.has_trait(Pure)
 

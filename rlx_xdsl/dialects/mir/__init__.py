@@ -19,6 +19,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
 GROUPS = (
@@ -33,6 +34,7 @@ GROUPS = (
     loss,
     backward,
     regions,
+    structured,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

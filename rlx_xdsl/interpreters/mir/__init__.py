@@ -17,6 +17,20 @@ from rlx_xdsl.interpreters.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, backward, regions)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+)

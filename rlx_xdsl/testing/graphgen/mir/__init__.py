@@ -16,6 +16,20 @@ from rlx_xdsl.testing.graphgen.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, backward, regions)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+)
