@@ -6,6 +6,9 @@ mode; here each is a named step in `PREPARE_STEPS`, run in order:
 1. `unfuse`: composite ops (elementwise regions, fused ops, `selective_scan`,
    `gated_delta_net`) that have an `rlx-unfuse` rule and no VJP rule of their
    own are expanded into primitive MIR (RLX's steps 1 and 2);
+   `decompose-backward`: backward kernels (which have no VJP rules) become
+   primitives through `rlx-decompose-backward`'s rules, so the gradient of a
+   gradient can be taken (newer RLX's `decompose_backward_ops`, here a step);
 2. `lower-dot-general`: `mir.dot_general` without a VJP rule becomes matmuls;
 3. `inline-if`: `mir.if` becomes both branches and `mir.where`;
 4. `unroll-while`: a bounded `mir.while` is unrolled;
@@ -40,6 +43,8 @@ from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
+from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
 
@@ -95,6 +100,9 @@ class StepList:
 PREPARE_STEPS = StepList()
 PREPARE_STEPS.define("unfuse", "expand composite ops without a VJP rule through their rlx-unfuse rule")
 PREPARE_STEPS.define(
+    "decompose-backward", "backward kernels without a VJP rule become primitives (gradients of gradients)"
+)
+PREPARE_STEPS.define(
     "lower-dot-general", "mir.dot_general without a VJP rule becomes matmuls", pending="issue 10 (fusion)"
 )
 PREPARE_STEPS.define("inline-if", "mir.if becomes both branches and mir.where", pending="issue 10 (fusion)")
@@ -120,17 +128,21 @@ def describe_steps() -> list[str]:
     ]
 
 
-def prepare_rewrites(op: Operation) -> bool:
-    """Some step of `rlx-prepare-ad` would rewrite `op` away."""
+def _load_registries() -> None:
     load_rules()
     load_unfuse_rules()
+    load_decompositions()
+
+
+def prepare_rewrites(op: Operation) -> bool:
+    """Some step of `rlx-prepare-ad` would rewrite `op` away."""
+    _load_registries()
     return any(step.rewrites(op) for step in PREPARE_STEPS)
 
 
 def prepare_for_ad(module: ModuleOp, after_step: Callable[[PrepareStep], None] | None = None) -> None:
     """Run every step in order; `after_step(step)` is called after each (tests verify there)."""
-    load_rules()
-    load_unfuse_rules()
+    _load_registries()
     for step in PREPARE_STEPS:
         step.run(module)
         if after_step is not None:
@@ -155,6 +167,25 @@ class UnfuseForAD(RewritePattern):
 @PREPARE_STEPS.implement("unfuse", rewrites=_unfused_for_ad)
 def unfuse(module: ModuleOp) -> None:
     PatternRewriteWalker(UnfuseForAD(), apply_recursively=True).rewrite_module(module)
+
+
+# decompose-backward -----------------------------------------------------------------
+
+
+def _decomposed_for_ad(op: Operation) -> bool:
+    return op in DECOMPOSITIONS and op not in VJP_RULES
+
+
+class DecomposeForAD(RewritePattern):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _decomposed_for_ad(op):
+            e = Emitter.replacing(op, rewriter)
+            e.replace(op, DECOMPOSITIONS[op](e, op))
+
+
+@PREPARE_STEPS.implement("decompose-backward", rewrites=_decomposed_for_ad)
+def decompose_backward(module: ModuleOp) -> None:
+    PatternRewriteWalker(DecomposeForAD(), apply_recursively=False).rewrite_module(module)
 
 
 # legalize-multi-axis-reduce ---------------------------------------------------------
@@ -201,9 +232,9 @@ def legalize_multi_axis_reduce(module: ModuleOp) -> None:
 class PrepareAdPass(ModulePass):
     """Rewrite fused, control-flow and structured ops into ops rlx-grad differentiates.
 
-    RLX's `prepare_graph_for_ad`, step by step: unfuse composite ops, lower
-    dot_general, inline if, unroll while, inline custom_fn, convert scans,
-    legalise multi-axis reduces.
+    RLX's `prepare_graph_for_ad`, step by step: unfuse composite ops, decompose
+    backward kernels, lower dot_general, inline if, unroll while, inline
+    custom_fn, convert scans, legalise multi-axis reduces.
     """
 
     name = "rlx-prepare-ad"

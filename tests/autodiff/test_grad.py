@@ -18,6 +18,7 @@ from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.graph import argument_names
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.locations import op_position
+from rlx_xdsl.source import parse_source
 from rlx_xdsl.testing.gradcheck import check_gradients, check_vjp, module_function
 
 RNG = np.random.default_rng(5)
@@ -25,6 +26,12 @@ RNG = np.random.default_rng(5)
 
 def rand(*shape):
     return RNG.standard_normal(shape)
+
+
+def located(source: str, name: str = "input.mlir"):
+    """Parse with source locations, as rlx-opt does."""
+    module, _ = parse_source(make_context(), source, name)
+    return module
 
 
 def text(module) -> str:
@@ -243,20 +250,20 @@ def scan_module(differentiate_the_carry: bool):
     b = GraphBuilder("f")
     x = b.param("x", [3], "f64")
     xs = b.input("xs", [2, 3], "f64")
-    init = x if differentiate_the_carry else b.constant(np.ones(3))
+    init = x if differentiate_the_carry else b.constant(np.ones(3), "f64")
     carried = b.scan(init, lambda rb, c, t: rb.mul(c, t), 2, xs=[xs])
     b.output(b.reduce(b.mul(carried, x), kind="sum", axes=[0]))
     return b.module()
 
 
 def test_an_op_without_a_rule_on_the_path_is_a_located_error_naming_it():
-    module = parse_module(text(scan_module(True)), "scan.mlir")
+    source = text(scan_module(True))
+    module = located(source)
     with pytest.raises(OpError, match=r"^'rlx-grad' no VJP rule for 'mir.scan'$") as e:
         build_gradient(module, "f")
     assert e.value.op.name == "mir.scan"
-    assert op_position(e.value.op).line == text(module).splitlines().index(
-        next(line for line in text(module).splitlines() if "mir.scan" in line)
-    ) + 1
+    scan_line = next(i for i, line in enumerate(source.splitlines(), 1) if "mir.scan" in line)
+    assert op_position(e.value.op).line == scan_line
     assert len(list(module.ops)) == 1  # nothing was added
 
 
@@ -266,7 +273,7 @@ def test_an_op_without_a_rule_off_the_path_is_fine():
 
 
 def test_a_rule_that_cannot_handle_an_instance_says_why_at_the_op():
-    module = parse_module(
+    module = located(
         """
         func.func @f(%x: tensor<?x5xf32> {rlx.param}) -> tensor<?x2xf32> {
           %0 = mir.narrow %x axis = 0 start = 1 len = 2 : (tensor<?x5xf32>) -> tensor<2x5xf32>

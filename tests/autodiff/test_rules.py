@@ -19,6 +19,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules, no_gradient
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import ALL_OPS
+from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir import MIR
 from rlx_xdsl.dialects.traits import data_operands
 from rlx_xdsl.emitter import short_names
@@ -94,7 +95,20 @@ def binary_cases():
     yield case("mul", rand(2, 3), np.arange(3, dtype=np.int32), id="int-operand")
 
 
+ACTIVATION_DOMAINS = {
+    "log": (0.2, 3.0),
+    "sqrt": (0.2, 3.0),
+    "rsqrt": (0.2, 3.0),
+    "tan": (-1.2, 1.2),
+}
+
+
 def unary_cases():
+    for kind in Activation:
+        if kind is Activation.ROUND:
+            continue
+        low, high = ACTIVATION_DOMAINS.get(kind.value, (-3.0, 3.0))
+        yield case(kind.value, rand(3, 4, low=low, high=high))
     yield case("cast", rand(3, 4).astype(np.float32), id="f32-to-f64", to="f64")
     yield case("cast", rand(2, 3), id="f64-to-f64", to="f64")
 
@@ -158,6 +172,58 @@ def reduction_cases():
     yield case("topk", rand(6), id="rank1", k=6)
 
 
+def norm_cases():
+    for op in ("layer_norm", "rms_norm"):
+        yield case(op, rand(2, 3, 4), rand(4), rand(4), id="last-axis", axis=-1, eps=1e-5)
+        yield case(op, rand(2, 3, 4), rand(3, 1), rand(4), id="axis1-broadcast-gamma", axis=1, eps=1e-3)
+    yield case("group_norm", rand(2, 4, 3), rand(4), rand(4), num_groups=2, eps=1e-5)
+    yield case("group_norm", rand(1, 6, 2, 2), rand(6), rand(6), id="spatial", num_groups=3, eps=1e-3)
+
+
+def attention_cases():
+    q, kv = (1, 2, 3, 4), (1, 2, 5, 4)
+    common = {"num_heads": 2, "head_dim": 4}
+    yield case("attention", rand(*q), rand(*kv), rand(*kv), id="none", **common)
+    yield case("attention", rand(*q), rand(*kv), rand(*kv), id="causal", mask_kind="causal", **common)
+    yield case(
+        "attention", rand(1, 2, 5, 4), rand(1, 2, 3, 4), rand(1, 2, 3, 4), id="causal-masked-rows",
+        mask_kind="causal", **common,
+    )  # fmt: skip
+    yield case(
+        "attention", rand(*q), rand(*kv), rand(*kv), id="window-scale-softcap",
+        mask_kind="sliding_window", window=2, score_scale=0.7, attn_logit_softcap=1.5, **common,
+    )  # fmt: skip
+    custom = np.array([[1.0, 0.0, 1.0, 1.0, 0.0], [0.0, 0.0, 0.0, 0.0, 0.0]])
+    yield case(
+        "attention", rand(2, 2, 3, 4), rand(2, 2, 5, 4), rand(2, 2, 5, 4), custom, id="custom-masked-batch",
+        mask_kind="custom", **common,
+    )  # fmt: skip
+    yield case(
+        "attention", rand(*q), rand(*kv), rand(*kv), rand(1, 1, 3, 5), id="bias", mask_kind="bias", **common
+    )
+    yield case(
+        "attention", rand(1, 4, 3, 4), rand(1, 2, 5, 4), rand(1, 2, 5, 4), id="gqa",
+        num_heads=4, head_dim=4, mask_kind="causal",
+    )  # fmt: skip
+    yield case("rope", rand(1, 2, 3, 6), rand(3, 2), rand(3, 2), head_dim=6, n_rot=4)
+    yield case("rope", rand(2, 3, 4), rand(1, 3, 2), rand(3, 2), id="full-rotation", head_dim=4, n_rot=4)
+
+
+def conv_cases():
+    yield case("conv", rand(2, 3, 5, 5), rand(4, 3, 3, 3), kernel_size=[3, 3], stride=[2, 1], padding=[1, 0])
+    yield case(
+        "conv", rand(1, 3, 6, 5), rand(3, 1, 2, 2), id="depthwise-dilated",
+        kernel_size=[2, 2], dilation=[2, 1], groups=3,
+    )  # fmt: skip
+    yield case("conv", rand(1, 2, 6, 6), rand(2, 2, 3, 3), id="stride-remainder", kernel_size=[3, 3], stride=[2, 2])
+    for kind in ("max", "mean"):
+        yield case("pool", rand(2, 2, 5, 5), id=kind, kind=kind, kernel_size=[2, 2])
+        yield case(
+            "pool", rand(1, 2, 5, 4), id=f"{kind}-overlap-padded", kind=kind,
+            kernel_size=[3, 2], stride=[1, 2], padding=[1, 1],
+        )  # fmt: skip
+
+
 def loss_cases():
     yield case("softmax_cross_entropy_with_logits", rand(4, 5), np.array([0, 4, 2, 2]))
     yield case("softmax_cross_entropy_with_logits", rand(3, 4), np.array([1.0, 3.0, 0.0]), id="float-labels")
@@ -169,7 +235,7 @@ CASES = [
     c.param()
     for group in (
         binary_cases, unary_cases, select_cases, contraction_cases, shape_cases,
-        indexing_cases, reduction_cases, loss_cases,
+        indexing_cases, reduction_cases, norm_cases, attention_cases, conv_cases, loss_cases,
     )  # fmt: skip
     for c in group()
 ]

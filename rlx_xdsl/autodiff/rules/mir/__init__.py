@@ -7,6 +7,7 @@ visible (the coverage test compares the two lists).
 
 from rlx_xdsl.autodiff.rules.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -19,4 +20,17 @@ from rlx_xdsl.autodiff.rules.mir import (
     structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, structured)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+)

@@ -13,7 +13,27 @@ from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, no_grad
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.emitter import Emitter
 
-VJP_RULES.register(ew.ConstantOp, ew.CompareOp)(no_gradient)
+VJP_RULES.register(ew.ConstantOp, ew.IotaOp, ew.CompareOp)(no_gradient)
+
+VJP_RULES.register(ew.RoundOp)(no_gradient)
+"""`round` is piecewise constant: its derivative is 0 wherever it has one (as in JAX).
+RLX passes the gradient straight through; `x + stop_gradient(round(x) - x)` does that."""
+
+
+@VJP_RULES.register(ew.ReluOp)
+def relu(e: Emitter, op: ew.ReluOp, cotangents: Cotangents) -> Gradients:
+    """`mir.relu_backward`: the gradient where `x > 0`."""
+    return [e.mir.relu_backward(op.input, cotangents[0])]
+
+
+def activation(e: Emitter, op: ew.UnaryOperation, cotangents: Cotangents) -> Gradients:
+    """`mir.activation_backward` of the op's kind: `g * f'(x)` in one kernel (RLX's rule)."""
+    return [e.mir.activation_backward(op.input, cotangents[0], kind=op.KIND)]
+
+
+for _op in ew.ACTIVATION_OPS:
+    if _op not in (ew.ReluOp, ew.RoundOp):
+        VJP_RULES.add(_op, activation)
 
 
 @VJP_RULES.register(ew.CastOp)

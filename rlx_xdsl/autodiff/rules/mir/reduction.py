@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 
-import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import (
@@ -113,17 +112,13 @@ def softmax(e: Emitter, op: SoftmaxOp, cotangents: Cotangents) -> Gradients:
 
 @VJP_RULES.register(CumsumOp)
 def cumsum(e: Emitter, op: CumsumOp, cotangents: Cotangents) -> Gradients:
-    """A reversed running sum of g: `total - cumsum(g)` of the other kind.
+    """`mir.cumsum_backward`: the reversed running sum of `g`.
 
-    Element i of an inclusive cumsum feeds outputs i.., so its gradient is the sum
-    of `g` from i on, the total minus the exclusive running sum; an exclusive
-    cumsum's element feeds outputs i+1.., the total minus the inclusive sum.
+    The kernel sums from the end; the primitive form `sum(g) - cumsum(g)` would
+    cancel digits in f32 on long axes.
     """
     (g,) = cotangents
-    axis = op.normalized_axis()
-    total = e.mir.reduce(g, kind="sum", axes=[axis], keep_dim=True)
-    running = e.mir.cumsum(g, axis=axis, exclusive=op.exclusive is None)
-    return [e.mir.sub(total, running)]
+    return [e.mir.cumsum_backward(g, axis=op.normalized_axis(), exclusive=op.exclusive is not None)]
 
 
 @VJP_RULES.register(TopkOp)
@@ -141,7 +136,7 @@ def topk(e: Emitter, op: TopkOp, cotangents: Cotangents) -> Gradients:
     lead, n, k = shape[:-1], shape[-1], op.k.value.data
     if n == DYNAMIC:
         raise Unsupported("the last dim must be static to place the gradient")
-    positions = e.mir.constant(np.arange(n, dtype=np.int64))
+    positions = e.mir.iota([n], "i64", dimension=0)
     column = reshape_to(e, op.indices, [*lead, k, 1])
     onehot = e.mir.cast(e.mir.compare(column, positions, "eq"), element_type(g))
     row = reshape_to(e, g, [*lead, 1, k])
