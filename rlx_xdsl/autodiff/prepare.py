@@ -42,6 +42,7 @@ from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
@@ -134,8 +135,8 @@ def _load_registries() -> None:
     load_decompositions()
 
 
-def prepare_rewrites(op: Operation) -> bool:
-    """Some step of `rlx-prepare-ad` would rewrite `op` away."""
+def prepare_rewrites(op: Operation | OpClass) -> bool:
+    """Some step of `rlx-prepare-ad` would rewrite `op` (an op, or any op of a class) away."""
     _load_registries()
     return any(step.rewrites(op) for step in PREPARE_STEPS)
 

@@ -2,7 +2,8 @@
 
 Each module registers its rules in `VJP_RULES` when imported. `GROUPS` lists
 them explicitly, in the dialect's order, so a group without a rules module is
-visible (the coverage test compares the two lists).
+visible (the coverage test compares the two lists). A module may list in
+`PENDING` the ops of its group that cannot be differentiated yet.
 """
 
 from rlx_xdsl.autodiff.rules.mir import (
@@ -34,3 +35,6 @@ GROUPS = (
     regions,
     structured,
 )
+
+PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
+"""MIR ops with neither a VJP rule nor an `rlx-prepare-ad` rewrite yet, and the issue that adds one."""
