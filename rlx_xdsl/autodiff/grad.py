@@ -272,7 +272,12 @@ def _find_function(module: ModuleOp, name: str) -> func.FuncOp:
 def _no_gradient_error(function: func.FuncOp, index: int, loss: SSAValue) -> OpError:
     """A strict-mode error for argument `index`, located where its paths are cut."""
     arg = function.body.block.args[index]
-    who = f"'rlx-grad' no gradient reaches argument '{argument_name(function, index)}' of @{function.sym_name.data}"
+    name = argument_name(function, index)
+    if arg.name_hint and arg.name_hint != name:
+        name += f"' (%{arg.name_hint})"
+    else:
+        name += "'"
+    who = f"'rlx-grad' no gradient reaches argument '{name} of @{function.sym_name.data}"
     advice = " (mode=training returns zeros instead)"
     if not carries_gradient(arg):
         return OpError(function, f"{who}: its type {arg.type} carries no gradient{advice}")
@@ -326,7 +331,7 @@ class GradPass(ModulePass):
     name = "rlx-grad"
 
     func: str = field(metadata={"syntax": "NAME"})
-    wrt: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,..."})
+    wrt: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,..."})
     mode: str = field(default="strict", metadata={"syntax": "strict|training"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -336,4 +341,4 @@ class GradPass(ModulePass):
             raise PassFailedException(
                 f"'rlx-grad' mode must be strict or training, got '{self.mode}'"
             ) from None
-        build_gradient(op, self.func, self.wrt, mode)
+        build_gradient(op, self.func, [str(w) for w in self.wrt], mode)
