@@ -7,6 +7,12 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
+def _amp() -> type[ModulePass]:
+    from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
+
+    return AutoMixedPrecisionPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 
@@ -17,6 +23,12 @@ def _dce() -> type[ModulePass]:
     from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
     return DeadCodeEliminationPass
+
+
+def _fold_casts() -> type[ModulePass]:
+    from rlx_xdsl.transforms.fold_casts import FoldCastsPass
+
+    return FoldCastsPass
 
 
 def _specialize() -> type[ModulePass]:
@@ -33,8 +45,10 @@ def _unfuse() -> type[ModulePass]:
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "rlx-amp": _amp,
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-fold-casts": _fold_casts,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }

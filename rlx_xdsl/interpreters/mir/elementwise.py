@@ -83,6 +83,14 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
 
 
 def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
+    if not op.is_plain:
+        # RLX defines CastConfig's scaling fields but no kernel reads them, and a blocked
+        # cast's result means nothing without its scaling factors, which this op has no
+        # result for: refuse rather than guess.
+        raise ValueError(
+            f"'{op.name}' with sf_block has no reference kernel: RLX reserves CastConfig's "
+            "scaling-factor fields for future quantization passes and gives them no semantics"
+        )
     target = result_dtype(op)
     if x.dtype.kind == "f" and target.kind in "iu":
         x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
