@@ -97,16 +97,18 @@ def pinned_ops(root: Operation) -> set[Operation]:
 
 @dataclass
 class AmpRewrite:
-    """What the patterns share: the policy, the casts made so far and the types changed."""
+    """What the patterns share: the policy, the casts made so far and the types ops were written with."""
 
     policy: Policy
     pinned: set[Operation]
+    written: dict[Operation, tuple[Attribute, ...]]
+    """The operand types of every op before the pass: what an op that keeps its types gets back."""
     casts: CastCache = field(default_factory=CastCache)
-    original: dict[SSAValue, Attribute] = field(default_factory=dict)
-    """The type each retyped value had before the pass."""
 
-    def original_type(self, value: SSAValue) -> Attribute:
-        return self.original.get(value, value.type)
+    @staticmethod
+    def of(module: ModuleOp, policy: Policy) -> AmpRewrite:
+        written = {op: tuple(v.type for v in op.operands) for op in module.walk()}
+        return AmpRewrite(policy, pinned_ops(module), written)
 
     def target(self, op: Operation) -> Attribute | None:
         """The float type `op` computes in, or None when it keeps its types."""
@@ -139,8 +141,7 @@ class AmpRewrite:
             ) from error
         for result, new_type in zip(op.results, inferred, strict=True):
             if result.type != new_type:
-                before = result.type
-                self.original[rewriter.replace_value_with_new_type(result, new_type)] = before
+                rewriter.replace_value_with_new_type(result, new_type)
 
 
 # The patterns -------------------------------------------------------------------------
@@ -179,8 +180,7 @@ class KeepSignature(RewritePattern):
         if isinstance(op, CastOp) or self.amp.target(op) is not None:
             return
         changed = False
-        for index, operand in enumerate(op.operands):
-            before = self.amp.original_type(operand)
+        for index, (operand, before) in enumerate(zip(op.operands, self.amp.written[op], strict=True)):
             if operand.type != before:
                 assert isinstance(before, TensorType)
                 op.operands[index] = self.amp.casts.cast(operand, before.element_type, rewriter)
@@ -200,10 +200,10 @@ class ExplicitCast(RewritePattern):
     amp: AmpRewrite
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if not (isinstance(op, CastOp) and op.is_plain and op.input in self.amp.original):
+        if not (isinstance(op, CastOp) and op.is_plain):
             return
-        if op.input.type != op.result.type:
-            return
+        if op.input.type == self.amp.written[op][0] or op.input.type != op.result.type:
+            return  # its operand was not retyped, or the cast still converts
         source = op.input
         casts_of_result = [use.operation for use in op.result.uses if isinstance(use.operation, CastOp)]
         rewriter.replace(op, (), [source])
@@ -224,7 +224,7 @@ class ExplicitCast(RewritePattern):
 
 def auto_mixed_precision(module: ModuleOp, policy: Policy) -> int:
     """Rewrite every function of `module` under `policy`; return the number of casts inserted."""
-    amp = AmpRewrite(policy, pinned_ops(module))
+    amp = AmpRewrite.of(module, policy)
     patterns = [ExplicitCast(amp), RetypeToPolicy(amp), KeepSignature(amp)]
     walker = PatternRewriteWalker(
         GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=False
