@@ -8,6 +8,7 @@ from xdsl.traits import Pure, RecursiveMemoryEffect
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import ALL_OPS, elementwise, shape
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.traits import (
     Precision,
     PrecisionClass,
@@ -129,8 +130,10 @@ def test_cast_is_a_view_only_when_it_keeps_the_dtype():
     x = b.input("x", [2, 3])
     same = _op(b.emit(elementwise.CastOp(x, f32)))
     other = _op(b.mir.cast(x, "i32"))
+    blocked = _op(b.emit(elementwise.CastOp(x, f32, CastConfigAttr([1, 3]))))
     assert view_source(same) is x
     assert view_source(other) is None
+    assert view_source(blocked) is None  # rescales blocks of its input: a new buffer
 
 
 @pytest.mark.parametrize(
