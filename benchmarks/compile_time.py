@@ -64,6 +64,9 @@ PASS_OPTIONS: dict[str, dict] = {
             f"sin={CONFIG['seq']}x{_HEAD_DIM // 2}",
         )
     },
+    # always-f32 (the default) leaves the graph alone; the conservative policy inserts
+    # the most casts (every norm is a precision boundary).
+    "rlx-amp": {"policy": "auto-mixed-conservative"},
 }
 """Options for passes that would otherwise do nothing (or cannot run) on the graph."""
 

@@ -104,6 +104,7 @@ class AmpRewrite:
     written: dict[Operation, tuple[Attribute, ...]]
     """The operand types of every op before the pass: what an op that keeps its types gets back."""
     casts: CastCache = field(default_factory=CastCache)
+    _targets: dict[Operation, Attribute | None] = field(default_factory=dict)
 
     @staticmethod
     def of(module: ModuleOp, policy: Policy) -> AmpRewrite:
@@ -111,7 +112,12 @@ class AmpRewrite:
         return AmpRewrite(policy, pinned_ops(module), written)
 
     def target(self, op: Operation) -> Attribute | None:
-        """The float type `op` computes in, or None when it keeps its types."""
+        """The float type `op` computes in, or None when it keeps its types (asked once per op)."""
+        if op not in self._targets:
+            self._targets[op] = self._choose_target(op)
+        return self._targets[op]
+
+    def _choose_target(self, op: Operation) -> Attribute | None:
         if (
             not isinstance(op, RlxOperation)
             or isinstance(op, CastOp)
