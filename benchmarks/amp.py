@@ -62,7 +62,7 @@ def build_mlp(batch: int, features: int, hidden: int, classes: int) -> ModuleOp:
 
 
 def initial_values(module: ModuleOp, rng: np.random.Generator, classes: int | None = None) -> list[np.ndarray]:
-    """Inputs ~ N(0, 1); weight matrices ~ N(0, 1/fan_in); vectors (norms, biases) near 1 or 0; labels in range."""
+    """Inputs ~ N(0, 1), weight matrices ~ N(0, 1/fan_in), norm gains near 1, biases near 0, labels in range."""
     values = []
     for arg in graph_args(find_function(module)):
         shape = tuple(arg.type.get_shape())
@@ -178,9 +178,11 @@ def table(name: str, rows: list[dict]) -> list[str]:
 
 
 def main(argv=None) -> int:
-    parser = argparse.ArgumentParser(description="Accuracy, casts and activation bytes of every rlx-amp policy.")
+    parser = argparse.ArgumentParser(
+        description="Accuracy, casts and activation bytes of every rlx-amp policy."
+    )
     parser.add_argument("--layers", type=int, default=2, help="LLaMA decoder layers (default 2)")
-    parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs and weights (default 0)")
+    parser.add_argument("--seed", type=int, default=0, help="seed of the inputs and weights (default 0)")
     args = parser.parse_args(argv)
     if args.layers < 1:
         parser.error("--layers must be at least 1")

@@ -24,7 +24,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import LocationAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
@@ -119,7 +119,8 @@ def after_definition(value: SSAValue) -> InsertPoint:
     return InsertPoint(block, following)
 
 
-def _location_of(value: SSAValue):
+def _location_of(value: SSAValue) -> LocationAttr | None:
+    """Where `value` is defined: its op's location, or that of the op owning its block."""
     definition = _defined_at(value)
     owner = definition.parent_op() if isinstance(definition, Block) else definition
     return owner.location if owner is not None else None

@@ -76,7 +76,7 @@ def test_always_f32_is_a_no_op():
 
 
 def test_auto_mixed_inserts_casts_at_the_boundary():
-    """RLX `auto_mixed_inserts_casts_at_boundary`: x and w cast to f16, the matmul in f16, the output cast back."""
+    """RLX `auto_mixed_inserts_casts_at_boundary`: x, w cast to f16, matmul in f16, output cast back."""
     module = amp(mlp(), policy="auto-mixed")
     (matmul,) = [op for op in module.walk() if isinstance(op, ct.MatmulOp)]
     assert [element(v) for v in matmul.operands] == [f16, f16]
@@ -364,7 +364,9 @@ TORCH_NAME = {
 }  # fmt: skip
 
 
-@pytest.mark.parametrize(("preset", "low", "f32_list"), [("torch-cuda", CUDA_LOW, CUDA_F32), ("torch-cpu", CPU_LOW, CPU_F32)])
+@pytest.mark.parametrize(
+    ("preset", "low", "f32_list"), [("torch-cuda", CUDA_LOW, CUDA_F32), ("torch-cpu", CPU_LOW, CPU_F32)]
+)
 def test_torch_presets_follow_the_autocast_lists(preset, low, f32_list):
     table, _ = TORCH_PRESETS[preset]
     policy = AutoMixedPrecisionPass(policy=preset).build_policy(resolve=None)
@@ -388,12 +390,14 @@ def test_torch_cuda_reduces_sums_in_f32_but_means_as_they_come():
 # Semantics -------------------------------------------------------------------------------
 
 
+def non_data_operands(op: Operation) -> list:
+    """`(producer, type)` of each operand of `op` that is not data."""
+    return [(v.owner, v.type) for v, role in zip(op.operands, operand_roles(op)) if not role.is_data]
+
+
 def snapshot(module: ModuleOp) -> list[tuple[Operation, list, list]]:
-    """Each op with its result types and the types of its operands that are not data."""
-    return [
-        (op, [r.type for r in op.results], [(v.owner, v.type) for v, role in zip(op.operands, operand_roles(op)) if not role.is_data])
-        for op in module.walk()
-    ]
+    """Each op with its result types and its operands that are not data."""
+    return [(op, [r.type for r in op.results], non_data_operands(op)) for op in module.walk()]
 
 
 @PROPERTY
@@ -409,8 +413,7 @@ def test_random_graphs_keep_integers_indices_and_signatures(module, policy):
         for old, new in zip(result_types, (r.type for r in op.results)):
             if not isinstance(old, TensorType) or old.element_type not in (f32, f16, bf16):
                 assert new == old, str(op)
-        current = [(v.owner, v.type) for v, role in zip(op.operands, operand_roles(op)) if not role.is_data]
-        assert current == non_data, str(op)
+        assert non_data_operands(op) == non_data, str(op)
     for cast in set(casts(module)) - program_casts:
         assert {element(cast.input), element(cast.result)} <= {f32, f16, bf16}
 

@@ -156,7 +156,8 @@ def test_every_two_cast_chain_folds_to_the_same_values(source):
     x = samples_of(a)
     b = GraphBuilder("f")
     arg = b.input("x", x.shape, a.element_type)
-    b.output(*(b.cast(b.cast(arg, mid.element_type), to.element_type) for mid in dtypes.DTYPES for to in dtypes.DTYPES))
+    chains = [(mid.element_type, to.element_type) for mid in dtypes.DTYPES for to in dtypes.DTYPES]
+    b.output(*(b.cast(b.cast(arg, mid), to) for mid, to in chains))
     module = b.module()
     with np.errstate(all="ignore"):
         before = run_function(module, "f", [x])
@@ -185,7 +186,9 @@ def ml_dtypes_bf16():
     return dtypes.dtype_of_numpy(np.dtype(ml_dtypes.bfloat16)).element_type
 
 
-CAST_HEAVY = [ew.CastOp, ew.ConstantOp, ew.AddOp, ew.NegOp, ew.SiluOp, ew.CompareOp, ew.WhereOp, ct.MatmulOp, sh.ReshapeOp]
+CAST_HEAVY = [
+    ew.CastOp, ew.ConstantOp, ew.AddOp, ew.NegOp, ew.SiluOp, ew.CompareOp, ew.WhereOp, ct.MatmulOp, sh.ReshapeOp,
+]  # fmt: skip
 
 
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])

@@ -48,7 +48,9 @@ def resolve_op(ctx: Context, name: str) -> OpClass:
         found = context.get_optional_op(name)
         if found is not None and not issubclass(found, UnregisteredOp):
             return found
-    raise PassFailedException(f"rlx-amp option ops: no op is named '{name}' (ops are named in full, e.g. mir.softmax)")
+    raise PassFailedException(
+        f"rlx-amp option ops: no op is named '{name}' (ops are named in full, e.g. mir.softmax)"
+    )
 
 
 def parse_op_overrides(
@@ -110,14 +112,17 @@ class AutoMixedPrecisionPass(ModulePass):
     def build_policy(self, resolve: OpResolver | None) -> Policy:
         """The policy the options describe (op names resolved with `resolve`, if given)."""
         check_choice("policy", self.policy, POLICY_NAMES)
-        classes = {option: check_choice(option, value, FLOATS) for option, value in self.class_settings().items()}
+        classes = {
+            option: check_choice(option, value, FLOATS) for option, value in self.class_settings().items()
+        }
         if self.policy in TORCH_PRESETS:
             if classes:
                 raise ValueError(
                     f"{', '.join(classes)}: policy={self.policy} chooses per op, not per AMP class; "
                     "set single ops with ops=OP:PRECISION"
                 )
-            preset = torch_preset(self.policy, None if self.low is None else check_choice("low", self.low, LOW_PRECISIONS))
+            low = None if self.low is None else check_choice("low", self.low, LOW_PRECISIONS)
+            preset = torch_preset(self.policy, low)
             base: Policy = preset
             allowed, low = (*CHOICES, LOW), preset.low
         else:

@@ -8,7 +8,7 @@ lists over to MIR, keyed by op class (torch 2.13, `autocast_test_lists` and
 
 | MIR op | CUDA | CPU | torch ops |
 |---|---|---|---|
-| matmul, dot_general, conv, attention | low | low | mm/matmul/bmm, einsum, conv*d, scaled_dot_product_attention / _native_multi_head_attention |
+| matmul, dot_general, conv, attention | low | low | mm/matmul/bmm, einsum, conv*d, sdpa / MHA |
 | softmax, layer_norm, rms_norm, group_norm | f32 | promote | softmax, layer_norm, rms_norm, group_norm |
 | exp, log, rsqrt, tan, pow | f32 | promote | exp, log, rsqrt, tan, pow |
 | cumsum; reduce sum/prod | f32 | promote | cumsum; sum, prod (mean, amax, amin are unlisted) |

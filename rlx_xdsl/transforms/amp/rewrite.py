@@ -215,7 +215,9 @@ class ExplicitCast(RewritePattern):
         rewriter.replace(op, (), [source])
         self._merge_with_cached(source, casts_of_result, rewriter)
 
-    def _merge_with_cached(self, source: SSAValue, users: Iterable[Operation], rewriter: PatternRewriter) -> None:
+    def _merge_with_cached(
+        self, source: SSAValue, users: Iterable[Operation], rewriter: PatternRewriter
+    ) -> None:
         for user in users:
             assert isinstance(user, CastOp)
             if not user.is_plain:
