@@ -201,6 +201,8 @@ def promote(a: Attribute, b: Attribute) -> Attribute:
 
 def _value_range(d: DType) -> tuple[int, int]:
     """The integers an integer or bool dtype holds, as `(lowest, highest)`."""
+    import numpy as np
+
     if d.kind == "bool":
         return 0, 1
     info = np.iinfo(d.numpy)
@@ -226,6 +228,8 @@ def converts_exactly(source: Attribute, target: Attribute) -> bool:
     if s.is_float:
         if not t.is_float:
             return False
+        import ml_dtypes  # its finfo also describes bfloat16
+
         fs, ft = ml_dtypes.finfo(s.numpy), ml_dtypes.finfo(t.numpy)
         return (
             ft.nmant >= fs.nmant
