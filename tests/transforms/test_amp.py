@@ -473,3 +473,29 @@ def assert_within_bound(module: ModuleOp, inputs: Sequence[np.ndarray], policy: 
 def test_random_graphs_stay_within_the_policy_error_bound(module, policy):
     assert_within_bound(module, inputs_for(module), policy)
 
+
+
+def test_amp_benchmark_smoke(capsys, monkeypatch):
+    """benchmarks/amp.py runs end to end; always-f32 rows show no error, casts or byte change."""
+    import importlib.util
+    import sys
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "amp.py"
+    spec = importlib.util.spec_from_file_location("amp_benchmark", path)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "amp_benchmark", bench)
+    spec.loader.exec_module(bench)
+    assert bench.main(["--layers", "1"]) == 0
+    out = capsys.readouterr().out
+    assert "### llama (1 layers)" in out and "### mlp + sce" in out
+    rows = [line.split("|")[1:-1] for line in out.splitlines() if line.startswith("| ")]
+    by_policy = {}
+    for cells in rows:
+        if cells[0].strip() != "policy":
+            by_policy.setdefault(cells[0].strip(), []).append([c.strip() for c in cells])
+    assert set(by_policy) >= {"always-f32", "auto-mixed", "torch-cuda", "torch-cpu"}
+    for cells in by_policy["always-f32"]:
+        assert cells[2:] == ["0.00e+00", "0.00e+00", "0 (0)", "1.00", "1.00"]
+    for cells in by_policy["auto-mixed"]:
+        assert 0 < float(cells[2]) < 1e-2 and float(cells[6]) < 0.6
