@@ -249,6 +249,26 @@ def test_explicit_casts_keep_their_meaning():
     assert isinstance(s.owner, ew.CastOp) and element(s) == f32
 
 
+def test_a_cast_left_behind_by_a_dropped_identity_merges_with_the_cached_one():
+    """`cast(cast(e -> f16) -> f32)`: once `e` is f16 the inner cast goes and the outer one is
+    the f32 cast the pass already made for `test.op`: one cast remains, nothing is left to fold."""
+    module = parse_module("""
+    func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+      %e = mir.exp %x : (tensor<4xf32>) -> tensor<4xf32>
+      %k = "test.op"(%e) : (tensor<4xf32>) -> tensor<4xf32>
+      %c = mir.cast %e : (tensor<4xf32>) -> tensor<4xf16>
+      %d = mir.cast %c : (tensor<4xf16>) -> tensor<4xf32>
+      func.return %k, %d : tensor<4xf32>, tensor<4xf32>
+    }""")
+    amp(module, policy="auto-mixed")
+    (exp,) = [op for op in module.walk() if isinstance(op, ew.ExpOp)]
+    (exp_f32,) = [c for c in casts(module) if c.input is exp.result]
+    assert returned(module)[1] is exp_f32.result
+    after_amp = str(module)
+    FoldCastsPass().apply(Context(), module)
+    assert str(module) == after_amp
+
+
 def test_ops_needing_equal_operand_dtypes_get_them():
     """Norm parameters and concat operands follow their op, whatever precision their producers chose."""
     b = GraphBuilder("f")
