@@ -19,6 +19,12 @@ def _canonicalize() -> type[ModulePass]:
     return CanonicalizePass
 
 
+def _decompose_backward() -> type[ModulePass]:
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    return DecomposeBackwardPass
+
+
 def _dce() -> type[ModulePass]:
     from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
@@ -29,6 +35,12 @@ def _fold_casts() -> type[ModulePass]:
     from rlx_xdsl.transforms.fold_casts import FoldCastsPass
 
     return FoldCastsPass
+
+
+def _lower_sce() -> type[ModulePass]:
+    from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
+
+    return LowerSoftmaxCrossEntropyPass
 
 
 def _specialize() -> type[ModulePass]:
@@ -48,7 +60,9 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-amp": _amp,
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-decompose-backward": _decompose_backward,
         "rlx-fold-casts": _fold_casts,
+        "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }

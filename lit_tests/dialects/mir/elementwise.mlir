@@ -101,3 +101,19 @@ func.func @blocked_cast(%x: tensor<2x8x128xf32>) -> (tensor<2x8x128xbf16>, tenso
   %2 = mir.cast %x : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
   func.return %0, %1, %2 : tensor<2x8x128xbf16>, tensor<2x8x128xf16>, tensor<2x8x128xf16>
 }
+
+// -----
+
+// The index ramp: O(1) in IR size whatever its shape.
+// CHECK-LABEL: func.func @iota
+// GENERIC-LABEL: "func.func"() <{sym_name = "iota"
+func.func @iota() -> (tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>) {
+  // CHECK-NEXT: %ramp = mir.iota dimension = 1 : tensor<1x50000xi64>
+  // GENERIC: %ramp = "mir.iota"() <{dimension = 1 : i64}> : () -> tensor<1x50000xi64>
+  %ramp = mir.iota dimension = 1 : tensor<1x50000xi64>
+  // CHECK-NEXT: %rows = mir.iota dimension = -2 : tensor<3x4xf32>
+  %rows = mir.iota dimension = -2 : tensor<3x4xf32>
+  // CHECK-NEXT: %v = mir.iota dimension = 0 : tensor<5xbf16>
+  %v = mir.iota dimension = 0 : tensor<5xbf16>
+  func.return %ramp, %rows, %v : tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>
+}
