@@ -31,10 +31,17 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _lower_hir() -> type[ModulePass]:
+    from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+
+    return LowerHirPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-lower-hir": _lower_hir,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }

@@ -81,71 +81,16 @@ class HeadOperation(RlxOperation):
         require_positive(self, head_dim=self.head_dim.value.data)
 
 
-@irdl_op_definition
-class AttentionOp(HeadOperation):
-    """Scaled dot-product attention: `softmax(mask(softcap(q k^T * scale))) v`.
+class AttentionOperation(HeadOperation):
+    """The rules `mir.attention` and `hir.attention` share: heads, GQA, masks and the window.
 
-    q is `[B, H, Sq, D]`, k and v are `[B, Hkv, Sk, D]` with `H % Hkv == 0`; query
-    head `h` reads KV head `h // (H / Hkv)` (grouped-query attention). Causal masks
-    align the last query with the last key, so a KV cache longer than the query
-    block works. A row whose keys are all masked yields zeros.
+    Each op declares its own operands (`q`, `k`, `v`, optional `mask`) and properties
+    (`num_heads`, `head_dim`, `mask_kind`, optional `window`); these methods only read them.
     """
-
-    name = "mir.attention"
-    q = operand_def(TensorType)
-    k = operand_def(TensorType)
-    v = operand_def(TensorType)
-    mask = opt_operand_def(TensorType)
-    result = result_def(TensorType)
-    num_heads = prop_def(IntegerAttr[I64])
-    head_dim = prop_def(IntegerAttr[I64])
-    mask_kind = prop_def(MaskKindAttr)
-    window = opt_prop_def(IntegerAttr[I64])
-    score_scale = opt_prop_def(FloatAttr[Float32Type])
-    attn_logit_softcap = opt_prop_def(FloatAttr[Float32Type])
-    traits = traits_def(Pure(), COMPUTE, OperandRoles.of(mask=Role.MASK))
-    assembly_format = (
-        "$q `,` $k `,` $v (`,` $mask^)? `num_heads` `=` $num_heads `head_dim` `=` $head_dim "
-        "`mask_kind` `=` $mask_kind (`window` `=` $window^)? "
-        "(`score_scale` `=` $score_scale^)? (`attn_logit_softcap` `=` $attn_logit_softcap^)? "
-        + FUNCTIONAL
-    )
-
-    def __init__(
-        self,
-        q: SSAValue,
-        k: SSAValue,
-        v: SSAValue,
-        mask: SSAValue | None = None,
-        *,
-        num_heads: int,
-        head_dim: int,
-        mask_kind: str | MaskKind = MaskKind.NONE,
-        window: int | None = None,
-        score_scale: float | None = None,
-        attn_logit_softcap: float | None = None,
-    ):
-        super().__init__(
-            operands=[q, k, v, mask],
-            properties={
-                "num_heads": i64_attr(num_heads),
-                "head_dim": i64_attr(head_dim),
-                "mask_kind": MaskKindAttr(MaskKind(mask_kind)),
-                "window": None if window is None else i64_attr(window),
-                "score_scale": _opt_f32(score_scale),
-                "attn_logit_softcap": _opt_f32(attn_logit_softcap),
-            },
-        )
 
     @property
     def kind(self) -> MaskKind:
         return self.mask_kind.data
-
-    def scale(self) -> float:
-        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
-        if self.score_scale is not None:
-            return self.score_scale.value.data
-        return self.head_dim.value.data**-0.5
 
     def check_attributes(self) -> None:
         require_positive(self, num_heads=self.num_heads.value.data)
@@ -158,9 +103,6 @@ class AttentionOp(HeadOperation):
         )
         if self.window is not None:
             require_positive(self, window=self.window.value.data)
-        if self.attn_logit_softcap is not None:
-            cap = self.attn_logit_softcap.value.data
-            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         q, k, v = (tensor_type(x) for x in (self.q, self.k, self.v))
@@ -227,32 +169,79 @@ class AttentionOp(HeadOperation):
         )
 
 
-@irdl_op_definition
-class RopeOp(HeadOperation):
-    """Rotary position embedding with NeoX pairing (`Rope{head_dim, n_rot}`).
 
-    With `h = n_rot / 2`, dims `i < h` pair with `i + h`:
-    `out[i] = x[i] cos - x[i+h] sin`, `out[i+h] = x[i+h] cos + x[i] sin`;
-    dims from `n_rot` to `head_dim` are copied. cos and sin broadcast to `[..., S, h]`.
+@irdl_op_definition
+class AttentionOp(AttentionOperation):
+    """Scaled dot-product attention: `softmax(mask(softcap(q k^T * scale))) v`.
+
+    q is `[B, H, Sq, D]`, k and v are `[B, Hkv, Sk, D]` with `H % Hkv == 0`; query
+    head `h` reads KV head `h // (H / Hkv)` (grouped-query attention). Causal masks
+    align the last query with the last key, so a KV cache longer than the query
+    block works. A row whose keys are all masked yields zeros.
     """
 
-    name = "mir.rope"
-    x = operand_def(TensorType)
-    cos = operand_def(TensorType)
-    sin = operand_def(TensorType)
+    name = "mir.attention"
+    q = operand_def(TensorType)
+    k = operand_def(TensorType)
+    v = operand_def(TensorType)
+    mask = opt_operand_def(TensorType)
     result = result_def(TensorType)
+    num_heads = prop_def(IntegerAttr[I64])
     head_dim = prop_def(IntegerAttr[I64])
-    n_rot = prop_def(IntegerAttr[I64])
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    mask_kind = prop_def(MaskKindAttr)
+    window = opt_prop_def(IntegerAttr[I64])
+    score_scale = opt_prop_def(FloatAttr[Float32Type])
+    attn_logit_softcap = opt_prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE, OperandRoles.of(mask=Role.MASK))
     assembly_format = (
-        "$x `,` $cos `,` $sin `head_dim` `=` $head_dim `n_rot` `=` $n_rot " + FUNCTIONAL
+        "$q `,` $k `,` $v (`,` $mask^)? `num_heads` `=` $num_heads `head_dim` `=` $head_dim "
+        "`mask_kind` `=` $mask_kind (`window` `=` $window^)? "
+        "(`score_scale` `=` $score_scale^)? (`attn_logit_softcap` `=` $attn_logit_softcap^)? "
+        + FUNCTIONAL
     )
 
-    def __init__(self, x: SSAValue, cos: SSAValue, sin: SSAValue, *, head_dim: int, n_rot: int):
+    def __init__(
+        self,
+        q: SSAValue,
+        k: SSAValue,
+        v: SSAValue,
+        mask: SSAValue | None = None,
+        *,
+        num_heads: int,
+        head_dim: int,
+        mask_kind: str | MaskKind = MaskKind.NONE,
+        window: int | None = None,
+        score_scale: float | None = None,
+        attn_logit_softcap: float | None = None,
+    ):
         super().__init__(
-            operands=[x, cos, sin],
-            properties={"head_dim": i64_attr(head_dim), "n_rot": i64_attr(n_rot)},
+            operands=[q, k, v, mask],
+            properties={
+                "num_heads": i64_attr(num_heads),
+                "head_dim": i64_attr(head_dim),
+                "mask_kind": MaskKindAttr(MaskKind(mask_kind)),
+                "window": None if window is None else i64_attr(window),
+                "score_scale": _opt_f32(score_scale),
+                "attn_logit_softcap": _opt_f32(attn_logit_softcap),
+            },
         )
+
+    def scale(self) -> float:
+        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
+        if self.score_scale is not None:
+            return self.score_scale.value.data
+        return self.head_dim.value.data**-0.5
+
+    def check_attributes(self) -> None:
+        super().check_attributes()
+        if self.attn_logit_softcap is not None:
+            cap = self.attn_logit_softcap.value.data
+            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
+
+
+class RopeOperation(HeadOperation):
+    """The rules `mir.rope` and `hir.rope` share. Each op declares its own operands
+    (`x`, `cos`, `sin`) and properties (`head_dim`, `n_rot`); these methods only read them."""
 
     def check_attributes(self) -> None:
         super().check_attributes()
@@ -279,6 +268,34 @@ class RopeOp(HeadOperation):
                 f"{what} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
             )
         return [tensor(x.element_type, (*x.get_shape()[:-1], head_dim))]
+
+
+@irdl_op_definition
+class RopeOp(RopeOperation):
+    """Rotary position embedding with NeoX pairing (`Rope{head_dim, n_rot}`).
+
+    With `h = n_rot / 2`, dims `i < h` pair with `i + h`:
+    `out[i] = x[i] cos - x[i+h] sin`, `out[i+h] = x[i+h] cos + x[i] sin`;
+    dims from `n_rot` to `head_dim` are copied. cos and sin broadcast to `[..., S, h]`.
+    """
+
+    name = "mir.rope"
+    x = operand_def(TensorType)
+    cos = operand_def(TensorType)
+    sin = operand_def(TensorType)
+    result = result_def(TensorType)
+    head_dim = prop_def(IntegerAttr[I64])
+    n_rot = prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = (
+        "$x `,` $cos `,` $sin `head_dim` `=` $head_dim `n_rot` `=` $n_rot " + FUNCTIONAL
+    )
+
+    def __init__(self, x: SSAValue, cos: SSAValue, sin: SSAValue, *, head_dim: int, n_rot: int):
+        super().__init__(
+            operands=[x, cos, sin],
+            properties={"head_dim": i64_attr(head_dim), "n_rot": i64_attr(n_rot)},
+        )
 
 
 OPS = [AttentionOp, RopeOp]
