@@ -8,14 +8,18 @@ from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.dialects.mir import ALL_OPS
+from rlx_xdsl.dialects.mir import ALL_OPS, fused
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
+
+load_rules()
 
 # Every registry and the ops it must cover. Issues that add a registry add a row.
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
+    ("unfuse rules", UNFUSE_RULES, fused.OPS),
 ]
 
 

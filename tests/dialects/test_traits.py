@@ -26,15 +26,16 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
-    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv"},
+    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv", "fused_matmul_bias_act"},
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
+        "fused_residual_rms_norm",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-        "neg", "abs", "sin", "cos", "tan", "atan", "round",
+        "neg", "abs", "sin", "cos", "tan", "atan", "round", "fused_swiglu",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -43,7 +44,9 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant"},
 }  # fmt: skip
 
-ELEMENTWISE = EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu"}
+"""Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
+(AMP treats it as elementwise, but each output element reads two input elements)."""
 TERMINATORS = {"yield"}
 
 

@@ -12,6 +12,7 @@ from rlx_xdsl.dialects.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -31,6 +32,7 @@ GROUPS = (
     conv,
     loss,
     regions,
+    fused,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

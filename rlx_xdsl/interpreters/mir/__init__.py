@@ -10,6 +10,7 @@ from rlx_xdsl.interpreters.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -18,4 +19,4 @@ from rlx_xdsl.interpreters.mir import (
     shape,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused)

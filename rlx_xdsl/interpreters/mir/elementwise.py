@@ -82,11 +82,15 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
     return (dense_to_numpy(op.value),)
 
 
-def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
-    target = result_dtype(op)
-    if x.dtype.kind == "f" and target.kind in "iu":
+def convert(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    """`x` converted to `target` as `mir.cast` converts (fused ops' casts reuse it)."""
+    if x.dtype.kind == "f" and np.dtype(target).kind in "iu":
         x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
-    return (x.astype(target),)
+    return x.astype(target)
+
+
+def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
+    return (convert(x, result_dtype(op)),)
 
 
 def run_where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> tuple[np.ndarray]:

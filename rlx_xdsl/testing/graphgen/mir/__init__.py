@@ -9,6 +9,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -17,4 +18,4 @@ from rlx_xdsl.testing.graphgen.mir import (
     shape,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused)
