@@ -2,7 +2,7 @@
 
 Activations are `x[..., K]`, weights are matrices `w[K, N]` (what RLX's model
 builders use), and a block's operands share one float dtype. A bias broadcasts
-NumPy-style to the projection `[..., N]` without enlarging it.
+NumPy-style to the projection `[..., N]` without changing its shape.
 """
 
 from __future__ import annotations
@@ -50,12 +50,12 @@ class LinearOperation(HirOperation):
         shape = projection(self, types["x"], types["w"], "w")
         if self.bias is not None:
             bias = types["bias"].get_shape()
+            # Nor may it refine a `?` of the projection: both lowerings must give one type.
             require(
-                broadcasts_to(bias, shape),
+                broadcasts_to(bias, shape) and list(broadcast_shapes(shape, bias)) == shape,
                 self,
                 f"bias shape {fmt_shape(bias)} does not broadcast to the projection {fmt_shape(shape)}",
             )
-            shape = list(broadcast_shapes(shape, bias))
         return [tensor(types["x"].element_type, shape)]
 
     @property
