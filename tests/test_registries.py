@@ -7,11 +7,14 @@ from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
+from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dialects.mir import ALL_OPS, fused
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.testing.graphgen import RECIPES
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
 
 load_rules()
@@ -20,6 +23,9 @@ load_rules()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("unfuse rules", UNFUSE_RULES, fused.OPS),
+    ("HIR interpreter kernels", KERNELS, hir.ALL_OPS),
+    ("HIR lowerings", LOWERINGS, hir.ALL_OPS),
+    ("HIR graphgen recipes", RECIPES, hir.ALL_OPS),
 ]
 
 
