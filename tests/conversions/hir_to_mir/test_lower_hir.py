@@ -2,6 +2,7 @@
 record where every MIR op came from."""
 
 from collections import Counter
+from io import StringIO
 from typing import ClassVar
 
 import numpy as np
@@ -10,13 +11,15 @@ from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, NameLoc, StringAttr, TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
+from xdsl.pattern_rewriter import PatternRewriteWalker
+from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS, Policy
-from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+from rlx_xdsl.conversions.hir_to_mir.lower import LowerBlockOp, LowerHirPass
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.base import tensor_type
@@ -293,8 +296,56 @@ def test_random_hir_graphs_lower_to_mir_computing_the_same(module):
     for policy in Policy:
         low = lowered(module, policy)
         assert not any(isinstance(op, HirOperation) for op in low.walk())
+        assert with_locations(low) == with_locations(lowered_without_reuse(module, policy))
         for want, got in zip(expected, run_function(low, "main", inputs), strict=True):
             np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+# Reusing expansions ------------------------------------------------------------------------
+
+
+def lowered_without_reuse(module: ModuleOp, policy: str) -> ModuleOp:
+    copy = module.clone()
+    PatternRewriteWalker(LowerBlockOp(Policy(policy), reuse=False), apply_recursively=False).rewrite_module(copy)
+    copy.verify()
+    return copy
+
+
+def with_locations(module: ModuleOp) -> str:
+    out = StringIO()
+    Printer(stream=out, print_debuginfo=True).print_op(module)
+    return out.getvalue()
+
+
+def test_cloned_expansions_print_like_fresh_ones_locations_included():
+    text = str(build_llama_hir(3, **{**LLAMA, "vocab": 7}))
+    module, _ = parse_source(make_context(), text, "llama.mlir")  # every block located at its line
+    for policy in Policy:
+        assert with_locations(lowered(module, policy)) == with_locations(lowered_without_reuse(module, policy))
+
+
+def test_look_alike_blocks_reuse_one_expansion_relabelled():
+    b = GraphBuilder("f")
+    x, w = b.input("x", [2, 4]), b.param("w", [4, 4])
+    pairs = [b.hir.shared_linear_pair(x, w, w, label=f"layers.{i}.qk") for i in range(2)]
+    b.output(*pairs[0], *pairs[1])
+    module = lowered(b.module(), "direct")
+    labels = [op.location.desc.data for op in ops_of(module)]
+    assert labels == ["layers.0.qk[0]", "layers.0.qk[1]", "layers.1.qk[0]", "layers.1.qk[1]"]
+
+
+def test_blocks_that_alias_operands_differently_are_not_confused():
+    """`swiglu(x, w, w, d)` and `swiglu(x, u, g, d)` have equal types but different expansions."""
+    b = GraphBuilder("f")
+    x, w, u, g, d = (b.input(n, s) for n, s in (("x", [2, 4]), ("w", [4, 4]), ("u", [4, 4]), ("g", [4, 4]), ("d", [4, 4])))
+    b.output(b.hir.swiglu(x, w, w, d), b.hir.swiglu(x, u, g, d), b.hir.swiglu(x, g, u, d))
+    module = b.module()
+    inputs = random_inputs(find_function(module), seed=4)
+    expected = run_function(module, "f", inputs)
+    for policy in Policy:
+        for want, got in zip(expected, run_function(lowered(module, policy), "f", inputs), strict=True):
+            np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert not np.allclose(expected[1], expected[2])
 
 
 # Failures ---------------------------------------------------------------------------------
