@@ -8,6 +8,11 @@
 `NameLoc(<block label>, <the block's location>)`; `rlx-lower-hir` applies the
 registered function of every block op it meets. Another dialect's block ops
 lower the same way once registered here.
+
+The contract: a lowering reads only its block's operand types, result types and
+properties (never an operand's defining op or uses), and builds its ops from the
+block's operands. Blocks alike in those expand alike, so the pass reuses one
+expansion for all of them (`expansions`).
 """
 
 from __future__ import annotations
