@@ -35,6 +35,7 @@ from rlx_xdsl.source import parse_source
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir
+from rlx_xdsl.transforms.specialize import SpecializeShapesPass
 
 RNG = np.random.default_rng(21)
 FUSED_OPS = tuple(fused.OPS)
@@ -283,6 +284,29 @@ def test_n_layer_decoder_direct_equals_fusable():
     direct = run_function(lowered(module, "direct"), "llama", inputs)[0]
     fusable = run_function(lowered(module, "fusable"), "llama", inputs)[0]
     np.testing.assert_allclose(direct, fusable, rtol=1e-5, atol=1e-5)
+
+
+def test_dynamic_batch_decoder_lowers_and_specialises_in_either_order():
+    """`?` batch: `reshape` takes -1 there. Specialising first gives the MIR graph itself;
+    lowering first keeps the -1s (rlx-specialize re-infers types, not attributes), same values."""
+    config = {**LLAMA, "batch": 2}
+    static_text = str(build_llama_hir(2, **config))
+    dynamic_text = static_text.replace("tensor<2x8x32xf32>", "tensor<?x8x32xf32>")
+    mir = build_llama(2, **config)
+    inputs = llama_inputs(mir, config)
+    expected = run_function(mir, "llama", inputs)[0]
+    context = make_context()
+    for pipeline in ("rlx-lower-hir,rlx-specialize", "rlx-specialize,rlx-lower-hir"):
+        module, _ = parse_source(context, dynamic_text, "dynamic.mlir")
+        for name in pipeline.split(","):
+            if name == "rlx-lower-hir":
+                LowerHirPass().apply(context, module)
+            else:
+                SpecializeShapesPass(shapes=("x=2x8x32",)).apply(context, module)
+        module.verify()
+        assert histogram(module) == histogram(mir)
+        assert (str(module) == str(mir)) == pipeline.startswith("rlx-specialize")
+        np.testing.assert_array_equal(run_function(module, "llama", inputs)[0], expected)
 
 
 # Random graphs -----------------------------------------------------------------------------
