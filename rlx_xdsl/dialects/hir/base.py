@@ -97,9 +97,7 @@ def float_operands(op: RlxOperation, values: Mapping[str, SSAValue]) -> dict[str
     return types
 
 
-def projection(
-    op: RlxOperation, x: TensorType, w: TensorType, what: str, x_what: str = "x"
-) -> list[int]:
+def projection(op: RlxOperation, x: TensorType, w: TensorType, what: str, x_what: str = "x") -> list[int]:
     """The shape of `x @ w` for activations `x[..., K]` and a weight matrix `w[K, N]`."""
     require_min_rank(op, x, 2, x_what)
     require_rank(op, w, 2, what)

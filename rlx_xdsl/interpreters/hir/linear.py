@@ -3,4 +3,9 @@
 from rlx_xdsl.dialects.hir.linear import LinearFusedOp, LinearOp, SharedLinearPairOp, SwigluOp
 from rlx_xdsl.interpreters.hir.lowered import run_lowered
 
-KERNELS = {LinearOp: run_lowered, LinearFusedOp: run_lowered, SharedLinearPairOp: run_lowered, SwigluOp: run_lowered}
+KERNELS = {
+    LinearOp: run_lowered,
+    LinearFusedOp: run_lowered,
+    SharedLinearPairOp: run_lowered,
+    SwigluOp: run_lowered,
+}

@@ -184,7 +184,8 @@ def test_rope_and_rms_norm_lower_to_their_mir_ops():
 
 
 def test_block_ops_expand_the_same_way_under_both_policies():
-    for case in ("llama_decoder_block", "depthwise_conv1d_causal", "attention", "rope", "rms_norm", "shared_linear_pair"):
+    same = ("llama_decoder_block", "depthwise_conv1d_causal", "attention", "rope", "rms_norm", "shared_linear_pair")
+    for case in same:
         op_name, shapes, properties = CASES[case]
         module = block_graph(op_name, shapes, **properties)
         assert str(lowered(module, "direct")) == str(lowered(module, "fusable")), case
@@ -361,7 +362,7 @@ def test_look_alike_blocks_reuse_one_expansion_relabelled():
 def test_blocks_that_alias_operands_differently_are_not_confused():
     """`swiglu(x, w, w, d)` and `swiglu(x, u, g, d)` have equal types but different expansions."""
     b = GraphBuilder("f")
-    x, w, u, g, d = (b.input(n, s) for n, s in (("x", [2, 4]), ("w", [4, 4]), ("u", [4, 4]), ("g", [4, 4]), ("d", [4, 4])))
+    x, w, u, g, d = (b.input(name, [2, 4] if name == "x" else [4, 4]) for name in "xwugd")
     b.output(b.hir.swiglu(x, w, w, d), b.hir.swiglu(x, u, g, d), b.hir.swiglu(x, g, u, d))
     module = b.module()
     inputs = random_inputs(find_function(module), seed=4)
@@ -377,7 +378,8 @@ def test_blocks_that_alias_operands_differently_are_not_confused():
 
 def test_an_unknown_policy_is_a_pass_error():
     module = block_graph("rms_norm", [[2, 4], [4], [4]])
-    with pytest.raises(PassFailedException, match="rlx-lower-hir: unknown policy 'eager' \\(expected direct or fusable\\)"):
+    message = "rlx-lower-hir: unknown policy 'eager' \\(expected direct or fusable\\)"
+    with pytest.raises(PassFailedException, match=message):
         LowerHirPass(policy="eager").apply(Context(), module)
 
 
@@ -423,7 +425,8 @@ def test_a_third_party_block_lowers_once_registered():
 def test_a_lowering_that_changes_the_result_type_is_caught():
     LOWERINGS.add(ScaleBlockOp, lambda e, op, policy: [e.mir.concat(op.x, op.x, axis=0)])
     try:
-        with pytest.raises(OpError, match="lowering 'thirdparty.scale_block' produced tensor<6xf32> where the block's result is tensor<3xf32>"):
+        message = "lowering 'thirdparty.scale_block' produced tensor<6xf32> where the block's result is tensor<3xf32>"
+        with pytest.raises(OpError, match=message):
             LowerHirPass().apply(Context(), scale_module())
     finally:
         LOWERINGS.remove(ScaleBlockOp)

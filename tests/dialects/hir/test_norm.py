@@ -31,7 +31,8 @@ def reference_rms(x, gamma, beta, eps):
 @pytest.mark.parametrize("eps", [1e-6, 1e-2])
 def test_rms_norm_matches_formula(affine_shape, eps):
     x, g, b = rand(2, 3, 8), rand(*affine_shape), rand(*affine_shape)
-    np.testing.assert_allclose(run_block("rms_norm", [x, g, b], eps=eps), reference_rms(x, g, b, eps), rtol=1e-5, atol=1e-5)
+    out = run_block("rms_norm", [x, g, b], eps=eps)
+    np.testing.assert_allclose(out, reference_rms(x, g, b, eps), rtol=1e-5, atol=1e-5)
 
 
 def test_residual_rms_norm_normalises_the_sum():

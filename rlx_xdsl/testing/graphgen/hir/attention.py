@@ -29,7 +29,9 @@ def mask_options(s: GraphState, batch: int, heads: int, q_len: int, kv_len: int,
         keep = s.rng().integers(0, 2, size=(batch, kv_len)).astype(np.float64)
         mask = s.emit(ConstantOp, dense(keep, et))
     elif kind == "bias":
-        mask = s.operand(s.choice([(q_len, kv_len), (batch, 1, q_len, kv_len), (batch, heads, q_len, kv_len)]), et)
+        mask = s.operand(
+            s.choice([(q_len, kv_len), (batch, 1, q_len, kv_len), (batch, heads, q_len, kv_len)]), et
+        )
     return mask, options
 
 
