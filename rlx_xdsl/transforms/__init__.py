@@ -13,10 +13,22 @@ def _canonicalize() -> type[ModulePass]:
     return CanonicalizePass
 
 
+def _decompose_backward() -> type[ModulePass]:
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    return DecomposeBackwardPass
+
+
 def _dce() -> type[ModulePass]:
     from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
     return DeadCodeEliminationPass
+
+
+def _lower_sce() -> type[ModulePass]:
+    from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
+
+    return LowerSoftmaxCrossEntropyPass
 
 
 def _specialize() -> type[ModulePass]:
@@ -41,7 +53,9 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-decompose-backward": _decompose_backward,
         "rlx-lower-hir": _lower_hir,
+        "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }

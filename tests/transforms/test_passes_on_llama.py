@@ -5,7 +5,7 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType
 
-from rlx_xdsl.context import parse_module
+from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
@@ -14,9 +14,12 @@ from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir
+from rlx_xdsl.testing.training import build_llama_training
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
+from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass, set_argument_types
 from rlx_xdsl.transforms.unfuse import UnfusePass
 
@@ -39,7 +42,10 @@ def llama():
 
 def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
-    assert set(get_all_passes()) == {"rlx-canonicalize", "rlx-dce", "rlx-lower-hir", "rlx-specialize", "rlx-unfuse"}
+    assert set(get_all_passes()) == {
+        "rlx-canonicalize", "rlx-dce", "rlx-specialize", "rlx-unfuse",
+        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir",
+    }  # fmt: skip
 
 
 def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
@@ -47,6 +53,44 @@ def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
     module = parse_module(text)
     UnfusePass().apply(Context(), module)
     assert str(module) == text
+
+
+@pytest.mark.parametrize("pass_", [LowerSoftmaxCrossEntropyPass(), DecomposeBackwardPass()], ids=lambda p: p.name)
+def test_sce_and_backward_passes_leave_a_forward_graph_unchanged(llama, pass_):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    pass_.apply(make_context(), module)
+    assert str(module) == text
+
+
+@pytest.fixture(scope="module")
+def training():
+    module = build_llama_training(2, **CONFIG)
+    inputs = _inputs(module)
+    return str(module), inputs, run_function(module, "llama", inputs)
+
+
+@pytest.mark.parametrize("pass_", [LowerSoftmaxCrossEntropyPass(), DecomposeBackwardPass()], ids=lambda p: p.name)
+def test_sce_lowering_and_backward_decomposition_keep_the_training_graph_outputs(training, pass_):
+    text, inputs, expected = training
+    module = parse_module(text)
+    pass_.apply(make_context(), module)
+    module.verify()
+    assert str(module) != text
+    got = run_function(module, "llama", inputs)
+    for want, out in zip(expected, got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-5)
+
+
+def test_training_graph_after_both_passes_holds_only_primitives(training):
+    text, inputs, expected = training
+    module = parse_module(text)
+    LowerSoftmaxCrossEntropyPass().apply(make_context(), module)
+    DecomposeBackwardPass().apply(make_context(), module)
+    module.verify()
+    assert not any(op.name.endswith("_backward") or "cross_entropy" in op.name for op in module.walk())
+    for want, out in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-5)
 
 
 def test_dce_removes_only_dead_ops(llama):

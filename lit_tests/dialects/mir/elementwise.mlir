@@ -82,3 +82,19 @@ func.func @activations(%x: tensor<8xf32>) -> tensor<8xf32> {
   %16 = mir.round %15 : (tensor<8xf32>) -> tensor<8xf32>
   func.return %16 : tensor<8xf32>
 }
+
+// -----
+
+// The index ramp: O(1) in IR size whatever its shape.
+// CHECK-LABEL: func.func @iota
+// GENERIC-LABEL: "func.func"() <{sym_name = "iota"
+func.func @iota() -> (tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>) {
+  // CHECK-NEXT: %ramp = mir.iota dimension = 1 : tensor<1x50000xi64>
+  // GENERIC: %ramp = "mir.iota"() <{dimension = 1 : i64}> : () -> tensor<1x50000xi64>
+  %ramp = mir.iota dimension = 1 : tensor<1x50000xi64>
+  // CHECK-NEXT: %rows = mir.iota dimension = -2 : tensor<3x4xf32>
+  %rows = mir.iota dimension = -2 : tensor<3x4xf32>
+  // CHECK-NEXT: %v = mir.iota dimension = 0 : tensor<5xbf16>
+  %v = mir.iota dimension = 0 : tensor<5xbf16>
+  func.return %ramp, %rows, %v : tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>
+}

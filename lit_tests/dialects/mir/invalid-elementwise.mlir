@@ -416,3 +416,43 @@ func.func @round_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
   %0 = mir.round %a : (tensor<3xi64>) -> tensor<3xi64>
   func.return %0 : tensor<3xi64>
 }
+
+// -----
+
+func.func @iota_dimension() -> tensor<2x3xi64> {
+  // expected-error@+1 {{'mir.iota' axis 2 is out of range for rank 2}}
+  %0 = mir.iota dimension = 2 : tensor<2x3xi64>
+  func.return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @iota_dynamic() -> tensor<?x3xi64> {
+  // expected-error@+1 {{'mir.iota' result shape [?, 3] must be static (no operand gives the size of a `?` dim)}}
+  %0 = mir.iota dimension = 1 : tensor<?x3xi64>
+  func.return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @iota_scalar() -> tensor<i64> {
+  // expected-error@+1 {{'mir.iota' result must have rank at least 1, got a scalar}}
+  %0 = mir.iota dimension = 0 : tensor<i64>
+  func.return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @iota_bool() -> tensor<4xi1> {
+  // expected-error@+1 {{'mir.iota' result must have an integer or floating-point element type, got i1}}
+  %0 = mir.iota dimension = 0 : tensor<4xi1>
+  func.return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @iota_operand(%x: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error@+1 {{Expected 0 operands, but got 1}}
+  %0 = "mir.iota"(%x) <{dimension = 0 : i64}> : (tensor<4xi64>) -> tensor<4xi64>
+  func.return %0 : tensor<4xi64>
+}

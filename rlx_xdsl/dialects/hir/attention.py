@@ -9,10 +9,11 @@ neither a score scale nor a soft-cap, so neither does `hir.attention`.
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
-from xdsl.ir import SSAValue
+from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
@@ -33,6 +34,7 @@ from rlx_xdsl.dialects.mir.attention import (
     RopeOperation,
 )
 from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT, OperandRoles, Role
+from rlx_xdsl.shapes import tensor
 
 
 @irdl_op_definition
@@ -84,6 +86,16 @@ class AttentionOp(AttentionOperation, HirOperation):
             attributes=label_attributes(label),
         )
 
+    @property
+    def attn_logit_softcap(self) -> None:
+        """RLX's HIR attention has no logit soft-cap (the shared checks ask)."""
+        return None
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        q = self.check_operands()
+        batch, _, sq, _ = q.get_shape()
+        return [tensor(q.element_type, (batch, self.num_heads.value.data, sq, self.head_dim.value.data))]
+
 
 @irdl_op_definition
 class RopeOp(RopeOperation, HirOperation):
@@ -122,6 +134,9 @@ class RopeOp(RopeOperation, HirOperation):
             },
             attributes=label_attributes(label),
         )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return [self.check_rotated(self.x, "x")]
 
 
 OPS = [AttentionOp, RopeOp]

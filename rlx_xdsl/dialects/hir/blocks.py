@@ -133,6 +133,11 @@ class LlamaDecoderBlockOp(AttentionOperation, HirOperation):
             attributes=label_attributes(label),
         )
 
+    @property
+    def attn_logit_softcap(self) -> None:
+        """The block's attention has no logit soft-cap (the shared checks ask)."""
+        return None
+
     def heads(self) -> tuple[int, int, int]:
         """`(num_heads, num_kv_heads, head_dim)`."""
         return self.num_heads.value.data, self.num_kv_heads.value.data, self.head_dim.value.data
@@ -186,7 +191,7 @@ class LlamaDecoderBlockOp(AttentionOperation, HirOperation):
                     f"{what} shape {fmt_shape(table)} does not broadcast to {fmt_shape(rotated)}",
                 )
         q = tensor(x.element_type, (batch, heads, seq, head_dim))
-        self._check_mask(q, q)
+        self.check_mask(q, q)
         attn_out = (batch, seq, types["o_w"].get_shape()[1])
         ffn_out = (batch, seq, types["down_w"].get_shape()[1])
         return [tensor(x.element_type, broadcast_shapes(x.get_shape(), attn_out, ffn_out))]

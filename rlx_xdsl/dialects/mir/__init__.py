@@ -9,6 +9,7 @@ from xdsl.ir import Dialect
 from rlx_xdsl.dialects.mir import (
     attention,
     attrs,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -19,6 +20,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
 GROUPS = (
@@ -31,7 +33,9 @@ GROUPS = (
     attention,
     conv,
     loss,
+    backward,
     regions,
+    structured,
     fused,
 )
 

@@ -82,15 +82,21 @@ class HeadOperation(RlxOperation):
 
 
 class AttentionOperation(HeadOperation):
-    """The rules `mir.attention` and `hir.attention` share: heads, GQA, masks and the window.
+    """The checks attention and its backward share: heads, GQA grouping, masks, soft-cap.
 
-    Each op declares its own operands (`q`, `k`, `v`, optional `mask`) and properties
-    (`num_heads`, `head_dim`, `mask_kind`, optional `window`); these methods only read them.
+    Each op declares its own `q`, `k`, `v`, optional `mask` and attention properties;
+    these methods only read them.
     """
 
     @property
     def kind(self) -> MaskKind:
         return self.mask_kind.data
+
+    def scale(self) -> float:
+        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
+        if self.score_scale is not None:
+            return self.score_scale.value.data
+        return self.head_dim.value.data**-0.5
 
     def check_attributes(self) -> None:
         require_positive(self, num_heads=self.num_heads.value.data)
@@ -103,19 +109,11 @@ class AttentionOperation(HeadOperation):
         )
         if self.window is not None:
             require_positive(self, window=self.window.value.data)
+        if self.attn_logit_softcap is not None:
+            cap = self.attn_logit_softcap.value.data
+            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
 
-    def infer_result_types(self) -> Sequence[Attribute]:
-        q, k, v = (tensor_type(x) for x in (self.q, self.k, self.v))
-        for what, t in (("q", q), ("k", k), ("v", v)):
-            require_rank(self, t, 4, what)
-        require_float(self, q, "q")
-        require_same_element_type(self, q, {"k": k, "v": v})
-        self._check_heads(q, k, v)
-        self._check_mask(q, k)
-        batch, _, sq, _ = q.get_shape()
-        return [tensor(q.element_type, (batch, self.num_heads.value.data, sq, self.head_dim.value.data))]
-
-    def _check_heads(self, q: TensorType, k: TensorType, v: TensorType) -> None:
+    def check_heads(self, q: TensorType, k: TensorType, v: TensorType) -> None:
         """q has `num_heads` heads of `head_dim`; k and v agree and group evenly."""
         num_heads, head_dim = self.num_heads.value.data, self.head_dim.value.data
         batch, heads, _, dim = q.get_shape()
@@ -138,7 +136,7 @@ class AttentionOperation(HeadOperation):
                 f"num_heads {num_heads} is not a multiple of the {kv_heads} k/v heads",
             )
 
-    def _check_mask(self, q: TensorType, k: TensorType) -> None:
+    def check_mask(self, q: TensorType, k: TensorType) -> None:
         """The mask operand is present for custom/bias masks only, with their shapes."""
         needs_mask = self.kind in MASK_OPERAND_KINDS
         require(
@@ -168,6 +166,19 @@ class AttentionOperation(HeadOperation):
             f"shape {fmt_shape(scores)}",
         )
 
+    def check_operands(self) -> TensorType:
+        """q, k, v are rank-4 float heads of one dtype, grouped evenly, with a fitting mask.
+
+        Returns q's type.
+        """
+        q, k, v = (tensor_type(x) for x in (self.q, self.k, self.v))
+        for what, t in (("q", q), ("k", k), ("v", v)):
+            require_rank(self, t, 4, what)
+        require_float(self, q, "q")
+        require_same_element_type(self, q, {"k": k, "v": v})
+        self.check_heads(q, k, v)
+        self.check_mask(q, k)
+        return q
 
 
 @irdl_op_definition
@@ -226,22 +237,14 @@ class AttentionOp(AttentionOperation):
             },
         )
 
-    def scale(self) -> float:
-        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
-        if self.score_scale is not None:
-            return self.score_scale.value.data
-        return self.head_dim.value.data**-0.5
-
-    def check_attributes(self) -> None:
-        super().check_attributes()
-        if self.attn_logit_softcap is not None:
-            cap = self.attn_logit_softcap.value.data
-            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
+    def infer_result_types(self) -> Sequence[Attribute]:
+        q = self.check_operands()
+        batch, _, sq, _ = q.get_shape()
+        return [tensor(q.element_type, (batch, self.num_heads.value.data, sq, self.head_dim.value.data))]
 
 
 class RopeOperation(HeadOperation):
-    """The rules `mir.rope` and `hir.rope` share. Each op declares its own operands
-    (`x`, `cos`, `sin`) and properties (`head_dim`, `n_rot`); these methods only read them."""
+    """The checks rope and its backward share; `rotated` names the operand that is rotated."""
 
     def check_attributes(self) -> None:
         super().check_attributes()
@@ -252,22 +255,24 @@ class RopeOperation(HeadOperation):
             f"n_rot must be even and in (0, head_dim = {head_dim}], got {n_rot}",
         )
 
-    def infer_result_types(self) -> Sequence[Attribute]:
-        x, cos, sin = (tensor_type(v) for v in (self.x, self.cos, self.sin))
-        require_min_rank(self, x, 2, "x")
-        require_float(self, x, "x")
+    def check_rotated(self, rotated: SSAValue, what: str) -> TensorType:
+        """`rotated` holds heads of `head_dim`; cos and sin share its dtype and broadcast to its
+        `[..., S, n_rot / 2]` table. Returns its type with the last dim refined to `head_dim`."""
+        x, cos, sin = (tensor_type(v) for v in (rotated, self.cos, self.sin))
+        require_min_rank(self, x, 2, what)
+        require_float(self, x, what)
         require_same_element_type(self, x, {"cos": cos, "sin": sin})
         head_dim = self.head_dim.value.data
         last = x.get_shape()[-1]
-        require(dims_match(last, head_dim), self, f"x last dim {last} differs from head_dim {head_dim}")
+        require(dims_match(last, head_dim), self, f"{what} last dim {last} differs from head_dim {head_dim}")
         table = (*x.get_shape()[:-1], self.n_rot.value.data // 2)
-        for what, t in (("cos", cos), ("sin", sin)):
+        for name, t in (("cos", cos), ("sin", sin)):
             require(
                 broadcasts_to(t.get_shape(), table),
                 self,
-                f"{what} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
+                f"{name} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
             )
-        return [tensor(x.element_type, (*x.get_shape()[:-1], head_dim))]
+        return tensor(x.element_type, (*x.get_shape()[:-1], head_dim))
 
 
 @irdl_op_definition
@@ -296,6 +301,9 @@ class RopeOp(RopeOperation):
             operands=[x, cos, sin],
             properties={"head_dim": i64_attr(head_dim), "n_rot": i64_attr(n_rot)},
         )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return [self.check_rotated(self.x, "x")]
 
 
 OPS = [AttentionOp, RopeOp]

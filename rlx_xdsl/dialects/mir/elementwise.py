@@ -1,4 +1,4 @@
-"""MIR values and elementwise ops: constant, cast, where, compare, binary, activations.
+"""MIR values and elementwise ops: constant, iota, cast, where, compare, binary, activations.
 
 Binary ops broadcast NumPy-style and promote dtypes with `dtypes.promote`;
 activations keep their operand's type.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i1
+from xdsl.dialects.builtin import I64, DenseIntOrFPElementsAttr, IntegerAttr, TensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -28,6 +28,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
     RlxOperation,
+    i64_attr,
     require,
     require_float,
     tensor_type,
@@ -47,7 +48,7 @@ from rlx_xdsl.dialects.traits import (
     ViewOf,
     WritesInPlace,
 )
-from rlx_xdsl.shapes import broadcast_shapes, tensor
+from rlx_xdsl.shapes import broadcast_shapes, fmt_shape, is_static, normalize_axis, tensor
 
 
 @irdl_op_definition
@@ -66,6 +67,48 @@ class ConstantOp(RlxOperation):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         return [self.value.type]
+
+
+@irdl_op_definition
+class IotaOp(RlxOperation):
+    """The index ramp along `dimension`: element `[i0, i1, ...]` holds `i_dimension`.
+
+    It costs O(1) in IR size whatever its shape, where a `mir.constant` ramp
+    grows with it (a one-hot over a 50k vocabulary compares labels with one).
+    The result type gives shape and dtype (integer or float), so it must be
+    static: the op has no operand to size a `?` dim from. A float ramp holds
+    its indices rounded to the dtype (f16 is exact only up to 2048).
+    """
+
+    name = "mir.iota"
+    dimension = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), BOUNDARY)
+    assembly_format = "`dimension` `=` $dimension attr-dict `:` type($result)"
+
+    def __init__(self, result_type: TensorType, *, dimension: int):
+        super().__init__(properties={"dimension": i64_attr(dimension)}, result_types=[result_type])
+
+    def normalized_dimension(self) -> int:
+        return normalize_axis(self.dimension.value.data, tensor_type(self.result).get_num_dims())
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        # Like a cast, the result type is the op's own specification.
+        t = tensor_type(self.result)
+        kind = dtypes.dtype_of(t.element_type).kind
+        require(
+            kind in ("int", "uint", "float"),
+            self,
+            f"result must have an integer or floating-point element type, got {t.element_type}",
+        )
+        require(t.get_num_dims() >= 1, self, "result must have rank at least 1, got a scalar")
+        require(
+            is_static(t.get_shape()),
+            self,
+            f"result shape {fmt_shape(t.get_shape())} must be static (no operand gives the size of a `?` dim)",
+        )
+        self.normalized_dimension()
+        return [t]
 
 
 def keeps_element_type(op: Operation) -> bool:
@@ -486,4 +529,4 @@ def activation_op(kind: Activation | str) -> type[UnaryOperation]:
     return _BY_KIND[Activation(kind)]
 
 
-OPS = [ConstantOp, CastOp, WhereOp, CompareOp, *BINARY_OPS, *ACTIVATION_OPS]
+OPS = [ConstantOp, IotaOp, CastOp, WhereOp, CompareOp, *BINARY_OPS, *ACTIVATION_OPS]

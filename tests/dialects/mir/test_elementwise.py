@@ -8,6 +8,7 @@ import numpy as np
 import pytest
 from xdsl.utils.exceptions import VerifyException
 
+from rlx_xdsl import dtypes
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
@@ -127,6 +128,41 @@ def test_activation_rejects_integers():
     x = b.input("x", [2], "i32")
     with pytest.raises(VerifyException, match="'mir.exp' operand must have a floating-point element type"):
         b.exp(x)
+
+
+@pytest.mark.parametrize(
+    ("shape", "dimension", "dtype"),
+    [((5,), 0, np.int64), ((2, 3, 4), 1, np.float32), ((2, 3, 4), -1, np.int32), ((3, 2), 0, np.float64)],
+)
+def test_iota_holds_the_index_along_its_dimension(shape, dimension, dtype):
+    b = GraphBuilder("f")
+    b.output(b.mir.iota(shape, dtypes.dtype_of_numpy(np.dtype(dtype)).element_type, dimension=dimension))
+    from rlx_xdsl.interpreters import run_function
+
+    (out,) = run_function(b.module(), "f", [])
+    assert out.shape == shape and out.dtype == dtype
+    axis = dimension % len(shape)
+    for index in np.ndindex(*shape):  # the definition, element by element
+        assert out[index] == index[axis]
+
+
+def test_iota_ramp_stays_exact_in_i64_for_a_large_vocabulary():
+    b = GraphBuilder("f")
+    b.output(b.mir.iota([1, 50_000], "i64", dimension=1))
+    from rlx_xdsl.interpreters import run_function
+
+    module = b.module()
+    (out,) = run_function(module, "f", [])
+    assert out[0, 0] == 0 and out[0, -1] == 49_999 and np.all(np.diff(out[0]) == 1)
+    assert len(str(module)) < 200  # the ramp is one op, not 50k constants
+
+
+def test_iota_is_a_boundary_op_without_operands():
+    from rlx_xdsl.dialects.mir.elementwise import IotaOp
+    from rlx_xdsl.dialects.traits import Precision, precision_class
+
+    assert precision_class(IotaOp) is Precision.BOUNDARY
+    assert len(IotaOp.get_irdl_definition().operands) == 0
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)
