@@ -17,6 +17,7 @@ from xdsl.ir import Attribute, SSAValue
 from rlx_xdsl import dtypes
 from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import MIR
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp, IotaOp
 from rlx_xdsl.emitter import Emitted, Emitter, OpNamespace
 
@@ -40,9 +41,9 @@ class MirNamespace(OpNamespace):
         assert isinstance(result, SSAValue)
         return result
 
-    def cast(self, x: SSAValue, to: str | Attribute) -> Emitted:
-        """`mir.cast` of `x` to a dtype given by name or element type."""
-        return self._emitter.emit(CastOp(x, element_type(to)))
+    def cast(self, x: SSAValue, to: str | Attribute, config: CastConfigAttr | None = None) -> Emitted:
+        """`mir.cast` of `x` to a dtype given by name or element type (blocked with a `config`)."""
+        return self._emitter.emit(CastOp(x, element_type(to), config))
 
     def iota(self, shape: Sequence[int], dtype: str | Attribute = "i64", *, dimension: int) -> Emitted:
         """`mir.iota`: the index ramp along `dimension` of a static `shape`."""

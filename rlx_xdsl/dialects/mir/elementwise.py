@@ -18,6 +18,7 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -31,10 +32,12 @@ from rlx_xdsl.dialects.base import (
     i64_attr,
     require,
     require_float,
+    require_positive,
     tensor_type,
 )
 from rlx_xdsl.dialects.mir.attrs import (
     Activation,
+    CastConfigAttr,
     ComparePredicate,
     ComparePredicateAttr,
 )
@@ -112,32 +115,71 @@ class IotaOp(RlxOperation):
 
 
 def keeps_element_type(op: Operation) -> bool:
-    """the cast keeps the dtype.
+    """the cast does no work.
 
     Such a cast only reinterprets its operand, so LIR lets it alias the operand's buffer.
     """
-    return op.operands[0].type == op.results[0].type
+    return isinstance(op, CastOp) and op.is_noop()
+
+
+def check_cast_config(op: RlxOperation, config: CastConfigAttr, source: TensorType, to: Attribute) -> None:
+    """A blocked-scaling cast: a float tensor of rank >= 2 to a float type, blocks of >= 1 element."""
+    block = config.block
+    require(len(block) == 2, op, f"sf_block must be [rows, cols], got {list(block)}")
+    require_positive(op, **{"sf_block rows": block[0], "sf_block cols": block[1]})
+    require(
+        dtypes.is_float(source.element_type) and dtypes.is_float(to),
+        op,
+        f"a cast with sf_block scales floats to floats, not {source.element_type} to {to}",
+    )
+    require(
+        source.get_num_dims() >= 2,
+        op,
+        f"a cast with sf_block needs an operand of rank >= 2 (blocks span the last two dims), "
+        f"got {fmt_shape(source.get_shape())}",
+    )
 
 
 @irdl_op_definition
 class CastOp(RlxOperation):
-    """Converts elements to the result's element type (`Cast{to}`); shape is kept."""
+    """Converts elements to the result's element type (`Cast{to}`); shape is kept.
+
+    The optional `config` is RLX's `CastConfig` for blocked-scaling casts
+    (`config <sf_block = [rows, cols], round_sf>`); a plain cast has none.
+    """
 
     name = "mir.cast"
     input = operand_def(TensorType)
+    config = opt_prop_def(CastConfigAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), DATA_MOVEMENT, WritesInPlace(), ViewOf(when=keeps_element_type))
-    assembly_format = "$input " + FUNCTIONAL
+    assembly_format = "$input (`config` $config^)? " + FUNCTIONAL
 
-    def __init__(self, input: SSAValue, to: Attribute):
+    def __init__(self, input: SSAValue, to: Attribute, config: CastConfigAttr | None = None):
         src = tensor_type(input)
-        super().__init__(operands=[input], result_types=[TensorType(to, src.get_shape())])
+        super().__init__(
+            operands=[input],
+            properties={"config": config},
+            result_types=[TensorType(to, src.get_shape())],
+        )
+
+    @property
+    def is_plain(self) -> bool:
+        """No scaling: the cast converts each element on its own (`CastConfig::plain`)."""
+        return self.config is None
+
+    def is_noop(self) -> bool:
+        """The cast does no work: plain, to its operand's own type (`CastConfig::is_noop`)."""
+        return self.is_plain and self.input.type == self.result.type
 
     def infer_result_types(self) -> Sequence[Attribute]:
         # The target dtype is carried by the result type itself, as in arith casts.
         to = tensor_type(self.result.type).element_type
         require(dtypes.is_supported(to), self, f"cannot cast to unsupported element type {to}")
-        return [tensor(to, tensor_type(self.input).get_shape())]
+        source = tensor_type(self.input)
+        if self.config is not None:
+            check_cast_config(self, self.config, source, to)
+        return [tensor(to, source.get_shape())]
 
 
 @irdl_op_definition

@@ -6,10 +6,14 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import f16
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
+from rlx_xdsl.dialects.mir.elementwise import CastOp
+from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
@@ -108,11 +112,28 @@ def test_cast_truncates_float_to_int():
     b = GraphBuilder("f")
     x = b.input("x", [3])
     b.output(b.cast(x, "i32"))
-    from rlx_xdsl.interpreters import run_function
-
     (out,) = run_function(b.module(), "f", [np.float32([1.7, -1.7, 2.0])])
     np.testing.assert_array_equal(out, [1, -1, 2])
     assert out.dtype == np.int32
+
+
+def test_a_blocked_cast_is_reported_not_guessed_by_the_interpreter():
+    """CastConfig's scaling fields have no semantics in RLX; running one is a clear error."""
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 4])
+    blocked = b.emit(CastOp(x, f16, CastConfigAttr([1, 2], round_sf=True)))
+    b.output(blocked)
+    module = b.module()
+    module.verify()
+    assert "config <sf_block = [1, 2], round_sf>" in str(module)
+    with pytest.raises(ValueError, match="'mir.cast' with sf_block has no reference kernel"):
+        run_function(module, "f", [np.ones((2, 4), np.float32)])
+
+
+def test_cast_config_round_trips_its_python_values():
+    config = CastConfigAttr([8, 128])
+    assert config.block == (8, 128) and not config.rounds_to_power_of_two
+    assert CastConfigAttr([1, 32], round_sf=True).rounds_to_power_of_two
 
 
 def test_broadcast_mismatch_is_rejected():
