@@ -3,6 +3,8 @@
 RLX's `prepare_graph_for_ad` runs a fixed sequence of rewrites before reverse
 mode; here each is a named step in `PREPARE_STEPS`, run in order:
 
+0. `lower-hir`: HIR block ops are lowered with the fusable policy (RLX's
+   `lower_for_autodiff`: primitive chains rather than fused ops);
 1. `unfuse`: composite ops (elementwise regions, fused ops, `selective_scan`,
    `gated_delta_net`) that have an `rlx-unfuse` rule and no VJP rule of their
    own are expanded into primitive MIR (RLX's steps 1 and 2);
@@ -99,6 +101,7 @@ class StepList:
 
 
 PREPARE_STEPS = StepList()
+PREPARE_STEPS.define("lower-hir", "HIR block ops become MIR primitive chains (rlx-lower-hir{policy=fusable})")
 PREPARE_STEPS.define("unfuse", "expand composite ops without a VJP rule through their rlx-unfuse rule")
 PREPARE_STEPS.define(
     "decompose-backward", "backward kernels without a VJP rule become primitives (gradients of gradients)"
@@ -130,9 +133,12 @@ def describe_steps() -> list[str]:
 
 
 def _load_registries() -> None:
+    from rlx_xdsl.conversions.hir_to_mir.lower import load_lowerings
+
     load_rules()
     load_unfuse_rules()
     load_decompositions()
+    load_lowerings()
 
 
 def prepare_rewrites(op: Operation | OpClass) -> bool:
@@ -148,6 +154,23 @@ def prepare_for_ad(module: ModuleOp, after_step: Callable[[PrepareStep], None] |
         step.run(module)
         if after_step is not None:
             after_step(step)
+
+
+# lower-hir ---------------------------------------------------------------------------------
+
+
+def _lowered_for_ad(op: Operation | OpClass) -> bool:
+    from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS
+
+    return op in LOWERINGS and op not in VJP_RULES
+
+
+@PREPARE_STEPS.implement("lower-hir", rewrites=_lowered_for_ad)
+def lower_hir(module: ModuleOp) -> None:
+    from rlx_xdsl.conversions.hir_to_mir.lower import LowerBlockOp
+    from rlx_xdsl.conversions.hir_to_mir.registry import Policy
+
+    PatternRewriteWalker(LowerBlockOp(Policy.FUSABLE), apply_recursively=False).rewrite_module(module)
 
 
 # unfuse --------------------------------------------------------------------------------
@@ -233,7 +256,7 @@ def legalize_multi_axis_reduce(module: ModuleOp) -> None:
 class PrepareAdPass(ModulePass):
     """Rewrite fused, control-flow and structured ops into ops rlx-grad differentiates.
 
-    RLX's `prepare_graph_for_ad`, step by step: unfuse composite ops, decompose
+    RLX's `prepare_graph_for_ad`, step by step: lower HIR, unfuse composite ops, decompose
     backward kernels, lower dot_general, inline if, unroll while, inline
     custom_fn, convert scans, legalise multi-axis reduces.
     """

@@ -52,6 +52,7 @@ def ops_named(module, op_class):
 
 def test_the_steps_follow_rlx_order_and_say_which_are_pending():
     assert [step.name for step in PREPARE_STEPS] == [
+        "lower-hir",
         "unfuse",
         "decompose-backward",
         "lower-dot-general",
@@ -62,8 +63,8 @@ def test_the_steps_follow_rlx_order_and_say_which_are_pending():
         "legalize-multi-axis-reduce",
     ]
     lines = describe_steps()
-    assert lines[0] == "unfuse: expand composite ops without a VJP rule through their rlx-unfuse rule"
-    assert lines[5].endswith("[pending: issue 14 §4 (autodiff of structured ops)]")
+    assert lines[1] == "unfuse: expand composite ops without a VJP rule through their rlx-unfuse rule"
+    assert lines[6].endswith("[pending: issue 14 §4 (autodiff of structured ops)]")
 
 
 # legalize-multi-axis-reduce ---------------------------------------------------------------
@@ -154,3 +155,37 @@ def test_selective_scan_is_differentiated_through_its_unfolding():
 
 def test_prepare_keeps_the_llama_graph_valid_and_its_outputs():
     same_outputs(lambda: build_llama(1, dim=16, n_heads=2, n_kv_heads=1, seq=3, batch=1, ffn=24), "llama")
+
+
+@pytest.mark.parametrize("fused", ["matmul_bias_act", "swiglu", "residual_rms_norm"])
+def test_fused_ops_are_differentiated_through_their_unfusing(fused):
+    b = GraphBuilder("f")
+    x = b.param("x", [3, 4], "f64")
+    if fused == "matmul_bias_act":
+        out = b.fused_matmul_bias_act(x, b.param("w", [4, 5], "f64"), b.param("b", [5], "f64"), activation="gelu")
+    elif fused == "swiglu":
+        out = b.fused_swiglu(x, gate_first=True)
+    else:
+        r, g, beta = (b.param(n, s, "f64") for n, s in (("r", [3, 4]), ("g", [4]), ("beta", [4])))
+        out = b.fused_residual_rms_norm(x, r, g, beta, b.param("bias", [4], "f64"), eps=1e-3)
+    b.output(b.reduce(b.mul(out, out), kind="sum", axes=[0, 1]))
+    module = prepared(b.module())
+    assert not [op for op in module.walk() if op.name.startswith("mir.fused")]
+    f = find_function(module, "f")
+    inputs = [RNG.standard_normal(a.type.get_shape()) for a in f.body.block.args]
+    check_gradients(module, "f", inputs, list(range(len(inputs))))
+
+
+def test_hir_blocks_are_lowered_with_the_fusable_policy_and_differentiated():
+    """RLX's `grad_with_loss_module` on HIR: lowered as for autodiff, primitives only."""
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3], "f64")
+    w = b.param("w", [3, 4], "f64")
+    bias = b.param("bias", [4], "f64")
+    h = b.hir.linear(x, w, bias, activation="silu")
+    b.output(b.reduce(b.hir.rms_norm(h, b.param("g", [4], "f64"), b.param("beta", [4], "f64"), eps=1e-3), kind="sum", axes=[0, 1]))
+    module = prepared(b.module())
+    names = {op.name for op in module.walk()}
+    assert not [n for n in names if n.startswith("hir.") or n.startswith("mir.fused")]
+    inputs = [RNG.standard_normal(s) for s in ((2, 3), (3, 4), (4,), (4,), (4,))]
+    check_gradients(module, "f", inputs, [1, 2, 3, 4])

@@ -12,6 +12,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -34,6 +35,7 @@ GROUPS = (
     backward,
     regions,
     structured,
+    fused,
 )
 
 PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
