@@ -25,16 +25,16 @@ func.func @loss(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.n
 // CHECK-NEXT:    [[A:%.*]] = mir.mul [[DSQ]], %z
 // CHECK-NEXT:    [[B:%.*]] = mir.mul [[DSQ]], %z
 // CHECK-NEXT:    [[DZ:%.*]] = mir.add [[A]], [[B]]
+// The weight's gradient contracts over the rows: one dot_general, no transpose.
 // CHECK-NEXT:    %d_b = mir.reduce sum [[DZ]] axes = [0] : (tensor<3x2xf32>) -> tensor<2xf32>
-// CHECK-NEXT:    [[XT:%.*]] = mir.transpose %x perm = [1, 0]
-// CHECK-NEXT:    %d_w = mir.matmul [[XT]], [[DZ]] : (tensor<4x3xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
+// CHECK-NEXT:    %d_w = mir.dot_general %x, [[DZ]] lhs_contracting = [0] rhs_contracting = [0] lhs_batch = [] rhs_batch = [] : (tensor<3x4xf32>, tensor<3x2xf32>) -> tensor<4x2xf32>
 // CHECK-NEXT:    func.return %l, %z, %d_w, %d_b : tensor<f32>, tensor<3x2xf32>, tensor<4x2xf32>, tensor<2xf32>
 
 // wrt by name and by position; in training mode every named argument gets a result.
 // WRT-LABEL: func.func @loss_grad(
 // WRT-SAME:    -> (tensor<f32>, tensor<3x2xf32>, tensor<3x4xf32>, tensor<4x2xf32>)
-// WRT:         %d_x = mir.matmul
-// WRT:         %d_w = mir.matmul
+// WRT:         %d_x = mir.dot_general
+// WRT:         %d_w = mir.dot_general
 // WRT:         func.return %l, %z, %d_x, %d_w
 
 // -----

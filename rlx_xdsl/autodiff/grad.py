@@ -146,6 +146,8 @@ class _Sweep:
             gradients = self._apply_rule(e, op, cotangents)
             for index in needed:
                 gradient = gradients[index]
+                if callable(gradient):
+                    gradient = gradient()
                 if gradient is not None:
                     self._check_type(op, index, gradient)
                     self.accumulate(e, op.operands[index], gradient)

@@ -17,10 +17,12 @@ A rule says how the cotangent of an op's results flows back to its operands:
   it (an unused result, an integer result). At least one is not None;
 * the rule returns one entry per operand: its cotangent, of exactly the
   operand's type, or None for "no gradient" (an index operand, a constant
-  zero derivative). Entries for operands that carry no gradient (integer or
-  `i1` values, INDEX/LABEL/PREDICATE/MASK operands) are ignored, so a rule may
-  compute every operand's gradient without asking which are needed; `rlx-grad`
-  drops what nobody uses.
+  zero derivative), or a function of no arguments that emits and returns the
+  cotangent (or None) when called. `rlx-grad` calls such a function only for
+  an operand that needs a gradient (one that depends on a `wrt` argument):
+  a rule wraps a gradient in `lambda: ...` so that nothing is emitted for an
+  input or a constant table. Entries for operands that carry no gradient
+  (integer or `i1` values, INDEX/LABEL/PREDICATE/MASK operands) are ignored.
 
 Rules are registered next to their group, one module per MIR group in
 `rlx_xdsl.autodiff.rules.mir` (the layout of the interpreter). Another dialect
@@ -44,8 +46,10 @@ from rlx_xdsl.registry import OpRegistry
 
 Cotangents = Sequence[SSAValue | None]
 """One entry per result of the forward op: its cotangent, or None."""
-Gradients = Sequence[SSAValue | None]
-"""One entry per operand of the forward op: its cotangent, or None."""
+Gradient = SSAValue | Callable[[], SSAValue | None] | None
+"""An operand's cotangent, None, or a function emitting it on demand."""
+Gradients = Sequence[Gradient]
+"""One entry per operand of the forward op."""
 VjpRule = Callable[[Emitter, Operation, Cotangents], Gradients]
 
 VJP_RULES: OpRegistry[VjpRule] = OpRegistry("VJP rule")

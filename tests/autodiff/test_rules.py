@@ -121,8 +121,10 @@ def select_cases():
 
 
 def contraction_cases():
-    for a, b in [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2))]:
+    shapes = [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2))]
+    for a, b in shapes:
         yield case("matmul", rand(*a), rand(*b), id=f"{a}x{b}")
+    yield case("matmul", rand(2, 3, 4).astype(np.float32), rand(4, 5), id="promoted-f32")
     yield case("dot_general", rand(3, 4), rand(4, 5), id="2d", lhs_contracting=[1], rhs_contracting=[0])
     yield case(
         "dot_general", rand(4, 2, 3, 5), rand(3, 2, 6, 4), id="batch-multi-contract",

@@ -5,7 +5,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import unbroadcast
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
+from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradient, Gradients
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
 from rlx_xdsl.emitter import Emitter
 
@@ -27,8 +27,8 @@ def attention(e: Emitter, op: AttentionOp, cotangents: Cotangents) -> Gradients:
         "score_scale": None if op.score_scale is None else op.score_scale.value.data,
         "attn_logit_softcap": None if op.attn_logit_softcap is None else op.attn_logit_softcap.value.data,
     }
-    grads: list[SSAValue | None] = [
-        e.mir.attention_backward(op.q, op.k, op.v, g, op.mask, wrt=wrt, **props)
+    grads: list[Gradient] = [
+        lambda wrt=wrt: e.mir.attention_backward(op.q, op.k, op.v, g, op.mask, wrt=wrt, **props)
         for wrt in ("query", "key", "value")
     ]
     return [*grads, None] if op.mask is not None else grads
@@ -53,9 +53,16 @@ def rope(e: Emitter, op: RopeOp, cotangents: Cotangents) -> Gradients:
     """
     (g,) = cotangents
     head_dim, n_rot = op.head_dim.value.data, op.n_rot.value.data
-    dx = e.mir.rope_backward(g, op.cos, op.sin, head_dim=head_dim, n_rot=n_rot)
-    x1, x2 = _halves(e, op.x, n_rot // 2)
-    g1, g2 = _halves(e, g, n_rot // 2)
-    d_cos = e.mir.add(e.mir.mul(g1, x1), e.mir.mul(g2, x2))
-    d_sin = e.mir.sub(e.mir.mul(g2, x1), e.mir.mul(g1, x2))
-    return [dx, unbroadcast(e, d_cos, op.cos), unbroadcast(e, d_sin, op.sin)]
+
+    def d_table(sign: str) -> SSAValue:
+        x1, x2 = _halves(e, op.x, n_rot // 2)
+        g1, g2 = _halves(e, g, n_rot // 2)
+        if sign == "cos":
+            return unbroadcast(e, e.mir.add(e.mir.mul(g1, x1), e.mir.mul(g2, x2)), op.cos)
+        return unbroadcast(e, e.mir.sub(e.mir.mul(g2, x1), e.mir.mul(g1, x2)), op.sin)
+
+    return [
+        lambda: e.mir.rope_backward(g, op.cos, op.sin, head_dim=head_dim, n_rot=n_rot),
+        lambda: d_table("cos"),
+        lambda: d_table("sin"),
+    ]

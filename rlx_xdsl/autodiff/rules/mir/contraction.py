@@ -6,21 +6,52 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.emit import inverse_permutation, transpose_last_two, unbroadcast
+from rlx_xdsl.autodiff.emit import cast_to, element_type, inverse_permutation, transpose_last_two, unbroadcast
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.emitter import Emitter
 
 
+def _batch(value: SSAValue) -> tuple[int, ...]:
+    return tuple(tensor_type(value).get_shape()[:-2])
+
+
 @VJP_RULES.register(MatmulOp)
 def matmul(e: Emitter, op: MatmulOp, cotangents: Cotangents) -> Gradients:
-    """`da = g @ b^T`, `db = a^T @ g`, each summed over the batch dims it was broadcast along."""
+    """`da = g @ b^T`, `db = a^T @ g`, each summed over the batch dims it was broadcast along.
+
+    When an operand's batch dims are the result's (no broadcasting; a weight
+    matrix has none), its gradient is one `dot_general` that contracts the
+    right dims of `g` and the other operand, summing over the batch of `g` as it
+    goes: `[B, S, D] @ [D, N]` gives `dw` without a transpose or a reduce. Other
+    cases transpose, multiply and unbroadcast.
+    """
     (g,) = cotangents
-    return [
-        unbroadcast(e, e.mir.matmul(g, transpose_last_two(e, op.rhs)), op.lhs),
-        unbroadcast(e, e.mir.matmul(transpose_last_two(e, op.lhs), g), op.rhs),
-    ]
+    batch = _batch(g)
+    nb = len(batch)
+
+    def d_lhs() -> SSAValue:
+        if _batch(op.lhs) == batch and _batch(op.rhs) in (batch, ()):
+            shared = list(range(nb)) if _batch(op.rhs) else []
+            rhs_k = len(_batch(op.rhs)) + 1
+            return e.mir.dot_general(
+                g, op.rhs, lhs_contracting=[nb + 1], rhs_contracting=[rhs_k], lhs_batch=shared, rhs_batch=shared
+            )
+        return unbroadcast(e, e.mir.matmul(g, transpose_last_two(e, op.rhs)), op.lhs)
+
+    def d_rhs() -> SSAValue:
+        if _batch(op.rhs) == batch == _batch(op.lhs):
+            shared = list(range(nb))
+            return e.mir.dot_general(
+                op.lhs, g, lhs_contracting=[nb], rhs_contracting=[nb], lhs_batch=shared, rhs_batch=shared
+            )
+        if not _batch(op.rhs) and _batch(op.lhs) == batch:
+            every = list(range(nb + 1))  # the batch dims and M, summed by the contraction
+            return e.mir.dot_general(op.lhs, g, lhs_contracting=every, rhs_contracting=every)
+        return unbroadcast(e, e.mir.matmul(transpose_last_two(e, op.lhs), g), op.rhs)
+
+    return [lambda: cast_to(e, d_lhs(), element_type(op.lhs)), lambda: cast_to(e, d_rhs(), element_type(op.rhs))]
 
 
 def _contract_back(
@@ -71,15 +102,19 @@ def dot_general(e: Emitter, op: DotGeneralOp, cotangents: Cotangents) -> Gradien
     nb = len(lb)
     g_lhs_free = list(range(nb, nb + len(lf)))
     g_rhs_free = list(range(nb + len(lf), nb + len(lf) + len(rf)))
-    d_lhs = _contract_back(
-        e, g, op.rhs, g_free=g_rhs_free, other_free=rf, other_batch=rb, other_contracting=rc,
-        own=(lb, lf, lc), rank=l_rank,
-    )  # fmt: skip
-    d_rhs = _contract_back(
-        e, g, op.lhs, g_free=g_lhs_free, other_free=lf, other_batch=lb, other_contracting=lc,
-        own=(rb, rf, rc), rank=r_rank,
-    )  # fmt: skip
-    return [unbroadcast(e, d_lhs, op.lhs), unbroadcast(e, d_rhs, op.rhs)]
+    def d_lhs() -> SSAValue:
+        return _contract_back(
+            e, g, op.rhs, g_free=g_rhs_free, other_free=rf, other_batch=rb, other_contracting=rc,
+            own=(lb, lf, lc), rank=l_rank,
+        )  # fmt: skip
+
+    def d_rhs() -> SSAValue:
+        return _contract_back(
+            e, g, op.lhs, g_free=g_lhs_free, other_free=lf, other_batch=lb, other_contracting=lc,
+            own=(rb, rf, rc), rank=r_rank,
+        )  # fmt: skip
+
+    return [lambda: unbroadcast(e, d_lhs(), op.lhs), lambda: unbroadcast(e, d_rhs(), op.rhs)]
 
 
 @VJP_RULES.register(DenseSolveOp)
@@ -89,10 +124,14 @@ def dense_solve(e: Emitter, op: DenseSolveOp, cotangents: Cotangents) -> Gradien
     A vector `b` makes `x^T` a row, so the outer product is `[N, 1] @ [1, N]`.
     """
     (g,) = cotangents
-    d_rhs = e.mir.dense_solve(e.mir.transpose(op.matrix, perm=[1, 0]), g)
+    d_rhs = e.mir.dense_solve(e.mir.transpose(op.matrix, perm=[1, 0]), g)  # both gradients need it
     x = op.result
-    if tensor_type(x).get_num_dims() == 1:
-        outer = e.mir.matmul(e.mir.reshape(d_rhs, new_shape=[-1, 1]), e.mir.reshape(x, new_shape=[1, -1]))
-    else:
-        outer = e.mir.matmul(d_rhs, e.mir.transpose(x, perm=[1, 0]))
-    return [unbroadcast(e, e.mir.neg(outer), op.matrix), unbroadcast(e, d_rhs, op.rhs)]
+
+    def d_matrix() -> SSAValue:
+        if tensor_type(x).get_num_dims() == 1:
+            outer = e.mir.matmul(e.mir.reshape(d_rhs, new_shape=[-1, 1]), e.mir.reshape(x, new_shape=[1, -1]))
+        else:
+            outer = e.mir.matmul(d_rhs, e.mir.transpose(x, perm=[1, 0]))
+        return unbroadcast(e, e.mir.neg(outer), op.matrix)
+
+    return [d_matrix, lambda: unbroadcast(e, d_rhs, op.rhs)]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from xdsl.ir import SSAValue
+
 from rlx_xdsl.autodiff.emit import static_dims
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
 from rlx_xdsl.dialects.base import tensor_type
@@ -16,11 +18,12 @@ def conv(e: Emitter, op: ConvOp, cotangents: Cotangents) -> Gradients:
     (g,) = cotangents
     props = {name: list(op.pair(name)) for name in ("kernel_size", "stride", "padding", "dilation")}
     props["groups"] = op.groups.value.data
-    size = static_dims(tensor_type(op.x).get_shape()[2:], "the input's height and width")
-    return [
-        e.mir.conv_backward_input(g, op.w, input_size=list(size), **props),
-        e.mir.conv_backward_weight(op.x, g, **props),
-    ]
+
+    def d_input() -> SSAValue:
+        size = static_dims(tensor_type(op.x).get_shape()[2:], "the input's height and width")
+        return e.mir.conv_backward_input(g, op.w, input_size=list(size), **props)
+
+    return [d_input, lambda: e.mir.conv_backward_weight(op.x, g, **props)]
 
 
 @VJP_RULES.register(PoolOp)

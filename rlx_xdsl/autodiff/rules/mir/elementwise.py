@@ -51,38 +51,42 @@ def where(e: Emitter, op: ew.WhereOp, cotangents: Cotangents) -> Gradients:
     per element whatever the dtype).
     """
     (g,) = cotangents
-    zero = scalar(e, 0, g)
     return [
         None,
-        unbroadcast(e, e.mir.where(op.cond, g, zero), op.on_true),
-        unbroadcast(e, e.mir.where(op.cond, zero, g), op.on_false),
+        lambda: unbroadcast(e, e.mir.where(op.cond, g, scalar(e, 0, g)), op.on_true),
+        lambda: unbroadcast(e, e.mir.where(op.cond, scalar(e, 0, g), g), op.on_false),
     ]
 
 
 @VJP_RULES.register(ew.AddOp)
 def add(e: Emitter, op: ew.AddOp, cotangents: Cotangents) -> Gradients:
     (g,) = cotangents
-    return [unbroadcast(e, g, op.lhs), unbroadcast(e, g, op.rhs)]
+    return [lambda: unbroadcast(e, g, op.lhs), lambda: unbroadcast(e, g, op.rhs)]
 
 
 @VJP_RULES.register(ew.SubOp)
 def sub(e: Emitter, op: ew.SubOp, cotangents: Cotangents) -> Gradients:
     (g,) = cotangents
-    return [unbroadcast(e, g, op.lhs), unbroadcast(e, e.mir.neg(g), op.rhs)]
+    return [lambda: unbroadcast(e, g, op.lhs), lambda: unbroadcast(e, e.mir.neg(g), op.rhs)]
 
 
 @VJP_RULES.register(ew.MulOp)
 def mul(e: Emitter, op: ew.MulOp, cotangents: Cotangents) -> Gradients:
     (g,) = cotangents
-    return [unbroadcast(e, e.mir.mul(g, op.rhs), op.lhs), unbroadcast(e, e.mir.mul(g, op.lhs), op.rhs)]
+    return [
+        lambda: unbroadcast(e, e.mir.mul(g, op.rhs), op.lhs),
+        lambda: unbroadcast(e, e.mir.mul(g, op.lhs), op.rhs),
+    ]
 
 
 @VJP_RULES.register(ew.DivOp)
 def div(e: Emitter, op: ew.DivOp, cotangents: Cotangents) -> Gradients:
     """`d(a/b) = da / b - db * (a/b) / b`."""
     (g,) = cotangents
-    g_over_b = e.mir.div(g, op.rhs)
-    return [unbroadcast(e, g_over_b, op.lhs), unbroadcast(e, e.mir.neg(e.mir.mul(g_over_b, op.result)), op.rhs)]
+    return [
+        lambda: unbroadcast(e, e.mir.div(g, op.rhs), op.lhs),
+        lambda: unbroadcast(e, e.mir.neg(e.mir.mul(e.mir.div(g, op.rhs), op.result)), op.rhs),
+    ]
 
 
 def _chooser(e: Emitter, op: Operation, g: SSAValue, wins: str) -> Gradients:
@@ -122,11 +126,14 @@ def power(e: Emitter, op: ew.PowOp, cotangents: Cotangents) -> Gradients:
     """
     (g,) = cotangents
     a, b = op.lhs, op.rhs
-    zero, one = scalar(e, 0, g), scalar(e, 1, g)
-    slope = e.mir.mul(b, e.mir.pow(a, e.mir.sub(b, scalar(e, 1, b))))
-    slope = e.mir.where(e.mir.compare(b, scalar(e, 0, b), "eq"), zero, slope)
-    safe_base = e.mir.where(e.mir.compare(a, scalar(e, 0, a), "eq"), one, a)
-    return [
-        unbroadcast(e, e.mir.mul(g, slope), a),
-        unbroadcast(e, e.mir.mul(g, e.mir.mul(op.result, e.mir.log(safe_base))), b),
-    ]
+
+    def d_base() -> SSAValue:
+        slope = e.mir.mul(b, e.mir.pow(a, e.mir.sub(b, scalar(e, 1, b))))
+        slope = e.mir.where(e.mir.compare(b, scalar(e, 0, b), "eq"), scalar(e, 0, g), slope)
+        return unbroadcast(e, e.mir.mul(g, slope), a)
+
+    def d_exponent() -> SSAValue:
+        safe_base = e.mir.where(e.mir.compare(a, scalar(e, 0, a), "eq"), scalar(e, 1, g), a)
+        return unbroadcast(e, e.mir.mul(g, e.mir.mul(op.result, e.mir.log(safe_base))), b)
+
+    return [d_base, d_exponent]

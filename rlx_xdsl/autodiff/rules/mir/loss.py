@@ -23,6 +23,7 @@ def sce(e: Emitter, op: SoftmaxCrossEntropyOp, cotangents: Cotangents) -> Gradie
     (g,) = cotangents
     rows = tensor_type(op.result).get_shape()[0]
     column = reshape_to(e, g, [DYNAMIC if rows == DYNAMIC else rows, 1])
-    d_logits = e.mir.mul(e.mir.sub(e.mir.softmax(op.logits, axis=-1), op.targets), column)
-    d_targets = e.mir.mul(e.mir.neg(op.logits), column)
-    return [d_logits, d_targets]
+    return [
+        lambda: e.mir.mul(e.mir.sub(e.mir.softmax(op.logits, axis=-1), op.targets), column),
+        lambda: e.mir.mul(e.mir.neg(op.logits), column),
+    ]

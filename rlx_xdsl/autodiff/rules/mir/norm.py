@@ -23,9 +23,9 @@ def layer_norm(e: Emitter, op: LayerNormOp, cotangents: Cotangents) -> Gradients
     (g,) = cotangents
     props = _axis_props(op)
     return [
-        e.mir.layer_norm_backward_input(op.x, op.gamma, g, **props),
-        unbroadcast(e, e.mir.layer_norm_backward_gamma(op.x, g, **props), op.gamma),
-        unbroadcast(e, g, op.beta),
+        lambda: e.mir.layer_norm_backward_input(op.x, op.gamma, g, **props),
+        lambda: unbroadcast(e, e.mir.layer_norm_backward_gamma(op.x, g, **props), op.gamma),
+        lambda: unbroadcast(e, g, op.beta),
     ]
 
 
@@ -35,9 +35,9 @@ def rms_norm(e: Emitter, op: RmsNormOp, cotangents: Cotangents) -> Gradients:
     (g,) = cotangents
     props = _axis_props(op)
     return [
-        e.mir.rms_norm_backward_input(op.x, op.gamma, g, **props),
-        unbroadcast(e, e.mir.rms_norm_backward_gamma(op.x, g, **props), op.gamma),
-        unbroadcast(e, e.mir.rms_norm_backward_beta(g, axis=props["axis"]), op.beta),
+        lambda: e.mir.rms_norm_backward_input(op.x, op.gamma, g, **props),
+        lambda: unbroadcast(e, e.mir.rms_norm_backward_gamma(op.x, g, **props), op.gamma),
+        lambda: unbroadcast(e, e.mir.rms_norm_backward_beta(g, axis=props["axis"]), op.beta),
     ]
 
 
@@ -47,7 +47,7 @@ def group_norm(e: Emitter, op: GroupNormOp, cotangents: Cotangents) -> Gradients
     (g,) = cotangents
     props = {"num_groups": op.num_groups.value.data, "eps": op.eps.value.data}
     return [
-        e.mir.group_norm_backward_input(op.x, op.gamma, g, **props),
-        e.mir.group_norm_backward_gamma(op.x, g, **props),
-        e.mir.group_norm_backward_beta(g),
+        lambda: e.mir.group_norm_backward_input(op.x, op.gamma, g, **props),
+        lambda: e.mir.group_norm_backward_gamma(op.x, g, **props),
+        lambda: e.mir.group_norm_backward_beta(g),
     ]

@@ -69,8 +69,8 @@ def concat(e: Emitter, op: ConcatOp, cotangents: Cotangents) -> Gradients:
     sizes = [tensor_type(v).get_shape()[axis] for v in op.inputs]
     if DYNAMIC in sizes:
         raise Unsupported(f"every input's axis {axis} must be static to slice the gradient")
-    gradients, start = [], 0
-    for size in sizes:
-        gradients.append(e.mir.narrow(g, axis=axis, start=start, len=size))
-        start += size
-    return gradients
+    starts = [sum(sizes[:i]) for i in range(len(sizes))]
+    return [
+        lambda start=start, size=size: e.mir.narrow(g, axis=axis, start=start, len=size)
+        for start, size in zip(starts, sizes)
+    ]
