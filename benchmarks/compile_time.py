@@ -50,7 +50,7 @@ from xdsl.printer import Printer
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
 from rlx_xdsl.testing.llama_hir import build_llama_hir
-from rlx_xdsl.testing.training import build_llama_training
+from rlx_xdsl.testing.training import build_llama_loss, build_llama_training
 from rlx_xdsl.transforms import get_all_passes
 
 CONFIG = dict(DEFAULT_DIMS)
@@ -71,6 +71,8 @@ PASS_OPTIONS: dict[str, dict] = {
     # always-f32 (the default) leaves the graph alone; the conservative policy inserts
     # the most casts (every norm is a precision boundary).
     "rlx-amp": {"policy": "auto-mixed-conservative"},
+    # The loss workload's function (build_llama_loss keeps the name @llama).
+    "rlx-grad": {"func": "llama"},
 }
 """Options for passes that would otherwise do nothing (or cannot run) on the graph."""
 
@@ -81,6 +83,10 @@ PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     "rlx-decompose-backward": build_llama_training,
     # HIR blocks: the same decoder written as one hir.llama_decoder_block per layer.
     "rlx-lower-hir": build_llama_hir,
+    # Autodiff: the decoder with a mean softmax-cross-entropy loss (rlx-grad differentiates
+    # it with respect to every weight); rlx-prepare-ad decomposes the training graph's kernels.
+    "rlx-grad": build_llama_loss,
+    "rlx-prepare-ad": build_llama_training,
 }
 """Graphs for passes that only rewrite ops the LLaMA graph does not contain."""
 
