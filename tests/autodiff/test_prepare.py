@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
+from hypothesis import HealthCheck, given, settings
 from xdsl.dialects import func
 
 from rlx_xdsl.autodiff.grad import build_gradient
@@ -13,11 +14,13 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.backward import OPS as BACKWARD_OPS
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.dialects.mir.structured import SelectiveScanOp
-from rlx_xdsl.diagnostics import verify_located
+from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing.gradcheck import check_gradients
+from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama
+from rlx_xdsl.testing.widen import widen_to_f64
 
 RNG = np.random.default_rng(17)
 
@@ -189,3 +192,19 @@ def test_hir_blocks_are_lowered_with_the_fusable_policy_and_differentiated():
     assert not [n for n in names if n.startswith("hir.") or n.startswith("mir.fused")]
     inputs = [RNG.standard_normal(s) for s in ((2, 3), (3, 4), (4,), (4,), (4,))]
     check_gradients(module, "f", inputs, [1, 2, 3, 4])
+
+
+@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=10))
+def test_prepare_keeps_what_random_graphs_compute(module):
+    """In f64 (half-precision reduces would round between the legalised steps)."""
+    widen_to_f64(module)
+    inputs = inputs_for(module)
+    expected = run_function(module, "main", inputs)
+    try:
+        prepared(module)
+    except OpError as error:  # an unfolding that needs static shapes, say: located, never a crash
+        assert error.op.parent_op() is not None
+        return
+    for got, want in zip(run_function(module, "main", inputs), expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-9, atol=1e-12, equal_nan=True)
