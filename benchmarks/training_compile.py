@@ -103,7 +103,8 @@ def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[
         f"# best of {repeat} runs; xDSL {xdsl.__version__}; Python {platform.python_version()}; "
         f"{os.cpu_count()} CPUs; {platform.machine()}",
         "# fwd/grad/bwd = MIR ops of @llama / of @llama_grad / of its backward part (grad - fwd)",
-        f"# start-up on an empty module: rlx-opt -p rlx-prepare-ad {startup[0]:.3f} s, xdsl-opt {startup[1]:.3f} s",
+        f"# start-up on an empty module: rlx-opt -p rlx-prepare-ad {startup[0]:.3f} s, "
+        f"xdsl-opt {startup[1]:.3f} s",
         "",
         f"{'layers':>6} {'fwd':>6} {'grad':>6} {'bwd':>6} {'bwd/fwd':>8} {'grad/fwd':>9}",
     ]
@@ -114,16 +115,21 @@ def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[
             f"{backward / r['forward']:8.2f} {r['gradient'] / r['forward']:9.2f}"
         )
     names = [p.name for p in PASSES]
-    lines += ["", f"{'layers':>6} " + " ".join(f"{n:>15}" for n in names) + f" {'passes':>8} {'us/fwd op':>10}"]
+    lines += [
+        "",
+        f"{'layers':>6} " + " ".join(f"{n:>15}" for n in names) + f" {'passes':>8} {'us/fwd op':>10}",
+    ]
     for r in rows:
         total = sum(r["seconds"].values())
         lines.append(
-            f"{r['layers']:>6} " + " ".join(f"{r['seconds'][n]:15.4f}" for n in names)
+            f"{r['layers']:>6} "
+            + " ".join(f"{r['seconds'][n]:15.4f}" for n in names)
             + f" {total:8.4f} {total / r['forward'] * 1e6:10.1f}"
         )
     lines += [
         "",
-        f"{'layers':>6} {'rlx-opt s':>10} {'stock s':>9} {'rlx-opt/stock':>14} {'net ratio':>10} {'passes/stock':>13}",
+        f"{'layers':>6} {'rlx-opt s':>10} {'stock s':>9} {'rlx-opt/stock':>14} {'net ratio':>10} "
+        f"{'passes/stock':>13}",
     ]
     for r in rows:
         net_ours, net_stock = r["rlx_opt"] - startup[0], r["stock"] - startup[1]

@@ -220,7 +220,10 @@ def build_gradient(
     indices = resolve_wrt(function, wrt)
     loss_type = forward_return.arguments[0].type
     if not (isinstance(loss_type, TensorType) and dtypes.is_float(loss_type.element_type)):
-        raise OpError(forward_return, f"'rlx-grad' the loss (result #0) must be a floating-point tensor, got {loss_type}")
+        raise OpError(
+            forward_return,
+            f"'rlx-grad' the loss (result #0) must be a floating-point tensor, got {loss_type}",
+        )
 
     copy, originals = _copy_function(function, grad_name)
     block = copy.body.block
@@ -244,7 +247,7 @@ def build_gradient(
             if mode is Mode.STRICT:
                 raise _no_gradient_error(function, index, forward_return.arguments[0])
             gradient = zeros_like(e, arg)
-        if gradient.name_hint is None and SSAValue.is_valid_name(f"d_{arg.name_hint}"):
+        if gradient.name_hint is None and arg.name_hint and SSAValue.is_valid_name(f"d_{arg.name_hint}"):
             gradient.name_hint = f"d_{arg.name_hint}"
         gradients.append(gradient)
 
@@ -263,7 +266,8 @@ def _find_function(module: ModuleOp, name: str) -> func.FuncOp:
     if not isinstance(found, func.FuncOp):
         functions = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
         raise PassFailedException(
-            f"'rlx-grad' no function named @{name} (functions: {', '.join('@' + f for f in functions) or 'none'})"
+            f"'rlx-grad' no function named @{name} "
+            f"(functions: {', '.join('@' + f for f in functions) or 'none'})"
         )
     return found
 

@@ -36,7 +36,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    PatternRewriteWalker,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
@@ -117,7 +122,9 @@ PREPARE_STEPS.define(
     pending="issue 14 §4 (autodiff of structured ops)",
 )
 PREPARE_STEPS.define(
-    "convert-scans", "scans keep their trajectory for the backward sweep", pending="issue 14 §4 (autodiff of structured ops)"
+    "convert-scans",
+    "scans keep their trajectory for the backward sweep",
+    pending="issue 14 §4 (autodiff of structured ops)",
 )
 PREPARE_STEPS.define(
     "legalize-multi-axis-reduce", "a reduce over several axes becomes a chain of single-axis reduces"

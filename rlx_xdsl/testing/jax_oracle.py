@@ -17,7 +17,9 @@ import os
 from collections.abc import Callable, Sequence
 
 # The test graphs are tiny: XLA's optimisations cost seconds of compile time and save nothing.
-os.environ.setdefault("XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true")
+os.environ.setdefault(
+    "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
+)
 
 import jax  # noqa: E402
 import jax.numpy as jnp  # noqa: E402
@@ -30,7 +32,17 @@ from rlx_xdsl import dtypes  # noqa: E402
 from rlx_xdsl.dense import dense_to_numpy  # noqa: E402
 from rlx_xdsl.dialects.base import tensor_type  # noqa: E402
 from rlx_xdsl.dialects.mir import attention as att  # noqa: E402
-from rlx_xdsl.dialects.mir import contraction, conv, elementwise as ew, indexing, loss, norm, reduction, regions, shape  # noqa: E402
+from rlx_xdsl.dialects.mir import (
+    contraction,
+    conv,
+    elementwise as ew,
+    indexing,
+    loss,
+    norm,
+    reduction,
+    regions,
+    shape,
+)  # noqa: E402
 from rlx_xdsl.dialects.mir.attrs import ReduceKind  # noqa: E402
 from rlx_xdsl.interpreters import find_function  # noqa: E402
 from rlx_xdsl.registry import OpRegistry  # noqa: E402
@@ -62,7 +74,14 @@ def _with_op(fn: Callable) -> Formula:
 JAX_OPS.add(ew.ConstantOp, lambda op, **_: (jnp.asarray(np.array(dense_to_numpy(op.value))),))
 JAX_OPS.add(ew.CastOp, _one(lambda x: x))
 JAX_OPS.add(ew.WhereOp, _one(lambda c, t, f: jnp.where(c.astype(bool), t, f)))
-_COMPARE = {"eq": jnp.equal, "ne": jnp.not_equal, "lt": jnp.less, "le": jnp.less_equal, "gt": jnp.greater, "ge": jnp.greater_equal}
+_COMPARE = {
+    "eq": jnp.equal,
+    "ne": jnp.not_equal,
+    "lt": jnp.less,
+    "le": jnp.less_equal,
+    "gt": jnp.greater,
+    "ge": jnp.greater_equal,
+}
 JAX_OPS.add(ew.CompareOp, lambda op, a, b, **_: (_COMPARE[op.predicate.data.value](a, b),))
 for _op, _fn in {
     ew.AddOp: jnp.add, ew.SubOp: jnp.subtract, ew.MulOp: jnp.multiply, ew.DivOp: jnp.divide,
@@ -91,10 +110,18 @@ JAX_OPS.add(
     indexing.GatherOp, _with_op(lambda op, t, i: jnp.take(t, i.astype(jnp.int32), axis=op.axis.value.data))
 )
 
-_REDUCERS = {ReduceKind.SUM: jnp.sum, ReduceKind.MEAN: jnp.mean, ReduceKind.MAX: jnp.max, ReduceKind.MIN: jnp.min, ReduceKind.PROD: jnp.prod}
+_REDUCERS = {
+    ReduceKind.SUM: jnp.sum,
+    ReduceKind.MEAN: jnp.mean,
+    ReduceKind.MAX: jnp.max,
+    ReduceKind.MIN: jnp.min,
+    ReduceKind.PROD: jnp.prod,
+}
 JAX_OPS.add(
     reduction.ReduceOp,
-    _with_op(lambda op, x: _REDUCERS[op.kind.data](x, axis=op.normalized_axes(), keepdims=op.keep_dim is not None)),
+    _with_op(
+        lambda op, x: _REDUCERS[op.kind.data](x, axis=op.normalized_axes(), keepdims=op.keep_dim is not None)
+    ),
 )
 JAX_OPS.add(reduction.SoftmaxOp, _with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)))
 
@@ -228,7 +255,8 @@ def jax_function(module: ModuleOp, name: str) -> Callable[..., tuple]:
 
 
 def jax_vjp(module: ModuleOp, name: str, inputs: Sequence[np.ndarray], wrt: Sequence[int], cotangent):
-    """`@name`'s first output and JAX's gradients of it with respect to `inputs[wrt]`, seeded by `cotangent`."""
+    """`@name`'s first output, and JAX's gradients of it with respect to `inputs[wrt]`
+    seeded by `cotangent`."""
     f = jax_function(module, name)
 
     def loss(*chosen):
@@ -242,5 +270,7 @@ def jax_vjp(module: ModuleOp, name: str, inputs: Sequence[np.ndarray], wrt: Sequ
         return value, pullback(seed)
 
     # One compiled computation: eager jax compiles every primitive separately (much slower).
-    value, gradients = jax.jit(value_and_gradients)(jnp.asarray(cotangent), *(jnp.asarray(inputs[i]) for i in wrt))
+    value, gradients = jax.jit(value_and_gradients)(
+        jnp.asarray(cotangent), *(jnp.asarray(inputs[i]) for i in wrt)
+    )
     return np.asarray(value), [np.asarray(g) for g in gradients]

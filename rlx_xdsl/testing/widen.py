@@ -36,5 +36,7 @@ def widen_to_f64(module: ModuleOp) -> ModuleOp:
         elif isinstance(op, CastOp | IotaOp) and widened_type(op.result.type) != op.result.type:
             Rewriter.replace_value_with_new_type(op.result, widened_type(op.result.type))
     functions = [f for f in module.ops if isinstance(f, func.FuncOp)]
-    set_argument_types([(f, [widened_type(a.type) for a in f.body.block.args]) for f in functions], "widening to f64")
+    set_argument_types(
+        [(f, [widened_type(a.type) for a in f.body.block.args]) for f in functions], "widening to f64"
+    )
     return module

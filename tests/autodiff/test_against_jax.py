@@ -57,7 +57,14 @@ def test_mlp_with_softmax_cross_entropy_loss():
     hidden = b.relu(b.add(b.matmul(x, w1), b1))
     logits = b.add(b.matmul(hidden, w2), b2)
     b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
-    inputs = [rand(8, 16), RNG.integers(0, 10, 8), rand(16, 32, scale=0.3), rand(32), rand(32, 10, scale=0.3), rand(10)]
+    inputs = [
+        rand(8, 16),
+        RNG.integers(0, 10, 8),
+        rand(16, 32, scale=0.3),
+        rand(32),
+        rand(32, 10, scale=0.3),
+        rand(10),
+    ]
     compare_with_jax(b.module(), "loss", inputs)
 
 
@@ -73,12 +80,20 @@ def test_conv_net_with_max_and_mean_pooling():
     h = b.pool(h, kind="mean", kernel_size=[2, 2])
     logits = b.matmul(b.reshape(h, new_shape=[2, 24]), w3)
     b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
-    inputs = [rand(2, 1, 8, 8), RNG.integers(0, 10, 2), rand(4, 1, 3, 3), rand(1, 4, 1, 1), rand(6, 4, 3, 3, scale=0.3), rand(24, 10, scale=0.3)]
+    inputs = [
+        rand(2, 1, 8, 8),
+        RNG.integers(0, 10, 2),
+        rand(4, 1, 3, 3),
+        rand(1, 4, 1, 1),
+        rand(6, 4, 3, 3, scale=0.3),
+        rand(24, 10, scale=0.3),
+    ]
     compare_with_jax(b.module(), "loss", inputs)
 
 
 def test_one_llama_decoder_layer():
-    """Grouped-query attention (repeat_kv by narrow/concat), rope, rms_norm, SwiGLU; seeded by a random cotangent."""
+    """Grouped-query attention (repeat_kv by narrow/concat), rope, rms_norm, SwiGLU;
+    seeded by a random cotangent."""
     dims = {"batch": 1, "seq": 4, "dim": 16, "n_heads": 2, "n_kv_heads": 1, "ffn": 24}
     module = build_llama(1, **dims)
     function = find_function(module, "llama")

@@ -138,7 +138,9 @@ def test_the_loss_must_be_floating_point():
     b = GraphBuilder("f")
     x = b.input("x", [2], "f64")
     b.output(b.cast(x, "i32"))
-    with pytest.raises(OpError, match=r"the loss \(result #0\) must be a floating-point tensor, got tensor<2xi32>"):
+    with pytest.raises(
+        OpError, match=r"the loss \(result #0\) must be a floating-point tensor, got tensor<2xi32>"
+    ):
         build_gradient(b.module(), "f", ["x"])
 
 
@@ -162,7 +164,9 @@ def test_integer_values_carry_no_gradient():
     b = GraphBuilder("f")
     x = b.input("x", [3], "f32")
     b.output(b.cast(b.cast(x, "i32"), "f32"))
-    with pytest.raises(OpError, match=r"paths to the loss are cut by 'mir.cast' \(its results carry no gradient\)") as e:
+    with pytest.raises(
+        OpError, match=r"paths to the loss are cut by 'mir.cast' \(its results carry no gradient\)"
+    ) as e:
         build_gradient(b.module(), "f", ["x"])
     assert e.value.op.name == "mir.cast"
 
@@ -275,18 +279,18 @@ def test_an_op_without_a_rule_off_the_path_is_fine():
 def test_a_rule_that_cannot_handle_an_instance_says_why_at_the_op():
     module = located(
         """
-        func.func @f(%x: tensor<?x5xf32> {rlx.param}) -> tensor<?x2xf32> {
+        func.func @f(%x: tensor<?x5xf32> {rlx.param}) -> tensor<2x2xf32> {
           %0 = mir.narrow %x axis = 0 start = 1 len = 2 : (tensor<?x5xf32>) -> tensor<2x5xf32>
           %1 = mir.narrow %0 axis = 1 start = 1 len = 2 : (tensor<2x5xf32>) -> tensor<2x2xf32>
-          %2 = mir.reshape %1 new_shape = [-1, 2] : (tensor<2x2xf32>) -> tensor<2x2xf32>
-          func.return %2 : tensor<2x2xf32>
+          func.return %1 : tensor<2x2xf32>
         }
-        """.replace("-> tensor<?x2xf32> {", "-> tensor<2x2xf32> {"),
+        """,
         "narrow.mlir",
     )
     with pytest.raises(
         OpError,
-        match=r"'rlx-grad' cannot differentiate 'mir.narrow': the narrowed axis 0 must be static to pad the gradient back",
+        match=r"'rlx-grad' cannot differentiate 'mir.narrow': the narrowed axis 0 must be static to pad the "
+        "gradient back",
     ) as e:
         build_gradient(module, "f")
     assert op_position(e.value.op).line == 3

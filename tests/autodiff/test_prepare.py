@@ -165,7 +165,9 @@ def test_fused_ops_are_differentiated_through_their_unfusing(fused):
     b = GraphBuilder("f")
     x = b.param("x", [3, 4], "f64")
     if fused == "matmul_bias_act":
-        out = b.fused_matmul_bias_act(x, b.param("w", [4, 5], "f64"), b.param("b", [5], "f64"), activation="gelu")
+        out = b.fused_matmul_bias_act(
+            x, b.param("w", [4, 5], "f64"), b.param("b", [5], "f64"), activation="gelu"
+        )
     elif fused == "swiglu":
         out = b.fused_swiglu(x, gate_first=True)
     else:
@@ -186,7 +188,13 @@ def test_hir_blocks_are_lowered_with_the_fusable_policy_and_differentiated():
     w = b.param("w", [3, 4], "f64")
     bias = b.param("bias", [4], "f64")
     h = b.hir.linear(x, w, bias, activation="silu")
-    b.output(b.reduce(b.hir.rms_norm(h, b.param("g", [4], "f64"), b.param("beta", [4], "f64"), eps=1e-3), kind="sum", axes=[0, 1]))
+    b.output(
+        b.reduce(
+            b.hir.rms_norm(h, b.param("g", [4], "f64"), b.param("beta", [4], "f64"), eps=1e-3),
+            kind="sum",
+            axes=[0, 1],
+        )
+    )
     module = prepared(b.module())
     names = {op.name for op in module.walk()}
     assert not [n for n in names if n.startswith("hir.") or n.startswith("mir.fused")]

@@ -91,7 +91,9 @@ def binary_cases():
     yield case("max", a, np.where(RNG.random((3, 4)) < 0.5, a, rand(3, 4)), id="ties")
     yield case("min", a, np.where(RNG.random((3, 4)) < 0.5, a, rand(3, 4)), id="ties")
     yield case("max", rand(3, 4), rand(3, 4).astype(np.float32), id="promoted-f32")
-    yield case("pow", np.array([0.0, 1.5, 0.0, 2.0]), np.array([2.0, 0.0, 3.0, 1.5]), id="zero-base-and-exponent")
+    yield case(
+        "pow", np.array([0.0, 1.5, 0.0, 2.0]), np.array([2.0, 0.0, 3.0, 1.5]), id="zero-base-and-exponent"
+    )
     yield case("mul", rand(2, 3), np.arange(3, dtype=np.int32), id="int-operand")
 
 
@@ -121,7 +123,13 @@ def select_cases():
 
 
 def contraction_cases():
-    shapes = [((3, 4), (4, 5)), ((2, 3, 4), (4, 5)), ((2, 3, 4), (2, 4, 5)), ((3, 4), (2, 4, 5)), ((2, 1, 3, 4), (5, 4, 2))]
+    shapes = [
+        ((3, 4), (4, 5)),
+        ((2, 3, 4), (4, 5)),
+        ((2, 3, 4), (2, 4, 5)),
+        ((3, 4), (2, 4, 5)),
+        ((2, 1, 3, 4), (5, 4, 2)),
+    ]
     for a, b in shapes:
         yield case("matmul", rand(*a), rand(*b), id=f"{a}x{b}")
     yield case("matmul", rand(2, 3, 4).astype(np.float32), rand(4, 5), id="promoted-f32")
@@ -217,7 +225,9 @@ def conv_cases():
         "conv", rand(1, 3, 6, 5), rand(3, 1, 2, 2), id="depthwise-dilated",
         kernel_size=[2, 2], dilation=[2, 1], groups=3,
     )  # fmt: skip
-    yield case("conv", rand(1, 2, 6, 6), rand(2, 2, 3, 3), id="stride-remainder", kernel_size=[3, 3], stride=[2, 2])
+    yield case(
+        "conv", rand(1, 2, 6, 6), rand(2, 2, 3, 3), id="stride-remainder", kernel_size=[3, 3], stride=[2, 2]
+    )
     for kind in ("max", "mean"):
         yield case("pool", rand(2, 2, 5, 5), id=kind, kind=kind, kernel_size=[2, 2])
         yield case(
@@ -236,8 +246,17 @@ def loss_cases():
 CASES = [
     c.param()
     for group in (
-        binary_cases, unary_cases, select_cases, contraction_cases, shape_cases,
-        indexing_cases, reduction_cases, norm_cases, attention_cases, conv_cases, loss_cases,
+        binary_cases,
+        unary_cases,
+        select_cases,
+        contraction_cases,
+        shape_cases,
+        indexing_cases,
+        reduction_cases,
+        norm_cases,
+        attention_cases,
+        conv_cases,
+        loss_cases,
     )  # fmt: skip
     for c in group()
 ]

@@ -36,7 +36,12 @@ def matmul(e: Emitter, op: MatmulOp, cotangents: Cotangents) -> Gradients:
             shared = list(range(nb)) if _batch(op.rhs) else []
             rhs_k = len(_batch(op.rhs)) + 1
             return e.mir.dot_general(
-                g, op.rhs, lhs_contracting=[nb + 1], rhs_contracting=[rhs_k], lhs_batch=shared, rhs_batch=shared
+                g,
+                op.rhs,
+                lhs_contracting=[nb + 1],
+                rhs_contracting=[rhs_k],
+                lhs_batch=shared,
+                rhs_batch=shared,
             )
         return unbroadcast(e, e.mir.matmul(g, transpose_last_two(e, op.rhs)), op.lhs)
 
@@ -51,7 +56,10 @@ def matmul(e: Emitter, op: MatmulOp, cotangents: Cotangents) -> Gradients:
             return e.mir.dot_general(op.lhs, g, lhs_contracting=every, rhs_contracting=every)
         return unbroadcast(e, e.mir.matmul(transpose_last_two(e, op.lhs), g), op.rhs)
 
-    return [lambda: cast_to(e, d_lhs(), element_type(op.lhs)), lambda: cast_to(e, d_rhs(), element_type(op.rhs))]
+    return [
+        lambda: cast_to(e, d_lhs(), element_type(op.lhs)),
+        lambda: cast_to(e, d_rhs(), element_type(op.rhs)),
+    ]
 
 
 def _contract_back(
@@ -102,6 +110,7 @@ def dot_general(e: Emitter, op: DotGeneralOp, cotangents: Cotangents) -> Gradien
     nb = len(lb)
     g_lhs_free = list(range(nb, nb + len(lf)))
     g_rhs_free = list(range(nb + len(lf), nb + len(lf) + len(rf)))
+
     def d_lhs() -> SSAValue:
         return _contract_back(
             e, g, op.rhs, g_free=g_rhs_free, other_free=rf, other_batch=rb, other_contracting=rc,
