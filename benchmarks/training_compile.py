@@ -12,10 +12,15 @@ it to a temporary .mlir file and measures:
   backward/forward and gradient/forward must stay flat as N grows (linear size);
 * in process (best of --repeat, each on a freshly parsed module): the three passes
   of the training compile, and their total;
-* command lines (best of --repeat wall times, start-up included): `rlx-opt FILE -p
+* the Python function calls the three passes make per forward op (`cProfile`):
+  a count that machine load does not change, so it shows linear scaling even
+  when wall times are noisy;
+* command lines (best of --repeat, start-up included): `rlx-opt FILE -p
   'rlx-prepare-ad,rlx-grad{func=llama},rlx-dce'` (parse, verify after each pass,
   print both functions) against stock `xdsl-opt FILE` (parse, verify, print the
-  forward), and the passes alone against that stock time.
+  forward), as CPU time of the subprocess (user + system, less sensitive to other
+  jobs than wall time) and as wall time; and the passes alone against the stock
+  CPU time.
 
 Nothing here asserts on timings; the numbers are for reading (see README.md).
 """
@@ -23,7 +28,10 @@ Nothing here asserts on timings; the numbers are for reading (see README.md).
 from __future__ import annotations
 
 import argparse
+import cProfile
 import os
+import pstats
+import resource
 import platform
 import subprocess
 import sys
@@ -62,6 +70,28 @@ def wall(command: list[str], repeat: int) -> float:
     return best_time(lambda: subprocess.run(command, check=True, capture_output=True), repeat)
 
 
+def cpu(command: list[str], repeat: int) -> float:
+    """Best user + system CPU time of the command, over `repeat` runs."""
+    times = []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(times)
+
+
+def calls(text: str, name: str, ctx) -> int:
+    """Python function calls made by the three passes on a fresh module."""
+    module = parse_module(text, name, ctx)
+    profile = cProfile.Profile()
+    profile.enable()
+    for pass_ in PASSES:
+        pass_.apply(ctx, module)
+    profile.disable()
+    return pstats.Stats(profile).total_calls
+
+
 def measure(layers: int, repeat: int, workdir: Path) -> dict:
     path = workdir / f"llama_loss_{layers}.mlir"
     path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
@@ -76,13 +106,17 @@ def measure(layers: int, repeat: int, workdir: Path) -> dict:
         for p in PASSES
     }
     out = str(workdir / "out.mlir")
+    ours, stock = [rlx_opt(), name, "-p", PIPELINE, "-o", out], [xdsl_opt(), name, "-o", out]
     return {
         "layers": layers,
         "forward": forward,
         "gradient": gradient,
         "seconds": seconds,
-        "rlx_opt": wall([rlx_opt(), name, "-p", PIPELINE, "-o", out], repeat),
-        "stock": wall([xdsl_opt(), name, "-o", out], repeat),
+        "calls": calls(text, name, ctx),
+        "rlx_opt": wall(ours, repeat),
+        "stock": wall(stock, repeat),
+        "rlx_opt_cpu": cpu(ours, repeat),
+        "stock_cpu": cpu(stock, repeat),
     }
 
 
@@ -97,13 +131,14 @@ def _prefix(text: str, name: str, ctx, upto) -> ModuleOp:
 
 
 def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[str]:
+    """The tables, as lines of text."""
     config = ", ".join(f"{k}={v}" for k, v in CONFIG.items())
     lines = [
         f"# rlx-xdsl training compile: build_llama_loss(N, {config}), pipeline {PIPELINE}",
         f"# best of {repeat} runs; xDSL {xdsl.__version__}; Python {platform.python_version()}; "
         f"{os.cpu_count()} CPUs; {platform.machine()}",
         "# fwd/grad/bwd = MIR ops of @llama / of @llama_grad / of its backward part (grad - fwd)",
-        f"# start-up on an empty module: rlx-opt -p rlx-prepare-ad {startup[0]:.3f} s, "
+        f"# start-up CPU time on an empty module: rlx-opt -p rlx-prepare-ad {startup[0]:.3f} s, "
         f"xdsl-opt {startup[1]:.3f} s",
         "",
         f"{'layers':>6} {'fwd':>6} {'grad':>6} {'bwd':>6} {'bwd/fwd':>8} {'grad/fwd':>9}",
@@ -117,27 +152,27 @@ def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[
     names = [p.name for p in PASSES]
     lines += [
         "",
-        f"{'layers':>6} " + " ".join(f"{n:>15}" for n in names) + f" {'passes':>8} {'us/fwd op':>10}",
+        f"{'layers':>6} " + " ".join(f"{n:>15}" for n in names) + f" {'passes':>8} {'us/fwd op':>10}"
+        f" {'calls/fwd op':>13}",
     ]
     for r in rows:
         total = sum(r["seconds"].values())
         lines.append(
             f"{r['layers']:>6} "
             + " ".join(f"{r['seconds'][n]:15.4f}" for n in names)
-            + f" {total:8.4f} {total / r['forward'] * 1e6:10.1f}"
+            + f" {total:8.4f} {total / r['forward'] * 1e6:10.1f} {r['calls'] / r['forward']:13.0f}"
         )
     lines += [
         "",
-        f"{'layers':>6} {'rlx-opt s':>10} {'stock s':>9} {'rlx-opt/stock':>14} {'net ratio':>10} "
-        f"{'passes/stock':>13}",
+        "# command lines: CPU s (user + system) and wall s; ratios of CPU times",
+        f"{'layers':>6} {'rlx-opt cpu':>12} {'stock cpu':>10} {'rlx-opt wall':>13} {'stock wall':>11} "
+        f"{'rlx-opt/stock':>14} {'passes/stock':>13}",
     ]
     for r in rows:
-        net_ours, net_stock = r["rlx_opt"] - startup[0], r["stock"] - startup[1]
-        net = f"{net_ours / net_stock:10.2f}" if net_stock > 0 else f"{'-':>10}"
         passes = sum(r["seconds"].values())
         lines.append(
-            f"{r['layers']:>6} {r['rlx_opt']:10.3f} {r['stock']:9.3f} {r['rlx_opt'] / r['stock']:14.2f} "
-            f"{net} {passes / r['stock']:13.2f}"
+            f"{r['layers']:>6} {r['rlx_opt_cpu']:12.3f} {r['stock_cpu']:10.3f} {r['rlx_opt']:13.3f} "
+            f"{r['stock']:11.3f} {r['rlx_opt_cpu'] / r['stock_cpu']:14.2f} {passes / r['stock_cpu']:13.2f}"
         )
     return lines
 
@@ -156,8 +191,8 @@ def main(argv=None) -> int:
         out = str(workdir / "out.mlir")
         startup = (
             # rlx-prepare-ad imports what the pipeline needs (rlx-grad needs a function to run on)
-            wall([rlx_opt(), str(empty), "-p", "rlx-prepare-ad", "-o", out], args.repeat),
-            wall([xdsl_opt(), str(empty), "-o", out], args.repeat),
+            cpu([rlx_opt(), str(empty), "-p", "rlx-prepare-ad", "-o", out], args.repeat),
+            cpu([xdsl_opt(), str(empty), "-o", out], args.repeat),
         )
         rows = []
         for n in layer_counts(args.max_layers):
