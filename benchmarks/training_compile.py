@@ -30,9 +30,9 @@ from __future__ import annotations
 import argparse
 import cProfile
 import os
+import platform
 import pstats
 import resource
-import platform
 import subprocess
 import sys
 import tempfile

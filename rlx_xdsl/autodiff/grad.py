@@ -45,9 +45,9 @@ from xdsl.utils.exceptions import PassFailedException
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.registry import VJP_RULES, Unsupported, load_rules, no_gradient
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR, argument_name, argument_names
 from rlx_xdsl.transforms.dce import eliminate_dead_code

@@ -35,7 +35,7 @@ from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
 from rlx_xdsl.testing.widen import widen_to_f64
 
 PROPERTY = settings(
-    max_examples=40,
+    max_examples=80,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

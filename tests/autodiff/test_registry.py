@@ -14,9 +14,9 @@ from rlx_xdsl.autodiff.prepare import prepare_rewrites
 from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
 from rlx_xdsl.autodiff.rules.mir import PENDING
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects import mir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.interpreters import KERNELS
 from rlx_xdsl.testing.gradcheck import check_gradients
 

@@ -18,9 +18,8 @@ import pytest
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules, no_gradient
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.dialects.mir import ALL_OPS
+from rlx_xdsl.dialects.mir import ALL_OPS, MIR
 from rlx_xdsl.dialects.mir.attrs import Activation
-from rlx_xdsl.dialects.mir import MIR
 from rlx_xdsl.dialects.traits import data_operands
 from rlx_xdsl.emitter import short_names
 from rlx_xdsl.testing.gradcheck import check_directional, check_gradients
