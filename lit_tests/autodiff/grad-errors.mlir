@@ -59,7 +59,7 @@ func.func @f(%h: tensor<4xf32> {rlx.param}) -> tensor<4xf32> {
 // -----
 
 func.func @f(%x: tensor<1x2x3xf32> {rlx.param}, %d: tensor<1x2x3xf32>, %a: tensor<3x4xf32>, %b: tensor<1x2x4xf32>, %c: tensor<1x2x4xf32>) -> tensor<1x2x3xf32> {
-  // expected-error@+1 {{'rlx-grad' no VJP rule for 'mir.selective_scan' (rlx-prepare-ad rewrites it: run it before rlx-grad)}}
+  // expected-error@+1 {{'rlx-grad' no VJP rule for 'mir.selective_scan' (the 'unfuse' step of rlx-prepare-ad rewrites it: run rlx-prepare-ad first)}}
   %y = mir.selective_scan %x, %d, %a, %b, %c state_size = 4 : (tensor<1x2x3xf32>, tensor<1x2x3xf32>, tensor<3x4xf32>, tensor<1x2x4xf32>, tensor<1x2x4xf32>) -> tensor<1x2x3xf32>
   func.return %y : tensor<1x2x3xf32>
 }

@@ -180,9 +180,10 @@ class _Sweep:
 
 
 def _prepare_hint(op: Operation) -> str:
-    from rlx_xdsl.autodiff.prepare import prepare_rewrites
+    from rlx_xdsl.autodiff.prepare import step_rewriting
 
-    return " (rlx-prepare-ad rewrites it: run it before rlx-grad)" if prepare_rewrites(op) else ""
+    step = step_rewriting(op)
+    return f" (the '{step}' step of rlx-prepare-ad rewrites it: run rlx-prepare-ad first)" if step else ""
 
 
 def _copy_function(function: func.FuncOp, name: str) -> tuple[func.FuncOp, dict[Operation, Operation]]:

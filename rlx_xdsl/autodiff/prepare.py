@@ -1,30 +1,30 @@
 """`rlx-prepare-ad`: rewrite a graph into ops that `rlx-grad` differentiates.
 
 RLX's `prepare_graph_for_ad` runs a fixed sequence of rewrites before reverse
-mode; here each is a named step in `PREPARE_STEPS`, run in order:
+mode; here each is a named step in `PREPARE_STEPS`, run in this order:
 
-0. `lower-hir`: HIR block ops are lowered with the fusable policy (RLX's
-   `lower_for_autodiff`: primitive chains rather than fused ops);
-1. `unfuse`: composite ops (elementwise regions, fused ops, `selective_scan`,
-   `gated_delta_net`) that have an `rlx-unfuse` rule and no VJP rule of their
-   own are expanded into primitive MIR (RLX's steps 1 and 2);
-   `decompose-backward`: backward kernels (which have no VJP rules) become
-   primitives through `rlx-decompose-backward`'s rules, so the gradient of a
-   gradient can be taken (newer RLX's `decompose_backward_ops`, here a step);
-2. `lower-dot-general`: `mir.dot_general` without a VJP rule becomes matmuls;
-3. `inline-if`: `mir.if` becomes both branches and `mir.where`;
-4. `unroll-while`: a bounded `mir.while` is unrolled;
-5. `inline-custom-fn`: a `mir.custom_fn` without a vjp body is inlined;
-6. `convert-scans`: scans keep their trajectory for the backward sweep;
-7. `legalize-multi-axis-reduce`: a reduce over several axes becomes a chain of
-   single-axis reduces (inserted before the reduce, so the IR stays in
-   topological order, unlike RLX's, which appends them at the end).
+* `lower-hir`: HIR block ops are lowered with the fusable policy (RLX's
+  `lower_for_autodiff`: primitive chains rather than fused ops);
+* `unfuse`: composite ops (fused ops, elementwise regions, `selective_scan`,
+  `gated_delta_net`) that have an `rlx-unfuse` rule and no VJP rule of their own
+  are expanded into primitive MIR (RLX's steps 1 and 2);
+* `decompose-backward`: backward kernels (which have no VJP rules) become
+  primitives through `rlx-decompose-backward`'s rules, so the gradient of a
+  gradient can be taken (newer RLX's `decompose_backward_ops`);
+* `lower-dot-general`: a `mir.dot_general` without a VJP rule becomes matmuls;
+* `inline-if`: `mir.if` becomes both branches and `mir.where`;
+* `unroll-while`: a bounded `mir.while` is unrolled;
+* `inline-custom-fn`: a `mir.custom_fn` without a vjp body is inlined;
+* `convert-scans`: scans keep their trajectory for the backward sweep;
+* `legalize-multi-axis-reduce`: a reduce over several axes becomes a chain of
+  single-axis reduces (inserted before the reduce, so the IR stays in
+  topological order, unlike RLX's, which appends them at the end).
 
 A step that has no implementation yet is registered all the same (`pending`
 names the issue that fills it), so the order is fixed in one place and the
 steps are listed by `describe_steps()`. Each step rewrites only the ops it
 `rewrites`; `rlx-grad` names the step in its "no VJP rule" error when one would
-have removed the op.
+have removed the op (`step_rewriting`).
 """
 
 from __future__ import annotations
@@ -148,10 +148,15 @@ def _load_registries() -> None:
     load_lowerings()
 
 
-def prepare_rewrites(op: Operation | OpClass) -> bool:
-    """Some step of `rlx-prepare-ad` would rewrite `op` (an op, or any op of a class) away."""
+def step_rewriting(op: Operation | OpClass) -> str | None:
+    """The step of `rlx-prepare-ad` that rewrites `op` (an op, or any op of a class) away, if any."""
     _load_registries()
-    return any(step.rewrites(op) for step in PREPARE_STEPS)
+    return next((step.name for step in PREPARE_STEPS if step.rewrites(op)), None)
+
+
+def prepare_rewrites(op: Operation | OpClass) -> bool:
+    """Some step of `rlx-prepare-ad` would rewrite `op` away."""
+    return step_rewriting(op) is not None
 
 
 def prepare_for_ad(module: ModuleOp, after_step: Callable[[PrepareStep], None] | None = None) -> None:

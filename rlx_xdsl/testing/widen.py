@@ -2,9 +2,9 @@
 
 Central differences need float64 to resolve a gradient to 1e-5; the random graph
 generator builds f32 (and some f16/bf16) graphs. Widening rewrites what fixes a
-float type by itself (arguments, constants, cast targets, iota results) and
-re-infers every other type (`transforms.specialize.set_argument_types`).
-Integer and `i1` types are kept.
+float type by itself (arguments, constants, cast targets, iota results, element
+type properties such as `fused_swiglu`'s `cast_to`) and re-infers every other
+type (`transforms.specialize.set_argument_types`). Integer and `i1` types are kept.
 """
 
 from __future__ import annotations
@@ -30,6 +30,9 @@ def widened_type(t: Attribute) -> Attribute:
 def widen_to_f64(module: ModuleOp) -> ModuleOp:
     """Rewrite `module` in place so that every float value is f64; returns it."""
     for op in module.walk():
+        for name, value in op.properties.items():
+            if dtypes.is_float(value):
+                op.properties[name] = f64
         if isinstance(op, ConstantOp) and widened_type(op.result.type) != op.result.type:
             op.value = numpy_to_dense(dense_to_numpy(op.value), f64)
             Rewriter.replace_value_with_new_type(op.result, op.value.type)
