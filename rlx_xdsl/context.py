@@ -23,7 +23,13 @@ def _mir() -> Dialect:
     return MIR
 
 
-RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir}
+def _lir() -> Dialect:
+    from rlx_xdsl.dialects.lir import LIR
+
+    return LIR
+
+
+RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir, "lir": _lir}
 """RLX's dialect factories by name (lazy, as xDSL's universe expects)."""
 
 

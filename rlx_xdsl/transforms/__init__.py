@@ -31,10 +31,17 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _plan_memory() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-plan-memory": _plan_memory,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
     }
