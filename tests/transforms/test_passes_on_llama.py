@@ -6,6 +6,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType
 
 from rlx_xdsl.context import parse_module
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
@@ -37,7 +39,7 @@ def llama():
 
 def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
-    assert set(get_all_passes()) == {"rlx-canonicalize", "rlx-dce", "rlx-specialize", "rlx-unfuse"}
+    assert set(get_all_passes()) == {"rlx-canonicalize", "rlx-dce", "rlx-plan-memory", "rlx-specialize", "rlx-unfuse"}
 
 
 def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
@@ -108,4 +110,16 @@ def test_canonicalize_leaves_the_graph_alone_and_folds_identities_added_to_it(ll
     module.verify()
     assert str(module) == text
     for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_plan_memory_runs_the_graph_on_one_arena_with_the_same_results(llama):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    PlanMemoryPass().apply(Context(), module)
+    module.verify()
+    plan = plan_of(module.ops.first)
+    assert plan.arena_bytes.value.data == plan.lower_bound_bytes.value.data < plan.naive_bytes.value.data
+    reparsed = parse_module(str(module))  # the plan survives printing and parsing
+    for want, got in zip(expected, run_function(reparsed, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)

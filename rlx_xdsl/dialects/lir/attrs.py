@@ -48,8 +48,9 @@ def _require_non_negative(attr: str, **fields: int) -> None:
 class SlotAttr(ParametrizedAttribute):
     """A buffer of its own: `size` bytes at byte `offset` of the arena.
 
-    `in_place` says the op writes its result over the slot of an operand whose
-    last use is this op (only ops with the `WritesInPlace` trait may).
+    `#lir.slot<offset = 1024, size = 512>`; `#lir.slot<offset = 1024, size = 512, in_place>`
+    says the op writes its result over the slot of an operand whose last use is
+    this op (only ops with the `WritesInPlace` trait may).
     """
 
     name = "lir.slot"
@@ -97,8 +98,9 @@ class SlotAttr(ParametrizedAttribute):
 class ViewAttr(ParametrizedAttribute):
     """An alias of the root buffer (operand 0's, through views) at `byte_offset` in it.
 
-    `offset` and `size` say which arena bytes the view reads: `offset` is the
-    root's offset plus `byte_offset`.
+    `#lir.view<offset = 1152, size = 128, byte_offset = 128>`: `offset` and `size`
+    say which arena bytes the view reads; `offset` is the root's offset plus
+    `byte_offset`.
     """
 
     name = "lir.view"
@@ -145,9 +147,15 @@ class ViewAttr(ParametrizedAttribute):
 
 @irdl_attr_definition
 class ExternalAttr(ParametrizedAttribute):
-    """A value kept outside the arena (not allocated by the plan, or a view of such a value)."""
+    """A value kept outside the arena: `#lir.external` (not allocated by the plan, or a view of such a value)."""
 
     name = "lir.external"
+
+    @classmethod
+    def parse_parameters(cls, parser: AttrParser) -> Sequence[Attribute]:
+        if parser.parse_optional_punctuation("<") is not None:
+            parser.raise_error(f"#{cls.name} takes no parameters")
+        return ()
 
 
 Placement = SlotAttr | ViewAttr | ExternalAttr

@@ -23,7 +23,7 @@ class PlanOp(RlxOperation):
     op its phase (`lir.phase`). `naive_bytes` is what the buffers take with no
     reuse, `lower_bound_bytes` the most bytes live at one step (no plan can do
     better); `strategy` names the allocator that made the plan. The verifier
-    proves the plan against the function (`lir.proof`): slots aligned and inside
+    proves the plan against the function (`dialects/lir/proof.py`): slots aligned and inside
     the arena, views inside their root, no bytes shared by buffers live at the
     same step (except an allowed in-place write), and the figures.
 

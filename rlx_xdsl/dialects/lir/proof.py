@@ -277,22 +277,23 @@ class _Proof:
         site = defining_site(facts.value)
         mine, theirs = placements[i], placements[other]
         assert isinstance(mine, SlotAttr) and isinstance(theirs, SlotAttr)
-        clash = (
-            f"{self.name(i)} [{mine.start}, {mine.end}) overlaps {self.name(other)} "
-            f"[{theirs.start}, {theirs.end}) while both are live at step {step}"
-        )
+
+        def clash(why: str) -> PlanError:
+            return self.fail(
+                site,
+                f"{self.name(i)} [{mine.start}, {mine.end}) overlaps {self.name(other)} "
+                f"[{theirs.start}, {theirs.end}) while both are live at step {step}{why}",
+            )
+
         if not mine.writes_in_place:
-            raise self.fail(site, f"{clash} ({self.name(other)} is live over steps {self._span(other, layout)})")
+            raise clash(f" ({self.name(other)} is live over steps {self._span(other, layout)})")
         op = facts.op
         if op is None or not op.has_trait(WritesInPlace):
-            raise self.fail(site, f"{clash}: '{site.name}' cannot write its result in place")
+            raise clash(f": '{site.name}' cannot write its result in place")
         if other not in layout.in_place.get(i, ()):
-            raise self.fail(site, f"{clash}: {self._why_not_in_place(i, other, step, layout)}")
+            raise clash(f": {self._why_not_in_place(i, other, step, layout)}")
         if (mine.start, mine.end) != (theirs.start, theirs.end):
-            raise self.fail(
-                site,
-                f"{clash}: an in-place result must take exactly the slot of the operand it overwrites",
-            )
+            raise clash(": an in-place result must take exactly the slot of the operand it overwrites")
 
     def _why_not_in_place(self, i: int, other: int, step: int, layout: Layout) -> str:
         facts = self.schedule.values[other]
