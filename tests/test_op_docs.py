@@ -1,4 +1,4 @@
-"""docs/mir.md is generated from the op definitions; these tests keep it in sync."""
+"""docs/mir.md and docs/lir.md are generated from the dialect definitions; these tests keep them in sync."""
 
 import importlib.util
 from pathlib import Path
@@ -66,3 +66,22 @@ def test_check_mode_detects_a_stale_file(tmp_path, capsys):
     assert GEN.main(["--output", str(stale)]) == 0
     assert GEN.main(["--check", "--output", str(stale)]) == 0
     assert stale.read_text() == GEN.generate()
+
+
+def test_docs_lir_md_is_up_to_date():
+    committed = (ROOT / "docs" / "lir.md").read_text()
+    assert committed == GEN.generate_lir(), "docs/lir.md is stale: run `python scripts/gen_op_docs.py`"
+
+
+def test_every_lir_op_and_attribute_has_a_section():
+    from rlx_xdsl.dialects.lir import ALL_ATTRIBUTES as LIR_ATTRIBUTES
+    from rlx_xdsl.dialects.lir import ALL_OPS as LIR_OPS
+
+    text = GEN.generate_lir()
+    for op in LIR_OPS:
+        assert f"### `{op.name}`" in text and op.get_irdl_definition().assembly_format in text
+    for attr in LIR_ATTRIBUTES:
+        assert f"### `#{attr.name}`" in text
+    plan = text.split("### `lir.plan`", 1)[1].split("### ", 1)[0]
+    assert "- **Builder:** `PlanOp(*, arena_bytes, naive_bytes, lower_bound_bytes, alignment, strategy=None)`" in plan
+    assert "- **Parameters:** one of `prologue`, `steady`, `epilogue`" in text

@@ -172,7 +172,8 @@ def test_a_corrupted_plan_is_rejected_and_computes_garbage_when_run_anyway():
     with pytest.raises(SourceError) as caught:
         parse_source(make_context(), corrupted, "corrupted.mlir")
     message = caught.value.diagnostic.message
-    assert message.startswith("'lir.plan' %1 [") and "overlaps %0 [" in message and "while both are live at step 2" in message
+    assert message.startswith("'lir.plan' %1 [") and "overlaps %0 [" in message
+    assert "while both are live at step 2" in message
     assert corrupted.splitlines()[caught.value.diagnostic.pos.line - 1].lstrip().startswith("%1 = mir.neg")
 
     unverified, _ = parse_source(make_context(), corrupted, "corrupted.mlir", verify=False)

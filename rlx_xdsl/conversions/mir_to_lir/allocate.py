@@ -5,10 +5,13 @@ steps `[birth, death]`; two requests whose live ranges overlap (bounds included)
 must get disjoint byte ranges. Sizes are already rounded up to the alignment, so
 every offset built from them is aligned too.
 
-Both strategies visit the requests by decreasing size, as RLX's planner does
-(ties in schedule order), and give each the lowest (`first_fit`) or the tightest
-(`best_fit`) gap left free by the already placed requests that overlap it in time.
-Run on requests without in-place merging, `first_fit` is exactly RLX's planner.
+A strategy is a visiting order and a choice of gap. `first_fit` and `best_fit`
+visit the requests by decreasing size, as RLX's planner does (ties in schedule
+order), and give each the lowest or the tightest gap left free by the already
+placed requests that overlap it in time; `longest_first` visits the longest-lived
+requests first (then the largest), each at the lowest gap. No order wins on every
+graph, which is why `rlx-plan-memory`'s `auto` keeps the best. Run on requests
+without in-place merging, `first_fit` is exactly RLX's planner.
 
 Cost. Requests live over the whole schedule (inputs, parameters, constants)
 overlap everything; they are kept as one coalesced set of byte ranges instead of
@@ -105,8 +108,21 @@ def tightest_fit(size: int, occupied: ByteRanges, blockers: Blockers) -> int:
     return best_offset if best_offset is not None else cursor
 
 
-def _visit_order(requests: Sequence[Request]) -> list[int]:
+Order = Callable[[Sequence[Request]], list[int]]
+"""The order in which a strategy visits the requests."""
+
+
+def by_size(requests: Sequence[Request]) -> list[int]:
+    """Largest first (RLX's order); ties in schedule order."""
     return sorted(range(len(requests)), key=lambda i: (-requests[i].raw_size, requests[i].order))
+
+
+def by_lifetime(requests: Sequence[Request]) -> list[int]:
+    """Longest-lived first, then largest, then in schedule order."""
+    return sorted(
+        range(len(requests)),
+        key=lambda i: (requests[i].birth - requests[i].death, -requests[i].raw_size, requests[i].order),
+    )
 
 
 def _overlapping_in_time(requests: Sequence[Request], members: Sequence[int]) -> list[list[int]]:
@@ -123,15 +139,15 @@ def _overlapping_in_time(requests: Sequence[Request], members: Sequence[int]) ->
     return neighbours
 
 
-def place(requests: Sequence[Request], end: int, fit: Fit) -> list[int]:
-    """Offsets for `requests` (schedule steps `0..end`), visiting the largest first."""
+def place(requests: Sequence[Request], end: int, fit: Fit, order: Order = by_size) -> list[int]:
+    """Offsets for `requests` (schedule steps `0..end`), visited in `order`."""
     throughout = [r.birth == 0 and r.death >= end for r in requests]
     temporaries = [i for i, r in enumerate(requests) if not throughout[i] and r.size]
     neighbours = _overlapping_in_time(requests, temporaries)
     permanent = ByteRanges()  # placed requests live throughout
     everything = ByteRanges()  # every placed request, over all steps
     offsets: list[int | None] = [None] * len(requests)
-    for i in _visit_order(requests):
+    for i in order(requests):
         size = requests[i].size
         if size == 0:
             offsets[i] = 0
@@ -157,6 +173,11 @@ def first_fit(requests: Sequence[Request], end: int) -> list[int]:
 def best_fit(requests: Sequence[Request], end: int) -> list[int]:
     """Largest first, each in the tightest gap that fits (less fragmentation of big gaps)."""
     return place(requests, end, tightest_fit)
+
+
+def longest_first(requests: Sequence[Request], end: int) -> list[int]:
+    """Longest-lived first, each at the lowest offset that fits."""
+    return place(requests, end, lowest_fit, by_lifetime)
 
 
 def arena_size(requests: Sequence[Request], offsets: Sequence[int]) -> int:

@@ -11,9 +11,9 @@ Planning an already planned function replaces its plan.
   external too.
 * In place (not in RLX): an op with the `WritesInPlace` trait writes its result
   over an operand buffer whose last read is that op, when the strategy allows it.
-* Strategies: `first-fit` and `best-fit` (with in-place writes), `rlx` (RLX
-  0.2.2's planner: first fit, no in-place writes) and `auto`, the smallest arena
-  of the three, so never worse than RLX's.
+* Strategies: `first-fit`, `best-fit` and `longest-first` (with in-place
+  writes; see `allocate`), `rlx` (RLX 0.2.2's planner: first fit, no in-place
+  writes) and `auto`, the smallest arena of them all, so never worse than RLX's.
 
 The pass works on whole functions rather than through rewrite patterns: a memory
 plan is one global decision over all of a function's values, not a local rewrite.
@@ -60,7 +60,15 @@ from rlx_xdsl.dialects.lir.liveness import (
 from rlx_xdsl.dialects.lir.plan import PlanOp
 from rlx_xdsl.emitter import Emitter
 
-STRATEGIES = ("auto", "first-fit", "best-fit", "rlx")
+STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "rlx")
+
+PACKERS = {
+    "first-fit": allocate.first_fit,
+    "best-fit": allocate.best_fit,
+    "longest-first": allocate.longest_first,
+    "rlx": allocate.first_fit,
+}
+"""The packing algorithm of each strategy (`rlx` is first fit without in-place writes)."""
 
 
 @dataclass(frozen=True)
@@ -125,8 +133,8 @@ def _groups(layout: Layout, in_place: bool) -> list[list[int]]:
 
 
 def pack(layout: Layout, alignment: int, strategy: str) -> Packing:
-    """Run one strategy (`first-fit`, `best-fit` or `rlx`)."""
-    fit = allocate.best_fit if strategy == "best-fit" else allocate.first_fit
+    """Run one strategy (any but `auto`)."""
+    fit = PACKERS[strategy]
     groups = _groups(layout, in_place=strategy != "rlx")
     values = layout.schedule.values
     requests = [
@@ -244,8 +252,8 @@ class PlanMemoryPass(ModulePass):
     Options: `alignment` of every slot (a power of two, default 64);
     `allocate-params`, `allocate-inputs`, `allocate-constants` put those values in
     the arena (default: all, as RLX's `inference()`); `strategy` = `auto` (the
-    smallest arena of the others), `first-fit`, `best-fit` or `rlx` (RLX's planner,
-    no in-place writes). `report=FILE` writes the plan's figures and a table of its
+    smallest arena of the others), `first-fit`, `best-fit`, `longest-first` or `rlx`
+    (RLX's planner, no in-place writes). `report=FILE` writes the plan's figures and a table of its
     buffers (`-` for stderr); `svg=FILE` draws the arena over time. Shapes must be
     static: bind them with rlx-specialize first.
     """
@@ -256,7 +264,7 @@ class PlanMemoryPass(ModulePass):
     allocate_params: bool = True
     allocate_inputs: bool = True
     allocate_constants: bool = True
-    strategy: str = field(default="auto", metadata={"syntax": "auto|first-fit|best-fit|rlx"})
+    strategy: str = field(default="auto", metadata={"syntax": "auto|first-fit|best-fit|longest-first|rlx"})
     report: str | None = field(default=None, metadata={"syntax": "FILE|-"})
     svg: str | None = field(default=None, metadata={"syntax": "FILE"})
 

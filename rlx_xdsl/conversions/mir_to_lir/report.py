@@ -58,38 +58,57 @@ def summary(plan: PlanOp) -> str:
     )
 
 
+def _counts(planned: PlannedFunction) -> str:
+    roles = planned.layout.roles
+    in_place = sum(1 for p in planned.placements if isinstance(p, SlotAttr) and p.writes_in_place)
+    return (
+        f"{roles.count(Role.BUFFER)} buffers, {in_place} in place, {roles.count(Role.VIEW)} views, "
+        f"{roles.count(Role.EXTERNAL)} external"
+    )
+
+
+def _table(rows: list[list[str]]) -> list[str]:
+    """Columns padded to their widest cell: numbers right-aligned, the last column free."""
+    widths = [max(len(row[c]) for row in rows) for c in range(len(rows[0]) - 1)]
+    lines = []
+    for row in rows:
+        cells = [cell.rjust(w) if c < 2 else cell.ljust(w) for c, (cell, w) in enumerate(zip(row, widths))]
+        lines.append("  " + "  ".join(cells) + "  " + row[-1])
+    return lines
+
+
 def text_report(plan: PlanOp) -> str:
-    """The figures and one row per value (arena order, then external values)."""
+    """The figures and one row per value: arena values by offset, then external ones.
+
+    `steps` is the live range of the bytes the value occupies (its root's, for a view).
+    """
     planned = read_plan(plan)
     schedule, layout = planned.schedule, planned.layout
     names = ValueNames(schedule.function)
     phases = {op: phase.value for op, phase in zip(schedule.ops, derive_phases(schedule))}
-    roles = layout.roles
     strategy = plan.strategy.data if isinstance(plan.strategy, StringAttr) else "unknown"
-    counts = (
-        f"{roles.count(Role.BUFFER)} buffers, {sum(1 for p in planned.placements if isinstance(p, SlotAttr) and p.writes_in_place)} "
-        f"in place, {roles.count(Role.VIEW)} views, {roles.count(Role.EXTERNAL)} external"
-    )
-    lines = [
-        f"@{schedule.function.sym_name.data}: {summary(plan)}",
-        f"    alignment {plan.alignment.value.data}, strategy {strategy}; {counts}",
-    ]
-    rows = []
+    keyed = []
     for facts, placement in zip(schedule.values, planned.placements):
-        i = facts.index
-        root = layout.root[i]
-        steps = f"{layout.birth[root]}..{layout.death[root]}"
-        phase = "prologue" if facts.op is None else phases[facts.op]
-        offset = "-" if isinstance(placement, ExternalAttr) else str(placement.offset.data)
-        key = (isinstance(placement, ExternalAttr), placement.offset.data if not isinstance(placement, ExternalAttr) else 0, layout.birth[root], i)
-        rows.append((key, [offset, str(facts.nbytes), steps, phase, names[facts.value], _what(planned, i, names)]))
+        i, root = facts.index, layout.root[facts.index]
+        external = isinstance(placement, ExternalAttr)
+        offset = 0 if external else placement.offset.data
+        row = [
+            "-" if external else str(offset),
+            str(facts.nbytes),
+            f"{layout.birth[root]}..{layout.death[root]}",
+            "prologue" if facts.op is None else phases[facts.op],
+            names[facts.value],
+            _what(planned, i, names),
+        ]
+        keyed.append(((external, offset, layout.birth[root], i), row))
     header = ["offset", "size", "steps", "phase", "value", "what"]
-    table = [header] + [row for _, row in sorted(rows, key=lambda r: r[0])]
-    widths = [max(len(row[c]) for row in table) for c in range(len(header) - 1)]
-    for row in table:
-        cells = [row[c].rjust(widths[c]) if c < 2 else row[c].ljust(widths[c]) for c in range(len(widths))]
-        lines.append("  " + "  ".join(cells) + "  " + row[-1])
-    return "\n".join(lines) + "\n"
+    return "\n".join(
+        [
+            f"@{schedule.function.sym_name.data}: {summary(plan)}",
+            f"    alignment {plan.alignment.value.data}, strategy {strategy}; {_counts(planned)}",
+            *_table([header] + [row for _, row in sorted(keyed, key=lambda kr: kr[0])]),
+        ]
+    ) + "\n"
 
 
 # SVG -------------------------------------------------------------------------------------

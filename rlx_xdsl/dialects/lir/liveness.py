@@ -104,10 +104,6 @@ class ValueFacts:
     last_read: int
     """The last step that reads the value itself (its own step if none does)."""
 
-    @property
-    def element_bytes(self) -> int:
-        return _element_bytes(self.value.type)
-
 
 def _element_bytes(t: TensorType) -> int:
     return dtypes.dtype_of(t.element_type).nbytes

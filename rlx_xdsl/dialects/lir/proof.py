@@ -300,7 +300,8 @@ class _Proof:
         if facts.kind.lives_throughout:
             return f"{self.name(other)} is an {facts.kind.value}, which lives throughout and is never overwritten"
         if layout.death[other] != step:
-            return f"{self.name(other)} is still read after step {step} (it lives over steps {self._span(other, layout)})"
+            span = self._span(other, layout)
+            return f"{self.name(other)} is still read after step {step} (it lives over steps {span})"
         return (
             f"{self.name(other)} is not an operand '{defining_site(self.schedule.values[i].value).name}' "
             "may overwrite (a whole buffer of the result's shape and element size, read only elementwise)"
@@ -313,14 +314,20 @@ class _Proof:
 
     def check_figures(self, layout: Layout) -> None:
         if self.arena % self.alignment:
-            raise self.fail(self.plan, f"arena_bytes = {self.arena} is not a multiple of the alignment {self.alignment}")
+            raise self.fail(
+                self.plan, f"arena_bytes = {self.arena} is not a multiple of the alignment {self.alignment}"
+            )
         claims = {
             "naive_bytes": (self.plan.naive_bytes.value.data, naive_bytes(layout, self.alignment)),
             "lower_bound_bytes": (self.plan.lower_bound_bytes.value.data, lower_bound_bytes(layout, self.alignment)),
         }
         for name, (claimed, actual) in claims.items():
             if claimed != actual:
-                raise self.fail(self.plan, f"{name} = {claimed}, but the function's buffers give {actual}")
+                raise self.fail(
+                    self.plan,
+                    f"{name} = {claimed}, but the function's buffers give {actual} "
+                    "(if the function changed since it was planned, re-run rlx-plan-memory)",
+                )
 
 
 @dataclass

@@ -9,6 +9,7 @@ from rlx_xdsl.conversions.mir_to_lir.allocate import (
     arena_size,
     best_fit,
     first_fit,
+    longest_first,
     lowest_fit,
     tightest_fit,
 )
@@ -28,7 +29,8 @@ def conflicts(requests, offsets):
     for i, a in enumerate(requests):
         for j in range(i):
             b = requests[j]
-            if a.birth <= b.death and b.birth <= a.death and offsets[i] < offsets[j] + b.size and offsets[j] < offsets[i] + a.size:
+            live_together = a.birth <= b.death and b.birth <= a.death
+            if live_together and offsets[i] < offsets[j] + b.size and offsets[j] < offsets[i] + a.size:
                 found.append((j, i))
     return found
 
@@ -60,7 +62,7 @@ def test_first_fit_is_rlx_planner(case):
 @given(request_sets())
 def test_both_strategies_give_valid_aligned_packings(case):
     requests, end = case
-    for offsets in (first_fit(requests, end), best_fit(requests, end)):
+    for offsets in (first_fit(requests, end), best_fit(requests, end), longest_first(requests, end)):
         assert conflicts(requests, offsets) == []
         assert all(o % ALIGN == 0 for o in offsets)
 
@@ -81,6 +83,14 @@ def test_touching_live_ranges_do_not_share():
 def test_larger_buffers_are_placed_first_and_take_the_low_offsets():
     requests = [Request(64, 0, 3, 10, 0), Request(128, 0, 3, 128, 1), Request(64, 0, 3, 64, 2)]
     assert first_fit(requests, 3) == [192, 0, 128]
+
+
+def test_longest_first_places_the_longest_lived_request_first():
+    # A short large buffer and a long small one that overlap: by size the large one
+    # takes offset 0; longest first gives 0 to the long one.
+    requests = [Request(128, 2, 3, 128, 0), Request(64, 0, 5, 64, 1)]
+    assert first_fit(requests, 5) == [0, 128]
+    assert longest_first(requests, 5) == [64, 0]
 
 
 def test_best_fit_keeps_the_large_gap_for_later():

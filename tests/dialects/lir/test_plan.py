@@ -57,7 +57,9 @@ def test_plan_op_constructor_and_printing():
     op = PlanOp(arena_bytes=128, naive_bytes=256, lower_bound_bytes=128, alignment=64, strategy="best-fit")
     assert op.arena_bytes.value.data == 128 and op.strategy.data == "best-fit"
     text = str(op)
-    assert text == 'lir.plan arena_bytes = 128 naive_bytes = 256 lower_bound_bytes = 128 alignment = 64 strategy = "best-fit"'
+    assert text == (
+        'lir.plan arena_bytes = 128 naive_bytes = 256 lower_bound_bytes = 128 alignment = 64 strategy = "best-fit"'
+    )
     bare = PlanOp(arena_bytes=0, naive_bytes=0, lower_bound_bytes=0, alignment=1)
     assert "strategy" not in str(bare)
 
