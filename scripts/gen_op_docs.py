@@ -193,16 +193,18 @@ def builder_call(op: type) -> str:
 
     The namespace forwards to the op constructor, except for the ops it wraps
     with a method of its own (`constant`, `cast`); region ops are built with the
-    GraphBuilder's `if_`/`while_` (a `_` because `if` and `while` are keywords).
+    GraphBuilder's helpers taking body functions (`if_`/`while_`, a `_` because
+    `if` and `while` are keywords; `scan`, `scan_backward`, `custom_fn`).
     Ops of other dialects are shown as their constructor call.
     """
     name = op.name.removeprefix("mir.")
+    helper = getattr(GraphBuilder, name + "_", None) or getattr(GraphBuilder, name, None)
     if not op.name.startswith("mir."):
         target, call = op.__init__, op.__name__
     elif name in MirNamespace.__dict__:
         target, call = MirNamespace.__dict__[name], f"b.mir.{name}"
-    elif name + "_" in GraphBuilder.__dict__:
-        target, call = GraphBuilder.__dict__[name + "_"], f"b.{name}_"
+    elif op_def_has_regions(op) and helper is not None:
+        target, call = helper, f"b.{helper.__name__}"
     else:
         target, call = op.__init__, f"b.mir.{name}"
     params = list(inspect.signature(target).parameters.values())[1:]
@@ -217,6 +219,10 @@ def builder_call(op: type) -> str:
             starred = True
         parts.append(p.name if p.default is p.empty else f"{p.name}={_default_text(p.default)}")
     return f"{call}({', '.join(parts)})"
+
+
+def op_def_has_regions(op: type) -> bool:
+    return bool(op.get_irdl_definition().regions)
 
 
 def _docstring(op: type) -> str:
@@ -237,7 +243,12 @@ def op_section(op: type) -> list[str]:
         f"- **Properties:** {_properties(op_def)}",
     ]
     if op_def.regions:
-        regions = "; ".join(f"`{name}`: {type(r).__name__.removesuffix('Def')}" for name, r in op_def.regions)
+        signatures = getattr(op, "REGION_SIGNATURES", {})
+        regions = "; ".join(
+            f"`{name}`: {type(r).__name__.removesuffix('Def')}"
+            + (f", signature `{signatures[name]}`" if name in signatures else "")
+            for name, r in op_def.regions
+        )
         lines.append(f"- **Regions:** {regions}")
     lines += [
         f"- **Traits:** {_traits(op_def)}",

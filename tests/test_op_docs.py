@@ -53,6 +53,12 @@ def test_operand_roles_and_views_are_documented():
     assert "ViewOf (when: the dims before `axis` are all 1)" in narrow
 
 
+def test_region_signatures_and_builder_helpers_are_documented():
+    section = GEN.generate().split("### `mir.scan`", 1)[1].split("### ", 1)[0]
+    assert "`body`: SingleBlockRegion, signature `(carry..., bcast..., x_t...) -> (carry...)`" in section
+    assert "- **Builder:** `b.scan(init, body, length, *, bcasts=(), xs=()" in section
+
+
 def test_enum_property_lists_its_values():
     section = GEN.generate().split("### `mir.compare`", 1)[1].split("### ", 1)[0]
     assert "`predicate`: one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`" in section

@@ -26,10 +26,11 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
-    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv"},
+    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv", "scan", "scan_backward", "custom_fn"},
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
+        "selective_scan", "gated_delta_net",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
@@ -63,7 +64,7 @@ def test_precision_class_matches_rlx(name):
 @pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
 def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
-        assert op.name in ("mir.if", "mir.while")
+        assert op.name in ("mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn")
     else:
         assert op.has_trait(Pure)
 

@@ -18,6 +18,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
 GROUPS = (
@@ -31,6 +32,7 @@ GROUPS = (
     conv,
     loss,
     regions,
+    structured,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

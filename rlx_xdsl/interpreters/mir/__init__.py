@@ -16,6 +16,7 @@ from rlx_xdsl.interpreters.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, structured)
