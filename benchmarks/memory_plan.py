@@ -16,21 +16,26 @@ generator (`testing.graphgen`, needs the `test` extra), it prints:
   decreasing size, no in-place writes; tested equal to a transcription of RLX's
   algorithm), and `rlx/bound`.
 
-Then the planner's share of an `rlx-opt FILE -p rlx-plan-memory` run on the
-largest LLaMA graph (wall time of the whole command; the pass's own time from
-`--time-passes`; best of --repeat). Nothing is asserted; see README.md.
+Then, unless --no-timing, how planning scales (microseconds per op from 2 to
+the most layers; verifying before and after planning, the difference being the
+plan's proof), and the planner's share of an `rlx-opt FILE -p rlx-plan-memory`
+run on the largest LLaMA graph (wall time of the whole command; the pass's own
+time from `--time-passes`; best of --repeat). Nothing is asserted; see README.md.
 """
 
 from __future__ import annotations
 
 import argparse
+import cProfile
 import math
 import os
 import platform
+import pstats
 import re
 import subprocess
 import sys
 import tempfile
+import time
 from collections import Counter
 from pathlib import Path
 
@@ -40,6 +45,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+from rlx_xdsl.diagnostics import verify_located
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
 
@@ -176,9 +182,52 @@ def rlx_opt_share(layers: int, repeat: int) -> list[str]:
 
 
 def _now() -> float:
-    import time
-
     return time.perf_counter()
+
+
+def _calls(action) -> int:
+    """Python function calls made by `action()`: a measure of work that load does not skew."""
+    profile = cProfile.Profile()
+    profile.enable()
+    action()
+    profile.disable()
+    return pstats.Stats(profile).total_calls
+
+
+def scaling_table(layer_counts: list[int], repeat: int) -> list[str]:
+    """Per op: microseconds of planning, and of verifying before and after planning (the
+    plan's proof is the difference), best of `repeat` with all sizes interleaved; and the
+    Python calls each makes, which a loaded machine cannot distort."""
+    texts = {n: str(build_llama(n)) for n in layer_counts}
+    ops = {n: sum(1 for _ in parse_module(t).walk()) for n, t in texts.items()}
+    best: dict[tuple[int, str], float] = {}
+    calls: dict[tuple[int, str], int] = {}
+    for round_ in range(repeat + 1):
+        for n, text in texts.items():
+            mir, planned = parse_module(text), parse_module(text)
+            timed = {
+                "verify MIR": lambda: verify_located(mir),
+                "plan": lambda: PlanMemoryPass().apply(Context(), planned),
+                "verify LIR": lambda: verify_located(planned),  # after "plan": it verifies the plan
+            }
+            for what, action in timed.items():
+                if round_ == repeat:
+                    calls[(n, what)] = _calls(action)
+                    continue
+                start = _now()
+                action()
+                best[(n, what)] = min(best.get((n, what), math.inf), _now() - start)
+    first, last = layer_counts[0], layer_counts[-1]
+    lines = [
+        f"# in-process, best of {repeat}; ratio = per-op cost at {last} layers / at {first}",
+        f"{'phase':<11} {'':>9} " + " ".join(f"{f'{n} layers':>10}" for n in layer_counts) + f" {'ratio':>6}",
+    ]
+    for what in ("plan", "verify MIR", "verify LIR"):
+        for unit, table, scale in (("us/op", best, 1e6), ("calls/op", calls, 1)):
+            per_op = [table[(n, what)] / ops[n] * scale for n in layer_counts]
+            cells = " ".join(f"{v:>10.1f}" for v in per_op)
+            lines.append(f"{what:<11} {unit:>9} {cells} {per_op[-1] / per_op[0]:>6.2f}")
+    return lines
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -201,6 +250,8 @@ def main(argv: list[str] | None = None) -> int:
               "ratios as geomean / max / share of graphs exactly at the bound")
         print("\n".join(random_table(random_graphs(args.random, args.max_ops), [64, 4])))
     if not args.no_timing:
+        print()
+        print("\n".join(scaling_table([n for n in layer_counts if n >= 2] or layer_counts, 2 * args.repeat + 1)))
         print()
         print("\n".join(rlx_opt_share(layer_counts[-1], args.repeat)))
     return 0

@@ -227,9 +227,6 @@ class Layout:
         """The values with bytes of their own in the arena."""
         return [i for i, role in enumerate(self.roles) if role is Role.BUFFER]
 
-    def lives_throughout(self, i: int) -> bool:
-        return self.birth[i] == 0 and self.death[i] == self.schedule.end
-
     @staticmethod
     def of(schedule: Schedule, roles: Sequence[Role]) -> Layout:
         """Roots, offsets, live ranges and in-place candidates for `roles`.
