@@ -203,6 +203,49 @@ def promote(a: Attribute, b: Attribute) -> Attribute:
     return wide.element_type
 
 
+def _value_range(d: DType) -> tuple[int, int]:
+    """The integers an integer or bool dtype holds, as `(lowest, highest)`."""
+    import numpy as np
+
+    if d.kind == "bool":
+        return 0, 1
+    info = np.iinfo(d.numpy)
+    return int(info.min), int(info.max)
+
+
+def converts_exactly(source: Attribute, target: Attribute) -> bool:
+    """Every value of element type `source` is also a value of `target`.
+
+    Then a cast from `source` to `target` loses nothing, and casting back gives
+    the original bits (NaN, infinities, -0.0 and subnormals included). Floats
+    need at least the mantissa bits and the exponent range (subnormals
+    included) of the source, so f16 and bf16 convert exactly only to f32 and
+    f64, not to each other; integers need the whole range; an integer goes to a
+    float that holds all its magnitude bits. Nothing converts exactly to an
+    integer from a float, and complex numbers only to themselves.
+    """
+    if source == target:
+        return True
+    s, t = dtype_of(source), dtype_of(target)
+    if "complex" in (s.kind, t.kind):
+        return False
+    if s.is_float:
+        if not t.is_float:
+            return False
+        import ml_dtypes  # its finfo also describes bfloat16
+
+        fs, ft = ml_dtypes.finfo(s.numpy), ml_dtypes.finfo(t.numpy)
+        return (
+            ft.nmant >= fs.nmant
+            and ft.maxexp >= fs.maxexp
+            and ft.minexp - ft.nmant <= fs.minexp - fs.nmant
+        )
+    if t.is_float:
+        return s.precision_bits <= t.precision_bits
+    (s_low, s_high), (t_low, t_high) = _value_range(s), _value_range(t)
+    return t_low <= s_low and s_high <= t_high
+
+
 def promote_all(*types: Attribute) -> Attribute:
     result = types[0]
     for t in types[1:]:

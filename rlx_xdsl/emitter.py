@@ -70,6 +70,15 @@ class Emitter:
         return emitter
 
     @staticmethod
+    def at(
+        point: InsertPoint, location: LocationAttr | None = None, rewriter: PatternRewriter | None = None
+    ) -> Emitter:
+        """Insert at `point` (through `rewriter` when in a pattern), e.g. right after a value's definition."""
+        emitter = Emitter(rewriter if rewriter is not None else Builder(point), location)
+        emitter._insertion_point = point
+        return emitter
+
+    @staticmethod
     def replacing(op: Operation, rewriter: PatternRewriter) -> Emitter:
         """The emitter a pattern uses to rewrite `op`: before it, at its location."""
         return Emitter.before(op, rewriter)

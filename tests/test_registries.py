@@ -8,14 +8,23 @@ from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.dialects.mir import ALL_OPS
+from rlx_xdsl.dialects.mir import ALL_OPS, backward
+from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
+from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 
 # Every registry and the ops it must cover. Issues that add a registry add a row.
+load_decompositions()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
+    (
+        "backward decompositions",
+        DECOMPOSITIONS,
+        [op for op in backward.OPS if op is not backward.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp],
+    ),
 ]
 
 

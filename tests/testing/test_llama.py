@@ -219,3 +219,5 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
         assert f"     1 {ops_1:>6}  {phase:<16}" in out
         assert f"     2 {ops_1 + 30:>6}  {phase:<16}" in out
     assert "# linearity: time per op at 2 layers / time per op at 1 layers" in out
+    assert "# pass rlx-decompose-backward runs on build_llama_training(N)" in out
+    assert "rlx-lower-softmax-cross-entropy" in out.split("# linearity")[1]

@@ -9,6 +9,7 @@ from xdsl.ir import Dialect
 from rlx_xdsl.dialects.mir import (
     attention,
     attrs,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -31,6 +32,7 @@ GROUPS = (
     attention,
     conv,
     loss,
+    backward,
     regions,
     structured,
 )

@@ -7,6 +7,7 @@ Each module holds a `KERNELS` table keyed by op class (see
 
 from rlx_xdsl.interpreters.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -19,4 +20,17 @@ from rlx_xdsl.interpreters.mir import (
     structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, structured)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+)

@@ -6,6 +6,7 @@ them explicitly, in the order of `dialects.mir.GROUPS`.
 
 from rlx_xdsl.testing.graphgen.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -18,4 +19,17 @@ from rlx_xdsl.testing.graphgen.mir import (
     structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, structured)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+)
