@@ -8,6 +8,7 @@ from rlx_xdsl.conversions.mir_to_lir.allocate import (
     Request,
     arena_size,
     best_fit,
+    earliest_first,
     first_fit,
     longest_first,
     lowest_fit,
@@ -60,9 +61,10 @@ def test_first_fit_is_rlx_planner(case):
 
 @settings(max_examples=200, deadline=None)
 @given(request_sets())
-def test_both_strategies_give_valid_aligned_packings(case):
+def test_every_strategy_gives_valid_aligned_packings(case):
     requests, end = case
-    for offsets in (first_fit(requests, end), best_fit(requests, end), longest_first(requests, end)):
+    for strategy in (first_fit, best_fit, longest_first, earliest_first):
+        offsets = strategy(requests, end)
         assert conflicts(requests, offsets) == []
         assert all(o % ALIGN == 0 for o in offsets)
 
@@ -91,6 +93,13 @@ def test_longest_first_places_the_longest_lived_request_first():
     requests = [Request(128, 2, 3, 128, 0), Request(64, 0, 5, 64, 1)]
     assert first_fit(requests, 5) == [0, 128]
     assert longest_first(requests, 5) == [64, 0]
+
+
+def test_earliest_first_places_in_schedule_order():
+    # Born first gets the low offset, whatever its size.
+    requests = [Request(128, 3, 4, 128, 0), Request(64, 1, 4, 64, 1)]
+    assert first_fit(requests, 5) == [0, 128]
+    assert earliest_first(requests, 5) == [64, 0]
 
 
 def test_best_fit_keeps_the_large_gap_for_later():
