@@ -23,13 +23,19 @@ def _mir() -> Dialect:
     return MIR
 
 
+def _hir() -> Dialect:
+    from rlx_xdsl.dialects.hir import HIR
+
+    return HIR
+
+
 def _lir() -> Dialect:
     from rlx_xdsl.dialects.lir import LIR
 
     return LIR
 
 
-RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir, "lir": _lir}
+RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir, "hir": _hir, "lir": _lir}
 """RLX's dialect factories by name (lazy, as xDSL's universe expects)."""
 
 

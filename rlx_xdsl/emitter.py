@@ -19,7 +19,7 @@ by default that of the op being rewritten, so diagnostics (and the fusion
 report) point at the user's source line. `labelled("layers.0.ffn")` wraps it in
 a `NameLoc` (HIR provenance); `fused(ops)` uses a `FusedLoc` of several ops.
 
-Dialect namespaces (`e.mir`, and `e.hir` once HIR exists) are registered with
+Dialect namespaces (`e.mir`, `e.hir`, `e.lir`) are registered with
 `register_namespace`, so another dialect plugs in the same way.
 """
 
@@ -194,3 +194,21 @@ def _mir_namespace(emitter: Emitter) -> Any:
 
 
 register_namespace("mir", _mir_namespace)
+
+
+def _hir_namespace(emitter: Emitter) -> Any:
+    from rlx_xdsl.dialects.hir import HIR
+
+    return OpNamespace(emitter, HIR)
+
+
+register_namespace("hir", _hir_namespace)
+
+
+def _lir_namespace(emitter: Emitter) -> Any:
+    from rlx_xdsl.dialects.lir import LIR
+
+    return OpNamespace(emitter, LIR)
+
+
+register_namespace("lir", _lir_namespace)

@@ -1,8 +1,10 @@
-"""docs/mir.md and docs/lir.md are generated from the dialect definitions; these tests keep them in sync."""
+"""docs/mir.md, docs/hir.md and docs/lir.md are generated from the dialect definitions; these
+tests keep them in sync."""
 
 import importlib.util
 from pathlib import Path
 
+from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.mir import ALL_OPS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -74,20 +76,44 @@ def test_check_mode_detects_a_stale_file(tmp_path, capsys):
     assert stale.read_text() == GEN.generate()
 
 
+def test_docs_hir_md_is_up_to_date():
+    committed = (ROOT / "docs" / "hir.md").read_text()
+    assert committed == GEN.generate("hir"), "docs/hir.md is stale: run `python scripts/gen_op_docs.py`"
+
+
+def test_every_hir_op_has_a_section_with_its_label_and_builder():
+    text = GEN.generate("hir")
+    for op in hir.ALL_OPS:
+        section = text.split(f"### `{op.name}`", 1)[1].split("### ", 1)[0]
+        assert op.get_irdl_definition().assembly_format in section
+        assert f"- **Default label:** `{op.DEFAULT_LABEL}`" in section
+        assert f"- **Builder:** `b.hir.{op.name.removeprefix('hir.')}(" in section
+    swiglu = text.split("### `hir.swiglu`", 1)[1].split("### ", 1)[0]
+    assert "- **Default label:** `swiglu_ffn`" in swiglu
+
+
+def test_check_mode_covers_both_references(tmp_path, capsys):
+    stale = tmp_path / "hir.md"
+    stale.write_text("# outdated\n")
+    assert GEN.main(["--check", "--dialect", "hir", "--output", str(stale)]) == 1
+    assert GEN.main(["--dialect", "hir", "--output", str(stale)]) == 0
+    assert stale.read_text() == GEN.generate("hir")
+    assert GEN.main(["--check"]) == 0
+
+
 def test_docs_lir_md_is_up_to_date():
     committed = (ROOT / "docs" / "lir.md").read_text()
-    assert committed == GEN.generate_lir(), "docs/lir.md is stale: run `python scripts/gen_op_docs.py`"
+    assert committed == GEN.generate("lir"), "docs/lir.md is stale: run `python scripts/gen_op_docs.py`"
 
 
 def test_every_lir_op_and_attribute_has_a_section():
-    from rlx_xdsl.dialects.lir import ALL_ATTRIBUTES as LIR_ATTRIBUTES
-    from rlx_xdsl.dialects.lir import ALL_OPS as LIR_OPS
+    from rlx_xdsl.dialects import lir
 
-    text = GEN.generate_lir()
-    for op in LIR_OPS:
+    text = GEN.generate("lir")
+    for op in lir.ALL_OPS:
         assert f"### `{op.name}`" in text and op.get_irdl_definition().assembly_format in text
-    for attr in LIR_ATTRIBUTES:
+    for attr in lir.ALL_ATTRIBUTES:
         assert f"### `#{attr.name}`" in text
     plan = text.split("### `lir.plan`", 1)[1].split("### ", 1)[0]
-    assert "- **Builder:** `PlanOp(*, arena_bytes, naive_bytes, lower_bound_bytes, alignment, strategy=None)`" in plan
+    assert "- **Builder:** `b.lir.plan(*, arena_bytes, naive_bytes, lower_bound_bytes, alignment, strategy=None)`" in plan
     assert "- **Parameters:** one of `prologue`, `steady`, `epilogue`" in text

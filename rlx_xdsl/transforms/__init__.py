@@ -55,6 +55,12 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _lower_hir() -> type[ModulePass]:
+    from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+
+    return LowerHirPass
+
+
 def _plan_memory() -> type[ModulePass]:
     from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 
@@ -68,6 +74,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-dce": _dce,
         "rlx-decompose-backward": _decompose_backward,
         "rlx-fold-casts": _fold_casts,
+        "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-plan-memory": _plan_memory,
         "rlx-specialize": _specialize,

@@ -33,19 +33,19 @@ EXPECTED_CLASS = {
         "rms_norm_backward_input", "rms_norm_backward_gamma", "rms_norm_backward_beta",
         "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
-        "cumsum_backward", "gather_backward",
+        "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
         "selective_scan", "gated_delta_net",
-        "layer_norm_backward_input", "layer_norm_backward_gamma",
+        "layer_norm_backward_input", "layer_norm_backward_gamma", "fused_residual_rms_norm",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
-        "relu_backward", "activation_backward",
+        "relu_backward", "activation_backward", "fused_swiglu",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -54,7 +54,9 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-ELEMENTWISE = EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu"}
+"""Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
+(AMP treats it as elementwise, but each output element reads two input elements)."""
 TERMINATORS = {"yield"}
 
 

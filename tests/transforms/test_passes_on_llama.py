@@ -6,6 +6,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType
 
 from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
@@ -14,6 +15,7 @@ from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
+from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.testing.training import build_llama_training
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
@@ -46,7 +48,7 @@ def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
     assert set(get_all_passes()) == {
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
-        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-plan-memory",
+        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
     }  # fmt: skip
 
 
@@ -192,6 +194,21 @@ def test_fold_casts_leaves_a_graph_without_casts_unchanged(llama):
     module = parse_module(text)
     FoldCastsPass().apply(Context(), module)
     assert str(module) == text
+
+
+@pytest.mark.parametrize("policy", ["direct", "fusable"])
+def test_lower_hir_leaves_mir_alone_and_expands_the_hir_decoder_into_it(llama, policy):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    LowerHirPass(policy=policy).apply(Context(), module)
+    assert str(module) == text  # no block ops: nothing to lower
+    hir_module = build_llama_hir(2, **CONFIG)
+    assert all(op.name.startswith(("hir.", "func.", "builtin.")) for op in hir_module.walk())
+    LowerHirPass(policy=policy).apply(Context(), hir_module)
+    hir_module.verify()
+    assert str(hir_module) == text
+    for want, got in zip(expected, run_function(hir_module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
 
 
 def test_plan_memory_runs_the_graph_on_one_arena_with_the_same_results(llama):

@@ -13,6 +13,7 @@ from rlx_xdsl.dialects.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -35,6 +36,7 @@ GROUPS = (
     backward,
     regions,
     structured,
+    fused,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

@@ -11,6 +11,7 @@ from rlx_xdsl.interpreters.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -33,4 +34,5 @@ GROUPS = (
     backward,
     regions,
     structured,
+    fused,
 )

@@ -94,6 +94,13 @@ def run_iota(op: ew.IotaOp) -> tuple[np.ndarray]:
     return (np.broadcast_to(ramp, shape).astype(result_dtype(op)),)
 
 
+def convert(x: np.ndarray, target: np.dtype) -> np.ndarray:
+    """`x` converted to `target` as `mir.cast` converts (fused ops' casts reuse it)."""
+    if x.dtype.kind == "f" and np.dtype(target).kind in "iu":
+        x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
+    return x.astype(target)
+
+
 def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
     if not op.is_plain:
         # RLX defines CastConfig's scaling fields but no kernel reads them, and a blocked
@@ -103,10 +110,7 @@ def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
             f"'{op.name}' with sf_block has no reference kernel: RLX reserves CastConfig's "
             "scaling-factor fields for future quantization passes and gives them no semantics"
         )
-    target = result_dtype(op)
-    if x.dtype.kind == "f" and target.kind in "iu":
-        x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
-    return (x.astype(target),)
+    return (convert(x, result_dtype(op)),)
 
 
 def run_where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> tuple[np.ndarray]:

@@ -10,6 +10,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
@@ -32,4 +33,5 @@ GROUPS = (
     backward,
     regions,
     structured,
+    fused,
 )
