@@ -9,9 +9,10 @@ A strategy is a visiting order and a choice of gap. `first_fit` and `best_fit`
 visit the requests by decreasing size, as RLX's planner does (ties in schedule
 order), and give each the lowest or the tightest gap left free by the already
 placed requests that overlap it in time; `longest_first` visits the longest-lived
-requests first and `earliest_first` those born first (as an allocator running
-along the schedule would), then the largest, each at the lowest gap. No order
-wins on every graph, which is why `rlx-plan-memory`'s `auto` keeps the best. Run on requests
+requests first, `earliest_first` those born first (as an allocator running along
+the schedule would) and `latest_first` those that die last (the same, running
+backwards), then the largest, each at the lowest gap. No order wins on every
+graph, which is why `rlx-plan-memory`'s `auto` keeps the best. Run on requests
 without in-place merging, `first_fit` is exactly RLX's planner.
 
 Cost. Requests live over the whole schedule (inputs, parameters, constants)
@@ -145,6 +146,11 @@ def by_birth(requests: Sequence[Request]) -> list[int]:
     return sorted(range(len(requests)), key=lambda i: (requests[i].birth, -requests[i].raw_size, requests[i].order))
 
 
+def by_death(requests: Sequence[Request]) -> list[int]:
+    """Dying last first, then largest, then in schedule order."""
+    return sorted(range(len(requests)), key=lambda i: (-requests[i].death, -requests[i].raw_size, requests[i].order))
+
+
 def place(requests: Sequence[Request], end: int, fit: Fit, order: Order = by_size) -> list[int]:
     """Offsets for `requests` (schedule steps `0..end`), visited in `order`."""
     throughout = [r.birth == 0 and r.death >= end for r in requests]
@@ -189,6 +195,11 @@ def longest_first(requests: Sequence[Request], end: int) -> list[int]:
 def earliest_first(requests: Sequence[Request], end: int) -> list[int]:
     """Born first, each at the lowest offset that fits."""
     return place(requests, end, lowest_fit, by_birth)
+
+
+def latest_first(requests: Sequence[Request], end: int) -> list[int]:
+    """Dying last first, each at the lowest offset that fits."""
+    return place(requests, end, lowest_fit, by_death)
 
 
 def arena_size(requests: Sequence[Request], offsets: Sequence[int]) -> int:

@@ -11,8 +11,8 @@ Planning an already planned function replaces its plan.
   external too.
 * In place (not in RLX): an op with the `WritesInPlace` trait writes its result
   over an operand buffer whose last read is that op, when the strategy allows it.
-* Strategies: `first-fit`, `best-fit`, `longest-first` and `earliest-first`
-  (with in-place writes; see `allocate`), `rlx` (RLX 0.2.2's planner: first fit, no in-place
+* Strategies: `first-fit`, `best-fit`, `longest-first`, `earliest-first` and
+  `latest-first` (with in-place writes; see `allocate`), `rlx` (RLX 0.2.2's planner: first fit, no in-place
   writes) and `auto`, the smallest arena of them all, so never worse than RLX's.
 
 The pass works on whole functions rather than through rewrite patterns: a memory
@@ -60,13 +60,14 @@ from rlx_xdsl.dialects.lir.liveness import (
 from rlx_xdsl.dialects.lir.plan import PlanOp
 from rlx_xdsl.emitter import Emitter
 
-STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "earliest-first", "rlx")
+STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "earliest-first", "latest-first", "rlx")
 
 PACKERS = {
     "first-fit": allocate.first_fit,
     "best-fit": allocate.best_fit,
     "longest-first": allocate.longest_first,
     "earliest-first": allocate.earliest_first,
+    "latest-first": allocate.latest_first,
     "rlx": allocate.first_fit,
 }
 """The packing algorithm of each strategy (`rlx` is first fit without in-place writes)."""
@@ -254,7 +255,7 @@ class PlanMemoryPass(ModulePass):
     `allocate-params`, `allocate-inputs`, `allocate-constants` put those values in
     the arena (default: all, as RLX's `inference()`); `strategy` = `auto` (the
     smallest arena of the others), `first-fit`, `best-fit`, `longest-first`,
-    `earliest-first` or `rlx` (RLX's planner, no in-place writes). `report=FILE`
+    `earliest-first`, `latest-first` or `rlx` (RLX's planner, no in-place writes). `report=FILE`
     writes the plan's figures and a table of its buffers (`-` for stderr);
     `svg=FILE` draws the arena over time. Shapes must be static: bind them with
     rlx-specialize first.

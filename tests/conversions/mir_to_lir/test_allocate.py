@@ -10,6 +10,7 @@ from rlx_xdsl.conversions.mir_to_lir.allocate import (
     best_fit,
     earliest_first,
     first_fit,
+    latest_first,
     longest_first,
     lowest_fit,
     tightest_fit,
@@ -63,7 +64,7 @@ def test_first_fit_is_rlx_planner(case):
 @given(request_sets())
 def test_every_strategy_gives_valid_aligned_packings(case):
     requests, end = case
-    for strategy in (first_fit, best_fit, longest_first, earliest_first):
+    for strategy in (first_fit, best_fit, longest_first, earliest_first, latest_first):
         offsets = strategy(requests, end)
         assert conflicts(requests, offsets) == []
         assert all(o % ALIGN == 0 for o in offsets)
@@ -100,6 +101,12 @@ def test_earliest_first_places_in_schedule_order():
     requests = [Request(128, 3, 4, 128, 0), Request(64, 1, 4, 64, 1)]
     assert first_fit(requests, 5) == [0, 128]
     assert earliest_first(requests, 5) == [64, 0]
+
+
+def test_latest_first_places_the_last_to_die_first():
+    requests = [Request(128, 0, 2, 128, 0), Request(64, 1, 4, 64, 1)]
+    assert first_fit(requests, 5) == [0, 128]
+    assert latest_first(requests, 5) == [64, 0]
 
 
 def test_best_fit_keeps_the_large_gap_for_later():

@@ -9,7 +9,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import STRATEGIES, PlanMemoryPass
 from rlx_xdsl.conversions.mir_to_lir.report import svg_report, text_report
 from rlx_xdsl.diagnostics import verify_located
 from rlx_xdsl.dialects.lir import plan_of
@@ -106,13 +106,13 @@ def test_every_strategy_plans_random_graphs_and_auto_beats_or_ties_rlx(module):
     text = str(module)
     _, rlx_arena = rlx_plan(parse_module(text).ops.first)
     arenas = {}
-    for strategy in ("first-fit", "best-fit", "longest-first", "earliest-first", "rlx", "auto"):
+    for strategy in STRATEGIES:
         planned = plan(parse_module(text), strategy=strategy)
         arenas[strategy] = figures(planned)["arena"]
         assert figures(planned)["bound"] <= arenas[strategy] <= figures(planned)["naive"]
     assert arenas["rlx"] == rlx_arena  # our implementation of RLX's planner is RLX's planner
     assert arenas["auto"] <= rlx_arena
-    assert arenas["auto"] == min(arenas[s] for s in ("first-fit", "best-fit", "longest-first", "earliest-first", "rlx"))
+    assert arenas["auto"] == min(arenas[s] for s in STRATEGIES if s != "auto")
 
 
 def test_auto_beats_rlx_on_llama_and_reaches_the_lower_bound():
@@ -211,7 +211,7 @@ def test_the_plan_names_its_strategy_and_replanning_replaces_the_plan():
         (
             {"strategy": "worst-fit"},
             "unknown strategy 'worst-fit' \\(expected one of: auto, first-fit, best-fit, longest-first, "
-            "earliest-first, rlx\\)",
+            "earliest-first, latest-first, rlx\\)",
         ),
         ({"alignment": 48}, "alignment must be a power of two, got 48"),
     ],
