@@ -73,6 +73,12 @@ def _lower_hir() -> type[ModulePass]:
     return LowerHirPass
 
 
+def _plan_memory() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-amp": _amp,
@@ -83,6 +89,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-grad": _grad,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
+        "rlx-plan-memory": _plan_memory,
         "rlx-prepare-ad": _prepare_ad,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
