@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
@@ -93,6 +93,20 @@ class RlxOperation(IRDLOperation):
             return self.infer_result_types()
         except (ShapeError, dtypes.UnsupportedDTypeError) as e:
             raise VerifyException(f"'{self.name}' {e.args[0] if e.args else e}") from e
+
+    def inferred_types_for(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        """The result types inference gives when the operands have `operand_types`.
+
+        The interpreter passes the shapes values have at run time, so `?` dims get
+        the checks (and messages) the verifier gives static ones. Works on a detached
+        copy of the op (regions left out); raises `VerifyException` like the verifier.
+        """
+        block = Block(arg_types=operand_types)
+        probe = self.clone_without_regions(dict(zip(self.operands, block.args)), clone_name_hints=False)
+        try:
+            return probe.inferred_types()
+        finally:
+            probe.erase()
 
     def refresh_result_types(self) -> bool:
         """Replace each result's type with the inferred one; True if any changed."""

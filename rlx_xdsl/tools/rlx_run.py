@@ -13,7 +13,7 @@ Every user error is reported on stderr with exit code 1 and no traceback. Errors
 about the input file (parse and verifier errors, and a kernel failing while the
 graph runs) are located exactly as rlx-opt locates them, by the same code:
 
-    g.mlir:3:3: error: interpretation failed: ValueError: 'mir.gather' index 7 is out of range [0, 4)
+    g.mlir:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)
       %g = mir.gather %t, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
       ^
     g.mlir:3:3: note: while running @f
@@ -43,7 +43,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import describe, op_diagnostic, render
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
-from rlx_xdsl.interpreters import find_function, make_interpreter
+from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import SourceError, parse_source
@@ -228,7 +228,7 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
     running = _RunningOps()
     interpreter.listeners = (*interpreter.listeners, running)
     try:
-        outputs = interpreter.call_op(f, tuple(inputs))
+        outputs = call_function(interpreter, f, inputs)
     except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
         culprit = running.stack[-1] if running.stack else f
         message, note = f"interpretation failed: {describe(e)}", f"while running @{f.sym_name.data}"

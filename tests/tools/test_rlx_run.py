@@ -258,7 +258,7 @@ def test_kernel_failure_is_located_at_its_op(tmp_path, capsys):
     np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
     err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
     assert err.splitlines() == [
-        f"{path}:3:3: error: interpretation failed: ValueError: 'mir.gather' index 7 is out of range [0, 4)",
+        f"{path}:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)",
         "  %g = mir.gather %n, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>",
         "  ^",
         f"{path}:3:3: note: while running @f",
@@ -343,7 +343,7 @@ def test_kernel_failure_subprocess_has_no_traceback(tmp_path):
     done = subprocess.run([RLX_RUN, path, "--input", f"i={tmp_path / 'i.npy'}"], capture_output=True, text=True)
     assert done.returncode == 1
     assert done.stdout == ""
-    assert done.stderr.startswith(f"{path}:3:3: error: interpretation failed: ValueError: 'mir.gather' index 9")
+    assert done.stderr.startswith(f"{path}:3:3: error: interpretation failed: 'mir.gather' index 9")
     assert "Traceback" not in done.stderr
 
 

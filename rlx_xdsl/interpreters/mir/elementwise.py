@@ -1,4 +1,9 @@
-"""numpy semantics of MIR constants, casts and elementwise ops."""
+"""numpy semantics of MIR constants, casts and elementwise ops.
+
+Activations of f16/bf16 compute in f32 and round once; integer arithmetic stays in
+integers (`numerics.divide`, `numerics.power`); every conversion goes through
+`numerics.convert`.
+"""
 
 from __future__ import annotations
 
@@ -9,7 +14,8 @@ import numpy as np
 from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
-from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
+from rlx_xdsl.interpreters import numerics
+from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype, widened
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -25,10 +31,6 @@ def gelu_approx(x: np.ndarray) -> np.ndarray:
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
-
-
-def round_half_away(x: np.ndarray) -> np.ndarray:
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
 
 
 UNARY = {
@@ -48,24 +50,18 @@ UNARY = {
     ew.CosOp: np.cos,
     ew.TanOp: np.tan,
     ew.AtanOp: np.arctan,
-    ew.RoundOp: round_half_away,
+    ew.RoundOp: numerics.round_half_away,
 }
 
 
-def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind in "iub":
-        return np.trunc(np.true_divide(a, b)).astype(a.dtype)  # Rust integer division truncates
-    return a / b
-
-
 BINARY = {
-    ew.AddOp: np.add,
-    ew.SubOp: np.subtract,
-    ew.MulOp: np.multiply,
-    ew.DivOp: _divide,
-    ew.MaxOp: np.maximum,
-    ew.MinOp: np.minimum,
-    ew.PowOp: np.power,
+    ew.AddOp: numerics.on_integers(np.add),
+    ew.SubOp: numerics.on_integers(np.subtract),
+    ew.MulOp: numerics.on_integers(np.multiply),
+    ew.DivOp: numerics.divide,
+    ew.MaxOp: numerics.on_integers(np.maximum),
+    ew.MinOp: numerics.on_integers(np.minimum),
+    ew.PowOp: numerics.power,
 }
 
 COMPARE = {
@@ -83,14 +79,12 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
 
 
 def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
-    target = result_dtype(op)
-    if x.dtype.kind == "f" and target.kind in "iu":
-        x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
-    return (x.astype(target),)
+    return (numerics.convert(x, result_dtype(op)),)
 
 
 def run_where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> tuple[np.ndarray]:
-    return (as_result(op, np.where(cond.astype(bool), on_true, on_false)),)
+    on_true, on_false = promoted(on_true, on_false)
+    return (as_result(op, np.where(cond != 0, on_true, on_false)),)
 
 
 def run_compare(op: ew.CompareOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
@@ -103,8 +97,10 @@ def run_binary(op: ew.BinaryOperation, lhs: np.ndarray, rhs: np.ndarray) -> tupl
 
 
 def run_unary(op: ew.UnaryOperation, x: np.ndarray) -> tuple[np.ndarray]:
+    # Bools act as the integers 0 and 1 (neg(true) is -1, so true); halves run in f32.
+    work = x.astype(np.int8) if x.dtype.kind == "b" else widened(x)
     with np.errstate(all="ignore"):
-        return (as_result(op, UNARY[type(op)](x)),)
+        return (as_result(op, UNARY[type(op)](work)),)
 
 
 KERNELS = {

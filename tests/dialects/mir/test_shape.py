@@ -9,6 +9,7 @@ from xdsl.dialects.builtin import TensorType, f32, i1
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
+from rlx_xdsl.interpreters.numerics import KernelError
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.shape import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
@@ -104,7 +105,7 @@ def test_narrow_of_dynamic_dim_is_static_and_checked_at_run_time():
     assert infer("narrow", [[D, 6]], axis=0, start=1, len=3) == TensorType(f32, [3, 6])
     x = RNG.standard_normal((5, 6)).astype(np.float32)
     np.testing.assert_array_equal(run_graph([D, 6], "f32", "narrow", x, axis=0, start=1, len=3), x[1:4])
-    with pytest.raises(ValueError, match=r"'mir.narrow' start 1 \+ len 3 exceeds dim 2 of axis 0"):
+    with pytest.raises(KernelError, match=r"'mir.narrow' start 1 \+ len 3 exceeds dim 2 of axis 0"):
         run_graph([D, 6], "f32", "narrow", x[:2], axis=0, start=1, len=3)
 
 
