@@ -26,10 +26,11 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Position, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from rlx_xdsl.parser import RlxParser
 
 
 @dataclass(frozen=True)
@@ -75,8 +76,9 @@ class LineIndex:
         return self.text[start:end]
 
 
-class LocatingParser(Parser):
-    """An xDSL `Parser` that attaches a `FileLineColLoc` to every op it parses."""
+class LocatingParser(RlxParser):
+    """An xDSL `Parser` (with RLX's safe lexer and exact literals, `parser.py`) that
+    attaches a `FileLineColLoc` to every op it parses."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)

@@ -21,7 +21,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import RlxOperation, types_compatible
-from rlx_xdsl.interpreters.numerics import KernelError
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 
 LARGE_RESULT_BYTES = 64 * 2**20

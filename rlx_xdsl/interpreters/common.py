@@ -11,7 +11,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, Region
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.interpreters.numerics import KernelError, accumulation_dtype, convert, widened
+from rlx_xdsl.numerics import KernelError, accumulation_dtype, convert, widened
 
 __all__ = [
     "Kernel",

@@ -293,12 +293,12 @@ def test_undefined_value_is_reported_at_its_use(opt, write):
     assert run.err.startswith(f"{path}:2:3: error: use of undefined value '%x'")
 
 
-def test_attribute_error_while_parsing_is_located_at_the_op(opt, write):
+def test_out_of_range_literal_is_located_at_the_literal(opt, write):
     text = "func.func @f() -> i8 {\n  %0 = arith.constant 300 : i8\n  func.return %0 : i8\n}\n"
     path = write("range.mlir", text)
     run = opt(path)
     assert run.status == 1
-    assert run.err.startswith(f"{path}:2:3: error: Integer value 300 is out of range")
+    assert run.err.startswith(f"{path}:2:23: error: integer literal 300 is out of range for i8 [-128, 255]")
 
 
 # Verifier errors ------------------------------------------------------------------------------

@@ -12,7 +12,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.interpreters.common import as_result, result_dtype
-from rlx_xdsl.interpreters.numerics import accumulate_matmul, accumulation_dtype, convert, widened
+from rlx_xdsl.numerics import accumulate_matmul, accumulation_dtype, convert, widened
 
 
 def repeat_kv_heads(kv: np.ndarray, num_heads: int) -> np.ndarray:

@@ -13,7 +13,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.interpreters.common import KernelError, as_result, promoted, result_dtype
-from rlx_xdsl.interpreters.numerics import accumulate_matmul
+from rlx_xdsl.numerics import accumulate_matmul
 
 
 def dot_general(

@@ -14,7 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation
 from rlx_xdsl.interpreters.common import as_result
-from rlx_xdsl.interpreters.numerics import accumulate_matmul, accumulate_sum
+from rlx_xdsl.numerics import accumulate_matmul, accumulate_sum
 
 
 def pad_hw(x: np.ndarray, padding, value) -> np.ndarray:

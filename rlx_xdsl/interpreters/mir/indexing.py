@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 from rlx_xdsl.dialects.mir import indexing as ix
 from rlx_xdsl.interpreters.common import KernelError, as_result
-from rlx_xdsl.interpreters.numerics import accumulation_dtype, widened
+from rlx_xdsl.numerics import accumulation_dtype, widened
 
 
 def checked_indices(indices: np.ndarray, size: int) -> np.ndarray:

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.interpreters.common import as_result
-from rlx_xdsl.interpreters.numerics import accumulate_sum, widened
+from rlx_xdsl.numerics import accumulate_sum, widened
 
 
 def softmax_parts(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:

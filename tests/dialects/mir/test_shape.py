@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import TensorType, f32, i1
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.interpreters.numerics import KernelError
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.shape import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class

@@ -1,0 +1,325 @@
+"""The MLIR parser of the pinned xDSL, made safe for any input and exact for literals.
+
+`RlxLexer` fixes what the upstream lexer gets wrong on bad input:
+
+* a string literal without its closing quote made the upstream regex backtrack
+  exponentially (28 characters left on the line took over 100 s); we match
+  strings with a possessive pattern and report `unterminated string literal`;
+* an unexpected character after `#`, `!`, `^` or `%` gave a message with an
+  unfilled `{first_char}`, and control characters were printed raw.
+
+`RlxParser` reads numeric literals into their type exactly (`literals.py`):
+`dense<[0x7FC00000, 1.0]> : tensor<2xf32>` is `[nan, 1]` (upstream read the hex
+as the integer 2143289344), decimals round once (also to bf16), a literal its type
+cannot hold is an error at the literal, and a splat is stored as one element, so
+`dense<0.0> : tensor<1x32x2048x128xf32>` costs 4 bytes, not 33 MB (`dense.py`
+reads such an attribute back as a broadcast array).
+"""
+
+from __future__ import annotations
+
+import re
+from typing import NoReturn
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import (
+    AnyFloat,
+    BytesAttr,
+    ComplexType,
+    DenseIntOrFPElementsAttr,
+    FloatAttr,
+    IndexType,
+    IntegerAttr,
+    IntegerType,
+    f64,
+    i64,
+)
+from xdsl.ir import Attribute
+from xdsl.parser import Parser
+from xdsl.parser.generic_parser import ParserState
+from xdsl.utils.exceptions import ParseError, VerifyException
+from xdsl.utils.lexer import Input, Position, Span
+from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
+
+from rlx_xdsl import dtypes, literals
+from rlx_xdsl.literals import LiteralError
+
+
+def describe_char(char: str) -> str:
+    """`'#'`, or `U+0000` for characters a terminal would not show."""
+    return f"'{char}'" if char.isprintable() and not char.isspace() else f"U+{ord(char):04X}"
+
+
+class RlxLexer(MLIRLexer):
+    """xDSL's MLIR lexer without its exponential string regex and unfilled messages."""
+
+    _string_body = r'(?:[^"\\\n\v\f]|\\(?:["nt\\]|[0-9A-Fa-f]{2}))*+'
+    _string_prefix = re.compile('"' + _string_body)
+    """A string's opening quote and as much valid content as follows, without backtracking."""
+
+    def lex(self) -> MLIRToken:
+        try:
+            return super().lex()
+        except ParseError as e:
+            if e.msg.startswith("Unexpected character"):
+                char = self.input.content[e.span.start]
+                raise ParseError(e.span, f"unexpected character {describe_char(char)}") from None
+            raise
+
+    def _lex_string_literal(self, start_pos: Position) -> MLIRToken:
+        content = self.input.content
+        end = self._string_prefix.match(content, start_pos).end()
+        if end >= len(content) or content[end] != '"':
+            self._bad_string(start_pos, end)
+        return super()._lex_string_literal(start_pos)  # fast: the closing quote is there
+
+    def _bad_string(self, start: Position, end: Position) -> NoReturn:
+        content = self.input.content
+        stop = content[end] if end < len(content) else ""
+        if stop == "\\":
+            escape = content[end : end + 3]
+            message = f"invalid escape sequence '{escape}' in string literal (use \\n, \\t, \\\\, \\\" or \\XX)"
+            raise ParseError(Span(end, end + 1, self.input), message)
+        if stop in ("\v", "\f"):
+            raise ParseError(Span(end, end + 1, self.input), f"{describe_char(stop)} is not allowed in a string literal")
+        raise ParseError(Span(start, start + 1, self.input), "unterminated string literal (missing closing '\"')")
+
+    def _lex_prefixed_ident(self, start_pos: Position) -> MLIRToken:
+        if self._suffix_id.match(self.input.content, self.pos) is None:
+            prefix = self.input.content[start_pos]
+            rest = self.input.content[self.pos : self.pos + 1]
+            found = f", found {describe_char(rest)}" if rest else ""
+            raise ParseError(Span(start_pos, self.pos, self.input), f"expected an identifier after '{prefix}'{found}")
+        return super()._lex_prefixed_ident(start_pos)
+
+
+class RlxParser(Parser):
+    """xDSL's `Parser` with `RlxLexer` and exact numeric literals."""
+
+    def __init__(self, ctx: Context, text: str, name: str = "<unknown>"):
+        super().__init__(ctx, "", name)
+        self._parser_state = ParserState(RlxLexer(Input(text, name)))
+
+    # Scalar attributes: `1.5 : f16`, `300 : i8` ------------------------------------------
+
+    def parse_optional_builtin_int_or_float_attr(self) -> IntegerAttr | FloatAttr | None:
+        """`1.5 : f16`, `0x7FC00000 : f32`, `300 : i8`, or an untyped number (f64/i64).
+
+        Upstream's version, with values read exactly and out-of-range literals
+        reported at the literal instead of raising from the attribute's constructor.
+        """
+        if (flag := self.try_parse_builtin_boolean_attr()) is not None:
+            return flag
+        start = self._current_token.span.start
+        if (value := self.parse_optional_number()) is None:
+            return None
+        text = _literal_text(self.lexer.input.content[start : self._literal_end(start)])
+        type = self._parse_attribute_type() if self._current_token.kind == MLIRTokenKind.COLON else None
+        if type is None:
+            type = f64 if isinstance(value, float) else i64
+        try:
+            if dtypes.is_supported(type) and dtypes.is_float(type):
+                return FloatAttr(float(self._float_values([text], type)[0]), type)
+            if isinstance(type, IntegerType | IndexType):
+                if isinstance(value, float):
+                    raise LiteralError(f"float literal {text} for integer type {type}")
+                if dtypes.is_supported(type):
+                    literals.integers([value], [text], type)  # range check only
+                return IntegerAttr(value, type)
+            if isinstance(type, AnyFloat):  # float types outside RLX's dtypes
+                _require_printable(type)
+                if literals.is_hex(text):
+                    return FloatAttr(next(type.iter_unpack(int(text, 16).to_bytes(type.compile_time_size, "little"))), type)
+                return FloatAttr(float(value), type)
+        except LiteralError as e:
+            self._literal_error(start, str(e))
+        except (VerifyException, OverflowError, ValueError) as e:
+            self._literal_error(start, f"literal {text} does not fit {type}: {describe_error(e)}")
+        self._literal_error(start, f"a number literal cannot have type {type}")
+
+    def _literal_end(self, start: Position) -> Position:
+        """The end of the number literal starting at `start` (a sign, then one token)."""
+        lexer = RlxLexer(self.lexer.input)
+        lexer.pos = start
+        token = lexer.lex()
+        if token.kind == MLIRTokenKind.MINUS:
+            token = lexer.lex()
+        return token.span.end
+
+    # Dense elements: `dense<[1.0, 0x7FC00000]> : tensor<2xf32>` ---------------------------
+
+    def parse_dense_int_or_fp_elements_attr(self, type) -> DenseIntOrFPElementsAttr:
+        self.parse_punctuation("<", " in dense attribute")
+        start = self._current_token.span.start
+        contents: str | tuple[list, list[int]] | None = None
+        if self.parse_optional_punctuation(">") is None:
+            hex_blob = self.parse_optional_str_literal()
+            contents = hex_blob if hex_blob is not None else self._parse_tensor_literal()
+            self.parse_punctuation(">", " in dense attribute")
+        if type is None:
+            self.parse_punctuation(":", " in dense attribute")
+            type = self._parse_dense_literal_type()
+        if not dtypes.is_supported(type.element_type):
+            return self._upstream_dense(type, contents, start)
+        elements = contents[0] if isinstance(contents, tuple) else []
+        try:
+            if contents is None:
+                return self._dense_from_array(type, np.zeros((0,), dtypes.numpy_dtype(type.element_type)), start)
+            if isinstance(contents, str):
+                return self._dense_from_hex(type, contents, start)
+            elements, shape = contents
+            if shape and list(type.get_shape()) != shape:
+                self._literal_error(start, f"dense literal has shape {shape}, but its type {type} has shape {list(type.get_shape())}")
+            return self._dense_from_array(type, self._element_values(type.element_type, elements), start)
+        except LiteralError as e:
+            at = elements[e.index].span.start if isinstance(contents, tuple) and elements else start
+            self._literal_error(at, str(e))
+
+    def _element_values(self, element_type: Attribute, elements: list) -> np.ndarray:
+        """The tensor literal's elements as an array of `element_type`, exactly; a
+        `LiteralError`'s `index` says which element is wrong."""
+        texts = [_literal_text(e.span.text) for e in elements]
+        if isinstance(element_type, ComplexType):
+            parts = [p for text in texts for p in _complex_parts(text)]
+            try:
+                real = self._float_values(parts, element_type.element_type)
+            except LiteralError as e:
+                raise LiteralError(str(e), e.index // 2) from None
+            return real.astype(np.float64).view(np.complex128).astype(np.complex64)
+        kind = dtypes.dtype_of(element_type).kind
+        for i, (element, text) in enumerate(zip(elements, texts)):
+            if isinstance(element.value, tuple):
+                raise LiteralError(f"complex literal {text} for non-complex type {element_type}", i)
+            if isinstance(element.value, bool) and kind != "bool":
+                raise LiteralError(f"boolean literal {text} for type {element_type}", i)
+            if isinstance(element.value, float) and kind != "float":
+                raise LiteralError(f"float literal {text} for integer type {element_type}", i)
+        if kind == "float":
+            return self._float_values(texts, element_type)
+        return literals.integers([int(e.value) for e in elements], texts, element_type)
+
+    def _float_values(self, texts: list[str], element_type: Attribute) -> np.ndarray:
+        """Float literals (decimal or hex bit patterns) as an array of `element_type`."""
+        dt = dtypes.numpy_dtype(element_type)
+        result = np.zeros(len(texts), dt)
+        decimal = [i for i, t in enumerate(texts) if not literals.is_hex(t)]
+        for i, text in enumerate(texts):
+            if literals.is_hex(text):
+                try:
+                    result[i] = literals.float_bits(text, dt, str(element_type))[0]
+                except LiteralError as e:
+                    raise LiteralError(str(e), i) from None
+        try:
+            values = []
+            for k, i in enumerate(decimal):
+                try:
+                    values.append(literals.as_f64(_number(texts[i])))
+                except LiteralError as e:
+                    raise LiteralError(str(e), k) from None
+            result[decimal] = literals.decimal_floats([texts[i] for i in decimal], values, dt, str(element_type))
+        except LiteralError as e:
+            raise LiteralError(str(e), decimal[e.index]) from None
+        return result
+
+    def _parse_optional_complex(self):
+        """`(re, im)`; unlike upstream, `(1.0, 0x7FC00000)` may mix literal kinds (each
+        part is read by its own text, see `_element_values`)."""
+        if self._current_token.kind != MLIRTokenKind.L_PAREN:
+            return None
+        start = self._consume_token(MLIRTokenKind.L_PAREN).span.start
+        real, _ = self._parse_bool_int_or_float()
+        self.parse_punctuation(",")
+        imag, _ = self._parse_bool_int_or_float()
+        end = self._consume_token(MLIRTokenKind.R_PAREN).span.end
+        return (real, imag), Span(start, end, self.lexer.input)
+
+    def _dense_from_hex(self, type, blob: str, start: Position) -> DenseIntOrFPElementsAttr:
+        try:
+            data = bytes.fromhex(blob[2:]) if blob[:2].lower() == "0x" else None
+        except ValueError:
+            data = None
+        if data is None:
+            self._literal_error(start, "a dense string literal must be hexadecimal data: \"0x...\"")
+        dt = dtypes.numpy_dtype(type.element_type)
+        count = int(np.prod(type.get_shape()))
+        if len(data) not in (dt.itemsize, dt.itemsize * count):
+            self._literal_error(
+                start,
+                f"hexadecimal dense literal has {len(data)} bytes; {type} needs {dt.itemsize * count} "
+                f"(or {dt.itemsize} for a splat)",
+            )
+        return DenseIntOrFPElementsAttr(type, BytesAttr(data if count != 0 else b""))
+
+    def _dense_from_array(self, type, values: np.ndarray, start: Position) -> DenseIntOrFPElementsAttr:
+        """The attribute of `type` holding `values` (one value: a splat, stored once)."""
+        count = int(np.prod(type.get_shape()))
+        if values.size not in (1, count):
+            self._literal_error(start, f"dense literal has {values.size} elements, but its type {type} has {count}")
+        if count == 0:
+            values = values[:0]
+        return DenseIntOrFPElementsAttr(type, BytesAttr(_element_bytes(values, type.element_type)))
+
+    def _upstream_dense(self, type, contents, start: Position) -> DenseIntOrFPElementsAttr:
+        """Element types outside RLX's dtypes (index, i128, f80, ...): xDSL's own rules."""
+        try:
+            if contents is None:
+                return DenseIntOrFPElementsAttr(type, BytesAttr(b""))
+            if isinstance(contents, str):
+                data = bytes.fromhex(contents[2:])
+                if len(data) == type.element_type.compile_time_size:
+                    data *= int(np.prod(type.get_shape()))
+                return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+            elements, shape = contents
+            values = [e.to_type(self, type.element_type) for e in elements]
+            if not shape:
+                values *= int(np.prod(type.get_shape()))
+            elif list(type.get_shape()) != shape:
+                self._literal_error(start, f"dense literal has shape {shape}, but its type {type} has shape {list(type.get_shape())}")
+            return DenseIntOrFPElementsAttr.from_list(type, values)
+        except NotImplementedError:
+            self._literal_error(start, f"dense literals of element type {type.element_type} are not supported")
+        except (OverflowError, ValueError, VerifyException) as e:
+            self._literal_error(start, f"invalid dense literal for {type}: {describe_error(e)}")
+
+    def _literal_error(self, start: Position, message: str) -> NoReturn:
+        raise ParseError(Span(start, start + 1, self.lexer.input), message)
+
+
+_FLOAT_ATTR_TYPES = tuple(d.element_type for d in dtypes.DTYPES if d.kind == "float")
+
+
+def _literal_text(text: str) -> str:
+    """A literal's source text without the blanks MLIR allows after its sign."""
+    return "".join(text.split())
+
+
+def _number(text: str) -> int | float:
+    try:
+        return int(text) if re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
+    except ValueError:
+        raise LiteralError(f"malformed number literal '{text}'") from None
+
+
+def _complex_parts(text: str) -> list[str]:
+    """`(1.0, 0x7FC00000)` -> `["1.0", "0x7FC00000"]`."""
+    return [part.strip() for part in text.strip()[1:-1].split(",")]
+
+
+def _element_bytes(values: np.ndarray, element_type: Attribute) -> bytes:
+    """Raw little-endian element bytes in xDSL's layout (i1: one byte, true = 0xFF)."""
+    if values.dtype.kind == "b":
+        return np.where(values, np.int8(-1), np.int8(0)).tobytes()
+    return np.ascontiguousarray(values.astype(values.dtype.newbyteorder("<"), copy=False)).tobytes()
+
+
+def _require_printable(type: AnyFloat) -> None:
+    """Reject float types whose values xDSL cannot store or print (f80, f128)."""
+    try:
+        type.pack([0.0])
+    except NotImplementedError:
+        raise LiteralError(f"literals of type {type} are not supported") from None
+
+
+def describe_error(error: Exception) -> str:
+    return str(error.args[0]) if error.args else type(error).__name__
