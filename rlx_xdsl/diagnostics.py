@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from xdsl.ir import Operation
-from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -29,7 +28,8 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, op_position
+from rlx_xdsl.locations import LineIndex, SourcePos, op_position
+from rlx_xdsl.printer import RlxPrinter
 
 
 class OpError(DiagnosticException):
@@ -75,18 +75,19 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def parse_error_diagnostic(error: ParseError, parser: LocatingParser) -> Diagnostic:
-    """A parse error at the offending token (positions are chunk-relative in the span)."""
-    diag = Diagnostic(error.msg, _span_pos(error.span.start, parser))
+def parse_error_diagnostic(error: ParseError, lines: LineIndex) -> Diagnostic:
+    """A parse error at the offending token (span offsets index the parsed text, whose
+    lines `lines` maps to file lines)."""
+    diag = Diagnostic(error.msg, _span_pos(error.span.start, lines))
     if isinstance(error, MultipleSpansParseError):
         for span, note in error.refs:
-            diag.notes.append(Diagnostic(note or error.ref_text or "see here", _span_pos(span.start, parser), "note"))
+            diag.notes.append(Diagnostic(note or error.ref_text or "see here", _span_pos(span.start, lines), "note"))
     return diag
 
 
-def _span_pos(offset: int, parser: LocatingParser) -> SourcePos:
-    line, col = parser.lines.line_col(offset)
-    return SourcePos(parser.file_name, line, col)
+def _span_pos(offset: int, lines: LineIndex) -> SourcePos:
+    line, col = lines.line_col(offset)
+    return SourcePos(lines.name, line, col)
 
 
 def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagnostic:
@@ -163,7 +164,7 @@ def source_excerpt(pos: SourcePos | None, source: LineIndex | None) -> str:
 
 def format_op(op: Operation) -> str:
     """`op` in generic form, with SSA names as they appear in the whole module."""
-    printer = Printer(stream=StringIO(), print_generic_format=True)
+    printer = RlxPrinter(stream=StringIO(), print_generic_format=True)
     try:
         toplevel = op.get_toplevel_object()
         if isinstance(toplevel, Operation) and toplevel is not op:

@@ -99,7 +99,7 @@ class LocatingParser(RlxParser):
         start = self._current_token.span.start
         try:
             op = super().parse_operation()
-        except ParseError:
+        except (ParseError, RecursionError):
             raise
         except Exception as e:  # e.g. an attribute verifier: blame the op being parsed
             message = str(e) if isinstance(e, DiagnosticException) else f"{type(e).__name__}: {e}"

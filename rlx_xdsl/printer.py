@@ -13,13 +13,17 @@ hexadecimal blob. Everything else prints as upstream does.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from io import StringIO
+from typing import IO
 
 import numpy as np
-from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr
+from xdsl.context import Context
+from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 from xdsl.syntax_printer import SyntaxPrinter
+from xdsl.targets.mlir import MLIRTarget
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dense import dense_to_numpy, stored_elements
@@ -95,6 +99,23 @@ class RlxPrinter(ExactConstants, Printer):
 
 class RlxSyntaxPrinter(ExactConstants, SyntaxPrinter):
     """xDSL's colouring `SyntaxPrinter`, with constants printed bit-exactly."""
+
+
+@dataclass(frozen=True)
+class RlxMLIRTarget(MLIRTarget):
+    """`rlx-opt`'s `-t mlir` output: xDSL's MLIR target with `RlxPrinter`."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        cls = RlxSyntaxPrinter if self.syntax_highlight else RlxPrinter
+        printer = cls(
+            stream=output,
+            print_generic_format=self.print_generic_format,
+            print_properties_as_attributes=self.print_properties_as_attributes,
+            print_debuginfo=self.print_debuginfo,
+        )
+        printer.print_op(module)
+        printer.print_metadata(ctx.loaded_dialects)
+        print("\n", file=output)
 
 
 def print_ir(op: Operation, **options) -> str:

@@ -46,7 +46,8 @@ from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
-from rlx_xdsl.source import SourceError, parse_source
+from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
+from rlx_xdsl.tools.deep import run_deep
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6
@@ -78,13 +79,14 @@ def format_error(error: RunError | SourceError) -> str:
 def read_source(path: str) -> tuple[str, str]:
     """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`)."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        return decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
     if not Path(path).exists():
         raise RunError(f"no such file: '{path}'")
     try:
-        return Path(path).read_text(), path
-    except (OSError, UnicodeDecodeError) as e:
-        raise RunError(f"cannot read '{path}': {e}") from None
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise RunError(f"cannot read '{path}': {e.strerror}") from None
+    return decode(data, path), path
 
 
 def load_module(path: str) -> tuple[ModuleOp, LineIndex]:
@@ -231,7 +233,8 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
         outputs = call_function(interpreter, f, inputs)
     except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
         culprit = running.stack[-1] if running.stack else f
-        message, note = f"interpretation failed: {describe(e)}", f"while running @{f.sym_name.data}"
+        cause = TOO_DEEP if isinstance(e, RecursionError) else describe(e)
+        message, note = f"interpretation failed: {cause}", f"while running @{f.sym_name.data}"
         raise SourceError(op_diagnostic(culprit, message, note), source) from e
     return [np.asarray(output) for output in outputs]
 
@@ -348,7 +351,7 @@ def run(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
-        lines = run(args)
+        lines = run_deep(lambda: run(args))
     except (RunError, SourceError) as e:
         sys.stderr.write(format_error(e))
         return 1

@@ -473,10 +473,10 @@ func.func @f(%a: tensor<2xf32> {rlx.name = "b"}, %b: tensor<2xf32>) -> tensor<2x
     assert "values: [10, 20]" in out  # `b` is arg0's rlx.name; `%b` is arg1
 
 
-def test_unreadable_file(tmp_path, capsys):
+def test_invalid_utf8_is_located_at_the_first_bad_byte(tmp_path, capsys):
     binary = tmp_path / "weights.mlir"
-    binary.write_bytes(b"\xff\xfe\x00garbage")
-    expect_error(capsys, [binary], f"rlx-run: error: cannot read '{binary}'")
+    binary.write_bytes(b"func.func\n  @f \xff\xfe\x00garbage")
+    expect_error(capsys, [binary], f"{binary}:2:6: error: invalid UTF-8 (byte 0xFF at offset 15)")
 
 
 def test_reads_stdin_from_a_pipe():
