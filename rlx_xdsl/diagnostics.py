@@ -28,6 +28,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
+from rlx_xdsl.dominance import first_non_dominated_use, postorder
 from rlx_xdsl.locations import LineIndex, SourcePos, op_position
 from rlx_xdsl.printer import RlxPrinter
 
@@ -105,25 +106,36 @@ def verify_located(root: Operation) -> None:
     """Verify `root` and everything nested in it; raise `OpError` at the innermost failing op.
 
     Checks the same rules as `Operation.verify()` (structure, traits, IRDL
-    constraints and `verify_`), nested ops before their parent as xDSL does.
-    Crashing verifiers are reported as errors at their op too.
+    constraints and `verify_`), nested ops before their parent as xDSL does, then
+    SSA dominance, which xDSL does not check (`dominance.py`). Crashing verifiers
+    are reported as errors at their op too. Iterative, so nesting depth costs nothing.
     """
-    for region in root.regions:
-        for block in region.blocks:
-            for child in block.ops:
-                verify_located(child)
-            if block.first_op is None and len(region.blocks) == 1 and not root.has_trait(NoTerminator):
-                raise OpError(
-                    root,
-                    f"Operation {root.name} contains empty block in single-block region "
-                    "that expects at least a terminator",
-                )
+    for op in postorder(root):
+        _verify_one(op)
+    bad = first_non_dominated_use(root)
+    if bad is not None:
+        owner = bad.value.owner
+        defining = owner if isinstance(owner, Operation) else owner.parent_op()
+        where = op_position(defining) if defining is not None else None
+        note = f"operand #{bad.index} is defined at {where}" if where is not None else None
+        raise OpError(bad.user, f"operand #{bad.index} does not dominate this use", note)
+
+
+def _verify_one(op: Operation) -> None:
+    """Verify `op` itself (its nested ops were verified before)."""
+    for region in op.regions:
+        if len(region.blocks) == 1 and region.blocks.first.first_op is None and not op.has_trait(NoTerminator):
+            raise OpError(
+                op,
+                f"Operation {op.name} contains empty block in single-block region "
+                "that expects at least a terminator",
+            )
     try:
-        root.verify(verify_nested_ops=False)
+        op.verify(verify_nested_ops=False)
     except VerifyException as e:
-        raise OpError(root, describe(e)) from e
+        raise OpError(op, describe(e)) from e
     except Exception as e:
-        raise OpError(root, f"internal error in the verifier of '{root.name}': {describe(e)}") from e
+        raise OpError(op, f"internal error in the verifier of '{op.name}': {describe(e)}") from e
 
 
 # Rendering ----------------------------------------------------------------------
