@@ -17,6 +17,7 @@ from collections.abc import Sequence
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation
+from xdsl.traits import ConstantLike
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
@@ -54,7 +55,7 @@ def require_memory(nbytes: int, what: str) -> None:
         return
     available = available_memory()
     if available is not None and nbytes > available:
-        raise KernelError(f"{what} needs {format_bytes(nbytes)}, more than the {format_bytes(available)} available")
+        raise KernelError(f"{what} would need {format_bytes(nbytes)}, more than the {format_bytes(available)} available")
 
 
 def _runtime_type(declared: Attribute, array: np.ndarray) -> Attribute:
@@ -107,12 +108,17 @@ def expected_results(op: Operation, args: Sequence[np.ndarray]) -> Sequence[Attr
 
 
 def check_memory(op: Operation, expected: Sequence[Attribute]) -> None:
-    """Refuse results that cannot fit in memory, before the kernel tries to build them."""
+    """Refuse results that cannot fit in memory, before the kernel tries to build them.
+
+    Constants are exempt: their values exist already (a splat as one element).
+    """
+    if op.has_trait(ConstantLike):
+        return
     for index, t in enumerate(expected):
         if isinstance(t, TensorType) and is_static(t.get_shape()):
             nbytes = math.prod(t.get_shape()) * dtypes.numpy_dtype(t.element_type).itemsize
             try:
-                require_memory(nbytes, f"its {_index(op, 'result', index, len(expected))} {t}")
+                require_memory(nbytes, f"{_index(op, 'result', index, len(expected))} {t}")
             except KernelError as e:
                 raise KernelError(f"'{op.name}' {e.message}", op) from None
 

@@ -28,6 +28,7 @@ renders errors.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -44,6 +45,8 @@ from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import describe, op_diagnostic, render
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
+from rlx_xdsl.interpreters.checks import require_memory
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
@@ -193,8 +196,19 @@ def gather_inputs(f: func.FuncOp, specs: dict[str, Path], seed: int) -> list[np.
         if arg.index in given:
             raise RunError(f"--input given twice for '{arg.name}'")
         given[arg.index] = load_input(arg, path)
+    _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     return [given[a.index] if a.index in given else _random_for(a, rng) for a in args]
+
+
+def _require_memory_for_random(args: list[GraphArg]) -> None:
+    """Refuse up front when the random arguments cannot fit in memory."""
+    static = [a for a in args if is_static(a.type.get_shape())]
+    needed = sum(math.prod(a.type.get_shape()) * dtypes.numpy_dtype(a.type.element_type).itemsize for a in static)
+    try:
+        require_memory(needed, f"the random values of {_count(len(static), 'argument')}")
+    except KernelError as e:
+        raise RunError(e.message) from None
 
 
 def _random_for(arg: GraphArg, rng: np.random.Generator) -> np.ndarray:
@@ -354,6 +368,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         lines = run_deep(lambda: run(args))
     except (RunError, SourceError) as e:
         sys.stderr.write(format_error(e))
+        return 1
+    except MemoryError:
+        sys.stderr.write(f"{PROG}: error: out of memory (the inputs or outputs are too large for this machine)\n")
         return 1
     except Exception as e:
         if os.environ.get("RLX_DEBUG"):
