@@ -140,10 +140,10 @@ def round_half_away(x: np.ndarray) -> np.ndarray:
     if not is_float(x.dtype):
         return x
     work = x.astype(F32) if x.dtype in _HALF_TYPES else x
-    whole = np.trunc(work)
-    with np.errstate(invalid="ignore"):  # inf - inf: inf is kept by `whole`
+    with np.errstate(invalid="ignore"):  # NaN, and inf - inf (inf is kept by `whole`)
+        whole = np.trunc(work)
         step = (np.abs(work - whole) >= 0.5).astype(work.dtype)
-    return (whole + np.copysign(step, work)).astype(x.dtype)
+        return (whole + np.copysign(step, work)).astype(x.dtype)
 
 
 # Integer arithmetic ------------------------------------------------------------------------
