@@ -102,11 +102,12 @@ def _ambiguous(wide: np.ndarray, rounded: np.ndarray, dtype: np.dtype) -> np.nda
         return inexact
     # The other neighbour of `wide` in `dtype`; a midpoint is their exact average.
     up = back < wide
-    if dtype == BF16:
-        other = _bf16_neighbour(rounded, up).astype(F64)
-    else:
-        other = np.nextafter(rounded, np.where(up, np.inf, -np.inf).astype(dtype)).astype(F64)
-    midpoint = (back + other) / 2 == wide
+    with np.errstate(all="ignore"):  # neighbours of the largest value overflow to inf
+        if dtype == BF16:
+            other = _bf16_neighbour(rounded, up).astype(F64)
+        else:
+            other = np.nextafter(rounded, np.where(up, np.inf, -np.inf).astype(dtype)).astype(F64)
+        midpoint = (back + other) / 2 == wide
     return inexact & (midpoint | np.isinf(back))
 
 

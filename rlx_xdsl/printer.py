@@ -85,8 +85,10 @@ class ExactConstants:
     def _print_float(self, value, element_type: Attribute) -> None:
         printer: Printer = self  # type: ignore[assignment]
         scalar = np.asarray(value)
-        if np.isfinite(scalar.astype(np.float64)):
-            printer.print_float(float(scalar.astype(np.float64)), element_type)
+        with np.errstate(invalid="ignore"):  # casting a NaN half to f64 warns
+            wide = scalar.astype(np.float64)
+        if np.isfinite(wide):
+            printer.print_float(float(wide), element_type)
             return
         unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[scalar.dtype.itemsize]
         bits = int(scalar.reshape(1).view(unsigned)[0])
