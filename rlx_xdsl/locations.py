@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import struct
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -102,8 +103,7 @@ class LocatingParser(RlxParser):
         except (ParseError, RecursionError):
             raise
         except Exception as e:  # e.g. an attribute verifier: blame the op being parsed
-            message = str(e) if isinstance(e, DiagnosticException) else f"{type(e).__name__}: {e}"
-            raise ParseError(Span(start, start, self.lexer.input), message) from e
+            raise ParseError(Span(start, start, self.lexer.input), _construction_error(e)) from e
         if isinstance(op.location, UnknownLoc):  # keep an explicit `loc(...)` from the text
             op.location = self.location_at(start)
         return op
@@ -138,6 +138,16 @@ class LocatingParser(RlxParser):
                     if pos is not None and pos.file == self.file_name:
                         return self.lines.offset(pos.line, pos.col), name
         return None
+
+
+def _construction_error(error: Exception) -> str:
+    """What to say when building a parsed op or attribute raised `error`."""
+    text = str(error.args[0]) if error.args else ""
+    if isinstance(error, DiagnosticException):
+        return text or type(error).__name__
+    if isinstance(error, struct.error | OverflowError):
+        return f"a number in this operation does not fit its type ({text or 'out of range'})"
+    return f"invalid operation: {text}" if text else f"invalid operation ({type(error).__name__})"
 
 
 def source_pos(loc: Attribute) -> SourcePos | None:

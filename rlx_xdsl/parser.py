@@ -18,7 +18,9 @@ reads such an attribute back as a broadcast array).
 
 from __future__ import annotations
 
+import math
 import re
+import struct
 from typing import NoReturn
 
 import numpy as np
@@ -100,6 +102,14 @@ class RlxParser(Parser):
     def __init__(self, ctx: Context, text: str, name: str = "<unknown>"):
         super().__init__(ctx, "", name)
         self._parser_state = ParserState(RlxLexer(Input(text, name)))
+
+    def _parse_token(self, expected_kind: MLIRTokenKind, error_msg: str) -> MLIRToken:
+        """Upstream's, with its context-only messages (" in block definition") completed
+        into what was expected and what was found."""
+        if error_msg.startswith(" ") and self._current_token.kind != expected_kind:
+            what = _TOKEN_NAMES.get(expected_kind, expected_kind.name.lower().replace("_", " "))
+            self.raise_error(f"expected {what}{error_msg}, found {_found(self._current_token)}")
+        return super()._parse_token(expected_kind, error_msg)
 
     # Scalar attributes: `1.5 : f16`, `300 : i8` ------------------------------------------
 
@@ -242,7 +252,7 @@ class RlxParser(Parser):
         if data is None:
             self._literal_error(start, "a dense string literal must be hexadecimal data: \"0x...\"")
         dt = dtypes.numpy_dtype(type.element_type)
-        count = int(np.prod(type.get_shape()))
+        count = math.prod(type.get_shape())
         if len(data) not in (dt.itemsize, dt.itemsize * count):
             self._literal_error(
                 start,
@@ -253,7 +263,7 @@ class RlxParser(Parser):
 
     def _dense_from_array(self, type, values: np.ndarray, start: Position) -> DenseIntOrFPElementsAttr:
         """The attribute of `type` holding `values` (one value: a splat, stored once)."""
-        count = int(np.prod(type.get_shape()))
+        count = math.prod(type.get_shape())
         if values.size not in (1, count):
             self._literal_error(start, f"dense literal has {values.size} elements, but its type {type} has {count}")
         if count == 0:
@@ -261,29 +271,43 @@ class RlxParser(Parser):
         return DenseIntOrFPElementsAttr(type, BytesAttr(_element_bytes(values, type.element_type)))
 
     def _upstream_dense(self, type, contents, start: Position) -> DenseIntOrFPElementsAttr:
-        """Element types outside RLX's dtypes (index, i128, f80, ...): xDSL's own rules."""
+        """Element types outside RLX's dtypes (index, i128, f80, ...): xDSL's conversions,
+        with a splat stored once here too (upstream would expand it element by element)."""
+        element = type.element_type
         try:
             if contents is None:
                 return DenseIntOrFPElementsAttr(type, BytesAttr(b""))
             if isinstance(contents, str):
-                data = bytes.fromhex(contents[2:])
-                if len(data) == type.element_type.compile_time_size:
-                    data *= int(np.prod(type.get_shape()))
-                return DenseIntOrFPElementsAttr(type, BytesAttr(data))
+                return DenseIntOrFPElementsAttr(type, BytesAttr(bytes.fromhex(contents[2:])))
             elements, shape = contents
-            values = [e.to_type(self, type.element_type) for e in elements]
-            if not shape:
-                values *= int(np.prod(type.get_shape()))
-            elif list(type.get_shape()) != shape:
+            if shape and list(type.get_shape()) != shape:
                 self._literal_error(start, f"dense literal has shape {shape}, but its type {type} has shape {list(type.get_shape())}")
-            return DenseIntOrFPElementsAttr.from_list(type, values)
+            values = [e.to_type(self, element) for e in elements]
+            if isinstance(element, IntegerType):
+                values = [element.get_normalized_value(v) for v in values]
+            return DenseIntOrFPElementsAttr(type, BytesAttr(element.pack(values)))
         except NotImplementedError:
-            self._literal_error(start, f"dense literals of element type {type.element_type} are not supported")
-        except (OverflowError, ValueError, VerifyException) as e:
+            self._literal_error(start, f"dense literals of element type {element} are not supported")
+        except (OverflowError, ValueError, VerifyException, struct.error) as e:
             self._literal_error(start, f"invalid dense literal for {type}: {describe_error(e)}")
 
     def _literal_error(self, start: Position, message: str) -> NoReturn:
         raise ParseError(Span(start, start + 1, self.lexer.input), message)
+
+
+_TOKEN_NAMES = {
+    MLIRTokenKind.CARET_IDENT: "a block label (^name)",
+    MLIRTokenKind.PERCENT_IDENT: "an SSA value (%name)",
+    MLIRTokenKind.AT_IDENT: "a symbol (@name)",
+    MLIRTokenKind.BARE_IDENT: "an identifier",
+    MLIRTokenKind.STRING_LIT: "a string literal",
+}
+
+
+def _found(token: MLIRToken) -> str:
+    if token.kind == MLIRTokenKind.EOF:
+        return "the end of the input"
+    return f"'{token.text}'"
 
 
 _FLOAT_ATTR_TYPES = tuple(d.element_type for d in dtypes.DTYPES if d.kind == "float")

@@ -118,14 +118,7 @@ class RlxOperation(IRDLOperation):
         return changed
 
     def verify_(self) -> None:
-        for operand in self.operands:
-            element = getattr(operand.type, "element_type", None)
-            if element is not None and not dtypes.is_supported(element):
-                raise VerifyException(
-                    f"'{self.name}' operand type {operand.type} has an element type "
-                    "outside RLX's dtypes (f32, f16, bf16, f64, i1, i8, i16, i32, i64, "
-                    "ui8, ui32, complex<f32>)"
-                )
+        self._require_rlx_dtypes("operand", self.operands)
         inferred = self.inferred_types()
         if len(inferred) != len(self.results):
             raise VerifyException(
@@ -137,6 +130,17 @@ class RlxOperation(IRDLOperation):
                 raise VerifyException(
                     f"'{self.name}' inferred {which} {expected} does not match "
                     f"declared type {res.type}"
+                )
+        self._require_rlx_dtypes("result", self.results)  # e.g. a constant of i3
+
+    def _require_rlx_dtypes(self, what: str, values: Sequence[SSAValue]) -> None:
+        for value in values:
+            element = getattr(value.type, "element_type", None)
+            if element is not None and not dtypes.is_supported(element):
+                raise VerifyException(
+                    f"'{self.name}' {what} type {value.type} has an element type "
+                    "outside RLX's dtypes (f32, f16, bf16, f64, i1, i8, i16, i32, i64, "
+                    "ui8, ui32, complex<f32>)"
                 )
 
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import math
 import os
+import sys
 from collections.abc import Sequence
 
 import numpy as np
@@ -110,13 +111,17 @@ def expected_results(op: Operation, args: Sequence[np.ndarray]) -> Sequence[Attr
 def check_memory(op: Operation, expected: Sequence[Attribute]) -> None:
     """Refuse results that cannot fit in memory, before the kernel tries to build them.
 
-    Constants are exempt: their values exist already (a splat as one element).
+    Constants are exempt: their values exist already (a splat as one element), but
+    no array, not even a broadcast view, can have more than `sys.maxsize` bytes.
     """
-    if op.has_trait(ConstantLike):
-        return
     for index, t in enumerate(expected):
         if isinstance(t, TensorType) and is_static(t.get_shape()):
             nbytes = math.prod(t.get_shape()) * dtypes.numpy_dtype(t.element_type).itemsize
+            if nbytes > sys.maxsize:  # even a broadcast view cannot have that many bytes
+                which = _index(op, "result", index, len(expected))
+                raise KernelError(f"'{op.name}' {which} {t} has more elements than numpy arrays can hold", op)
+            if nbytes < LARGE_RESULT_BYTES or op.has_trait(ConstantLike):
+                continue
             try:
                 require_memory(nbytes, f"{_index(op, 'result', index, len(expected))} {t}")
             except KernelError as e:

@@ -220,7 +220,7 @@ class RlxOptMain(xDSLOptMain):
                 output.write((SPLIT_MARKER + "\n" if wrote else "") + result.output)
                 output.flush()
                 wrote = True
-        if ok and isinstance(output, StringIO):
+        if ok and self.args.output_file:  # (stdout itself may be a StringIO in-process)
             write_output(self.args.output_file, output.getvalue())
         return ok
 

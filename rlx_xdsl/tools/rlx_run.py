@@ -99,16 +99,19 @@ def load_module(path: str) -> tuple[ModuleOp, LineIndex]:
     return parse_source(make_context(), text, name)
 
 
-def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    """The function named `name`, or the module's first function."""
+def select_function(module: ModuleOp, name: str | None, source: LineIndex) -> func.FuncOp:
+    """The function named `name`, or the module's first function; it must have a body."""
     try:
-        return find_function(module, name)
+        f = find_function(module, name)
     except KeyError:
         funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
         if not funcs:
             raise RunError("the module contains no func.func to run") from None
         available = ", ".join(f"'{f.sym_name.data}'" for f in funcs)
         raise RunError(f"no function named '{name}' (available: {available})") from None
+    if not f.body.blocks:
+        raise SourceError(op_diagnostic(f, f"@{f.sym_name.data} is a declaration without a body: nothing to run"), source)
+    return f
 
 
 # Inputs --------------------------------------------------------------------
@@ -350,7 +353,7 @@ def run(args: argparse.Namespace) -> list[str]:
     """Do the work of one invocation; return the report lines."""
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file)
-    f = select_function(module, args.func)
+    f = select_function(module, args.func, source)
     inputs = gather_inputs(f, specs, args.seed)
     outputs = execute(module, f, inputs, source)
     if args.save is not None:
