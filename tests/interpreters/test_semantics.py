@@ -13,10 +13,15 @@ import warnings
 import ml_dtypes
 import numpy as np
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 from xdsl.dialects.builtin import bf16, i32, i64
 
+from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.oracles import run_op
+from rlx_xdsl.tools import rlx_run
 
 BF16 = ml_dtypes.bfloat16
 
@@ -170,3 +175,46 @@ def test_cast_to_bf16_rounds_once():
 def test_cast_to_i64_saturates():
     x = np.array([1e30, -1e30, np.nan], np.float64)
     assert run_op("cast", [x], to=i64).tolist() == [2**63 - 1, -(2**63), 0]
+
+
+# No numpy warning escapes a kernel ----------------------------------------------------------------
+
+
+def special_inputs(module, seed: int) -> list[np.ndarray]:
+    """Random inputs with NaN, ±inf, -0.0 and huge values mixed into every float argument."""
+    rng = np.random.default_rng(seed)
+    specials = np.array([np.nan, np.inf, -np.inf, -0.0, 3e38, -3e38, 1e-45])
+    out = []
+    for x in inputs_for(module, seed):
+        if x.dtype.kind == "f" or x.dtype == np.dtype(BF16):
+            mask = rng.random(x.shape) < 0.3
+            x = np.where(mask, specials[rng.integers(0, len(specials), x.shape)], x.astype(np.float64)).astype(x.dtype)
+        out.append(x)
+    return out
+
+
+@settings(max_examples=40, deadline=None)
+@given(module=graphs(max_ops=10), seed=st.integers(0, 2**16))
+def test_random_graphs_on_non_finite_inputs_never_warn(module, seed):
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            run_function(module, None, special_inputs(module, seed))
+        except KernelError:
+            pass  # e.g. NaN used as an index: a clear error is allowed, a warning is not
+    assert [str(w.message) for w in caught] == []
+
+
+def test_rlx_run_prints_no_warning_on_non_finite_inputs(tmp_path, capfd):
+    path = tmp_path / "f.mlir"
+    path.write_text(
+        "func.func @f(%x: tensor<4xf32> {rlx.name = \"x\"}) -> tensor<4xf32> {\n"
+        "  %e = mir.exp %x : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  %s = mir.softmax %e axis = -1 : (tensor<4xf32>) -> tensor<4xf32>\n"
+        "  %d = mir.div %s, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>\n"
+        "  func.return %d : tensor<4xf32>\n}\n"
+    )
+    np.save(tmp_path / "x.npy", np.array([np.nan, np.inf, 0.0, 1e30], np.float32))
+    assert rlx_run.main([str(path), "--input", f"x={tmp_path / 'x.npy'}"]) == 0
+    out, err = capfd.readouterr()
+    assert err == "" and "non-finite: 4 of 4" in out

@@ -569,6 +569,18 @@ def test_output_through_a_symlink_replaces_the_target_and_keeps_the_link(opt, wr
     assert "func.func @f" in target.read_text()
 
 
+def test_output_through_a_symlink_to_a_device_writes_into_the_device(opt, write, tmp_path):
+    src = write("good.mlir", GOOD)
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    link = tmp_path / "out.mlir"
+    link.symlink_to(device)
+    assert opt(src, "-o", link).status == 0
+    assert link.is_symlink() and stat.S_ISCHR(device.stat().st_mode)
+    assert device.stat().st_rdev == os.makedev(1, 3)
+    assert _listing(tmp_path) == ["good.mlir", "null", "out.mlir"]
+
+
 def test_output_into_missing_directory_is_an_error(opt, write, tmp_path):
     src = write("good.mlir", GOOD)
     target = tmp_path / "no" / "out.mlir"
