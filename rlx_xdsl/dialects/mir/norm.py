@@ -54,9 +54,14 @@ class NormOperation(RlxOperation):
         eps = self.eps.value.data
         require(eps > 0, self, f"eps must be positive, got {eps}")
 
+    def normalized_input_type(self) -> TensorType:
+        """The type of the tensor being normalised: x's (fused residual norms: x + residual)."""
+        return tensor_type(self.x)
+
     def check_operands(self) -> TensorType:
-        """x is floating point and gamma/beta share its element type; returns x's type."""
-        x = tensor_type(self.x)
+        """The normalised input is floating point and gamma/beta share its element type;
+        returns its type."""
+        x = self.normalized_input_type()
         require_float(self, x)
         require_same_element_type(
             self,
@@ -82,7 +87,7 @@ class AxisNormOperation(NormOperation):
         )
 
     def normalized_axis(self) -> int:
-        return normalize_axis(self.axis.value.data, tensor_type(self.x).get_num_dims())
+        return normalize_axis(self.axis.value.data, self.normalized_input_type().get_num_dims())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x = self.check_operands()

@@ -15,13 +15,18 @@ from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
 from rlx_xdsl import numerics
-from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype, widened
+from rlx_xdsl.interpreters.common import KernelError, as_result, promoted, result_dtype, widened
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
+def gelu_cdf(x: np.ndarray) -> np.ndarray:
+    """The standard normal CDF `Phi(x)`, in float64 (exact gelu is `x * Phi(x)`)."""
+    return 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+
+
 def gelu(x: np.ndarray) -> np.ndarray:
-    return x * 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+    return x * gelu_cdf(x)
 
 
 def gelu_approx(x: np.ndarray) -> np.ndarray:
@@ -78,7 +83,22 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
     return (dense_to_numpy(op.value),)
 
 
+def run_iota(op: ew.IotaOp) -> tuple[np.ndarray]:
+    shape = op.result.type.get_shape()
+    axis = op.normalized_dimension()
+    ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
+    return (np.broadcast_to(numerics.convert(ramp, result_dtype(op)), shape),)
+
+
 def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
+    if not op.is_plain:
+        # RLX defines CastConfig's scaling fields but no kernel reads them, and a blocked
+        # cast's result means nothing without its scaling factors, which this op has no
+        # result for: refuse rather than guess.
+        raise KernelError(
+            "with sf_block has no reference kernel: RLX reserves CastConfig's "
+            "scaling-factor fields for future quantization passes and gives them no semantics"
+        )
     return (numerics.convert(x, result_dtype(op)),)
 
 
@@ -105,6 +125,7 @@ def run_unary(op: ew.UnaryOperation, x: np.ndarray) -> tuple[np.ndarray]:
 
 KERNELS = {
     ew.ConstantOp: run_constant,
+    ew.IotaOp: run_iota,
     ew.CastOp: run_cast,
     ew.WhereOp: run_where,
     ew.CompareOp: run_compare,
