@@ -74,6 +74,8 @@ def random_array(t: TensorType, rng: np.random.Generator) -> np.ndarray:
     so a large input needs no float64 copy: floats are standard normal, integers
     0..3, i1 coin flips.
     """
+    import numpy as np
+
     shape = tuple(t.get_shape())
     if not is_static(shape):
         raise ValueError(f"cannot make a random input of dynamic type {t}")
