@@ -4,14 +4,18 @@ MLIR reads a literal straight into its type: `1.0039062500000001 : bf16` rounds
 the decimal once, `0x7FC00000 : f32` is a bit pattern (NaN), and a literal the
 type cannot hold is an error. These functions implement that for RLX's dtypes;
 the parser (`rlx_xdsl.parser`) calls them with each literal's token text and
-reports a `LiteralError` at the literal.
+reports a `LiteralError` at the literal. (The parser imports this module, and so
+numpy, only when a literal needs it.)
 """
 
 from __future__ import annotations
 
+import re
 from fractions import Fraction
 
 import numpy as np
+from xdsl.dialects.builtin import ComplexType
+from xdsl.ir import Attribute
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.numerics import BF16, F16, F32, F64, convert
@@ -125,28 +129,107 @@ def _bf16_neighbour(x: np.ndarray, up: np.ndarray) -> np.ndarray:
     return ((sign | magnitude).astype(np.uint16)).view(BF16)
 
 
-def integer_range(element_type) -> tuple[int, int]:
-    """The literals an integer type accepts, `[low, high]`: signless `iN` takes
-    `[-2^(N-1), 2^N - 1]` (MLIR: the bits of either reading), `uiN` `[0, 2^N - 1]`."""
-    dt = dtypes.dtype_of(element_type)
-    bits = dt.numpy.itemsize * 8 if dt.kind != "bool" else 1
-    if dt.kind == "bool":
-        return 0, 1
-    if dt.kind == "uint":
-        return 0, (1 << bits) - 1
-    return -(1 << (bits - 1)), (1 << bits) - 1
+def check_integer(value: int, text: str, element_type) -> None:
+    """A `LiteralError` unless `value` is a literal of integer type `element_type`."""
+    low, high = dtypes.literal_range(element_type)
+    if not low <= value <= high:
+        raise LiteralError(f"integer literal {text} is out of range for {element_type} [{low}, {high}]")
 
 
 def integers(values: list[int], texts: list[str], element_type) -> np.ndarray:
     """Integer literals as an array of `element_type` (signless values above the signed
     maximum wrap, as in MLIR); out-of-range literals are a `LiteralError`."""
-    low, high = integer_range(element_type)
     for i, (value, text) in enumerate(zip(values, texts)):
-        if not low <= value <= high:
-            raise LiteralError(f"integer literal {text} is out of range for {element_type} [{low}, {high}]", i)
+        try:
+            check_integer(value, text, element_type)
+        except LiteralError as e:
+            raise LiteralError(str(e), i) from None
     dt = dtypes.numpy_dtype(element_type)
     if dt.kind == "b":
         return np.array(values, np.int64) != 0
     bits = dt.itemsize * 8
     wrapped = [v - (1 << bits) if dt.kind == "i" and v >= 1 << (bits - 1) else v for v in values]
     return np.array(wrapped, dt)
+
+
+# Tensor literals -------------------------------------------------------------------------
+
+
+def literal_text(text: str) -> str:
+    """A literal's source text without the blanks MLIR allows after its sign."""
+    return "".join(text.split())
+
+
+def number(text: str) -> int | float:
+    try:
+        return int(text) if re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
+    except ValueError:
+        raise LiteralError(f"malformed number literal '{text}'") from None
+
+
+def complex_parts(text: str) -> list[str]:
+    """`(1.0, 0x7FC00000)` -> `["1.0", "0x7FC00000"]`."""
+    return [part.strip() for part in text.strip()[1:-1].split(",")]
+
+
+def float_values(texts: list[str], element_type: Attribute) -> np.ndarray:
+    """Float literals (decimal or hex bit patterns) as an array of `element_type`; a
+    `LiteralError`'s `index` says which literal is wrong."""
+    dt = dtypes.numpy_dtype(element_type)
+    result = np.zeros(len(texts), dt)
+    decimal = [i for i, t in enumerate(texts) if not is_hex(t)]
+    for i, text in enumerate(texts):
+        if is_hex(text):
+            try:
+                result[i] = float_bits(text, dt, str(element_type))[0]
+            except LiteralError as e:
+                raise LiteralError(str(e), i) from None
+    values = []
+    for i in decimal:
+        try:
+            values.append(as_f64(number(texts[i])))
+        except LiteralError as e:
+            raise LiteralError(str(e), i) from None
+    try:
+        result[decimal] = decimal_floats([texts[i] for i in decimal], values, dt, str(element_type))
+    except LiteralError as e:
+        raise LiteralError(str(e), decimal[e.index]) from None
+    return result
+
+
+def element_values(element_type: Attribute, values: list, texts: list[str]) -> np.ndarray:
+    """A tensor literal's elements (their parsed `values` and source `texts`) as an
+    array of `element_type`, exactly; a `LiteralError`'s `index` says which is wrong."""
+    texts = [literal_text(t) for t in texts]
+    if isinstance(element_type, ComplexType):
+        parts = [p for text in texts for p in complex_parts(text)]
+        try:
+            real = float_values(parts, element_type.element_type)
+        except LiteralError as e:
+            raise LiteralError(str(e), e.index // 2) from None
+        return real.astype(np.float64).view(np.complex128).astype(np.complex64)
+    kind = dtypes.dtype_of(element_type).kind
+    for i, (value, text) in enumerate(zip(values, texts)):
+        if isinstance(value, tuple):
+            raise LiteralError(f"complex literal {text} for non-complex type {element_type}", i)
+        if isinstance(value, bool) and kind != "bool":
+            raise LiteralError(f"boolean literal {text} for type {element_type}", i)
+        if isinstance(value, float) and kind != "float":
+            raise LiteralError(f"float literal {text} for integer type {element_type}", i)
+    if kind == "float":
+        return float_values(texts, element_type)
+    return integers([int(v) for v in values], texts, element_type)
+
+
+def element_bytes(values: np.ndarray, count: int) -> bytes:
+    """Raw little-endian bytes of `values` in xDSL's layout (i1: one byte, true = 0xFF),
+    for an attribute of `count` elements (a single value is a splat, stored once)."""
+    if count == 0:
+        values = values[:0]
+    if values.dtype.kind == "b":
+        return np.where(values, np.int8(-1), np.int8(0)).tobytes()
+    return np.ascontiguousarray(values.astype(values.dtype.newbyteorder("<"), copy=False)).tobytes()
+
+
+def empty(element_type: Attribute) -> np.ndarray:
+    return np.zeros((0,), dtypes.numpy_dtype(element_type))

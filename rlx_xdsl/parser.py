@@ -23,7 +23,6 @@ import re
 import struct
 from typing import NoReturn
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
     AnyFloat,
@@ -44,8 +43,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
-from rlx_xdsl import dtypes, literals
-from rlx_xdsl.literals import LiteralError
+from rlx_xdsl import dtypes
 
 
 def describe_char(char: str) -> str:
@@ -118,35 +116,48 @@ class RlxParser(Parser):
 
         Upstream's version, with values read exactly and out-of-range literals
         reported at the literal instead of raising from the attribute's constructor.
+        Only a float of a type narrower than f64 needs `literals` (and numpy).
         """
         if (flag := self.try_parse_builtin_boolean_attr()) is not None:
             return flag
         start = self._current_token.span.start
         if (value := self.parse_optional_number()) is None:
             return None
-        text = _literal_text(self.lexer.input.content[start : self._literal_end(start)])
+        text = "".join(self.lexer.input.content[start : self._literal_end(start)].split())
         type = self._parse_attribute_type() if self._current_token.kind == MLIRTokenKind.COLON else None
         if type is None:
             type = f64 if isinstance(value, float) else i64
         try:
-            if dtypes.is_supported(type) and dtypes.is_float(type):
-                return FloatAttr(float(self._float_values([text], type)[0]), type)
             if isinstance(type, IntegerType | IndexType):
                 if isinstance(value, float):
-                    raise LiteralError(f"float literal {text} for integer type {type}")
+                    self._literal_error(start, f"float literal {text} for integer type {type}")
                 if dtypes.is_supported(type):
-                    literals.integers([value], [text], type)  # range check only
+                    low, high = dtypes.literal_range(type)
+                    if not low <= value <= high:
+                        self._literal_error(start, f"integer literal {text} is out of range for {type} [{low}, {high}]")
                 return IntegerAttr(value, type)
+            if type == f64 and not _is_hex(text):
+                if math.isinf(value):
+                    self._literal_error(start, f"float literal {text} is out of range for f64")
+                return FloatAttr(float(value), type)
+            if dtypes.is_supported(type) and dtypes.is_float(type):
+                return FloatAttr(self._float_value(text, type, start), type)
             if isinstance(type, AnyFloat):  # float types outside RLX's dtypes
-                _require_printable(type)
-                if literals.is_hex(text):
+                _require_printable(type, start, self)
+                if _is_hex(text):
                     return FloatAttr(next(type.iter_unpack(int(text, 16).to_bytes(type.compile_time_size, "little"))), type)
                 return FloatAttr(float(value), type)
-        except LiteralError as e:
-            self._literal_error(start, str(e))
         except (VerifyException, OverflowError, ValueError) as e:
             self._literal_error(start, f"literal {text} does not fit {type}: {describe_error(e)}")
         self._literal_error(start, f"a number literal cannot have type {type}")
+
+    def _float_value(self, text: str, type: Attribute, start: Position) -> float:
+        from rlx_xdsl import literals
+
+        try:
+            return float(literals.float_values([text], type)[0])
+        except literals.LiteralError as e:
+            self._literal_error(start, str(e))
 
     def _literal_end(self, start: Position) -> Position:
         """The end of the number literal starting at `start` (a sign, then one token)."""
@@ -172,65 +183,20 @@ class RlxParser(Parser):
             type = self._parse_dense_literal_type()
         if not dtypes.is_supported(type.element_type):
             return self._upstream_dense(type, contents, start)
-        elements = contents[0] if isinstance(contents, tuple) else []
-        try:
-            if contents is None:
-                return self._dense_from_array(type, np.zeros((0,), dtypes.numpy_dtype(type.element_type)), start)
-            if isinstance(contents, str):
-                return self._dense_from_hex(type, contents, start)
-            elements, shape = contents
-            if shape and list(type.get_shape()) != shape:
-                self._literal_error(start, f"dense literal has shape {shape}, but its type {type} has shape {list(type.get_shape())}")
-            return self._dense_from_array(type, self._element_values(type.element_type, elements), start)
-        except LiteralError as e:
-            at = elements[e.index].span.start if isinstance(contents, tuple) and elements else start
-            self._literal_error(at, str(e))
+        from rlx_xdsl import literals
 
-    def _element_values(self, element_type: Attribute, elements: list) -> np.ndarray:
-        """The tensor literal's elements as an array of `element_type`, exactly; a
-        `LiteralError`'s `index` says which element is wrong."""
-        texts = [_literal_text(e.span.text) for e in elements]
-        if isinstance(element_type, ComplexType):
-            parts = [p for text in texts for p in _complex_parts(text)]
-            try:
-                real = self._float_values(parts, element_type.element_type)
-            except LiteralError as e:
-                raise LiteralError(str(e), e.index // 2) from None
-            return real.astype(np.float64).view(np.complex128).astype(np.complex64)
-        kind = dtypes.dtype_of(element_type).kind
-        for i, (element, text) in enumerate(zip(elements, texts)):
-            if isinstance(element.value, tuple):
-                raise LiteralError(f"complex literal {text} for non-complex type {element_type}", i)
-            if isinstance(element.value, bool) and kind != "bool":
-                raise LiteralError(f"boolean literal {text} for type {element_type}", i)
-            if isinstance(element.value, float) and kind != "float":
-                raise LiteralError(f"float literal {text} for integer type {element_type}", i)
-        if kind == "float":
-            return self._float_values(texts, element_type)
-        return literals.integers([int(e.value) for e in elements], texts, element_type)
-
-    def _float_values(self, texts: list[str], element_type: Attribute) -> np.ndarray:
-        """Float literals (decimal or hex bit patterns) as an array of `element_type`."""
-        dt = dtypes.numpy_dtype(element_type)
-        result = np.zeros(len(texts), dt)
-        decimal = [i for i, t in enumerate(texts) if not literals.is_hex(t)]
-        for i, text in enumerate(texts):
-            if literals.is_hex(text):
-                try:
-                    result[i] = literals.float_bits(text, dt, str(element_type))[0]
-                except LiteralError as e:
-                    raise LiteralError(str(e), i) from None
+        if contents is None:
+            return self._dense_from_array(type, literals.empty(type.element_type), start)
+        if isinstance(contents, str):
+            return self._dense_from_hex(type, contents, start)
+        elements, shape = contents
+        if shape and list(type.get_shape()) != shape:
+            self._literal_error(start, f"dense literal has shape {shape}, but its type {type} has shape {list(type.get_shape())}")
         try:
-            values = []
-            for k, i in enumerate(decimal):
-                try:
-                    values.append(literals.as_f64(_number(texts[i])))
-                except LiteralError as e:
-                    raise LiteralError(str(e), k) from None
-            result[decimal] = literals.decimal_floats([texts[i] for i in decimal], values, dt, str(element_type))
-        except LiteralError as e:
-            raise LiteralError(str(e), decimal[e.index]) from None
-        return result
+            values = literals.element_values(type.element_type, [e.value for e in elements], [e.span.text for e in elements])
+        except literals.LiteralError as e:
+            self._literal_error(elements[e.index].span.start, str(e))
+        return self._dense_from_array(type, values, start)
 
     def _parse_optional_complex(self):
         """`(re, im)`; unlike upstream, `(1.0, 0x7FC00000)` may mix literal kinds (each
@@ -251,24 +217,24 @@ class RlxParser(Parser):
             data = None
         if data is None:
             self._literal_error(start, "a dense string literal must be hexadecimal data: \"0x...\"")
-        dt = dtypes.numpy_dtype(type.element_type)
+        size = type.element_type.compile_time_size if dtypes.dtype_of(type.element_type).kind != "bool" else 1
         count = math.prod(type.get_shape())
-        if len(data) not in (dt.itemsize, dt.itemsize * count):
+        if len(data) not in (size, size * count):
             self._literal_error(
                 start,
-                f"hexadecimal dense literal has {len(data)} bytes; {type} needs {dt.itemsize * count} "
-                f"(or {dt.itemsize} for a splat)",
+                f"hexadecimal dense literal has {len(data)} bytes; {type} needs {size * count} "
+                f"(or {size} for a splat)",
             )
         return DenseIntOrFPElementsAttr(type, BytesAttr(data if count != 0 else b""))
 
-    def _dense_from_array(self, type, values: np.ndarray, start: Position) -> DenseIntOrFPElementsAttr:
+    def _dense_from_array(self, type, values, start: Position) -> DenseIntOrFPElementsAttr:
         """The attribute of `type` holding `values` (one value: a splat, stored once)."""
+        from rlx_xdsl import literals
+
         count = math.prod(type.get_shape())
         if values.size not in (1, count):
             self._literal_error(start, f"dense literal has {values.size} elements, but its type {type} has {count}")
-        if count == 0:
-            values = values[:0]
-        return DenseIntOrFPElementsAttr(type, BytesAttr(_element_bytes(values, type.element_type)))
+        return DenseIntOrFPElementsAttr(type, BytesAttr(literals.element_bytes(values, count)))
 
     def _upstream_dense(self, type, contents, start: Position) -> DenseIntOrFPElementsAttr:
         """Element types outside RLX's dtypes (index, i128, f80, ...): xDSL's conversions,
@@ -310,39 +276,16 @@ def _found(token: MLIRToken) -> str:
     return f"'{token.text}'"
 
 
-_FLOAT_ATTR_TYPES = tuple(d.element_type for d in dtypes.DTYPES if d.kind == "float")
-
-
-def _literal_text(text: str) -> str:
-    """A literal's source text without the blanks MLIR allows after its sign."""
-    return "".join(text.split())
-
-
-def _number(text: str) -> int | float:
-    try:
-        return int(text) if re.fullmatch(r"[-+]?[0-9]+", text) else float(text)
-    except ValueError:
-        raise LiteralError(f"malformed number literal '{text}'") from None
-
-
-def _complex_parts(text: str) -> list[str]:
-    """`(1.0, 0x7FC00000)` -> `["1.0", "0x7FC00000"]`."""
-    return [part.strip() for part in text.strip()[1:-1].split(",")]
-
-
-def _element_bytes(values: np.ndarray, element_type: Attribute) -> bytes:
-    """Raw little-endian element bytes in xDSL's layout (i1: one byte, true = 0xFF)."""
-    if values.dtype.kind == "b":
-        return np.where(values, np.int8(-1), np.int8(0)).tobytes()
-    return np.ascontiguousarray(values.astype(values.dtype.newbyteorder("<"), copy=False)).tobytes()
-
-
-def _require_printable(type: AnyFloat) -> None:
+def _require_printable(type: AnyFloat, start: Position, parser: RlxParser) -> None:
     """Reject float types whose values xDSL cannot store or print (f80, f128)."""
     try:
         type.pack([0.0])
     except NotImplementedError:
-        raise LiteralError(f"literals of type {type} are not supported") from None
+        parser._literal_error(start, f"literals of type {type} are not supported")
+
+
+def _is_hex(text: str) -> bool:
+    return text.lstrip("-+").lower().startswith("0x")
 
 
 def describe_error(error: Exception) -> str:

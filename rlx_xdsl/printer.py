@@ -17,7 +17,6 @@ from dataclasses import dataclass
 from io import StringIO
 from typing import IO
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, ModuleOp
 from xdsl.ir import Attribute, Operation
@@ -26,7 +25,6 @@ from xdsl.syntax_printer import SyntaxPrinter
 from xdsl.targets.mlir import MLIRTarget
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dense import dense_to_numpy, stored_elements
 
 HEX_BLOB_ELEMENTS = 100
 """Constants with more elements print as one hexadecimal string (as in xDSL and MLIR)."""
@@ -42,6 +40,8 @@ class ExactConstants:
         super().print_attribute(attribute)  # type: ignore[misc]
 
     def _print_dense_floats(self, attr: DenseIntOrFPElementsAttr) -> None:
+        from rlx_xdsl.dense import dense_to_numpy, stored_elements  # numpy only when needed
+
         printer: Printer = self  # type: ignore[assignment]
         values = stored_elements(attr)
         printer.print_string("dense<")
@@ -54,7 +54,7 @@ class ExactConstants:
         printer.print_string("> : ")
         printer.print_attribute(attr.get_type())
 
-    def _print_nested(self, array: np.ndarray, attr: DenseIntOrFPElementsAttr) -> None:
+    def _print_nested(self, array, attr: DenseIntOrFPElementsAttr) -> None:
         printer: Printer = self  # type: ignore[assignment]
         if array.ndim == 0:
             self._print_element(array.reshape(()), attr)
@@ -70,6 +70,8 @@ class ExactConstants:
         printer.print_string("]")
 
     def _print_element(self, value, attr: DenseIntOrFPElementsAttr) -> None:
+        import numpy as np
+
         printer: Printer = self  # type: ignore[assignment]
         element_type = attr.get_element_type()
         if isinstance(element_type, ComplexType):
@@ -83,6 +85,8 @@ class ExactConstants:
             self._print_float(value, element_type)
 
     def _print_float(self, value, element_type: Attribute) -> None:
+        import numpy as np
+
         printer: Printer = self  # type: ignore[assignment]
         scalar = np.asarray(value)
         with np.errstate(invalid="ignore"):  # casting a NaN half to f64 warns
@@ -134,7 +138,9 @@ def _has_float_elements(attr: DenseIntOrFPElementsAttr) -> bool:
     return dtypes.is_supported(element_type) and dtypes.is_float(element_type)
 
 
-def _all_same_bits(values: np.ndarray) -> bool:
+def _all_same_bits(values) -> bool:
     """Every element has the same bytes (NaNs included, unlike `==`)."""
+    import numpy as np
+
     raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8).reshape(values.size, -1)
     return bool((raw == raw[0]).all())
