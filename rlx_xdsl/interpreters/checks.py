@@ -14,6 +14,7 @@ import math
 import os
 import sys
 from collections.abc import Sequence
+from typing import NamedTuple
 
 import numpy as np
 from xdsl.dialects.builtin import TensorType
@@ -24,7 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import RlxOperation, types_compatible
 from rlx_xdsl.numerics import KernelError
-from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 
 LARGE_RESULT_BYTES = 64 * 2**20
 """Results at least this big are compared with the memory available before computing."""
@@ -59,6 +60,36 @@ def require_memory(nbytes: int, what: str) -> None:
         raise KernelError(f"{what} would need {format_bytes(nbytes)}, more than the {format_bytes(available)} available")
 
 
+class _Signature(NamedTuple):
+    type: TensorType
+    shape: tuple[int, ...]
+    dtype: np.dtype | None
+    """None for element types outside RLX's dtypes (not checked)."""
+    nbytes: int | None
+    """None when the shape has `?` dims."""
+
+
+_SIGNATURES: dict[int, _Signature] = {}
+
+
+def _signature(t: TensorType) -> _Signature:
+    """Shape, dtype and size of a tensor type, cached by identity (types are immutable,
+    and the cache keeps each one alive, so its id cannot be reused while cached)."""
+    entry = _SIGNATURES.get(id(t))
+    if entry is None or entry.type is not t:
+        if len(_SIGNATURES) > 4096:
+            _SIGNATURES.clear()
+        shape = tuple(t.get_shape())
+        try:
+            dtype = dtypes.numpy_dtype(t.element_type)
+        except dtypes.UnsupportedDTypeError:
+            dtype = None
+        static = DYNAMIC not in shape
+        nbytes = math.prod(shape) * dtype.itemsize if static and dtype is not None else None
+        entry = _SIGNATURES[id(t)] = _Signature(t, shape, dtype, nbytes)
+    return entry
+
+
 def _runtime_type(declared: Attribute, array: np.ndarray) -> Attribute:
     """`declared` with the array's run-time shape."""
     if not isinstance(declared, TensorType):
@@ -68,12 +99,6 @@ def _runtime_type(declared: Attribute, array: np.ndarray) -> Attribute:
 
 def _index(op: Operation, what: str, index: int, count: int) -> str:
     return what if count == 1 else f"{what} #{index}"
-
-
-def check_operands(op: Operation, args: Sequence[np.ndarray]) -> None:
-    """Each operand array must have its declared shape (static dims) and dtype."""
-    for index, (value, array) in enumerate(zip(op.operands, args)):
-        _check_value(op, _index(op, "operand", index, len(op.operands)), value.type, array)
 
 
 def check_arguments(f: Operation, args: Sequence[np.ndarray]) -> None:
@@ -92,7 +117,7 @@ def expected_results(op: Operation, args: Sequence[np.ndarray]) -> Sequence[Attr
     run-time shapes; an error there is the verifier's error for those shapes.
     """
     declared = [r.type for r in op.results]
-    dynamic = any(isinstance(v.type, TensorType) and not is_static(v.type.get_shape()) for v in op.operands)
+    dynamic = any(isinstance(v.type, TensorType) and DYNAMIC in _signature(v.type).shape for v in op.operands)
     if not dynamic or not isinstance(op, RlxOperation) or op.regions:
         return declared
     try:
@@ -115,8 +140,7 @@ def check_memory(op: Operation, expected: Sequence[Attribute]) -> None:
     no array, not even a broadcast view, can have more than `sys.maxsize` bytes.
     """
     for index, t in enumerate(expected):
-        if isinstance(t, TensorType) and is_static(t.get_shape()):
-            nbytes = math.prod(t.get_shape()) * dtypes.numpy_dtype(t.element_type).itemsize
+        if isinstance(t, TensorType) and (nbytes := _signature(t).nbytes) is not None:
             if nbytes > sys.maxsize:  # even a broadcast view cannot have that many bytes
                 which = _index(op, "result", index, len(expected))
                 raise KernelError(f"'{op.name}' {which} {t} has more elements than numpy arrays can hold", op)
@@ -137,15 +161,16 @@ def check_results(op: Operation, expected: Sequence[Attribute], results: Sequenc
 
 
 def _check_value(op: Operation, what: str, t: Attribute, array: np.ndarray) -> None:
-    if not isinstance(t, TensorType) or not dtypes.is_supported(t.element_type):
+    if not isinstance(t, TensorType):
         return
-    shape = t.get_shape()
+    _, shape, expected, _ = _signature(t)
+    if expected is None:
+        return
     actual = np.shape(array)
     if len(actual) != len(shape) or any(d != DYNAMIC and d != a for d, a in zip(shape, actual)):
         raise KernelError(
             f"'{op.name}' {what} has run-time shape {fmt_shape(actual)}, but its type is {t}", op
         )
-    expected = dtypes.numpy_dtype(t.element_type)
     if np.asarray(array).dtype != expected:
         actual_name = _dtype_name(np.asarray(array).dtype)
         raise KernelError(f"'{op.name}' {what} has run-time element type {actual_name}, but its type is {t}", op)
