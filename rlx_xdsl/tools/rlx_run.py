@@ -36,7 +36,7 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
 
@@ -111,6 +111,10 @@ def select_function(module: ModuleOp, name: str | None, source: LineIndex) -> fu
         raise RunError(f"no function named '{name}' (available: {available})") from None
     if not f.body.blocks:
         raise SourceError(op_diagnostic(f, f"@{f.sym_name.data} is a declaration without a body: nothing to run"), source)
+    for index, arg in enumerate(f.body.block.args):
+        if not (isinstance(arg.type, TensorType) and dtypes.is_supported(arg.type.element_type)):
+            message = f"argument #{index} of @{f.sym_name.data} has type {arg.type}; rlx-run takes tensors of RLX's dtypes"
+            raise SourceError(op_diagnostic(f, message), source)
     return f
 
 

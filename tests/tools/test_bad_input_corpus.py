@@ -308,3 +308,17 @@ def test_the_real_executables_never_show_a_traceback(name, tmp_path):
     for tool in ("rlx-opt", "rlx-run"):
         done = subprocess.run([bin_dir / tool, path], capture_output=True, text=True, env=env, timeout=300)
         check_run(Result(done.returncode, done.stdout, done.stderr), path, tool)
+
+
+def test_split_mode_reports_first_token_errors_in_file_coordinates_and_goes_on(tmp_path, capsys):
+    text = "# not a comment\n// -----\nfunc.func @ok() {\n  func.return\n}\n// -----\n\n; nor this\n"
+    path = tmp_path / "chunks.mlir"
+    path.write_text(text)
+    result = run_in_process(capsys, run_opt, [str(path), "--split-input-file"])
+    assert result.status == 1
+    errors = [line for line in result.err.splitlines() if ": error: " in line]
+    assert errors == [
+        f"{path}:1:1: error: expected an identifier after '#', found U+0020",
+        f"{path}:8:1: error: unexpected character ';'",
+    ]
+    assert "func.func @ok()" in result.out
