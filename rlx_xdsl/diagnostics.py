@@ -137,6 +137,8 @@ def _verify_one(op: Operation) -> None:
             )
     try:
         op.verify(verify_nested_ops=False)
+    except OpError:
+        raise  # the verifier knows a better place (a memory plan points at the overlapping value)
     except VerifyException as e:
         raise OpError(op, describe(e)) from e
     except Exception as e:
