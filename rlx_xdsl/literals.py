@@ -19,6 +19,7 @@ from xdsl.ir import Attribute
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.numerics import BF16, F16, F32, F64, convert
+from rlx_xdsl.parser import is_hex_literal
 
 _FORMATS = {F16: (11, -14, 15), BF16: (8, -126, 127), F32: (24, -126, 127), F64: (53, -1022, 1023)}
 """Float dtypes: (precision bits, minimum normal exponent, maximum exponent)."""
@@ -33,10 +34,6 @@ class LiteralError(ValueError):
     def __init__(self, message: str, index: int = 0):
         super().__init__(message)
         self.index = index
-
-
-def is_hex(text: str) -> bool:
-    return text.lstrip("-+").lower().startswith("0x")
 
 
 def float_bits(text: str, dtype: np.dtype, type_name: str) -> np.ndarray:
@@ -177,9 +174,9 @@ def float_values(texts: list[str], element_type: Attribute) -> np.ndarray:
     `LiteralError`'s `index` says which literal is wrong."""
     dt = dtypes.numpy_dtype(element_type)
     result = np.zeros(len(texts), dt)
-    decimal = [i for i, t in enumerate(texts) if not is_hex(t)]
+    decimal = [i for i, t in enumerate(texts) if not is_hex_literal(t)]
     for i, text in enumerate(texts):
-        if is_hex(text):
+        if is_hex_literal(text):
             try:
                 result[i] = float_bits(text, dt, str(element_type))[0]
             except LiteralError as e:

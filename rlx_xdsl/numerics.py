@@ -149,8 +149,12 @@ def round_half_away(x: np.ndarray) -> np.ndarray:
 # Integer arithmetic ------------------------------------------------------------------------
 
 
-def _on_integers(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
-    """Apply `fn` to bools as the integers 0/1; the i1 result is 'nonzero'."""
+BinaryFn = Callable[[np.ndarray, np.ndarray], np.ndarray]
+
+
+def on_integers(fn: BinaryFn) -> BinaryFn:
+    """`fn` for any dtype, with bools computed as the integers 0 and 1 (the i1 result
+    is "nonzero"): numpy refuses `-` on bools and gives `True / False` as inf."""
 
     def apply(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if a.dtype.kind == "b":
@@ -160,7 +164,7 @@ def _on_integers(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]):
     return apply
 
 
-@_on_integers
+@on_integers
 def _int_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if (b == 0).any():
         raise KernelError("integer division by zero")
@@ -171,7 +175,7 @@ def _int_divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     return q
 
 
-@_on_integers
+@on_integers
 def _int_power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     if (b < 0).any():
         raise KernelError(f"integer power with a negative exponent ({b[b < 0].flat[0]})")
@@ -193,11 +197,6 @@ def power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return _int_power(a, b)
     with np.errstate(all="ignore"):
         return np.power(a, b)
-
-
-def on_integers(fn: Callable[[np.ndarray, np.ndarray], np.ndarray]) -> Callable[[np.ndarray, np.ndarray], np.ndarray]:
-    """`fn` for any dtype, with bools computed as the integers 0 and 1."""
-    return _on_integers(fn)
 
 
 # Accumulation ------------------------------------------------------------------------------

@@ -136,7 +136,7 @@ class RlxParser(Parser):
                     if not low <= value <= high:
                         self._literal_error(start, f"integer literal {text} is out of range for {type} [{low}, {high}]")
                 return IntegerAttr(value, type)
-            if type == f64 and not _is_hex(text):
+            if type == f64 and not is_hex_literal(text):
                 if math.isinf(value):
                     self._literal_error(start, f"float literal {text} is out of range for f64")
                 return FloatAttr(float(value), type)
@@ -144,7 +144,7 @@ class RlxParser(Parser):
                 return FloatAttr(self._float_value(text, type, start), type)
             if isinstance(type, AnyFloat):  # float types outside RLX's dtypes
                 _require_printable(type, start, self)
-                if _is_hex(text):
+                if is_hex_literal(text):
                     return FloatAttr(next(type.iter_unpack(int(text, 16).to_bytes(type.compile_time_size, "little"))), type)
                 return FloatAttr(float(value), type)
         except (VerifyException, OverflowError, ValueError) as e:
@@ -284,7 +284,8 @@ def _require_printable(type: AnyFloat, start: Position, parser: RlxParser) -> No
         parser._literal_error(start, f"literals of type {type} are not supported")
 
 
-def _is_hex(text: str) -> bool:
+def is_hex_literal(text: str) -> bool:
+    """`0x7FC00000` (with an optional sign): a bit pattern in a float context."""
     return text.lstrip("-+").lower().startswith("0x")
 
 

@@ -9,10 +9,10 @@ from xdsl.dialects.builtin import TensorType, bf16, f32, i64
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op

@@ -9,9 +9,9 @@ from xdsl.dialects.builtin import TensorType, bf16, f32
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.dialects.mir.indexing import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
