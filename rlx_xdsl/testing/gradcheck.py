@@ -68,19 +68,25 @@ def _loss(f: Function, args: Sequence[np.ndarray], cotangent: np.ndarray) -> flo
     return float(np.sum(cotangent * f(*args), dtype=np.float64))
 
 
+def _moved(x: np.ndarray, step: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`x + step` in the argument's own dtype (the interpreter checks argument types at run time)."""
+    return (x + step).astype(np.asarray(like).dtype, copy=False)
+
+
 def numerical_vjp(
     f: Function, args: Sequence[np.ndarray], wrt: int, cotangent: np.ndarray, eps: float = EPS
 ) -> np.ndarray:
     """`d/d args[wrt] sum(cotangent * f(*args))`, one central difference per element."""
     args = list(args)
-    x = np.asarray(args[wrt], np.float64)
+    original = args[wrt]
+    x = np.asarray(original, np.float64)
     grad = np.zeros_like(x)
     for index in np.ndindex(x.shape):
         step = np.zeros_like(x)
         step[index] = eps
-        args[wrt] = x + step
+        args[wrt] = _moved(x, step, original)
         up = _loss(f, args, cotangent)
-        args[wrt] = x - step
+        args[wrt] = _moved(x, -step, original)
         down = _loss(f, args, cotangent)
         grad[index] = (up - down) / (2 * eps)
     return grad
@@ -96,10 +102,11 @@ def numerical_directional(
 ) -> float:
     """`d/dt sum(cotangent * f(..., args[wrt] + t direction, ...))` at t = 0."""
     args = list(args)
-    x = np.asarray(args[wrt], np.float64)
-    args[wrt] = x + eps * direction
+    original = args[wrt]
+    x = np.asarray(original, np.float64)
+    args[wrt] = _moved(x, eps * direction, original)
     up = _loss(f, args, cotangent)
-    args[wrt] = x - eps * direction
+    args[wrt] = _moved(x, -eps * direction, original)
     down = _loss(f, args, cotangent)
     return (up - down) / (2 * eps)
 
@@ -199,10 +206,11 @@ def one_sided_derivatives(
     central difference: random-graph checks skip such points.
     """
     args = list(args)
-    x = np.asarray(args[wrt], np.float64)
+    original = args[wrt]
+    x = np.asarray(original, np.float64)
     at = _loss(f, args, cotangent)
-    args[wrt] = x + eps * direction
+    args[wrt] = _moved(x, eps * direction, original)
     right = (_loss(f, args, cotangent) - at) / eps
-    args[wrt] = x - eps * direction
+    args[wrt] = _moved(x, -eps * direction, original)
     left = (at - _loss(f, args, cotangent)) / eps
     return right, left
