@@ -25,9 +25,16 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _convert_mir_to_linalg() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
+
+    return ConvertMirToLinalgPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-dce": _dce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
+        "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,
     }
