@@ -122,8 +122,8 @@ def compile_text(text: str, device: Device) -> bytes:
         try:
             vmfb = compiler.compile_str(text, extra_args=list(flags))
         except compiler.CompilerToolError as e:
-            errors = [line for line in str(e).splitlines() if "error:" in line]
-            raise IreeCompileError("iree-compile rejected the lowered module: " + "; ".join(errors[:3])) from e
+            errors = [line for line in str(e).splitlines() if "error:" in line] or ["(no message)"]
+            raise IreeCompileError(f"iree-compile rejected the lowered module: {errors[0][:400]}") from e
         if cached is not None:
             cached.parent.mkdir(parents=True, exist_ok=True)
             cached.write_bytes(vmfb)

@@ -19,6 +19,7 @@ from xdsl.ir.affine import AffineMap
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, I64, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.structured import (
+    element_type,
     PARALLEL,
     REDUCTION,
     Dim,
@@ -169,9 +170,9 @@ def _eliminate(lw: Structured, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType)
 
         def body(s: Scalars, x: SSAValue, _: SSAValue) -> SSAValue:
             i, j = s.loop_index(0), s.loop_index(1)
-            pivot = s.emit(tensor.ExtractOp(a, [k, k], a.type.element_type))
-            scaled_row_k = s.div(s.emit(tensor.ExtractOp(target, [k, j], target.type.element_type)), pivot, dt)
-            factor = s.emit(tensor.ExtractOp(a, [i, k], a.type.element_type))
+            pivot = s.emit(tensor.ExtractOp(a, [k, k], element_type(a)))
+            scaled_row_k = s.div(s.emit(tensor.ExtractOp(target, [k, j], element_type(target))), pivot, dt)
+            factor = s.emit(tensor.ExtractOp(a, [i, k], element_type(a)))
             on_pivot_row = s.index_compare("eq", i, k)
             return s.select(on_pivot_row, scaled_row_k, s.sub(x, s.mul(factor, scaled_row_k, dt), dt))
 
@@ -195,7 +196,7 @@ def _pivot_row(lw: Structured, k: SSAValue, a: SSAValue, dt: DType) -> SSAValue:
         return s.select(better, size, best_so_far), s.select(better, s.from_index(i, I64), row)
 
     _, row = lw.generic([(column, identity(1))], [(best, loops(1, [])), (where, loops(1, []))], [REDUCTION], body)
-    return lw.s.to_index(lw.emit(tensor.ExtractOp(row, [], row.type.element_type)), I64)
+    return lw.s.to_index(lw.emit(tensor.ExtractOp(row, [], element_type(row))), I64)
 
 
 def _swap_rows(lw: Structured, x: SSAValue, k: SSAValue, p: SSAValue, dt: DType) -> SSAValue:
@@ -204,7 +205,7 @@ def _swap_rows(lw: Structured, x: SSAValue, k: SSAValue, p: SSAValue, dt: DType)
     def body(s: Scalars, _: SSAValue) -> SSAValue:
         i, j = s.loop_index(0), s.loop_index(1)
         source = s.select(s.index_compare("eq", i, k), p, s.select(s.index_compare("eq", i, p), k, i))
-        return s.emit(tensor.ExtractOp(x, [source, j], x.type.element_type))
+        return s.emit(tensor.ExtractOp(x, [source, j], element_type(x)))
 
     init = lw.empty(lw.dims(x), dt)
     return lw.generic([], [(init, identity(2))], [PARALLEL, PARALLEL], body)[0]

@@ -19,7 +19,7 @@ from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
-from rlx_xdsl.conversions.mir_to_linalg.structured import PARALLEL, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.structured import element_type, PARALLEL, identity, loops
 from rlx_xdsl.dialects.mir import indexing as ix
 from rlx_xdsl.shapes import normalize_axis
 
@@ -40,7 +40,7 @@ def lower_gather(lw: Lowering, op: ix.GatherOp) -> Sequence[SSAValue]:
         row = s.emit(arith.MaxSIOp(s.emit(arith.MinSIOp(row, last_row)), s.index_constant(0)))
         position = [s.loop_index(d) for d in range(axis)]
         position += [row] + [s.loop_index(d) for d in range(axis + n_ids, rank)]
-        return s.emit(tensor.ExtractOp(table, position, table.type.element_type))
+        return s.emit(tensor.ExtractOp(table, position, element_type(table)))
 
     id_map = loops(rank, list(range(axis, axis + n_ids)))
     init = lw.empty(out_dims, lw.result_dtype())

@@ -174,8 +174,8 @@ def lower_module(module: ModuleOp) -> None:
         for op in work.walk()
         if needs_lowering(op)
     }
-    PatternRewriteWalker(LowerRegisteredOp(types), apply_recursively=True).rewrite_module(work)
     _retype_signatures(work)
+    PatternRewriteWalker(LowerRegisteredOp(types), apply_recursively=True).rewrite_module(work)
     old = module.body.block
     module.body.detach_block(old)
     old.erase(safe_erase=False)

@@ -209,7 +209,25 @@ class Scalars:
             return self.emit(math.PowFOp(a, b))
         if dt.kind == "bool":  # a ** false = 1, a ** true = a
             return self.emit(arith.OrIOp(a, self.logical_not(b)))
-        return self.emit(math.IPowIOp(a, b))
+        return self._integer_pow(a, b, dt)
+
+    def _integer_pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """`a ** b` with wrapping products, by squaring over every bit of `b`.
+
+        (IREE cannot compile `math.ipowi`.) A negative exponent, which numpy
+        rejects, gives 0.
+        """
+        one = self.constant(1, dt)
+        result, base = one, a
+        for bit in range(dt.nbytes * 8):
+            shifted = self.emit(arith.ShRUIOp(b, self.constant(bit, dt)))
+            is_set = self.compare("ne", self.emit(arith.AndIOp(shifted, one)), self.constant(0, dt), dt)
+            result = self.select(is_set, self.mul(result, base, dt), result)
+            base = self.mul(base, base, dt)
+        if dt.kind == "int":
+            negative = self.compare("lt", b, self.constant(0, dt), dt)
+            result = self.select(negative, self.constant(0, dt), result)
+        return result
 
     def _by_kind(self, dt: DType, a: SSAValue, b: SSAValue, on_float, on_int, on_bool) -> SSAValue:
         if dt.is_float:

@@ -24,6 +24,7 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
+from rlx_xdsl import dtypes
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
@@ -58,6 +59,12 @@ def broadcast_map(shape: Sequence[int], out_shape: Sequence[int]) -> AffineMap:
     lead = len(out_shape) - len(shape)
     dims = [None if d == 1 and out_shape[lead + k] != 1 else lead + k for k, d in enumerate(shape)]
     return loops(len(out_shape), dims)
+
+
+def element_type(value: SSAValue) -> Attribute:
+    """The element type of a tensor value as lowered IR holds it (unsigned types are signless)."""
+    t = value.type.element_type
+    return storage_type(dtypes.dtype_of(t)) if dtypes.is_supported(t) else t
 
 
 def static_shape(dims: Sequence[Dim]) -> list[int]:
@@ -152,7 +159,7 @@ class Structured:
         """A `linalg.generic` over `len(iterators)` loops; `body` gets the element of
         each input, then the current value of each output, and returns the new ones."""
         values = [v for v, _ in (*inputs, *outputs)]
-        block = Block(arg_types=[v.type.element_type for v in values])
+        block = Block(arg_types=[element_type(v) for v in values])
         produced = body(Scalars(Emitter.at_end(block, self.e.location)), *block.args)
         yielded = [produced] if isinstance(produced, SSAValue) else list(produced)
         block.add_op(YieldOp(*yielded))
@@ -210,7 +217,7 @@ class Structured:
             DYNAMIC if any(shape[i] == DYNAMIC for i in g) else math.prod(shape[i] for i in g)
             for g in groups
         ]
-        result_type = TensorType(value.type.element_type, out)
+        result_type = TensorType(element_type(value), out)
         op = tensor.CollapseShapeOp(
             operands=[value], result_types=[result_type], properties={"reassociation": _reassociation(groups)}
         )
@@ -218,7 +225,7 @@ class Structured:
 
     def expand(self, value: SSAValue, groups: Sequence[Sequence[int]], out_dims: Sequence[Dim]) -> SSAValue:
         """`tensor.expand_shape`: dim `k` of `value` splits into the dims of `groups[k]`."""
-        result_type = TensorType(value.type.element_type, static_shape(out_dims))
+        result_type = TensorType(element_type(value), static_shape(out_dims))
         dynamic = [d for d in out_dims if not isinstance(d, int)]
         op = tensor.ExpandShapeOp(value, dynamic, _reassociation(groups), static_shape(out_dims), result_type)
         return self.emit(op)
@@ -232,7 +239,7 @@ class Structured:
         if rank != 1:
             flat = self.collapse(value, [list(range(rank))] if rank else [])
         if len(out_dims) == 1:
-            return self.cast_to(flat, TensorType(value.type.element_type, static_shape(out_dims)))
+            return self.cast_to(flat, TensorType(element_type(value), static_shape(out_dims)))
         if not out_dims:
             return self.collapse(flat, [])
         return self.expand(flat, [list(range(len(out_dims)))], out_dims)
@@ -247,7 +254,7 @@ class Structured:
         self, value: SSAValue, offsets: Sequence[Dim], sizes: Sequence[Dim], strides: Sequence[int] | None = None
     ) -> SSAValue:
         strides = strides if strides is not None else [1] * len(sizes)
-        result_type = TensorType(value.type.element_type, static_shape(sizes))
+        result_type = TensorType(element_type(value), static_shape(sizes))
         return self.emit(tensor.ExtractSliceOp(value, list(offsets), list(sizes), list(strides), result_type))
 
     def pad(self, value: SSAValue, low: Sequence[int], high: Sequence[int], fill: float | int, dt: DType) -> SSAValue:
@@ -259,7 +266,7 @@ class Structured:
         block = Block(arg_types=[IndexType()] * len(shape))
         block.add_op(constant := arith.ConstantOp(Scalars.constant_attr(fill, dt)))
         block.add_op(tensor.YieldOp(constant.result))
-        result_type = TensorType(value.type.element_type, out)
+        result_type = TensorType(element_type(value), out)
         return self.emit(tensor.PadOp(value, [], [], Region(block), low, high, result_type))
 
     def concat(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
@@ -273,7 +280,7 @@ class Structured:
             else next((s[i] for s in shapes if s[i] != DYNAMIC), DYNAMIC)
             for i in range(len(shapes[0]))
         ]
-        result_type = TensorType(values[0].type.element_type, out)
+        result_type = TensorType(element_type(values[0]), out)
         return self.emit(tensor.ConcatOp(list(values), axis, result_type))
 
 
