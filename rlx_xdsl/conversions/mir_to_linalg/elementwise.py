@@ -1,6 +1,11 @@
-"""Lowering of MIR constants, casts and elementwise ops: `arith.constant` and one
-broadcasting `linalg.generic` per op, whose body converts the operands to the
-result dtype (RLX promotion) and applies the scalar op."""
+"""Lowering of MIR constants, casts and elementwise ops: `arith.constant`, and one
+broadcasting `linalg.generic` per op whose body applies the op's element rule.
+
+`ELEMENT_RULES` holds what each elementwise op computes on one element (operands
+converted to the result dtype by RLX promotion, then the scalar op), so a fused
+chain of elementwise ops becomes a single `linalg.generic` too
+(`lower_elementwise_body`): fusion decided in MIR survives the lowering.
+"""
 
 from __future__ import annotations
 
@@ -8,43 +13,53 @@ import math as pymath
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, math
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, Operation, SSAValue
+from xdsl.traits import ConstantLike
 
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
-from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, Scalars, storage_type
+from rlx_xdsl import dtypes
+from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, LoweringError
+from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
+from rlx_xdsl.conversions.mir_to_linalg.structured import Dim, PARALLEL, broadcast_map, identity, static_shape
 from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir import elementwise as ew
-from rlx_xdsl import dtypes
 from rlx_xdsl.dtypes import DType, promote
+from rlx_xdsl.registry import OpRegistry
 
 
 @LOWERINGS.register(ew.ConstantOp)
 def lower_constant(lw: Lowering, op: ew.ConstantOp) -> Sequence[SSAValue]:
-    dt = lw.result_dtype()
-    value = op.value
-    if storage_type(dt) != dt.element_type:  # unsigned: the same bytes, signless
-        signless = dtypes.dtype_of(storage_type(dt)).numpy
-        value = numpy_to_dense(dense_to_numpy(value).view(signless), storage_type(dt))
-    return [lw.emit(arith.ConstantOp(value))]
+    return [lw.emit(arith.ConstantOp(signless_dense(op)))]
 
 
-@LOWERINGS.register(ew.CastOp)
-def lower_cast(lw: Lowering, op: ew.CastOp) -> Sequence[SSAValue]:
-    src, dst = lw.operand_dtype(0), lw.result_dtype()
-    return [lw.map_elements([op.input], lw.dims(op.input), dst, lambda s, x, _: s.cast(x, src, dst))]
+def signless_dense(op: ew.ConstantOp):
+    """The constant's value; unsigned values keep their bytes under the signless type."""
+    dt = dtypes.dtype_of(op.value.get_element_type())
+    if storage_type(dt) == dt.element_type:
+        return op.value
+    signless = dtypes.dtype_of(storage_type(dt))
+    return numpy_to_dense(dense_to_numpy(op.value).view(signless.numpy), signless.element_type)
 
 
-def _elementwise(lw: Lowering, op, compute: Callable[..., SSAValue], operand_dtypes: Sequence[DType]):
-    """One generic over the broadcast shape; `compute(s, *operands)` gets the elements
-    already converted to `operand_dtypes`."""
-    given = [lw.operand_dtype(i) for i in range(len(op.operands))]
+# Element rules: what each elementwise op computes on one element ------------------------
 
-    def body(s: Scalars, *args: SSAValue) -> SSAValue:
-        elements = args[: len(given)]  # the output's block argument comes last, unused
-        converted = [s.cast(x, src, dst) for x, src, dst in zip(elements, given, operand_dtypes)]
-        return compute(s, *converted)
+Element = tuple[SSAValue, DType]
+"""A scalar operand and its RLX dtype."""
 
-    return [lw.map_elements(op.operands, lw.broadcast_dims(op.operands), lw.result_dtype(), body)]
+ElementRule = Callable[[Scalars, Operation, Sequence[Element], DType], SSAValue]
+"""`rule(s, op, operands, result_dtype) -> result element`."""
+
+ELEMENT_RULES: OpRegistry[ElementRule] = OpRegistry("element rule")
+"""The scalar computation of each elementwise MIR op, keyed by op class."""
+
+
+def _converted(s: Scalars, operands: Sequence[Element], dt: DType) -> list[SSAValue]:
+    return [s.cast(x, src, dt) for x, src in operands]
+
+
+@ELEMENT_RULES.register(ew.CastOp)
+def cast_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    ((x, src),) = operands
+    return s.cast(x, src, dt)
 
 
 BINARY: dict[type, Callable[[Scalars, SSAValue, SSAValue, DType], SSAValue]] = {
@@ -58,27 +73,24 @@ BINARY: dict[type, Callable[[Scalars, SSAValue, SSAValue, DType], SSAValue]] = {
 }
 
 
-@LOWERINGS.register(*BINARY)
-def lower_binary(lw: Lowering, op: ew.BinaryOperation) -> Sequence[SSAValue]:
-    dt = lw.result_dtype()
-    scalar_op = BINARY[type(op)]
-    return _elementwise(lw, op, lambda s, a, b: scalar_op(s, a, b, dt), [dt, dt])
+@ELEMENT_RULES.register(*BINARY)
+def binary_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    """Both operands converted to the result dtype (RLX promotion), then the op."""
+    return BINARY[type(op)](s, *_converted(s, operands, dt), dt)
 
 
-@LOWERINGS.register(ew.CompareOp)
-def lower_compare(lw: Lowering, op: ew.CompareOp) -> Sequence[SSAValue]:
-    dt = dtypes.dtype_of(promote(lw.operand_dtype(0).element_type, lw.operand_dtype(1).element_type))
-    predicate = op.predicate.data.value
-    return _elementwise(lw, op, lambda s, a, b: s.compare(predicate, a, b, dt), [dt, dt])
+@ELEMENT_RULES.register(ew.CompareOp)
+def compare_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    """Compared in the operands' promoted dtype (the result is i1)."""
+    (_, a), (_, b) = operands
+    common = dtypes.dtype_of(promote(a.element_type, b.element_type))
+    return s.compare(op.predicate.data.value, *_converted(s, operands, common), common)
 
 
-@LOWERINGS.register(ew.WhereOp)
-def lower_where(lw: Lowering, op: ew.WhereOp) -> Sequence[SSAValue]:
-    dt = lw.result_dtype()
-    return _elementwise(lw, op, lambda s, c, t, f: s.select(c, t, f), [BOOL, dt, dt])
-
-
-# Activations ----------------------------------------------------------------------
+@ELEMENT_RULES.register(ew.WhereOp)
+def where_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    (cond, cond_dt), *values = operands
+    return s.select(s.is_true(cond, cond_dt), *_converted(s, values, dt))
 
 
 def sigmoid(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
@@ -130,9 +142,90 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
 }
 
 
-@LOWERINGS.register(*UNARY)
-def lower_unary(lw: Lowering, op: ew.UnaryOperation) -> Sequence[SSAValue]:
-    dt = lw.result_dtype()
-    scalar_op = UNARY[type(op)]
-    return _elementwise(lw, op, lambda s, x: scalar_op(s, x, dt), [dt])
+@ELEMENT_RULES.register(*UNARY)
+def unary_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    ((x, src),) = operands
+    return UNARY[type(op)](s, s.cast(x, src, dt), dt)
 
+
+# Lowering elementwise ops and fused elementwise bodies ----------------------------------
+
+
+def lower_elementwise(lw: Lowering, op: Operation) -> Sequence[SSAValue]:
+    """One `linalg.generic` over the broadcast shape applying the op's element rule."""
+    rule = ELEMENT_RULES[op]
+    operand_dtypes = [lw.operand_dtype(i) for i in range(len(op.operands))]
+    dt = lw.result_dtype()
+
+    def body(s: Scalars, *args: SSAValue) -> SSAValue:
+        return rule(s, op, list(zip(args[: len(operand_dtypes)], operand_dtypes)), dt)
+
+    return [lw.map_elements(op.operands, lw.broadcast_dims(op.operands), dt, body)]
+
+
+for _op_class in ELEMENT_RULES:
+    LOWERINGS.add(_op_class, lower_elementwise)
+
+
+def _dtype(value: SSAValue) -> DType:
+    return dtypes.dtype_of(value.type.element_type)
+
+
+def lower_elementwise_body(
+    lw: Lowering, inputs: Sequence[SSAValue], input_dtypes: Sequence[DType], body: Block, out_dims: Sequence[Dim]
+) -> list[SSAValue]:
+    """One `linalg.generic` computing what `body` yields, element by element.
+
+    `body` is a block of elementwise MIR ops and constants on its arguments (which
+    stand for `inputs`), ended by a terminator whose operands are the results.
+    Every input broadcasts to `out_dims`, the iteration space; since elementwise
+    ops commute with broadcasting, each body value is evaluated at the current
+    point. Constants become scalars when they hold one value, and extra inputs
+    otherwise.
+    """
+    out_shape = static_shape(out_dims)
+    rank = len(out_dims)
+    terminator = body.last_op
+    assert terminator is not None
+    tensors = list(inputs)
+    extra_constants: list[Operation] = [
+        op for op in body.ops if op.has_trait(ConstantLike) and not _is_splat(op)
+    ]
+    for constant in extra_constants:
+        tensors.append(lw.emit(arith.ConstantOp(signless_dense(constant))))
+    tensor_dtypes = [*input_dtypes, *(_dtype(c.results[0]) for c in extra_constants)]
+    results = [_dtype(v) for v in terminator.operands]
+
+    def scalar_body(s: Scalars, *args: SSAValue) -> list[SSAValue]:
+        elements: dict[SSAValue, Element] = {}
+        for arg, element, dt in zip(body.args, args, input_dtypes):
+            elements[arg] = (element, dt)
+        for constant, element, dt in zip(extra_constants, args[len(inputs) :], tensor_dtypes[len(inputs) :]):
+            elements[constant.results[0]] = (element, dt)
+        for op in body.ops:
+            if op is terminator or op in extra_constants:
+                continue
+            if op.has_trait(ConstantLike):
+                dt = _dtype(op.results[0])
+                elements[op.results[0]] = (s.constant(_splat_value(op), dt), dt)
+                continue
+            rule = ELEMENT_RULES.lookup(op)
+            if rule is None:
+                raise LoweringError(f"'{op.name}' in an elementwise body has no element rule")
+            dt = _dtype(op.results[0])
+            elements[op.results[0]] = (rule(s, op, [elements[v] for v in op.operands], dt), dt)
+        return [s.cast(*elements[v], dt) for v, dt in zip(terminator.operands, results)]
+
+    ins = [(v, broadcast_map(v.type.get_shape(), out_shape)) for v in tensors]
+    outs = [(lw.empty(out_dims, dt), identity(rank)) for dt in results]
+    return lw.generic(ins, outs, [PARALLEL] * rank, scalar_body)
+
+
+def _is_splat(op: Operation) -> bool:
+    """A constant holding one value (repeated): it becomes a scalar in the body."""
+    values = dense_to_numpy(op.value)
+    return values.size >= 1 and bool((values == values.reshape(-1)[0]).all())
+
+
+def _splat_value(op: ew.ConstantOp) -> float | int | bool:
+    return dense_to_numpy(op.value).reshape(-1)[0].item()
