@@ -17,7 +17,9 @@ from __future__ import annotations
 import hashlib
 import io
 import os
+import re
 from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -139,12 +141,14 @@ def _runtime_device(device: Device):
     _, runtime = _iree()
     try:
         return runtime.Config(device.driver)
-    except Exception as e:  # noqa: BLE001 - IREE reports a missing driver library as RuntimeError/ValueError
+    except Exception as e:  # noqa: BLE001 - the runtime reports a missing driver as RuntimeError
+        # IREE's message reads "<source>:<line>: UNAVAILABLE; <reason>; <hint>".
+        reason = re.sub(r"^.*?: [A-Z_]+; ", "", str(e.__cause__ or e)).split("; ")[0]
         if device.name == "cuda":
             raise DeviceUnavailable(
-                f"--device=cuda needs an NVIDIA GPU and its driver (libcuda), which IREE cannot load here: {e}"
+                f"--device=cuda needs an NVIDIA GPU with its driver, and IREE found none ({reason})"
             ) from None
-        raise DeviceUnavailable(f"IREE cannot create a '{device.driver}' device: {e}") from None
+        raise DeviceUnavailable(f"IREE cannot create a '{device.driver}' device ({reason})") from None
 
 
 def _element_types(runtime) -> dict[str, Any]:
@@ -178,19 +182,39 @@ class IreeModule:
     """Every function of a MIR module, lowered and compiled for one device, ready to call."""
 
     def __init__(self, module: ModuleOp, device: str = "cpu"):
+        self._lower(module, device)
+        self._load(compile_text(self.text, self.device))
+
+    @classmethod
+    def compile_all(cls, modules: Sequence[ModuleOp], device: str = "cpu") -> list[IreeModule]:
+        """Several modules compiled side by side (`iree-compile` processes in parallel).
+
+        Lowering stays on this thread: xDSL's implicit builders are process-global.
+        """
+        compiled = [cls.__new__(cls) for _ in modules]
+        for c, module in zip(compiled, modules):
+            c._lower(module, device)
+        with ThreadPoolExecutor(max(1, len(compiled))) as pool:
+            binaries = list(pool.map(lambda c: compile_text(c.text, c.device), compiled))
+        for c, vmfb in zip(compiled, binaries):
+            c._load(vmfb)
+        return compiled
+
+    def _lower(self, module: ModuleOp, device: str) -> None:
         self.device = device_named(device)
-        config = _runtime_device(self.device)
+        self._config = _runtime_device(self.device)
         self.signatures = {f.sym_name.data: Signature.of(f) for f in module.ops if isinstance(f, func.FuncOp)}
         for sig in self.signatures.values():
             for dt in (*sig.args, *sig.results):
                 storage_type(dt)  # complex has no lowering: fail before compiling
         self.text = lowered_text(module)
-        self.vmfb = compile_text(self.text, self.device)
+
+    def _load(self, vmfb: bytes) -> None:
         _, runtime = _iree()
+        self.vmfb = vmfb
         self._runtime = runtime
-        self._config = config
-        self._context = runtime.SystemContext(config=config)
-        self._context.add_vm_module(runtime.VmModule.copy_buffer(self._context.instance, self.vmfb))
+        self._context = runtime.SystemContext(config=self._config)
+        self._context.add_vm_module(runtime.VmModule.copy_buffer(self._context.instance, vmfb))
         self._hal_types = _element_types(runtime)
 
     def run(self, name: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:

@@ -101,8 +101,24 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     return found
 
 
-def run_function(module: ModuleOp, name: str | None, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Run one function on numpy inputs and return its outputs."""
+def run_function(
+    module: ModuleOp,
+    name: str | None,
+    inputs: Sequence[np.ndarray],
+    backend: str = "interpreter",
+    device: str = "cpu",
+) -> list[np.ndarray]:
+    """Run one function on numpy inputs and return its outputs.
+
+    `backend="iree"` lowers the module to upstream MLIR and runs it compiled by
+    IREE on `device` ("cpu" or "cuda"; see `rlx_xdsl.backends.iree`).
+    """
+    if backend == "iree":
+        from rlx_xdsl.backends import iree
+
+        return iree.run_function(module, name, inputs, device)
+    if backend != "interpreter":
+        raise ValueError(f"unknown backend '{backend}' (known: interpreter, iree)")
     f = find_function(module, name)
     interp = make_interpreter(module)
     outputs = interp.call_op(f, tuple(np.asarray(x) for x in inputs))
