@@ -182,21 +182,27 @@ def _eliminate(lw: Structured, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType)
 
 
 def _pivot_row(lw: Structured, k: SSAValue, a: SSAValue, dt: DType) -> SSAValue:
-    """The first row i >= k with the largest |a[i, k]|, as an index."""
+    """The first row i >= k with the largest |a[i, k]|, as an index (two reductions:
+    the largest size, then the first row that has it)."""
     n = lw.dim(a, 0)
     column = lw.collapse(lw.extract_slice(a, [0, k], [n, 1]), [[0, 1]])
-    best = lw.full([], dt, -1)
-    where = lw.full([], I64, 0)
+    scalar = loops(1, [])
 
-    def body(s: Scalars, x: SSAValue, best_so_far: SSAValue, row: SSAValue) -> tuple[SSAValue, SSAValue]:
-        i = s.loop_index(0)
-        size = s.abs(x, dt)
-        eligible = s.index_compare("ge", i, k)
-        better = s.mul(eligible, s.compare("gt", size, best_so_far, dt), BOOL)
-        return s.select(better, size, best_so_far), s.select(better, s.from_index(i, I64), row)
+    def size_below_k(s: Scalars, x: SSAValue) -> SSAValue:
+        eligible = s.index_compare("ge", s.loop_index(0), k)
+        return s.select(eligible, s.abs(x, dt), s.constant(-1, dt))
 
-    _, row = lw.generic([(column, identity(1))], [(best, loops(1, [])), (where, loops(1, []))], [REDUCTION], body)
-    return lw.s.to_index(lw.emit(tensor.ExtractOp(row, [], element_type(row))), I64)
+    largest = lw.reduce(
+        [(column, identity(1))], [n], [0], dt, -1, lambda s, x, best: s.max(best, size_below_k(s, x), dt)
+    )
+
+    def first_row(s: Scalars, x: SSAValue, best: SSAValue, row: SSAValue) -> SSAValue:
+        i = s.from_index(s.loop_index(0), I64)
+        hit = s.compare("eq", size_below_k(s, x), best, dt)
+        return s.min(row, s.select(hit, i, s.constant(2**62, I64)), I64)
+
+    row = lw.reduce([(column, identity(1)), (largest, scalar)], [n], [0], I64, 2**62, first_row)
+    return lw.s.to_index(lw.extract_scalar(row), I64)
 
 
 def _swap_rows(lw: Structured, x: SSAValue, k: SSAValue, p: SSAValue, dt: DType) -> SSAValue:

@@ -196,7 +196,7 @@ def lower_elementwise_body(
     tensor_dtypes = [*input_dtypes, *(_dtype(c.results[0]) for c in extra_constants)]
     results = [_dtype(v) for v in terminator.operands]
 
-    def scalar_body(s: Scalars, *args: SSAValue) -> list[SSAValue]:
+    def scalar_body(s: Scalars, *args: SSAValue) -> dict[SSAValue, Element]:
         elements: dict[SSAValue, Element] = {}
         for arg, element, dt in zip(body.args, args, input_dtypes):
             elements[arg] = (element, dt)
@@ -214,11 +214,19 @@ def lower_elementwise_body(
                 raise LoweringError(f"'{op.name}' in an elementwise body has no element rule")
             dt = _dtype(op.results[0])
             elements[op.results[0]] = (rule(s, op, [elements[v] for v in op.operands], dt), dt)
-        return [s.cast(*elements[v], dt) for v, dt in zip(terminator.operands, results)]
+        return elements
 
+    def result_body(index: int):
+        value, dt = terminator.operands[index], results[index]
+        return lambda s, *args: s.cast(*scalar_body(s, *args)[value], dt)
+
+    # One generic per result: xDSL cannot parse back a multi-result linalg.generic in
+    # custom form. Each computes the whole body; the unused part folds away.
     ins = [(v, broadcast_map(v.type.get_shape(), out_shape)) for v in tensors]
-    outs = [(lw.empty(out_dims, dt), identity(rank)) for dt in results]
-    return lw.generic(ins, outs, [PARALLEL] * rank, scalar_body)
+    return [
+        lw.generic(ins, [(lw.empty(out_dims, dt), identity(rank))], [PARALLEL] * rank, result_body(i))[0]
+        for i, dt in enumerate(results)
+    ]
 
 
 def _is_splat(op: Operation) -> bool:

@@ -51,19 +51,19 @@ def _per_row_loss(lw: Lowering, op, target_operand: SSAValue, target_map: Affine
     n = lw.dim(logits, 0)
     peak = _row_max(lw, logits, dt, acc)
 
-    def sums(s: Scalars, x: SSAValue, m: SSAValue, t_in: SSAValue, exp_sum, mass, weighted):
-        shifted = s.sub(s.cast(x, dt, acc), m, acc)
-        t = target(s, t_in)
-        return (
-            s.add(exp_sum, s.exp(shifted), acc),
-            s.add(mass, t, acc),
-            s.add(weighted, s.mul(t, shifted, acc), acc),
-        )
+    def row_sum(term: Callable[[Scalars, SSAValue, SSAValue], SSAValue]) -> SSAValue:
+        """`sum over c of term(shifted logit, target)` per row."""
 
-    inits = [(lw.full([n], acc, 0), ROW) for _ in range(3)]
-    exp_sum, mass, weighted = lw.generic(
-        [(logits, identity(2)), (peak, ROW), (target_operand, target_map)], inits, [PARALLEL, "reduction"], sums
-    )
+        def body(s: Scalars, x: SSAValue, m: SSAValue, t_in: SSAValue, total: SSAValue) -> SSAValue:
+            shifted = s.sub(s.cast(x, dt, acc), m, acc)
+            return s.add(total, term(s, shifted, target(s, t_in)), acc)
+
+        inputs = [(logits, identity(2)), (peak, ROW), (target_operand, target_map)]
+        return lw.reduce(inputs, lw.dims(logits), [1], acc, 0, body)
+
+    exp_sum = row_sum(lambda s, shifted, t: s.exp(shifted))
+    mass = row_sum(lambda s, shifted, t: t)
+    weighted = row_sum(lambda s, shifted, t: s.mul(t, shifted, acc))
 
     def combine(s: Scalars, m, e, t, w, _):
         leftover = s.sub(s.constant(1.0, acc), t, acc)

@@ -101,7 +101,9 @@ def _dtype(t: Attribute) -> DType:
 def converted_type(t: Attribute) -> Attribute:
     """A MIR type as the lowered IR spells it (unsigned element types become signless)."""
     if isinstance(t, TensorType) and dtypes.is_supported(t.element_type):
-        return TensorType(storage_type(dtypes.dtype_of(t.element_type)), t.get_shape())
+        dt = dtypes.dtype_of(t.element_type)
+        if dt.kind == "uint":
+            return TensorType(storage_type(dt), t.get_shape())
     return t
 
 

@@ -9,7 +9,7 @@ O(n^2) along their axis, which stays parallel over everything else.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from xdsl.ir import SSAValue
 
@@ -181,15 +181,17 @@ def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
     k = op.k.value.data
     out_dims = [*dims[:-1], k]
 
-    def pick(s: Scalars, v: SSAValue, rank: SSAValue, best: SSAValue, at: SSAValue) -> tuple[SSAValue, SSAValue]:
-        hit = s.compare("eq", rank, s.from_index(s.loop_index(r - 1), I64), I64)
-        return s.select(hit, v, best), s.select(hit, s.from_index(s.loop_index(r), I64), at)
+    def pick(chosen: Callable[[Scalars, SSAValue], SSAValue]):
+        """A selection of the element ranked like the output position: its value or its index."""
 
-    selected_map = loops(r + 1, [*lead, r])
-    values, indices = lw.generic(
-        [(x, selected_map), (ranks, selected_map)],
-        [(lw.full(out_dims, dt, 0), loops(r + 1, list(range(r)))), (lw.full(out_dims, I64, 0), loops(r + 1, list(range(r))))],
-        ["parallel"] * r + ["reduction"],
-        pick,
-    )
+        def body(s: Scalars, v: SSAValue, rank: SSAValue, current: SSAValue) -> SSAValue:
+            hit = s.compare("eq", rank, s.from_index(s.loop_index(r - 1), I64), I64)
+            return s.select(hit, chosen(s, v), current)
+
+        return body
+
+    selected = [(x, loops(r + 1, [*lead, r])), (ranks, loops(r + 1, [*lead, r]))]
+    out_loops = [*dims[:-1], k, dims[-1]]
+    values = lw.reduce(selected, out_loops, [r], dt, 0, pick(lambda s, v: v))
+    indices = lw.reduce(selected, out_loops, [r], I64, 0, pick(lambda s, v: s.from_index(s.loop_index(r), I64)))
     return [values, indices]

@@ -15,26 +15,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects import arith, scf, tensor
-from xdsl.dialects.builtin import IndexType, TensorType
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, converted_type
-from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
+from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars
+from rlx_xdsl.conversions.mir_to_linalg.structured import Structured
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.emitter import Emitter
 
 
-def predicate(s: Scalars, value: SSAValue) -> SSAValue:
+def predicate(lw: Structured, value: SSAValue) -> SSAValue:
     """The `i1` truth of a one-element tensor (nonzero is true)."""
-    t = value.type
-    assert isinstance(t, TensorType)
-    dt = dtypes.dtype_of(t.element_type)  # `!= 0` reads signless storage the same way
-    zeros = [s.index_constant(0)] * t.get_num_dims()
-    element = s.emit(tensor.ExtractOp(value, zeros, storage_type(dt)))
-    return s.is_true(element, dt)
+    dt = dtypes.dtype_of(value.type.element_type)  # `!= 0` reads signless storage the same way
+    return lw.s.is_true(lw.extract_scalar(value), dt)
 
 
 def inline_body(lw: Lowering, region: Region, values: Sequence[SSAValue], block: Block) -> YieldOp:
@@ -54,7 +51,7 @@ def lower_if(lw: Lowering, op: IfOp) -> Sequence[SSAValue]:
         yielded = inline_body(lw, region, list(op.captures), block)
         lw.rewriter.replace(yielded, scf.YieldOp(*yielded.values))
         branches.append(Region(block))
-    condition = predicate(lw.s, op.pred)
+    condition = predicate(lw, op.pred)
     result_types = [converted_type(t) for t in lw.types.results]
     lowered = scf.IfOp(condition, result_types, branches[0], branches[1])
     lw.e.insert(lowered)
@@ -70,8 +67,9 @@ def lower_while(lw: Lowering, op: WhileOp) -> Sequence[SSAValue]:
 
     before = Block(arg_types=[*carried_types, *counter_types])
     cond = inline_body(lw, op.cond_region, before.args[: len(carried_types)], before)
-    s = Scalars(Emitter.before(cond))
-    go_on = predicate(s, cond.values[0])
+    at_cond = Structured(Emitter.before(cond))
+    s = at_cond.s
+    go_on = predicate(at_cond, cond.values[0])
     if limit is not None:
         below = s.index_compare("lt", before.args[-1], s.index_constant(limit))
         go_on = s.emit(arith.AndIOp(go_on, below))

@@ -213,6 +213,8 @@ class Structured:
     def collapse(self, value: SSAValue, groups: Sequence[Sequence[int]]) -> SSAValue:
         """`tensor.collapse_shape`: each group of adjacent dims becomes one dim."""
         shape = value.type.get_shape()
+        if not groups:
+            return self._single_element(value, [])
         out = [
             DYNAMIC if any(shape[i] == DYNAMIC for i in g) else math.prod(shape[i] for i in g)
             for g in groups
@@ -225,23 +227,39 @@ class Structured:
 
     def expand(self, value: SSAValue, groups: Sequence[Sequence[int]], out_dims: Sequence[Dim]) -> SSAValue:
         """`tensor.expand_shape`: dim `k` of `value` splits into the dims of `groups[k]`."""
+        if value.type.get_num_dims() == 0:
+            return self._single_element(value, out_dims)
         result_type = TensorType(element_type(value), static_shape(out_dims))
         dynamic = [d for d in out_dims if not isinstance(d, int)]
         op = tensor.ExpandShapeOp(value, dynamic, _reassociation(groups), static_shape(out_dims), result_type)
         return self.emit(op)
 
+    def _single_element(self, value: SSAValue, out_dims: Sequence[Dim]) -> SSAValue:
+        """A one-element tensor in another all-ones shape (to or from rank 0), copied by a
+        `linalg.generic`: xDSL rejects the empty reassociations MLIR uses for these."""
+        rank = len(out_dims)
+        source = AffineMap(rank, 0, tuple(AffineExpr.constant(0) for _ in value.type.get_shape()))
+        init = self.empty([1] * rank, dtypes.dtype_of(element_type(value)))
+        return self.generic([(value, source)], [(init, identity(rank))], [PARALLEL] * rank, lambda s, x, _: x)[0]
+
+    def extract_scalar(self, value: SSAValue) -> SSAValue:
+        """The element of a one-element tensor (`tensor.extract`; rank 0 goes through
+        rank 1, since xDSL cannot parse back an extract with no indices)."""
+        if value.type.get_num_dims() == 0:
+            value = self._single_element(value, [1])
+        zeros = [self.s.index_constant(0)] * value.type.get_num_dims()
+        return self.emit(tensor.ExtractOp(value, zeros, element_type(value)))
+
     def reshape(self, value: SSAValue, out_dims: Sequence[Dim]) -> SSAValue:
         """Row-major reshape: collapse to one dim, then expand to `out_dims`."""
         rank = value.type.get_num_dims()
-        if static_shape(out_dims) == list(value.type.get_shape()) and all(isinstance(d, int) for d in out_dims):
+        if all(isinstance(d, int) for d in out_dims) and list(out_dims) == list(value.type.get_shape()):
             return value
-        flat = value
-        if rank != 1:
-            flat = self.collapse(value, [list(range(rank))] if rank else [])
+        if rank == 0 or not out_dims:
+            return self._single_element(value, out_dims)
+        flat = value if rank == 1 else self.collapse(value, [list(range(rank))])
         if len(out_dims) == 1:
             return self.cast_to(flat, TensorType(element_type(value), static_shape(out_dims)))
-        if not out_dims:
-            return self.collapse(flat, [])
         return self.expand(flat, [list(range(len(out_dims)))], out_dims)
 
     def cast_to(self, value: SSAValue, target: Attribute) -> SSAValue:
