@@ -7,15 +7,19 @@ from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS, load_lowerings
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dialects.mir import ALL_OPS
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.registry import MissingEntry, OpRegistry
 
+load_lowerings()
+
 # Every registry and the ops it must cover. Issues that add a registry add a row.
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
+    ("linalg lowerings", LOWERINGS, [op for op in ALL_OPS if op not in YIELDS]),
 ]
 
 

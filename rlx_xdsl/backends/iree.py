@@ -31,7 +31,6 @@ from xdsl.printer import Printer
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg import lower_module
-from rlx_xdsl.conversions.mir_to_linalg.scalars import storage_type
 
 INSTALL_HINT = "pip install -e '.[iree]' (iree-base-compiler and iree-base-runtime)"
 
@@ -70,6 +69,10 @@ class IreeUnavailable(RuntimeError):
 
 class DeviceUnavailable(RuntimeError):
     """The requested device (a CUDA GPU) cannot be used on this machine."""
+
+
+class UnsupportedSignature(ValueError):
+    """A function takes or returns values of a dtype the IREE runtime cannot hold (complex)."""
 
 
 class IreeCompileError(RuntimeError):
@@ -161,6 +164,10 @@ def _element_types(runtime) -> dict[str, Any]:
     }  # fmt: skip
 
 
+_HAL_NAMES = ("i1", "ui8", "i8", "i16", "ui32", "i32", "i64", "f16", "bf16", "f32", "f64")
+"""The dtypes `_element_types` maps (every RLX dtype but complex<f32>)."""
+
+
 @dataclass(frozen=True)
 class Signature:
     """A function's MIR argument and result dtypes (the lowered ones lose signedness)."""
@@ -203,11 +210,12 @@ class IreeModule:
     def _lower(self, module: ModuleOp, device: str) -> None:
         self.device = device_named(device)
         self._config = _runtime_device(self.device)
+        self.text = lowered_text(module)  # ops IREE cannot compute are located errors here
         self.signatures = {f.sym_name.data: Signature.of(f) for f in module.ops if isinstance(f, func.FuncOp)}
-        for sig in self.signatures.values():
-            for dt in (*sig.args, *sig.results):
-                storage_type(dt)  # complex has no lowering: fail before compiling
-        self.text = lowered_text(module)
+        for name, sig in self.signatures.items():
+            unsupported = sorted({dt.name for dt in (*sig.args, *sig.results) if dt.name not in _HAL_NAMES})
+            if unsupported:
+                raise UnsupportedSignature(f"@{name} passes {', '.join(unsupported)} values, which IREE cannot exchange")
 
     def _load(self, vmfb: bytes) -> None:
         _, runtime = _iree()

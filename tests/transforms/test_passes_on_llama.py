@@ -6,10 +6,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType
 
 from rlx_xdsl.context import parse_module
+from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
@@ -35,7 +37,7 @@ def llama():
 
 def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
-    assert set(get_all_passes()) == {"rlx-dce", "rlx-specialize", "rlx-unfuse"}
+    assert set(get_all_passes()) == {"rlx-dce", "rlx-specialize", "rlx-unfuse", "rlx-convert-mir-to-linalg"}
 
 
 def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
@@ -81,3 +83,14 @@ def test_specialize_restores_the_static_graph_from_a_dynamic_one(llama):
     assert str(module) == text
     for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_linalg_lowering_computes_the_graph_on_iree(llama):
+    """The lowered graph leaves MIR, and IREE computes what the interpreter did."""
+    text, inputs, expected = llama
+    module = parse_module(text)
+    ConvertMirToLinalgPass().apply(Context(), module)
+    assert not any(op.name.startswith("mir.") for op in module.walk())
+    module.verify()
+    (got,) = run_function(parse_module(text), "llama", inputs, backend="iree")
+    assert_matches(got, expected[0], approximate=True)
