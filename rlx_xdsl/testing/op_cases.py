@@ -341,6 +341,8 @@ def _conv_cases() -> list[OpCase]:
                ": (tensor<2x3x7x6xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x4x2xf32>", approximate=True),
         OpCase("conv_grouped", "mir.conv %0, %1 kernel_size = [3, 3] stride = [1, 1] padding = [1, 1] dilation = [1, 1] groups = 2 "
                ": (tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x5x5xf32>", approximate=True),
+        OpCase("conv_grouped_strided", "mir.conv %0, %1 kernel_size = [2, 1] stride = [2, 1] padding = [1, 0] dilation = [1, 1] groups = 2 "
+               ": (tensor<2x2x1x4xf32>, tensor<2x1x2x1xf32>) -> tensor<2x2x1x4xf32>", approximate=True),
         OpCase("conv_bf16", "mir.conv %0, %1 kernel_size = [2, 2] stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 1 "
                ": (tensor<1x2x3x3xbf16>, tensor<2x2x2x2xbf16>) -> tensor<1x2x2x2xbf16>", approximate=True),
         OpCase("pool_max", "mir.pool %0 kind = max kernel_size = [3, 3] stride = [2, 2] padding = [1, 1] "

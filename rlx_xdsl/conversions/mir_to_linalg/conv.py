@@ -51,8 +51,24 @@ def _window_map(n_loops: int, batch: Sequence[int], out_hw: tuple[int, int], k_h
 
 
 def _padded(lw: Lowering, op: WindowOperation, x: SSAValue, fill: float | int) -> SSAValue:
+    """`x` padded, then cut to the rows and columns the windows read.
+
+    With a stride, the last rows may be read by no window. Cutting them keeps every
+    window index in range of its dim, which IREE's unit-dim folding relies on (it
+    mis-folds `oh * stride + kh` when a unit `oh` leaves rows unread).
+    """
     ph, pw = op.pair("padding")
-    return lw.pad(x, [0, 0, ph, pw], [0, 0, ph, pw], fill, lw.operand_dtype(0))
+    padded = lw.pad(x, [0, 0, ph, pw], [0, 0, ph, pw], fill, lw.operand_dtype(0))
+    dims = lw.dims(padded)
+    if not all(isinstance(d, int) for d in dims[2:]):
+        return padded
+    used = []
+    for size, kernel, stride, dilation in zip(dims[2:], op.pair("kernel_size"), op.pair("stride"), op.dilation_pair()):
+        extent = dilation * (kernel - 1) + 1
+        used.append(((size - extent) // stride) * stride + extent)
+    if used == dims[2:]:
+        return padded
+    return lw.extract_slice(padded, [0, 0, 0, 0], [*dims[:2], *used])
 
 
 @LOWERINGS.register(ConvOp)
