@@ -22,9 +22,14 @@ from io import StringIO
 from xdsl.ir import Operation
 from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
-from xdsl.utils.exceptions import DiagnosticException, MultipleSpansParseError, ParseError, VerifyException
+from xdsl.utils.exceptions import (
+    DiagnosticException,
+    MultipleSpansParseError,
+    ParseError,
+    VerifyException,
+)
 
-from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, op_position
+from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, block_labels, op_position
 
 
 class OpError(DiagnosticException):
@@ -85,10 +90,15 @@ def _span_pos(offset: int, parser: LocatingParser) -> SourcePos:
 
 
 def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagnostic:
-    """An error located at `op` that also shows `op` (MLIR's "see current operation")."""
+    """An error located at `op` that also shows `op` (MLIR's "see current operation"),
+    and the HIR block(s) `op` was lowered from."""
     diag = Diagnostic(message, op_position(op), op=op)
     if note is not None:
         diag.notes.append(Diagnostic(note, diag.pos, "note"))
+    labels = block_labels(op.location)
+    if labels:
+        blocks = ", ".join(f"'{label}'" for label in labels)
+        diag.notes.append(Diagnostic(f"lowered from HIR block{'s' if len(labels) > 1 else ''} {blocks}", diag.pos, "note"))
     return diag
 
 

@@ -7,19 +7,38 @@ from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS, load_lowerings
+from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
+from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
+from rlx_xdsl.conversions.mir_to_linalg import load_lowerings as load_linalg_lowerings
+from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.dialects.mir import ALL_OPS
+from rlx_xdsl.dialects.mir import ALL_OPS, backward, fused
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
+from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.testing.graphgen import RECIPES
+from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
+from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
 
-load_lowerings()
+load_rules()
 
+load_linalg_lowerings()
 # Every registry and the ops it must cover. Issues that add a registry add a row.
+load_decompositions()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
-    ("linalg lowerings", LOWERINGS, [op for op in ALL_OPS if op not in YIELDS]),
+    ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS]),
+    ("unfuse rules", UNFUSE_RULES, fused.OPS),
+    ("HIR interpreter kernels", KERNELS, hir.ALL_OPS),
+    ("HIR lowerings", LOWERINGS, hir.ALL_OPS),
+    ("HIR graphgen recipes", RECIPES, hir.ALL_OPS),
+    (
+        "backward decompositions",
+        DECOMPOSITIONS,
+        [op for op in backward.OPS if op is not backward.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp],
+    ),
 ]
 
 

@@ -24,6 +24,15 @@ from collections.abc import Mapping, Sequence
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Region, SSAValue
 from xdsl.irdl import IRDLOperation
+from xdsl.irdl.declarative_assembly_format import (
+    CustomDirective,
+    ParsingState,
+    PrintingState,
+    TypeDirective,
+    irdl_custom_directive,
+)
+from xdsl.parser import Parser
+from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
@@ -37,6 +46,61 @@ FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 
 I64_ARRAY = DenseArrayBase.constr(i64)
 """Property constraint for int lists; prints as `[1, 0]` in a declarative format."""
+
+
+@irdl_custom_directive
+class SegmentedSignature(CustomDirective):
+    """`(operand types) -> result type(s)` for ops with optional operands between others.
+
+    xDSL's `functional-type(operands, results)` cannot assign types to operand
+    groups sized by `AttrSizedOperandSegments`. Written after the operands, this
+    directive knows how many operands each group received and hands out the
+    listed types in order. Use it through `FUNCTIONAL_SEGMENTED`.
+    """
+
+    operand_types: TypeDirective
+    result_types: TypeDirective
+
+    def parse(self, parser: Parser, state: ParsingState) -> None:
+        start = parser.pos
+        types = parser.parse_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        counts = [len(group) if group is not None else 0 for group in state.operands]
+        if len(types) != sum(counts):
+            parser.raise_error(
+                f"expected {sum(counts)} operand types, got {len(types)}", start, parser.pos
+            )
+        parser.parse_punctuation("->")
+        results = parser.parse_optional_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
+        results = [parser.parse_type()] if results is None else results
+        offset = 0
+        for index, count in enumerate(counts):
+            state.operand_types[index] = types[offset : offset + count]
+            offset += count
+        if len(state.result_types) == 1:
+            state.result_types[0] = results
+        elif len(results) == len(state.result_types):
+            state.result_types = [[t] for t in results]
+        else:
+            parser.raise_error(f"expected {len(state.result_types)} result types, got {len(results)}")
+
+    def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
+        state.print_whitespace(printer)
+        with printer.in_parens():
+            printer.print_list(op.operand_types, printer.print_attribute)
+        printer.print_string(" -> ")
+        if len(op.result_types) == 1:
+            printer.print_attribute(op.result_types[0])
+        else:
+            with printer.in_parens():
+                printer.print_list(op.result_types, printer.print_attribute)
+
+    def is_present(self, op: IRDLOperation) -> bool:
+        return True
+
+
+FUNCTIONAL_SEGMENTED = "attr-dict `:` custom<SegmentedSignature>(type(operands), type(results))"
+"""`FUNCTIONAL` for ops with `AttrSizedOperandSegments` (list `SegmentedSignature` in
+the op's `custom_directives`); the text is the same `(operand types) -> result type`."""
 
 
 def types_compatible(declared: Attribute, inferred: Attribute) -> bool:

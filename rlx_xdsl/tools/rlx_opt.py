@@ -35,12 +35,26 @@ from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import register_dialects
-from rlx_xdsl.diagnostics import Diagnostic, OpError, describe, op_diagnostic, render, verify_located
-from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
+from rlx_xdsl.diagnostics import (
+    Diagnostic,
+    OpError,
+    describe,
+    op_diagnostic,
+    render,
+    verify_located,
+)
 from rlx_xdsl.locations import LineIndex, SourcePos
 from rlx_xdsl.source import SPLIT_MARKER, SourceError, parse_source, split_chunks
-from rlx_xdsl.transforms.pipeline import PassFailure, Pipeline, PipelineError, parse_pipeline, run_pass, verify_after
+from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.pipeline import (
+    PassFailure,
+    Pipeline,
+    PipelineError,
+    parse_pipeline,
+    run_pass,
+    verify_after,
+)
 
 PROG = "rlx-opt"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE

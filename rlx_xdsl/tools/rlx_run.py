@@ -43,11 +43,11 @@ from xdsl.ir import Operation
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
+from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.interpreters import find_function, make_interpreter
-from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
-from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
 from rlx_xdsl.locations import LineIndex
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import SourceError, parse_source
 
 PROG = "rlx-run"

@@ -8,6 +8,7 @@ from xdsl.traits import Pure, RecursiveMemoryEffect
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import ALL_OPS, elementwise, shape
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.traits import (
     Precision,
     PrecisionClass,
@@ -26,24 +27,36 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
-    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv"},
+    Precision.COMPUTE: {
+        "matmul", "dot_general", "dense_solve", "attention", "conv", "scan", "scan_backward", "custom_fn",
+        # backward kernels RLX's table leaves to its Compute fallback
+        "rms_norm_backward_input", "rms_norm_backward_gamma", "rms_norm_backward_beta",
+        "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
+        "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
+        "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
+    },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
+        "selective_scan", "gated_delta_net",
+        "layer_norm_backward_input", "layer_norm_backward_gamma", "fused_residual_rms_norm",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
+        "relu_backward", "activation_backward", "fused_swiglu",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
-        "topk", "rope", "pool", "if", "while",
+        "topk", "rope", "pool", "if", "while", "pool_backward", "stop_gradient",
     },
-    Precision.BOUNDARY: {"constant"},
+    Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-ELEMENTWISE = EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu"}
+"""Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
+(AMP treats it as elementwise, but each output element reads two input elements)."""
 TERMINATORS = {"yield"}
 
 
@@ -63,7 +76,7 @@ def test_precision_class_matches_rlx(name):
 @pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
 def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
-        assert op.name in ("mir.if", "mir.while")
+        assert op.name in ("mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn")
     else:
         assert op.has_trait(Pure)
 
@@ -129,8 +142,10 @@ def test_cast_is_a_view_only_when_it_keeps_the_dtype():
     x = b.input("x", [2, 3])
     same = _op(b.emit(elementwise.CastOp(x, f32)))
     other = _op(b.mir.cast(x, "i32"))
+    blocked = _op(b.emit(elementwise.CastOp(x, f32, CastConfigAttr([1, 3]))))
     assert view_source(same) is x
     assert view_source(other) is None
+    assert view_source(blocked) is None  # rescales blocks of its input: a new buffer
 
 
 @pytest.mark.parametrize(
@@ -170,11 +185,12 @@ def test_elementwise_ops_write_in_place_and_no_others(op):
     assert op.has_trait(WritesInPlace) == is_elementwise(op)
 
 
-def test_view_traits_are_declared_on_reshape_cast_and_narrow_only():
+def test_view_traits_are_declared_on_reshape_cast_narrow_and_stop_gradient_only():
+    from rlx_xdsl.dialects.mir.backward import StopGradientOp
     from rlx_xdsl.dialects.traits import ViewOf
 
     views = {op for op in ALL_OPS if op.has_trait(ViewOf)}
-    assert views == {shape.ReshapeOp, shape.NarrowOp, elementwise.CastOp}
+    assert views == {shape.ReshapeOp, shape.NarrowOp, elementwise.CastOp, StopGradientOp}
 
 
 # Region signatures ---------------------------------------------------------------------

@@ -18,7 +18,14 @@ from xdsl.printer import Printer
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir import MIR
-from rlx_xdsl.dialects.mir.elementwise import AddOp, DivOp, LogOp, PowOp, RsqrtOp, SqrtOp
+from rlx_xdsl.dialects.mir.elementwise import (
+    AddOp,
+    DivOp,
+    LogOp,
+    PowOp,
+    RsqrtOp,
+    SqrtOp,
+)
 from rlx_xdsl.dialects.mir.regions import IfOp, YieldOp
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing import graphgen

@@ -9,15 +9,18 @@ from xdsl.ir import Dialect
 from rlx_xdsl.dialects.mir import (
     attention,
     attrs,
+    backward,
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
     reduction,
     regions,
     shape,
+    structured,
 )
 
 GROUPS = (
@@ -30,7 +33,10 @@ GROUPS = (
     attention,
     conv,
     loss,
+    backward,
     regions,
+    structured,
+    fused,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

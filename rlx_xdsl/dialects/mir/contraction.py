@@ -28,7 +28,14 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import COMPUTE
-from rlx_xdsl.shapes import ShapeError, broadcast_shapes, dims_match, fmt_dim, fmt_shape, tensor
+from rlx_xdsl.shapes import (
+    ShapeError,
+    broadcast_shapes,
+    dims_match,
+    fmt_dim,
+    fmt_shape,
+    tensor,
+)
 
 
 @irdl_op_definition
@@ -46,18 +53,27 @@ class MatmulOp(RlxOperation):
         super().__init__(operands=[lhs, rhs])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        a, b = tensor_type(self.lhs), tensor_type(self.rhs)
-        require_min_rank(self, a, 2, "lhs")
-        require_min_rank(self, b, 2, "rhs")
-        *a_batch, m, k_a = a.get_shape()
-        *b_batch, k_b, n = b.get_shape()
-        require(dims_match(k_a, k_b), self, f"contraction dims {fmt_dim(k_a)} and {fmt_dim(k_b)} differ")
-        try:
-            batch = broadcast_shapes(a_batch, b_batch)
-        except ShapeError:
-            message = f"batch dims {fmt_shape(a_batch)} and {fmt_shape(b_batch)} do not broadcast"
-            raise ShapeError(message) from None
-        return [tensor(dtypes.promote(a.element_type, b.element_type), [*batch, m, n])]
+        return [matmul_type(self, self.lhs, self.rhs)]
+
+
+def matmul_type(op: RlxOperation, lhs: SSAValue, rhs: SSAValue, what: tuple[str, str] = ("lhs", "rhs")) -> TensorType:
+    """The type of `lhs @ rhs` under `mir.matmul`'s rule, with errors worded for `op`.
+
+    Fused ops that start with a matmul (`mir.fused_matmul_bias_act`, ...) share
+    the rule; `what` names their operands in messages.
+    """
+    a, b = tensor_type(lhs), tensor_type(rhs)
+    require_min_rank(op, a, 2, what[0])
+    require_min_rank(op, b, 2, what[1])
+    *a_batch, m, k_a = a.get_shape()
+    *b_batch, k_b, n = b.get_shape()
+    require(dims_match(k_a, k_b), op, f"contraction dims {fmt_dim(k_a)} and {fmt_dim(k_b)} differ")
+    try:
+        batch = broadcast_shapes(a_batch, b_batch)
+    except ShapeError:
+        message = f"batch dims {fmt_shape(a_batch)} and {fmt_shape(b_batch)} do not broadcast"
+        raise ShapeError(message) from None
+    return tensor(dtypes.promote(a.element_type, b.element_type), [*batch, m, n])
 
 
 @irdl_op_definition

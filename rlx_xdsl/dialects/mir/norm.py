@@ -10,7 +10,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f32,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -25,7 +32,13 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import REDUCTION
-from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, normalize_axis
+from rlx_xdsl.shapes import (
+    DYNAMIC,
+    broadcasts_to,
+    dims_match,
+    fmt_shape,
+    normalize_axis,
+)
 
 
 class NormOperation(RlxOperation):
@@ -41,9 +54,14 @@ class NormOperation(RlxOperation):
         eps = self.eps.value.data
         require(eps > 0, self, f"eps must be positive, got {eps}")
 
+    def normalized_input_type(self) -> TensorType:
+        """The type of the tensor being normalised: x's (fused residual norms: x + residual)."""
+        return tensor_type(self.x)
+
     def check_operands(self) -> TensorType:
-        """x is floating point and gamma/beta share its element type; returns x's type."""
-        x = tensor_type(self.x)
+        """The normalised input is floating point and gamma/beta share its element type;
+        returns its type."""
+        x = self.normalized_input_type()
         require_float(self, x)
         require_same_element_type(
             self,
@@ -69,7 +87,7 @@ class AxisNormOperation(NormOperation):
         )
 
     def normalized_axis(self) -> int:
-        return normalize_axis(self.axis.value.data, tensor_type(self.x).get_num_dims())
+        return normalize_axis(self.axis.value.data, self.normalized_input_type().get_num_dims())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x = self.check_operands()

@@ -12,6 +12,7 @@ removes an unused `mir.if` or `mir.while` whose bodies have no side effects.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Region, SSAValue
@@ -35,8 +36,20 @@ from xdsl.traits import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, i64_attr, require, require_positive, tensor_type
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, RegionOperandsInterface, Role
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    i64_attr,
+    require,
+    require_positive,
+    tensor_type,
+)
+from rlx_xdsl.dialects.traits import (
+    DATA_MOVEMENT,
+    OperandRoles,
+    RegionOperandsInterface,
+    Role,
+)
 from rlx_xdsl.shapes import dims_match, fmt_shape
 
 
@@ -45,13 +58,21 @@ def fmt_types(types: Sequence[Attribute]) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
+def _yield_parents() -> tuple[type[RlxOperation], ...]:
+    """The region ops whose regions `mir.yield` ends (the structured ones are defined later)."""
+    from rlx_xdsl.dialects.mir import structured
+
+    return (IfOp, WhileOp, structured.ScanOp, structured.ScanBackwardOp, structured.CustomFnOp)
+
+
 @irdl_op_definition
 class YieldOp(RlxOperation):
-    """Ends a `mir.if` or `mir.while` region, handing its operands to the parent op."""
+    """Ends a region of `mir.if`, `mir.while`, `mir.scan`, `mir.scan_backward` or
+    `mir.custom_fn`, handing its operands to the parent op."""
 
     name = "mir.yield"
     values = var_operand_def(TensorType)
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, WhileOp), Pure()))
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(*_yield_parents()), Pure()))
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue):
@@ -133,6 +154,10 @@ class IfOp(RlxOperation, RegionOperandsInterface):
     assembly_format = (
         "$pred ` ` `(` $captures `)` " + FUNCTIONAL + " $then_region `else` $else_region"
     )
+    REGION_SIGNATURES: ClassVar[dict[str, str]] = {
+        "then_region": "(capture...) -> (result...)",
+        "else_region": "(capture...) -> (result...)",
+    }
 
     def __init__(
         self, pred: SSAValue, captures: Sequence[SSAValue], then_region: Region, else_region: Region
@@ -186,6 +211,10 @@ class WhileOp(RlxOperation, RegionOperandsInterface):
         + FUNCTIONAL
         + " `cond` $cond_region `do` $body_region"
     )
+    REGION_SIGNATURES: ClassVar[dict[str, str]] = {
+        "cond_region": "(carried...) -> (predicate)",
+        "body_region": "(carried...) -> (carried...)",
+    }
 
     def __init__(
         self,

@@ -12,7 +12,14 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    prop_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.traits import Pure
 
 from rlx_xdsl.dialects.base import (
@@ -29,7 +36,16 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT, ViewOf
-from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape, is_static, normalize_axis, num_elements, tensor
+from rlx_xdsl.shapes import (
+    DYNAMIC,
+    ShapeError,
+    dims_match,
+    fmt_shape,
+    is_static,
+    normalize_axis,
+    num_elements,
+    tensor,
+)
 
 
 def reshaped(in_shape: Sequence[int], new_shape: Sequence[int]) -> list[int]:

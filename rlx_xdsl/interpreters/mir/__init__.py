@@ -7,15 +7,32 @@ Each module holds a `KERNELS` table keyed by op class (see
 
 from rlx_xdsl.interpreters.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+    fused,
+)

@@ -6,6 +6,7 @@ import math
 from collections.abc import Sequence
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 

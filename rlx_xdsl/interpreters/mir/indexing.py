@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import indexing as ix
 
 

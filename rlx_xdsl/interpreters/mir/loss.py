@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.interpreters.common import as_result
 

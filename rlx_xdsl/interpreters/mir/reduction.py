@@ -7,6 +7,7 @@ Kernels compute in the op's dtype, except that f16/bf16 accumulate in f32
 from __future__ import annotations
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.interpreters.common import as_result, widened

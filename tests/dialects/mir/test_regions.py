@@ -7,7 +7,10 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.test import TestOp
 from xdsl.traits import is_side_effect_free
-from xdsl.transforms.dead_code_elimination import DeadCodeElimination, would_be_trivially_dead
+from xdsl.transforms.dead_code_elimination import (
+    DeadCodeElimination,
+    would_be_trivially_dead,
+)
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes

@@ -11,7 +11,10 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.dialects.mir.indexing import GatherOp, ScatterAddOp
-from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp, SoftmaxCrossEntropyWithLogitsOp
+from rlx_xdsl.dialects.mir.loss import (
+    SoftmaxCrossEntropyBackwardOp,
+    SoftmaxCrossEntropyWithLogitsOp,
+)
 from rlx_xdsl.dialects.traits import Role, operand_roles
 from rlx_xdsl.testing.graphgen import GraphState, graphs, with_ids
 from rlx_xdsl.testing.graphgen.values import shape_of

@@ -6,15 +6,32 @@ them explicitly, in the order of `dialects.mir.GROUPS`.
 
 from rlx_xdsl.testing.graphgen.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
+    fused,
     indexing,
     loss,
     norm,
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+    fused,
+)

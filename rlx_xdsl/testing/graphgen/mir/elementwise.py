@@ -21,6 +21,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
     ExpOp,
     GeluApproxOp,
     GeluOp,
+    IotaOp,
     LogOp,
     MaxOp,
     MinOp,
@@ -43,7 +44,13 @@ from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import broadcast_shapes
 from rlx_xdsl.testing.graphgen.recipes import RECIPES, Recipe
 from rlx_xdsl.testing.graphgen.state import GraphState, dense
-from rlx_xdsl.testing.graphgen.values import element_type, is_bool, is_float, is_numeric, shape_of
+from rlx_xdsl.testing.graphgen.values import (
+    element_type,
+    is_bool,
+    is_float,
+    is_numeric,
+    shape_of,
+)
 
 CAST_TARGETS = ("f32", "f64", "f16", "bf16", "i32")
 
@@ -57,6 +64,13 @@ def positive(s: GraphState, v: SSAValue) -> SSAValue:
 @RECIPES.register(ConstantOp)
 def constant(s: GraphState, op: OpClass) -> None:
     s.constant(s.shape())
+
+
+@RECIPES.register(IotaOp)
+def iota(s: GraphState, op: OpClass) -> None:
+    """A ramp of a new shape along one of its dims, as integers or floats."""
+    shape = s.shape(1)
+    s.produce(s.builder.mir.iota(shape, s.choice(("i64", "i32", "f32")), dimension=s.axis(len(shape))))
 
 
 @RECIPES.register(CastOp)

@@ -6,7 +6,13 @@ from rlx_xdsl.dialects.mir.norm import GroupNormOp, LayerNormOp, RmsNormOp
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import MAX_RANK, GraphState
-from rlx_xdsl.testing.graphgen.values import divisors, element_type, float_min_rank, rank, shape_of
+from rlx_xdsl.testing.graphgen.values import (
+    divisors,
+    element_type,
+    float_min_rank,
+    rank,
+    shape_of,
+)
 
 
 @RECIPES.register(LayerNormOp, RmsNormOp)

@@ -6,7 +6,13 @@ import numpy as np
 from hypothesis import strategies as st
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, NarrowOp, ReshapeOp, TransposeOp
+from rlx_xdsl.dialects.mir.shape import (
+    ConcatOp,
+    ExpandOp,
+    NarrowOp,
+    ReshapeOp,
+    TransposeOp,
+)
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import MAX_DIM, MAX_RANK, GraphState

@@ -1,0 +1,175 @@
+// RUN: rlx-opt %s --split-input-file --verify-diagnostics
+
+func.func @fmba_x_rank(%x: tensor<4xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' x must have rank >= 2, got [4]}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<4xf32>, tensor<4x2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %0 : tensor<2xf32>
+}
+
+// -----
+
+func.func @fmba_contraction(%x: tensor<3x5xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' contraction dims 5 and 4 differ}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<3x5xf32>, tensor<4x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @fmba_bias_dtype(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf16>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' bias element type f16 differs from the matmul's f32}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<2xf16>) -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @fmba_bias_shape(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<3xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' bias shape [3] does not broadcast to the matmul result shape [3, 2]}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<3xf32>) -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @fmba_bias_enlarges(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<5x3x2xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' bias shape [5, 3, 2] does not broadcast to the matmul result shape [3, 2]}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<5x3x2xf32>) -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @fmba_float_activation(%x: tensor<3x4xi32>, %w: tensor<4x2xi32>, %b: tensor<2xi32>) -> tensor<3x2xi32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' the result of activation gelu must have a floating-point element type, got i32}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b activation = gelu : (tensor<3x4xi32>, tensor<4x2xi32>, tensor<2xi32>) -> tensor<3x2xi32>
+  func.return %0 : tensor<3x2xi32>
+}
+
+// -----
+
+func.func @fmba_result(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf32>) -> tensor<3x4xf32> {
+  // expected-error@+1 {{'mir.fused_matmul_bias_act' inferred result type tensor<3x2xf32> does not match declared type tensor<3x4xf32>}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<2xf32>) -> tensor<3x4xf32>
+  func.return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @fmba_unknown_activation(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf32>) -> tensor<3x2xf32> {
+  // expected-error@+1 {{Expected `gelu`, `gelu_approx`, `silu`, `relu`, `sigmoid`, `tanh`, `exp`, `log`, `sqrt`, `rsqrt`, `neg`, `abs`, `sin`, `cos`, `tan`, `atan`, or `round`.}}
+  %0 = mir.fused_matmul_bias_act %x, %w, %b activation = swish : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
+  func.return %0 : tensor<3x2xf32>
+}
+
+// -----
+
+func.func @swiglu_float(%x: tensor<4xi32>) -> tensor<2xi32> {
+  // expected-error@+1 {{'mir.fused_swiglu' operand must have a floating-point element type, got i32}}
+  %0 = mir.fused_swiglu %x : (tensor<4xi32>) -> tensor<2xi32>
+  func.return %0 : tensor<2xi32>
+}
+
+// -----
+
+func.func @swiglu_rank(%x: tensor<f32>) -> tensor<f32> {
+  // expected-error@+1 {{'mir.fused_swiglu' operand must have rank >= 1, got []}}
+  %0 = mir.fused_swiglu %x : (tensor<f32>) -> tensor<f32>
+  func.return %0 : tensor<f32>
+}
+
+// -----
+
+func.func @swiglu_odd(%x: tensor<2x5xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'mir.fused_swiglu' last dim 5 does not split into equal up and gate halves}}
+  %0 = mir.fused_swiglu %x : (tensor<2x5xf32>) -> tensor<2x2xf32>
+  func.return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @swiglu_cast_target(%x: tensor<2x4xf32>) -> tensor<2x2xi4> {
+  // expected-error@+1 {{'mir.fused_swiglu' cannot cast to unsupported element type i4}}
+  %0 = mir.fused_swiglu %x cast_to = i4 : (tensor<2x4xf32>) -> tensor<2x2xi4>
+  func.return %0 : tensor<2x2xi4>
+}
+
+// -----
+
+func.func @swiglu_result(%x: tensor<2x4xf32>) -> tensor<2x2xf32> {
+  // expected-error@+1 {{'mir.fused_swiglu' inferred result type tensor<2x2xbf16> does not match declared type tensor<2x2xf32>}}
+  %0 = mir.fused_swiglu %x cast_to = bf16 : (tensor<2x4xf32>) -> tensor<2x2xf32>
+  func.return %0 : tensor<2x2xf32>
+}
+
+// -----
+
+func.func @residual_rms_dtype(%x: tensor<2x4xf32>, %r: tensor<2x4xf16>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' residual element type f16 differs from x's f32}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf16>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_bias_dtype(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %c: tensor<4xbf16>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' bias element type bf16 differs from x's f32}}
+  %0 = mir.fused_residual_rms_norm %x, %r, bias %c, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xbf16>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_broadcast(%x: tensor<2x4xf32>, %r: tensor<3x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' shapes [2, 4], [3, 4] do not broadcast}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_float(%x: tensor<2x4xi32>, %r: tensor<2x4xi32>, %g: tensor<4xi32>, %b: tensor<4xi32>) -> tensor<2x4xi32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' operand must have a floating-point element type, got i32}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xi32>, tensor<2x4xi32>, tensor<4xi32>, tensor<4xi32>) -> tensor<2x4xi32>
+  func.return %0 : tensor<2x4xi32>
+}
+
+// -----
+
+func.func @residual_rms_gamma(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<3xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' gamma shape [3] does not broadcast to the normalised shape [4]}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<3xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_gamma_dtype(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xf16>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' gamma element type f16 differs from the operand's f32}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf16>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_axis(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' axis 2 is out of range for rank 2}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = 2 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_eps(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' eps must be positive, got 0.0}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 0.0 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_signature(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{expected 4 operand types, got 3}}
+  %0 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}

@@ -1,0 +1,63 @@
+"""Unfuse rules of the MIR fused ops: each emits the primitive chain the op stands for.
+
+The chains match the fused kernels stage by stage (`interpreters/mir/fused.py`),
+so unfusing never changes a value. Unlike RLX, `fused_swiglu` honours
+`gate_first` and the residual norms keep their `axis`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.ir import SSAValue
+
+from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.dialects.mir.elementwise import activation_op
+from rlx_xdsl.dialects.mir.fused import (
+    FusedMatmulBiasActOp,
+    FusedResidualNormOperation,
+    FusedResidualRmsNormOp,
+    FusedSwigluOp,
+)
+from rlx_xdsl.dialects.mir.norm import RmsNormOp
+from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.shapes import DYNAMIC, shape_of
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
+
+
+@UNFUSE_RULES.register(FusedMatmulBiasActOp)
+def unfuse_matmul_bias_act(e: Emitter, op: FusedMatmulBiasActOp) -> Sequence[SSAValue]:
+    """`matmul`, `add` of the bias (broadcasting), then the activation op if any."""
+    value = e.mir.add(e.mir.matmul(op.x, op.w), op.bias)
+    if op.kind is not None:
+        value = e.emit(activation_op(op.kind)(value))
+    return [value]
+
+
+@UNFUSE_RULES.register(FusedSwigluOp)
+def unfuse_swiglu(e: Emitter, op: FusedSwigluOp) -> Sequence[SSAValue]:
+    """Two `narrow`s of the last axis, `silu` of the gate half, `mul` by the up half, `cast`."""
+    width = shape_of(op.x.type)[-1]
+    if width == DYNAMIC:
+        raise OpError(op, f"'{op.name}' cannot be unfused: the last dim is dynamic (narrow needs its size)")
+    half = width // 2
+    low = e.mir.narrow(op.x, axis=-1, start=0, len=half)
+    high = e.mir.narrow(op.x, axis=-1, start=half, len=half)
+    up, gate = (high, low) if op.is_gate_first else (low, high)
+    value = e.mir.mul(e.mir.silu(gate), up)
+    if op.cast_to is not None:
+        value = e.mir.cast(value, op.cast_to)
+    return [value]
+
+
+def residual_sum(e: Emitter, op: FusedResidualNormOperation) -> SSAValue:
+    """`x + residual (+ bias)` as `mir.add`s, in the fused kernel's order."""
+    total = e.mir.add(op.x, op.residual)
+    return total if op.bias is None else e.mir.add(total, op.bias)
+
+
+@UNFUSE_RULES.register(FusedResidualRmsNormOp)
+def unfuse_residual_rms_norm(e: Emitter, op: FusedResidualRmsNormOp) -> Sequence[SSAValue]:
+    """The residual adds, then `rms_norm` with the op's own axis and eps."""
+    norm = RmsNormOp(residual_sum(e, op), op.gamma, op.beta, axis=op.axis.value.data, eps=op.eps.value.data)
+    return [e.emit(norm)]

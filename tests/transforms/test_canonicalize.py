@@ -1,0 +1,326 @@
+"""`rlx-canonicalize`: each pattern fires, outputs never change, the walk reaches a fixpoint."""
+
+from collections import Counter
+from collections.abc import Callable
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
+from xdsl.passes import PassPipeline
+from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.dialects.mir import elementwise as ew
+from rlx_xdsl.dialects.mir import shape as sh
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.source import parse_source
+from rlx_xdsl.testing.graphgen import graphs, inputs_for
+from rlx_xdsl.testing.identities import kinds_for, wrap
+from rlx_xdsl.transforms import canonicalize as canon
+from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.canonicalize import PATTERNS, CanonicalizePass
+
+
+def op_counts(module: ModuleOp) -> Counter[str]:
+    return Counter(op.name for op in module.walk() if op.name not in ("builtin.module", "func.func"))
+
+
+def run_pass(module: ModuleOp) -> ModuleOp:
+    CanonicalizePass().apply(Context(), module)
+    module.verify()
+    return module
+
+
+def assert_same_outputs(before: list[np.ndarray], after: list[np.ndarray]) -> None:
+    """Equal values and dtypes; NaNs at the same positions count as equal."""
+    assert len(before) == len(after)
+    for want, got in zip(before, after):
+        assert got.dtype == want.dtype
+        np.testing.assert_array_equal(got, want)
+
+
+# One hand-built graph per pattern -----------------------------------------------------
+#
+# Each builder returns a module in which its pattern can fire. `CASES` adds the
+# kind of op that pattern replaces and the ops the whole pass leaves (besides
+# func.return).
+
+
+def add_of_zero() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3])
+    i = b.input("i", [3], "i32")
+    b.output(
+        b.add(x, b.constant(np.zeros(3))),
+        b.add(b.constant(np.zeros((2, 3))), x),  # a non-splat array of zeros
+        b.add(b.constant(0, "i32"), i),
+    )
+    return b.module()
+
+
+def sub_of_zero() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [4])
+    b.output(b.sub(x, b.constant(np.zeros(()))))
+    return b.module()
+
+
+def mul_by_one() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 2], "bf16")
+    b.output(b.mul(b.constant(1.0, "bf16"), x), b.mul(x, b.constant(np.ones((2, 2)), "bf16")))
+    return b.module()
+
+
+def neg_of_neg() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [4], "i8")  # -(-(-128)) wraps back to -128
+    b.output(b.neg(b.neg(x)))
+    return b.module()
+
+
+def reshape_of_reshape() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3, 4])
+    b.output(b.reshape(b.reshape(x, new_shape=[6, 4]), new_shape=[4, -1]))
+    return b.module()
+
+
+def identity_reshape() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3])
+    b.output(b.exp(b.reshape(x, new_shape=[-1, 3])))
+    return b.module()
+
+
+def transpose_of_transpose() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3, 4])
+    t = b.transpose(x, perm=[2, 0, 1])
+    b.output(b.transpose(t, perm=[0, 2, 1]), b.transpose(t, perm=[1, 2, 0]))
+    return b.module()
+
+
+def identity_transpose() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3])
+    b.output(b.transpose(x, perm=[0, 1]))
+    return b.module()
+
+
+def identity_cast() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [3], "f16")
+    b.output(b.cast(x, "f16"))
+    return b.module()
+
+
+def identity_expand() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [1, 3])
+    b.output(b.expand(x, target_shape=[1, -1]))
+    return b.module()
+
+
+def where_of_constant_condition() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3])
+    y = b.input("y", [2, 3])
+    b.output(
+        b.where(b.constant(True), x, y),
+        b.where(b.constant(np.zeros((2, 3), bool)), x, y),  # non-splat, false everywhere
+    )
+    return b.module()
+
+
+def concat_of_one() -> ModuleOp:
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3])
+    b.output(b.concat(x, axis=-1))
+    return b.module()
+
+
+CASES: dict[type[RewritePattern], tuple[Callable[[], ModuleOp], str, dict[str, int]]] = {
+    canon.AddOfZero: (add_of_zero, "mir.add", {}),
+    canon.SubOfZero: (sub_of_zero, "mir.sub", {}),
+    canon.MulByOne: (mul_by_one, "mir.mul", {}),
+    canon.NegOfNeg: (neg_of_neg, "mir.neg", {}),
+    canon.ReshapeOfReshape: (reshape_of_reshape, "mir.reshape", {"mir.reshape": 1}),
+    canon.IdentityReshape: (identity_reshape, "mir.reshape", {"mir.exp": 1}),
+    # [2, 0, 1] then [0, 2, 1] is [2, 1, 0]; then [1, 2, 0] is the identity.
+    canon.TransposeOfTranspose: (transpose_of_transpose, "mir.transpose", {"mir.transpose": 1}),
+    canon.IdentityTranspose: (identity_transpose, "mir.transpose", {}),
+    canon.IdentityCast: (identity_cast, "mir.cast", {}),
+    canon.IdentityExpand: (identity_expand, "mir.expand", {}),
+    canon.WhereOfConstantCondition: (where_of_constant_condition, "mir.where", {}),
+    canon.ConcatOfOne: (concat_of_one, "mir.concat", {}),
+}
+
+
+def test_every_pattern_has_a_case():
+    assert set(CASES) == {type(p) for p in PATTERNS}
+    assert len(PATTERNS) == len(CASES)
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: type(p).__name__)
+def test_each_pattern_fires_on_its_own_and_keeps_outputs(pattern: RewritePattern):
+    build, root, _ = CASES[type(pattern)]
+    module = build()
+    module.verify()
+    inputs = inputs_for(module)
+    expected = run_function(module, None, inputs)
+    roots = [op for op in module.walk() if op.name == root]
+
+    assert PatternRewriteWalker(pattern).rewrite_module(module)
+    module.verify()
+    assert any(op.parent is None for op in roots)  # replaced: folded, or merged into a new op
+    assert_same_outputs(expected, run_function(module, None, inputs))
+
+
+@pytest.mark.parametrize("pattern", PATTERNS, ids=lambda p: type(p).__name__)
+def test_the_pass_folds_each_case_completely(pattern: RewritePattern):
+    """The whole pass also erases the constants and inner ops the folds leave unused."""
+    build, _, left = CASES[type(pattern)]
+    module = build()
+    inputs = inputs_for(module)
+    expected = run_function(module, None, inputs)
+    assert op_counts(run_pass(module)) == Counter({**left, "func.return": 1})
+    assert_same_outputs(expected, run_function(module, None, inputs))
+
+
+def test_merged_ops_keep_the_location_of_the_op_they_replace():
+    module, _ = parse_source(
+        make_context(),
+        """
+func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  %t = mir.transpose %x perm = [1, 0] : (tensor<2x3xf32>) -> tensor<3x2xf32>
+  %r = mir.reshape %t new_shape = [6] : (tensor<3x2xf32>) -> tensor<6xf32>
+  %s = mir.reshape %r new_shape = [2, 3] : (tensor<6xf32>) -> tensor<2x3xf32>
+  func.return %s : tensor<2x3xf32>
+}""",
+        "canon.mlir",
+    )
+    run_pass(module)
+    merged = [op for op in module.walk() if op.name == "mir.reshape"]
+    assert len(merged) == 1
+    assert merged[0].operands[0].owner.name == "mir.transpose"
+    location = merged[0].location
+    assert isinstance(location, FileLineColLoc)
+    assert (location.filename.data, location.line.data, location.column.data) == ("canon.mlir", 5, 3)
+
+
+NOT_FOLDABLE = {
+    "broadcasting zero": """
+func.func @f(%x: tensor<3xf32>) -> tensor<2x3xf32> {
+  %z = mir.constant dense<0.0> : tensor<2x3xf32>
+  %y = mir.add %x, %z : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %y : tensor<2x3xf32>
+}""",
+    "promoting one": """
+func.func @f(%x: tensor<3xi32>) -> tensor<3xf64> {
+  %o = mir.constant dense<1.0> : tensor<f32>
+  %y = mir.mul %x, %o : (tensor<3xi32>, tensor<f32>) -> tensor<3xf64>
+  func.return %y : tensor<3xf64>
+}""",
+    "zero that may broadcast a ? dim": """
+func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
+  %z = mir.constant dense<0.0> : tensor<3xf32>
+  %y = mir.add %x, %z : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
+  func.return %y : tensor<?xf32>
+}""",
+    "swap of equal dims": """
+func.func @f(%x: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  %y = mir.transpose %x perm = [1, 0] : (tensor<3x3xf32>) -> tensor<3x3xf32>
+  func.return %y : tensor<3x3xf32>
+}""",
+    "mixed condition": """
+func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
+  %c = mir.constant dense<[true, false]> : tensor<2xi1>
+  %y = mir.where %c, %a, %b : (tensor<2xi1>, tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  func.return %y : tensor<2xf32>
+}""",
+}
+
+
+@pytest.mark.parametrize("text", NOT_FOLDABLE.values(), ids=NOT_FOLDABLE.keys())
+def test_ops_that_do_work_are_kept(text: str):
+    module = parse_module(text)
+    module.verify()
+    before = str(module)
+    assert not canon.canonicalize(module)
+    assert str(module) == before
+
+
+def test_a_rejected_candidate_leaves_no_use_behind():
+    """The merged reshape would infer ?x2 instead of 4x2: it is not inserted, nor left using %x."""
+    module = parse_module("""
+func.func @f(%x: tensor<?x4xf32>) -> tensor<4x2xf32> {
+  %flat = mir.reshape %x new_shape = [8] : (tensor<?x4xf32>) -> tensor<8xf32>
+  %pairs = mir.reshape %flat new_shape = [-1, 2] : (tensor<8xf32>) -> tensor<4x2xf32>
+  func.return %pairs : tensor<4x2xf32>
+}""")
+    x = module.ops.first.body.block.args[0]
+    assert not canon.canonicalize(module)
+    assert [use.operation.name for use in x.uses] == ["mir.reshape"]
+
+
+def test_the_pass_is_registered_and_parses_from_a_pipeline():
+    assert get_all_passes()["rlx-canonicalize"]() is CanonicalizePass
+    pipeline = PassPipeline.parse_spec(get_all_passes(), "rlx-canonicalize")
+    assert isinstance(pipeline.passes[0], CanonicalizePass)
+
+
+# Random graphs ----------------------------------------------------------------------
+
+
+@st.composite
+def graphs_with_identities(draw, max_ops: int = 10, ops=None, most_wrapped: int = 4):
+    """A random graph whose values are wrapped in 0..`most_wrapped` chains that compute nothing."""
+    module = draw(graphs(max_ops=max_ops, ops=ops))
+    block = module.ops.first.body.block
+    values = [*block.args, *(r for op in block.ops for r in op.results)]
+    rng = np.random.default_rng(draw(st.integers(0, 2**32 - 1)))
+    wrapped = 0
+    for value in draw(st.lists(st.sampled_from(values), max_size=most_wrapped)):
+        wrap(value, draw(st.sampled_from(kinds_for(value))), rng)
+        wrapped += 1
+    module.verify()
+    return module, wrapped
+
+
+def check_pass_on(module: ModuleOp, wrapped: int) -> None:
+    inputs = inputs_for(module)
+    expected = run_function(module, None, inputs)
+    n_before = sum(op_counts(module).values())
+    changed = canon.canonicalize(module)
+    module.verify()
+    assert_same_outputs(expected, run_function(module, None, inputs))
+    assert sum(op_counts(module).values()) <= n_before  # patterns never add ops
+    if wrapped:
+        assert changed
+    text = str(module)
+    assert not canon.canonicalize(module)  # a fixpoint: nothing left to fold
+    assert str(module) == text
+
+
+@settings(max_examples=100, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs_with_identities(max_ops=12))
+def test_random_graphs_keep_their_outputs(case):
+    check_pass_on(*case)
+
+
+SHAPE_AND_ARITHMETIC_OPS = (
+    ew.ConstantOp, ew.AddOp, ew.SubOp, ew.MulOp, ew.NegOp, ew.ExpOp, ew.CastOp, ew.WhereOp, ew.CompareOp,
+    sh.ReshapeOp, sh.TransposeOp, sh.ExpandOp, sh.ConcatOp, sh.NarrowOp,
+)  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs_with_identities(max_ops=12, ops=SHAPE_AND_ARITHMETIC_OPS))
+def test_random_shape_op_graphs_keep_their_outputs(case):
+    """Graphs of the ops the patterns match, where stacked reshapes and transposes arise by themselves."""
+    check_pass_on(*case)
