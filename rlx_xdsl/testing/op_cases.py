@@ -407,6 +407,150 @@ def _region_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
+def _backward_cases() -> list[OpCase]:
+    """Backward kernels (lowered through their decompositions) and stop_gradient."""
+    x, dy = "tensor<2x3xf32>", "tensor<2x3xf32>"
+    activations = (
+        f"mir.relu_backward %0, %1 : ({x}, {dy}) -> {x}",
+        f"mir.activation_backward gelu_approx %0, %1 : ({x}, {dy}) -> {x}",
+        f"mir.activation_backward tan %0, %1 : ({x}, {dy}) -> {x}",
+        f"mir.stop_gradient %0 : ({x}) -> {x}",
+    )
+    t = "tensor<2x3x4xf32>"
+    norms = (
+        f"mir.layer_norm_backward_input %0, %1, %3 axis = -1 eps = 1.0e-05 : ({t}, tensor<4xf32>, {t}) -> {t}",
+        f"mir.layer_norm_backward_gamma %0, %3 axis = 1 eps = 1.0e-05 : ({t}, {t}) -> tensor<3x4xf32>",
+        f"mir.rms_norm_backward_input %0, %1, %3 axis = -1 eps = 1.0e-06 : ({t}, tensor<4xf32>, {t}) -> {t}",
+        f"mir.rms_norm_backward_gamma %0, %3 axis = -1 eps = 1.0e-06 : ({t}, {t}) -> tensor<4xf32>",
+        f"mir.rms_norm_backward_beta %3 axis = -2 : ({t}) -> tensor<3x4xf32>",
+        f"mir.group_norm_backward_input %0, %2, %3 num_groups = 3 eps = 1.0e-05 : ({t}, tensor<3xf32>, {t}) -> {t}",
+        f"mir.group_norm_backward_gamma %0, %3 num_groups = 1 eps = 1.0e-05 : ({t}, {t}) -> tensor<3xf32>",
+        f"mir.group_norm_backward_beta %3 : ({t}) -> tensor<3xf32>",
+    )
+    q, kv, m = "tensor<2x4x3x8xf32>", "tensor<2x2x5x8xf32>", "tensor<2x5xf32>"
+    heads = (
+        f"mir.rope_backward %3, %5, %6 head_dim = 8 n_rot = 4 : ({q}, tensor<3x2xf32>, tensor<3x2xf32>) -> {q}",
+        f"mir.attention_backward query %0, %1, %2, %3 num_heads = 4 head_dim = 8 mask_kind = causal : ({q}, {kv}, {kv}, {q}) -> {q}",
+        f"mir.attention_backward key %0, %1, %2, %3, %4 num_heads = 4 head_dim = 8 mask_kind = custom score_scale = 0.5 "
+        f"attn_logit_softcap = 30.0 : ({q}, {kv}, {kv}, {q}, {m}) -> {kv}",
+        f"mir.attention_backward value %0, %1, %2, %3 num_heads = 4 head_dim = 8 mask_kind = sliding_window window = 2 "
+        f": ({q}, {kv}, {kv}, {q}) -> {kv}",
+    )
+    x4, w4, dy4, dp = "tensor<2x4x7x7xf32>", "tensor<6x2x3x3xf32>", "tensor<2x6x3x3xf32>", "tensor<2x4x4x4xf32>"
+    windows = (
+        f"mir.conv_backward_input %2, %1 input_size = [7, 7] kernel_size = [3, 3] stride = [2, 2] padding = [0, 0] "
+        f"dilation = [1, 1] groups = 2 : ({dy4}, {w4}) -> {x4}",
+        f"mir.conv_backward_weight %0, %2 kernel_size = [3, 3] stride = [2, 2] padding = [0, 0] dilation = [1, 1] "
+        f"groups = 2 : ({x4}, {dy4}) -> {w4}",
+        f"mir.pool_backward %0, %3 kind = max kernel_size = [2, 2] stride = [2, 2] padding = [1, 1] : ({x4}, {dp}) -> {x4}",
+        f"mir.pool_backward %0, %3 kind = mean kernel_size = [2, 2] stride = [2, 2] padding = [1, 1] : ({x4}, {dp}) -> {x4}",
+    )
+    d5 = "tensor<2x3x5xf32>"
+    indexing = (
+        f"mir.cumsum_backward %0 axis = -1 exclusive : ({d5}) -> {d5}",
+        f"mir.cumsum_backward %0 axis = 0 : ({d5}) -> {d5}",
+        f"mir.gather_backward %0, %1 axis = 1 dim_size = 7 : ({d5}, tensor<3xi64>) -> tensor<2x7x5xf32>",
+        f"mir.gather_backward %0, %2 axis = 0 dim_size = 4 : ({d5}, tensor<2x3xf32>) -> tensor<4x5xf32>",
+    )
+    return [
+        OpCase("backward_activations", activations, True, args=(x, dy)),
+        OpCase("backward_norms", norms, True, args=(t, "tensor<4xf32>", "tensor<3xf32>", t)),
+        OpCase("backward_heads", heads, True, args=(q, kv, kv, q, m, "tensor<3x2xf32>", "tensor<3x2xf32>")),
+        OpCase("backward_windows", windows, True, args=(x4, w4, dy4, dp)),
+        OpCase("backward_indexing", indexing, True, args=(d5, "tensor<3xi64>", "tensor<2x3xf32>"),
+               inputs=of(normal(2, 3, 5), fixed(np.array([6, 0, 6], np.int64)),
+                         fixed(np.array([[0.0, 3.7, 1.0], [2.0, 2.0, 0.5]], np.float32)))),
+    ]  # fmt: skip
+
+
+def _fused_cases() -> list[OpCase]:
+    x, r = "tensor<2x3x4xf32>", "tensor<2x3x4xf32>"
+    return [
+        OpCase("fused", (
+            "mir.fused_matmul_bias_act %0, %1, %2 activation = gelu : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>",
+            "mir.fused_swiglu %3 gate_first cast_to = bf16 : (tensor<2x3x8xf32>) -> tensor<2x3x4xbf16>",
+            f"mir.fused_residual_rms_norm %0, %4, %5, %5 axis = -1 eps = 1.000000e-06 : ({x}, {r}, tensor<4xf32>, tensor<4xf32>) -> {x}",
+        ), True, args=(x, "tensor<4x5xf32>", "tensor<5xf32>", "tensor<2x3x8xf32>", r, "tensor<4xf32>")),
+        OpCase("fused_matmul_relu_i32", "mir.fused_matmul_bias_act %0, %1, %2 activation = relu "
+               ": (tensor<3x4xi32>, tensor<4x2xi32>, tensor<i32>) -> tensor<3x2xi32>",
+               inputs=of(ints(-3, 3, 3, 4), ints(-3, 3, 4, 2), fixed(np.int32(1)))),
+    ]  # fmt: skip
+
+
+SCAN_CASE = """func.func @scan(%h: tensor<1x3xf32>, %k: tensor<i32>, %w: tensor<3x3xf32>, %xs: tensor<6x1x3xf32>, %s: tensor<6xf32>)
+    -> (tensor<6x1x3xf32>, tensor<6xi32>, tensor<2x1x3xf32>, tensor<1x3xf32>) {
+  %r, %q = mir.scan init(%h, %k : tensor<1x3xf32>, tensor<i32>) bcasts(%w : tensor<3x3xf32>) xs(%xs, %s : tensor<6x1x3xf32>, tensor<6xf32>) length = 6 save_trajectory -> tensor<6x1x3xf32>, tensor<6xi32> {
+  ^bb0(%c: tensor<1x3xf32>, %i: tensor<i32>, %wb: tensor<3x3xf32>, %x: tensor<1x3xf32>, %st: tensor<f32>):
+    %m = mir.matmul %c, %wb : (tensor<1x3xf32>, tensor<3x3xf32>) -> tensor<1x3xf32>
+    %a = mir.add %m, %x : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+    %t = mir.tanh %a : (tensor<1x3xf32>) -> tensor<1x3xf32>
+    %n = mir.mul %t, %st : (tensor<1x3xf32>, tensor<f32>) -> tensor<1x3xf32>
+    %one = mir.constant dense<1> : tensor<i32>
+    %j = mir.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    mir.yield %n, %j : tensor<1x3xf32>, tensor<i32>
+  }
+  %cp = mir.scan init(%h : tensor<1x3xf32>) xs(%xs : tensor<6x1x3xf32>) length = 6 save_trajectory num_checkpoints = 2 -> tensor<2x1x3xf32> {
+  ^bb0(%c: tensor<1x3xf32>, %x: tensor<1x3xf32>):
+    %n = mir.add %c, %x : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+    mir.yield %n : tensor<1x3xf32>
+  }
+  %f = mir.scan init(%h : tensor<1x3xf32>) length = 4 -> tensor<1x3xf32> {
+  ^bb0(%c: tensor<1x3xf32>):
+    %n = mir.sin %c : (tensor<1x3xf32>) -> tensor<1x3xf32>
+    mir.yield %n : tensor<1x3xf32>
+  }
+  func.return %r, %q, %cp, %f : tensor<6x1x3xf32>, tensor<6xi32>, tensor<2x1x3xf32>, tensor<1x3xf32>
+}"""
+
+SCAN_BACKWARD_CASE = """func.func @scan_backward(%h: tensor<4xf32>, %traj: tensor<5x4xf32>, %up: tensor<4xf32>, %xs: tensor<5x4xf32>,
+    %traj2: tensor<3x4xf32>, %up2: tensor<3x4xf32>) -> (tensor<4xf32>, tensor<5x4xf32>, tensor<4xf32>) {
+  %dh, %dxs = mir.scan_backward init(%h : tensor<4xf32>) trajectory(%traj : tensor<5x4xf32>) upstream(%up : tensor<4xf32>) xs(%xs : tensor<5x4xf32>) length = 5 -> tensor<4xf32>, tensor<5x4xf32> vjp {
+  ^bb0(%c: tensor<4xf32>, %x: tensor<4xf32>, %dn: tensor<4xf32>):
+    %cx = mir.mul %c, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %d = mir.mul %dn, %cx : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %dx = mir.mul %dn, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %d, %dx : tensor<4xf32>, tensor<4xf32>
+  }
+  %dh2 = mir.scan_backward init(%h : tensor<4xf32>) trajectory(%traj2 : tensor<3x4xf32>) upstream(%up2 : tensor<3x4xf32>) length = 8 save_trajectory num_checkpoints = 3 -> tensor<4xf32> vjp {
+  ^bb0(%c: tensor<4xf32>, %dn: tensor<4xf32>):
+    %cos = mir.cos %c : (tensor<4xf32>) -> tensor<4xf32>
+    %d = mir.mul %dn, %cos : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %d : tensor<4xf32>
+  } forward {
+  ^bb0(%c: tensor<4xf32>):
+    %n = mir.sin %c : (tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %n : tensor<4xf32>
+  }
+  func.return %dh, %dxs, %dh2 : tensor<4xf32>, tensor<5x4xf32>, tensor<4xf32>
+}"""
+
+CUSTOM_FN_CASE = """func.func @custom_fn(%x: tensor<4xf32>, %n: tensor<2xi32>) -> (tensor<4xf32>, tensor<2xi32>) {
+  %y, %m = mir.custom_fn (%x, %n) : (tensor<4xf32>, tensor<2xi32>) -> (tensor<4xf32>, tensor<2xi32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<2xi32>):
+    %s = mir.mul %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %s, %b : tensor<4xf32>, tensor<2xi32>
+  } vjp {
+  ^bb0(%va: tensor<4xf32>, %vb: tensor<2xi32>, %ya: tensor<4xf32>, %yb: tensor<2xi32>, %dya: tensor<4xf32>, %dyb: tensor<2xi32>):
+    mir.yield %dya, %dyb : tensor<4xf32>, tensor<2xi32>
+  }
+  func.return %y, %m : tensor<4xf32>, tensor<2xi32>
+}"""
+
+
+def _structured_cases() -> list[OpCase]:
+    g4, g3 = "tensor<1x3x2x4xf32>", "tensor<1x3x2xf32>"
+    return [
+        OpCase("scan", SCAN_CASE, True),
+        OpCase("scan_backward", SCAN_BACKWARD_CASE, True),
+        OpCase("custom_fn", CUSTOM_FN_CASE),
+        OpCase("selective_scan", "mir.selective_scan %0, %1, %2, %3, %4 state_size = 4 : (tensor<2x5x3xf32>, "
+               "tensor<2x5x3xf32>, tensor<3x4xf32>, tensor<2x5x4xf32>, tensor<2x5x4xf32>) -> tensor<2x5x3xf32>", True),
+        OpCase("gated_delta_net", f"mir.gated_delta_net %0, %1, %2, %3, %4 state %5 state_size = 4 : ({g4}, {g4}, {g4}, {g3}, "
+               f"{g3}, tensor<1x2x4x4xf32>) -> ({g4}, tensor<1x2x4x4xf32>)", True),
+        OpCase("iota", ("mir.iota dimension = 1 : tensor<2x3xi64>", "mir.iota dimension = -1 : tensor<2x4xbf16>"), args=()),
+    ]  # fmt: skip
+
+
 def all_cases() -> list[OpCase]:
     """Every case: each MIR op at least once, with dtype, broadcasting and dynamic-shape variants."""
     return [
@@ -423,4 +567,7 @@ def all_cases() -> list[OpCase]:
         *_conv_cases(),
         *_loss_cases(),
         *_region_cases(),
+        *_backward_cases(),
+        *_fused_cases(),
+        *_structured_cases(),
     ]

@@ -1,7 +1,7 @@
 """`rlx-convert-mir-to-linalg`: MIR to upstream MLIR (func, arith, math, tensor, linalg, scf).
 
 `lowering.py` holds the pass, the `LOWERINGS` registry and what a rule receives;
-`structured.py` and `scalars.py` build the upstream ops; each other module
+`tensors.py` and `scalars.py` build the upstream ops; each other module
 registers the rules of one MIR group. The result runs on any MLIR-based
 compiler; `rlx_xdsl.backends.iree` compiles and runs it with IREE.
 """

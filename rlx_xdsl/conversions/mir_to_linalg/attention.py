@@ -21,7 +21,7 @@ from xdsl.ir.affine import AffineMap
 from rlx_xdsl.conversions.mir_to_linalg.contraction import contract
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, Scalars, accumulator
-from rlx_xdsl.conversions.mir_to_linalg.structured import PARALLEL, Dim, Structured, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, Dim, Tensors, identity, loops
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.dtypes import DType
 
@@ -127,7 +127,7 @@ def _mask_operand(lw: Lowering, mask: SSAValue, kind: MaskKind, dims: Sequence[D
     return mask, loops(5, results)
 
 
-def _softmax_or_zero(lw: Structured, scores: SSAValue, acc: DType) -> SSAValue:
+def _softmax_or_zero(lw: Tensors, scores: SSAValue, acc: DType) -> SSAValue:
     """Softmax over the key loop; a row whose scores are all -inf gives zeros, not NaN."""
     dims = lw.dims(scores)
     row = loops(5, [B, G, R, I])

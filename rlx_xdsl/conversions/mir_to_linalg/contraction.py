@@ -18,12 +18,12 @@ from xdsl.ir.affine import AffineMap
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, I64, Scalars, accumulator
-from rlx_xdsl.conversions.mir_to_linalg.structured import (
+from rlx_xdsl.conversions.mir_to_linalg.tensors import (
     element_type,
     PARALLEL,
     REDUCTION,
     Dim,
-    Structured,
+    Tensors,
     identity,
     loops,
 )
@@ -33,7 +33,7 @@ from rlx_xdsl.emitter import Emitter
 
 
 def contract(
-    lw: Structured,
+    lw: Tensors,
     operands: Sequence[tuple[SSAValue, DType, Sequence[int | None] | AffineMap]],
     loop_dims: Sequence[Dim],
     reduced: Sequence[int],
@@ -148,7 +148,7 @@ def lower_dense_solve(lw: Lowering, op: ct.DenseSolveOp) -> Sequence[SSAValue]:
     n = lw.index_value(lw.dim(a, 0))
     body = Block(arg_types=[IndexType(), a.type, b.type])
     k, a_k, b_k = body.args
-    step = Structured(Emitter.at_end(body, lw.e.location))
+    step = Tensors(Emitter.at_end(body, lw.e.location))
     a_next, b_next = _eliminate(step, k, a_k, b_k, work)
     body.add_op(scf.YieldOp(a_next, b_next))
     loop = scf.ForOp(lw.s.index_constant(0), n, lw.s.index_constant(1), [a, b], Region(body))
@@ -159,7 +159,7 @@ def lower_dense_solve(lw: Lowering, op: ct.DenseSolveOp) -> Sequence[SSAValue]:
     return [lw.convert(x, work, out_dt)]
 
 
-def _eliminate(lw: Structured, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
+def _eliminate(lw: Tensors, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
     """One Gauss-Jordan step on column `k` of `a` (and the same row operations on `b`)."""
     pivot_row = _pivot_row(lw, k, a, dt)
     a = _swap_rows(lw, a, k, pivot_row, dt)
@@ -181,7 +181,7 @@ def _eliminate(lw: Structured, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType)
     return update(a), update(b)
 
 
-def _pivot_row(lw: Structured, k: SSAValue, a: SSAValue, dt: DType) -> SSAValue:
+def _pivot_row(lw: Tensors, k: SSAValue, a: SSAValue, dt: DType) -> SSAValue:
     """The first row i >= k with the largest |a[i, k]|, as an index (two reductions:
     the largest size, then the first row that has it)."""
     n = lw.dim(a, 0)
@@ -205,7 +205,7 @@ def _pivot_row(lw: Structured, k: SSAValue, a: SSAValue, dt: DType) -> SSAValue:
     return lw.s.to_index(lw.extract_scalar(row), I64)
 
 
-def _swap_rows(lw: Structured, x: SSAValue, k: SSAValue, p: SSAValue, dt: DType) -> SSAValue:
+def _swap_rows(lw: Tensors, x: SSAValue, k: SSAValue, p: SSAValue, dt: DType) -> SSAValue:
     """`x` with rows k and p exchanged: each row is read through the transposition."""
 
     def body(s: Scalars, _: SSAValue) -> SSAValue:

@@ -19,7 +19,7 @@ from xdsl.traits import ConstantLike
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, LoweringError
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
-from rlx_xdsl.conversions.mir_to_linalg.structured import Dim, PARALLEL, broadcast_map, identity, static_shape
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, PARALLEL, broadcast_map, identity, static_shape
 from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dtypes import DType, promote
@@ -40,6 +40,18 @@ def signless_dense(op: ew.ConstantOp):
     return numpy_to_dense(dense_to_numpy(op.value).view(signless.numpy), signless.element_type)
 
 
+@LOWERINGS.register(ew.IotaOp)
+def lower_iota(lw: Lowering, op: ew.IotaOp) -> Sequence[SSAValue]:
+    """A generic writing each position's index along `dimension` (`linalg.index`)."""
+    dt = lw.result_dtype()
+    axis = op.normalized_dimension()
+    dims = list(op.result.type.get_shape())
+    init = lw.empty(dims, dt)
+    rank = len(dims)
+    body = lambda s, _: s.from_index(s.loop_index(axis), dt)  # noqa: E731
+    return lw.generic([], [(init, identity(rank))], [PARALLEL] * rank, body)
+
+
 # Element rules: what each elementwise op computes on one element ------------------------
 
 Element = tuple[SSAValue, DType]
@@ -58,6 +70,8 @@ def _converted(s: Scalars, operands: Sequence[Element], dt: DType) -> list[SSAVa
 
 @ELEMENT_RULES.register(ew.CastOp)
 def cast_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    if not op.is_plain:
+        raise LoweringError("a blocked-scaling cast (sf_block) has no semantics to lower (RLX gives it none)")
     ((x, src),) = operands
     return s.cast(x, src, dt)
 

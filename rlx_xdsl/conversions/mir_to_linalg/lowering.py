@@ -33,7 +33,7 @@ from xdsl.traits import IsTerminator
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.scalars import UnsupportedDType, storage_type
-from rlx_xdsl.conversions.mir_to_linalg.structured import Dim, Structured
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, Tensors
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dtypes import DType
@@ -50,7 +50,10 @@ GROUP_MODULES = (
     "attention",
     "conv",
     "loss",
+    "backward",
     "regions",
+    "structured",
+    "fused",
 )
 """The modules of this package that register rules, one per MIR group."""
 
@@ -66,9 +69,13 @@ class OpTypes:
     operands: tuple[Attribute, ...]
     results: tuple[Attribute, ...]
 
+    @staticmethod
+    def of(op: Operation) -> OpTypes:
+        return OpTypes(tuple(v.type for v in op.operands), tuple(r.type for r in op.results))
 
-class Lowering(Structured):
-    """What a rule works with: structured-op emission before the op, and the op's MIR types."""
+
+class Lowering(Tensors):
+    """What a rule works with: tensor-level emission before the op, and the op's MIR types."""
 
     def __init__(self, op: Operation, rewriter: PatternRewriter, types: OpTypes):
         super().__init__(Emitter.replacing(op, rewriter))
@@ -91,6 +98,21 @@ Rule = Callable[[Lowering, Operation], Sequence[SSAValue]]
 
 LOWERINGS: OpRegistry[Rule] = OpRegistry("lowering")
 """How each MIR op becomes upstream ops, keyed by op class."""
+
+
+Expansion = Callable[[Emitter, Operation], SSAValue | Sequence[SSAValue]]
+"""An `rlx-unfuse` or `rlx-decompose-backward` rule: emits primitive MIR replacing an op."""
+
+
+def by_expansion(expand: Expansion) -> Rule:
+    """The rule lowering a composite op through its expansion into primitive MIR ops,
+    which the same walk then lowers."""
+
+    def rule(lw: Lowering, op: Operation) -> Sequence[SSAValue]:
+        values = expand(lw.e, op)
+        return [values] if isinstance(values, SSAValue) else list(values)
+
+    return rule
 
 
 def _dtype(t: Attribute) -> DType:
@@ -126,12 +148,14 @@ class LowerRegisteredOp(RewritePattern):
         rule = LOWERINGS.lookup(op)
         if rule is None:
             return
-        lw = Lowering(op, rewriter, self.types[op])
+        # MIR ops that an expansion emitted during the walk are typed as they are now.
+        types = self.types.get(op) or OpTypes.of(op)
+        lw = Lowering(op, rewriter, types)
         try:
             values = rule(lw, op)
         except (LoweringError, UnsupportedDType) as e:
             raise OpError(op, f"cannot lower '{op.name}': {e}") from e
-        declared = [converted_type(t) for t in self.types[op].results]
+        declared = [converted_type(t) for t in types.results]
         lw.e.replace(op, *(lw.cast_to(v, t) for v, t in zip(values, declared, strict=True)))
 
 
@@ -171,11 +195,7 @@ def lower_module(module: ModuleOp) -> None:
     load_lowerings()
     check_lowerable(module)
     work = module.clone()
-    types = {
-        op: OpTypes(tuple(v.type for v in op.operands), tuple(r.type for r in op.results))
-        for op in work.walk()
-        if needs_lowering(op)
-    }
+    types = {op: OpTypes.of(op) for op in work.walk() if needs_lowering(op)}
     _retype_signatures(work)
     PatternRewriteWalker(LowerRegisteredOp(types), apply_recursively=True).rewrite_module(work)
     old = module.body.block

@@ -12,10 +12,10 @@ from xdsl.ir.affine import AffineMap
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
-from rlx_xdsl.conversions.mir_to_linalg.structured import (
+from rlx_xdsl.conversions.mir_to_linalg.tensors import (
     PARALLEL,
     Dim,
-    Structured,
+    Tensors,
     broadcast_map,
     identity,
     loops,
@@ -28,7 +28,7 @@ Term = Callable[[Scalars, SSAValue, Sequence[SSAValue]], SSAValue]
 
 
 def mean_over(
-    lw: Structured, x: SSAValue, dt: DType, axes: Sequence[int], term: Term, given: Sequence[SSAValue] = ()
+    lw: Tensors, x: SSAValue, dt: DType, axes: Sequence[int], term: Term, given: Sequence[SSAValue] = ()
 ) -> SSAValue:
     """The mean of `term(x, given)` over `axes` of `x` (in `dt`'s accumulator dtype).
 
@@ -59,7 +59,7 @@ def square(s: Scalars, v: SSAValue, _: Sequence[SSAValue], acc: DType) -> SSAVal
 
 
 def standardized(
-    lw: Structured,
+    lw: Tensors,
     x: SSAValue,
     dt: DType,
     axes: Sequence[int],

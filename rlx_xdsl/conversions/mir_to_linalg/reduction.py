@@ -22,7 +22,7 @@ from rlx_xdsl.conversions.mir_to_linalg.scalars import (
     highest_value,
     lowest_value,
 )
-from rlx_xdsl.conversions.mir_to_linalg.structured import Dim, Structured, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, Tensors, identity, loops
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dtypes import DType
@@ -39,7 +39,7 @@ _COMBINE = {
 
 
 def reduce_axes(
-    lw: Structured, x: SSAValue, dt: DType, axes: Sequence[int], kind: ReduceKind
+    lw: Tensors, x: SSAValue, dt: DType, axes: Sequence[int], kind: ReduceKind
 ) -> tuple[SSAValue, DType]:
     """`x` reduced over `axes` with `kind` (mean included); returns the result and its
     dtype (the accumulator dtype of `dt`). The reduced dims are dropped."""
@@ -65,7 +65,7 @@ def as_index(s: Scalars, d: Dim) -> SSAValue:
     return s.index_constant(d) if isinstance(d, int) else d
 
 
-def keep_reduced_dims(lw: Structured, value: SSAValue, rank: int, axes: Sequence[int]) -> SSAValue:
+def keep_reduced_dims(lw: Tensors, value: SSAValue, rank: int, axes: Sequence[int]) -> SSAValue:
     """Reinsert the reduced axes of a rank-`rank` input as size-1 dims (`keep_dim`)."""
     kept = [i for i in range(rank) if i not in axes]
     groups: list[list[int]] = [[] for _ in kept]
@@ -90,7 +90,7 @@ def lower_reduce(lw: Lowering, op: red.ReduceOp) -> Sequence[SSAValue]:
     return [result]
 
 
-def softmax(lw: Structured, x: SSAValue, dt: DType, axis: int) -> tuple[SSAValue, DType]:
+def softmax(lw: Tensors, x: SSAValue, dt: DType, axis: int) -> tuple[SSAValue, DType]:
     """`exp(x - max) / sum(exp(x - max))` along `axis`, in the accumulator dtype of `dt`."""
     acc = accumulator(dt)
     dims = lw.dims(x)

@@ -23,12 +23,12 @@ from xdsl.rewriter import InsertPoint
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, converted_type
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars
-from rlx_xdsl.conversions.mir_to_linalg.structured import Structured
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.emitter import Emitter
 
 
-def predicate(lw: Structured, value: SSAValue) -> SSAValue:
+def predicate(lw: Tensors, value: SSAValue) -> SSAValue:
     """The `i1` truth of a one-element tensor (nonzero is true)."""
     dt = dtypes.dtype_of(value.type.element_type)  # `!= 0` reads signless storage the same way
     return lw.s.is_true(lw.extract_scalar(value), dt)
@@ -67,7 +67,7 @@ def lower_while(lw: Lowering, op: WhileOp) -> Sequence[SSAValue]:
 
     before = Block(arg_types=[*carried_types, *counter_types])
     cond = inline_body(lw, op.cond_region, before.args[: len(carried_types)], before)
-    at_cond = Structured(Emitter.before(cond))
+    at_cond = Tensors(Emitter.before(cond))
     s = at_cond.s
     go_on = predicate(at_cond, cond.values[0])
     if limit is not None:

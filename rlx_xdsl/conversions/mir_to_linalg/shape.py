@@ -9,7 +9,7 @@ from xdsl.dialects.linalg.ops import TransposeOp
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
-from rlx_xdsl.conversions.mir_to_linalg.structured import Dim
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim
 from rlx_xdsl.dialects.base import i64_array
 from rlx_xdsl.dialects.mir import shape as sh
 from rlx_xdsl.shapes import normalize_axis

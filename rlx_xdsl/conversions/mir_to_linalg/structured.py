@@ -1,307 +1,182 @@
-"""Building tensor computations from upstream ops: sizes, `tensor.empty`, `linalg.generic`, reshapes.
+"""Lowering of MIR structured ops: scans become `scf.for` loops over tensors, a custom
+function runs its forward body inline, and the state-space recurrences lower through
+their `rlx-unfuse` rules (unfolded in time).
 
-A size is a `Dim`: a Python int when it is static, an `index` SSA value when it
-is only known at run time (read with `tensor.dim` from an operand). Rules
-compute result sizes from operand sizes and `Structured` turns them into
-`tensor.empty` operands and result types, so dynamic dims need no special
-cases in the rules.
+A scan's body is inlined into the loop with its block arguments replaced by the
+loop's carries, the bcasts and the step's slices (`xs[t]`). A saved trajectory is
+a `[length, ...]` tensor filled row by row; with `num_checkpoints` its saved rows are
+sliced out after the loop.
 
-Loops of a `linalg.generic` are numbered; an operand's indexing map says which
-loop indexes each of its dims (`loops(n, [0, None, 2])`: dim 1 is broadcast,
-always index 0).
+`mir.scan_backward` first builds the carry entering every step (`[length, ...]`: the
+initial carry and the trajectory shifted by one, or, for a checkpointed trajectory,
+recomputed with the `forward` body from each checkpoint), then sweeps `vjp` from the
+last step to the first. It holds all `length` carries at once, where the interpreter
+bisects segments to hold `O(log)` of them.
 """
 
 from __future__ import annotations
 
-import math
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 
-from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, IndexType, IntegerAttr, TensorType, i64
-from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+import numpy as np
+from xdsl.dialects import arith, scf
+from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.ir.affine import AffineExpr, AffineMap
+from xdsl.rewriter import InsertPoint
 
-from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
 from rlx_xdsl import dtypes
+from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, by_expansion
+from rlx_xdsl.conversions.mir_to_linalg.scalars import I64
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
+from rlx_xdsl.dense import numpy_to_dense
+from rlx_xdsl.dialects.mir import structured as st
+from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.shapes import DYNAMIC
-
-Dim = int | SSAValue
-"""A size: static (int) or an `index` value."""
-
-Body = Callable[..., SSAValue | Sequence[SSAValue]]
-"""`body(scalars, *element_args) -> yielded value(s)` of a `linalg.generic`."""
-
-PARALLEL = "parallel"
-REDUCTION = "reduction"
-ITERATORS = {PARALLEL: IteratorType.PARALLEL, REDUCTION: IteratorType.REDUCTION}
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
 
 
-def loops(n_loops: int, dims: Sequence[int | None]) -> AffineMap:
-    """The indexing map reading dim `k` of an operand at loop `dims[k]` (None: index 0)."""
-    exprs = [AffineExpr.constant(0) if d is None else AffineExpr.dimension(d) for d in dims]
-    return AffineMap(n_loops, 0, tuple(exprs))
+def inline(lw: Lowering, region: Region, values: Sequence[SSAValue], block: Block) -> list[SSAValue]:
+    """Move `region`'s block to the end of `block` with its arguments replaced by `values`;
+    drop its `mir.yield` and return what it yielded."""
+    lw.rewriter.inline_block(region.block, InsertPoint.at_end(block), values)
+    terminator = block.last_op
+    assert isinstance(terminator, YieldOp)
+    yielded = list(terminator.values)
+    lw.rewriter.erase(terminator)
+    return yielded
 
 
-def identity(n_loops: int) -> AffineMap:
-    return AffineMap.identity(n_loops)
+def for_loop(lw: Lowering, count: int, init: Sequence[SSAValue]) -> tuple[scf.ForOp, Block, Tensors]:
+    """An `scf.for` over `[0, count)` carrying `init`, inserted before the op; returns the
+    loop, its body block (args: index, carried values) and an emitter at the block's end."""
+    block = Block(arg_types=[IndexType(), *(v.type for v in init)])
+    loop = scf.ForOp(lw.s.index_constant(0), lw.s.index_constant(count), lw.s.index_constant(1), list(init), Region(block))
+    lw.e.insert(loop)
+    return loop, block, Tensors(Emitter.at_end(block, lw.e.location))
 
 
-def broadcast_map(shape: Sequence[int], out_shape: Sequence[int]) -> AffineMap:
-    """The map reading an operand of `shape` broadcast (NumPy rules) to `out_shape`.
-
-    Dims align at the end; a static 1 facing a larger or unknown dim is broadcast.
-    A `?` is taken to equal the result dim (no run-time broadcasting of `?` dims).
-    """
-    lead = len(out_shape) - len(shape)
-    dims = [None if d == 1 and out_shape[lead + k] != 1 else lead + k for k, d in enumerate(shape)]
-    return loops(len(out_shape), dims)
+def finish(loop_body: Block, values: Sequence[SSAValue]) -> None:
+    loop_body.add_op(scf.YieldOp(*values))
 
 
-def element_type(value: SSAValue) -> Attribute:
-    """The element type of a tensor value as lowered IR holds it (unsigned types are signless)."""
-    t = value.type.element_type
-    return storage_type(dtypes.dtype_of(t)) if dtypes.is_supported(t) else t
+@LOWERINGS.register(st.ScanOp)
+def lower_scan(lw: Lowering, op: st.ScanOp) -> Sequence[SSAValue]:
+    n = len(op.init)
+    steps = op.steps
+    trajectories = []
+    if op.saves_trajectory:
+        trajectories = [lw.empty([steps, *lw.dims(c)], _dtype_of(c.type)) for c in op.init]
+    loop, block, b = for_loop(lw, steps, [*op.init, *trajectories])
+    t, carries, rows = block.args[0], block.args[1 : 1 + n], block.args[1 + n :]
+    slices = [b.row(x, t) for x in op.xs]
+    after = inline(lw, op.body, [*carries, *op.bcasts, *slices], block)
+    rows = [b.insert_row(c, r, t) for c, r in zip(after, rows)]
+    finish(block, [*after, *rows])
+    results = list(loop.results)
+    if not op.saves_trajectory:
+        return results[:n]
+    full = results[n:]
+    if not op.recomputes:
+        return full
+    return [lw.concat([_row_block(lw, f, s) for s in op.saved_steps()], 0) for f in full]
 
 
-def static_shape(dims: Sequence[Dim]) -> list[int]:
-    return [d if isinstance(d, int) else DYNAMIC for d in dims]
+def _dtype_of(t: Attribute) -> DType:
+    return dtypes.dtype_of(t.element_type)
 
 
-class Structured:
-    """Emits tensor-level upstream ops (and index arithmetic) at one insertion point."""
+def _row_block(lw: Tensors, stacked: SSAValue, index: int) -> SSAValue:
+    """Rows `[index, index + 1)` of `stacked`, keeping the leading dim."""
+    dims = lw.dims(stacked)
+    return lw.extract_slice(stacked, [index] + [0] * (len(dims) - 1), [1, *dims[1:]])
 
-    def __init__(self, emitter: Emitter):
-        self.e = emitter
-        self.s = Scalars(emitter)
-        """Scalars at the insertion point (index arithmetic, fill values)."""
 
-    def emit(self, op) -> SSAValue:
-        self.e.insert(op)
-        return op.results[0]
+@LOWERINGS.register(st.ScanBackwardOp)
+def lower_scan_backward(lw: Lowering, op: st.ScanBackwardOp) -> Sequence[SSAValue]:
+    n, steps = len(op.init), op.steps
+    entering = _entering_carries(lw, op)
+    zeros = [lw.full(lw.dims(c), _dtype_of(c.type), 0) for c in op.init]
+    d_init = zeros if op.saves_trajectory else list(op.upstream)
+    d_xs_init = [lw.full(lw.dims(x), _dtype_of(x.type), 0) for x in op.xs]
+    loop, block, b = for_loop(lw, steps, [*d_init, *d_xs_init])
+    i, d_carry, d_xs = block.args[0], list(block.args[1 : 1 + n]), list(block.args[1 + n :])
+    t = b.emit(arith.SubiOp(b.s.index_constant(steps - 1), i))  # from the last step back
+    if op.saves_trajectory:
+        d_carry = _add_upstream_rows(b, op, t, d_carry)
+    carries = [b.row(e, t) for e in entering]
+    slices = [b.row(x, t) for x in op.xs]
+    grads = inline(lw, op.vjp, [*carries, *slices, *d_carry], block)
+    d_xs = [b.insert_row(g, d, t) for g, d in zip(grads[n:], d_xs)]
+    finish(block, [*grads[:n], *d_xs])
+    return list(loop.results)
 
-    # Sizes --------------------------------------------------------------------------
 
-    def dims(self, value: SSAValue) -> list[Dim]:
-        """The sizes of a tensor value: static ints, `tensor.dim` for `?` dims."""
-        t = value.type
-        assert isinstance(t, TensorType)
-        return [d if d != DYNAMIC else self.dim(value, i) for i, d in enumerate(t.get_shape())]
+def _add_upstream_rows(b: Tensors, op: st.ScanBackwardOp, t: SSAValue, d_carry: list[SSAValue]) -> list[SSAValue]:
+    """`d_carry + upstream[row]` when step `t` saved trajectory row `row` (from a constant table)."""
+    table = np.full(op.steps, -1, np.int64)
+    for row, step in enumerate(op.saved_steps()):
+        table[step] = row
+    rows = b.emit(arith.ConstantOp(numpy_to_dense(table)))
+    row = b.s.to_index(b.extract_scalar(b.extract_slice(rows, [t], [1])), I64)
+    saved = b.s.index_compare("ge", row, b.s.index_constant(0))
+    clamped = b.emit(arith.MaxSIOp(row, b.s.index_constant(0)))
+    added = []
+    for d, up in zip(d_carry, op.upstream):
+        dt = _dtype_of(d.type)
+        with_row = b.map_elements([d, b.row(up, clamped)], b.dims(d), dt, lambda s, x, u, _: s.add(x, u, dt))
+        added.append(b.emit(arith.SelectOp(saved, with_row, d)))
+    return added
 
-    def dim(self, value: SSAValue, axis: int) -> Dim:
-        d = value.type.get_shape()[axis]
-        if d != DYNAMIC:
-            return d
-        return self.emit(tensor.DimOp(value, self.s.index_constant(axis)))
 
-    def broadcast_dims(self, values: Sequence[SSAValue]) -> list[Dim]:
-        """The sizes `values` broadcast to (NumPy rules)."""
-        return self.broadcast_dim_lists(*(self.dims(v) for v in values))
-
-    @staticmethod
-    def broadcast_dim_lists(*dim_lists: Sequence[Dim]) -> list[Dim]:
-        """Sizes broadcast NumPy-style: a static size > 1 wins, else a `?` size, else 1.
-
-        A `?` is taken to be the result size (it is not broadcast at run time).
-        """
-        rank = max((len(d) for d in dim_lists), default=0)
-        out: list[Dim] = []
-        for axis in range(rank):
-            aligned = [d[axis - rank + len(d)] for d in dim_lists if axis - rank + len(d) >= 0]
-            static = [d for d in aligned if isinstance(d, int) and d != 1]
-            dynamic = [d for d in aligned if not isinstance(d, int)]
-            out.append(static[0] if static else dynamic[0] if dynamic else 1)
+def _entering_carries(lw: Lowering, op: st.ScanBackwardOp) -> list[SSAValue]:
+    """`[length, *carry]` per carry: the carry entering each step."""
+    n, steps = len(op.init), op.steps
+    if not op.recomputes:  # the initial carry, then trajectory rows 0 .. length-2
+        out = []
+        for init, traj in zip(op.init, op.trajectory):
+            first = lw.insert_row(init, lw.empty([1, *lw.dims(init)], _dtype_of(init.type)), 0)
+            if steps == 1:
+                out.append(first)
+                continue
+            dims = lw.dims(traj)
+            rest = lw.extract_slice(traj, [0] * len(dims), [steps - 1, *dims[1:]])
+            out.append(lw.concat([first, rest], 0))
         return out
-
-    def index_value(self, d: Dim) -> SSAValue:
-        return self.s.index_constant(d) if isinstance(d, int) else d
-
-    def product(self, dims: Sequence[Dim]) -> Dim:
-        """The product of sizes, folded while static."""
-        static = math.prod(d for d in dims if isinstance(d, int))
-        result: Dim = static
-        for d in dims:
-            if not isinstance(d, int):
-                result = d if result == 1 else self.emit(arith.MuliOp(self.index_value(result), d))
-        return result
-
-    def quotient(self, a: Dim, b: Dim) -> Dim:
-        if isinstance(a, int) and isinstance(b, int):
-            return a // b
-        return self.emit(arith.DivUIOp(self.index_value(a), self.index_value(b)))
-
-    def tensor_type(self, dims: Sequence[Dim], dt: DType) -> TensorType:
-        return TensorType(storage_type(dt), static_shape(dims))
-
-    # Creating tensors ---------------------------------------------------------------
-
-    def empty(self, dims: Sequence[Dim], dt: DType) -> SSAValue:
-        dynamic = [d for d in dims if not isinstance(d, int)]
-        return self.emit(tensor.EmptyOp(dynamic, self.tensor_type(dims, dt)))
-
-    def full(self, dims: Sequence[Dim], dt: DType, value: float | int | bool) -> SSAValue:
-        """A tensor of `dims` holding `value` everywhere (`linalg.fill`)."""
-        init = self.empty(dims, dt)
-        return self.emit(FillOp([self.s.constant(value, dt)], [init], [init.type]))
-
-    # linalg.generic -----------------------------------------------------------------
-
-    def generic(
-        self,
-        inputs: Sequence[tuple[SSAValue, AffineMap]],
-        outputs: Sequence[tuple[SSAValue, AffineMap]],
-        iterators: Sequence[str],
-        body: Body,
-    ) -> list[SSAValue]:
-        """A `linalg.generic` over `len(iterators)` loops; `body` gets the element of
-        each input, then the current value of each output, and returns the new ones."""
-        values = [v for v, _ in (*inputs, *outputs)]
-        block = Block(arg_types=[element_type(v) for v in values])
-        produced = body(Scalars(Emitter.at_end(block, self.e.location)), *block.args)
-        yielded = [produced] if isinstance(produced, SSAValue) else list(produced)
-        block.add_op(YieldOp(*yielded))
-        op = GenericOp(
-            [v for v, _ in inputs],
-            [v for v, _ in outputs],
-            Region(block),
-            [AffineMapAttr(m) for _, m in (*inputs, *outputs)],
-            ArrayAttr([IteratorTypeAttr(ITERATORS[kind]) for kind in iterators]),
-            [v.type for v, _ in outputs],
-        )
-        self.e.insert(op)
-        return list(op.results)
-
-    def map_elements(
-        self, operands: Sequence[SSAValue], out_dims: Sequence[Dim], out_dt: DType, body: Body
-    ) -> SSAValue:
-        """An elementwise `linalg.generic`: operands broadcast (NumPy rules) to `out_dims`."""
-        out_shape = static_shape(out_dims)
-        rank = len(out_dims)
-        inputs = [(v, broadcast_map(v.type.get_shape(), out_shape)) for v in operands]
-        init = self.empty(out_dims, out_dt)
-        return self.generic(inputs, [(init, identity(rank))], [PARALLEL] * rank, body)[0]
-
-    def reduce(
-        self,
-        inputs: Sequence[tuple[SSAValue, AffineMap]],
-        loop_dims: Sequence[Dim],
-        reduced: Sequence[int],
-        acc_dt: DType,
-        identity_value: float | int | bool,
-        body: Body,
-    ) -> SSAValue:
-        """A reduction over loops `reduced` of a `len(loop_dims)`-loop nest; the result has
-        the other loops' sizes, starts at `identity_value` and `body(s, *elements, acc)`
-        returns the new accumulator."""
-        kept = [i for i in range(len(loop_dims)) if i not in reduced]
-        init = self.full([loop_dims[i] for i in kept], acc_dt, identity_value)
-        iterators = [REDUCTION if i in reduced else PARALLEL for i in range(len(loop_dims))]
-        out_map = loops(len(loop_dims), kept)
-        return self.generic(inputs, [(init, out_map)], iterators, body)[0]
-
-    def convert(self, value: SSAValue, src: DType, dst: DType) -> SSAValue:
-        """`value` with its elements converted from `src` to `dst` (numpy's `astype`)."""
-        if src == dst:
-            return value
-        return self.map_elements([value], self.dims(value), dst, lambda s, x, _: s.cast(x, src, dst))
-
-    # Reshapes -----------------------------------------------------------------------
-
-    def collapse(self, value: SSAValue, groups: Sequence[Sequence[int]]) -> SSAValue:
-        """`tensor.collapse_shape`: each group of adjacent dims becomes one dim."""
-        shape = value.type.get_shape()
-        if not groups:
-            return self._single_element(value, [])
-        out = [
-            DYNAMIC if any(shape[i] == DYNAMIC for i in g) else math.prod(shape[i] for i in g)
-            for g in groups
-        ]
-        result_type = TensorType(element_type(value), out)
-        op = tensor.CollapseShapeOp(
-            operands=[value], result_types=[result_type], properties={"reassociation": _reassociation(groups)}
-        )
-        return self.emit(op)
-
-    def expand(self, value: SSAValue, groups: Sequence[Sequence[int]], out_dims: Sequence[Dim]) -> SSAValue:
-        """`tensor.expand_shape`: dim `k` of `value` splits into the dims of `groups[k]`."""
-        if value.type.get_num_dims() == 0:
-            return self._single_element(value, out_dims)
-        result_type = TensorType(element_type(value), static_shape(out_dims))
-        dynamic = [d for d in out_dims if not isinstance(d, int)]
-        op = tensor.ExpandShapeOp(value, dynamic, _reassociation(groups), static_shape(out_dims), result_type)
-        return self.emit(op)
-
-    def _single_element(self, value: SSAValue, out_dims: Sequence[Dim]) -> SSAValue:
-        """A one-element tensor in another all-ones shape (to or from rank 0), copied by a
-        `linalg.generic`: xDSL rejects the empty reassociations MLIR uses for these."""
-        rank = len(out_dims)
-        source = AffineMap(rank, 0, tuple(AffineExpr.constant(0) for _ in value.type.get_shape()))
-        init = self.empty([1] * rank, dtypes.dtype_of(element_type(value)))
-        return self.generic([(value, source)], [(init, identity(rank))], [PARALLEL] * rank, lambda s, x, _: x)[0]
-
-    def extract_scalar(self, value: SSAValue) -> SSAValue:
-        """The element of a one-element tensor (`tensor.extract`; rank 0 goes through
-        rank 1, since xDSL cannot parse back an extract with no indices)."""
-        if value.type.get_num_dims() == 0:
-            value = self._single_element(value, [1])
-        zeros = [self.s.index_constant(0)] * value.type.get_num_dims()
-        return self.emit(tensor.ExtractOp(value, zeros, element_type(value)))
-
-    def reshape(self, value: SSAValue, out_dims: Sequence[Dim]) -> SSAValue:
-        """Row-major reshape: collapse to one dim, then expand to `out_dims`."""
-        rank = value.type.get_num_dims()
-        if all(isinstance(d, int) for d in out_dims) and list(out_dims) == list(value.type.get_shape()):
-            return value
-        if rank == 0 or not out_dims:
-            return self._single_element(value, out_dims)
-        flat = value if rank == 1 else self.collapse(value, [list(range(rank))])
-        if len(out_dims) == 1:
-            return self.cast_to(flat, TensorType(element_type(value), static_shape(out_dims)))
-        return self.expand(flat, [list(range(len(out_dims)))], out_dims)
-
-    def cast_to(self, value: SSAValue, target: Attribute) -> SSAValue:
-        """`value` as type `target`, through `tensor.cast` when only static-ness differs."""
-        if value.type == target:
-            return value
-        return self.emit(tensor.CastOp(value, target))
-
-    def extract_slice(
-        self, value: SSAValue, offsets: Sequence[Dim], sizes: Sequence[Dim], strides: Sequence[int] | None = None
-    ) -> SSAValue:
-        strides = strides if strides is not None else [1] * len(sizes)
-        result_type = TensorType(element_type(value), static_shape(sizes))
-        return self.emit(tensor.ExtractSliceOp(value, list(offsets), list(sizes), list(strides), result_type))
-
-    def pad(self, value: SSAValue, low: Sequence[int], high: Sequence[int], fill: float | int, dt: DType) -> SSAValue:
-        """`value` padded with `low`/`high` cells of `fill` on each dim (`tensor.pad`)."""
-        if not any(low) and not any(high):
-            return value
-        shape = value.type.get_shape()
-        out = [d if d == DYNAMIC else d + lo + hi for d, lo, hi in zip(shape, low, high)]
-        block = Block(arg_types=[IndexType()] * len(shape))
-        block.add_op(constant := arith.ConstantOp(Scalars.constant_attr(fill, dt)))
-        block.add_op(tensor.YieldOp(constant.result))
-        result_type = TensorType(element_type(value), out)
-        return self.emit(tensor.PadOp(value, [], [], Region(block), low, high, result_type))
-
-    def concat(self, values: Sequence[SSAValue], axis: int) -> SSAValue:
-        if len(values) == 1:
-            return values[0]
-        shapes = [v.type.get_shape() for v in values]
-        along = [s[axis] for s in shapes]
-        out = [
-            (DYNAMIC if DYNAMIC in along else sum(along))
-            if i == axis
-            else next((s[i] for s in shapes if s[i] != DYNAMIC), DYNAMIC)
-            for i in range(len(shapes[0]))
-        ]
-        result_type = TensorType(element_type(values[0]), out)
-        return self.emit(tensor.ConcatOp(list(values), axis, result_type))
+    # Recompute: step t starts from a checkpoint when a segment starts there, else from step t-1.
+    segment_of = np.full(op.steps, -1, np.int64)
+    bounds = [0] + [s + 1 for s in op.saved_steps()]
+    for k, start in enumerate(bounds[:-1]):
+        segment_of[start] = k
+    buffers = [lw.empty([steps, *lw.dims(c)], _dtype_of(c.type)) for c in op.init]
+    loop, block, b = for_loop(lw, steps, [*op.init, *buffers])
+    t, carries, rows = block.args[0], list(block.args[1 : 1 + n]), list(block.args[1 + n :])
+    table = b.emit(arith.ConstantOp(numpy_to_dense(segment_of)))
+    k = b.s.to_index(b.extract_scalar(b.extract_slice(table, [t], [1])), I64)
+    starts = b.s.index_compare("ge", k, b.s.index_constant(0))
+    first_segment = b.s.index_compare("eq", k, b.s.index_constant(0))
+    previous_row = b.emit(arith.MaxSIOp(b.emit(arith.SubiOp(k, b.s.index_constant(1))), b.s.index_constant(0)))
+    entering = []
+    for carry, init, traj in zip(carries, op.init, op.trajectory):
+        anchor = b.emit(arith.SelectOp(first_segment, init, b.row(traj, previous_row)))
+        entering.append(b.emit(arith.SelectOp(starts, anchor, carry)))
+    rows = [b.insert_row(c, r, t) for c, r in zip(entering, rows)]
+    nexts = inline(lw, op.forward, [*entering, *(b.row(x, t) for x in op.xs)], block)
+    finish(block, [*nexts, *rows])
+    return list(loop.results[n:])
 
 
-def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
-    return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
+@LOWERINGS.register(st.CustomFnOp)
+def lower_custom_fn(lw: Lowering, op: st.CustomFnOp) -> Sequence[SSAValue]:
+    """Running a custom function runs its forward body; vjp/jvp are for autodiff only."""
+    lw.rewriter.inline_block(op.forward.block, InsertPoint.before(op), list(op.inputs))
+    terminator = op.prev_op
+    assert isinstance(terminator, YieldOp)
+    yielded = list(terminator.values)
+    lw.rewriter.erase(terminator)
+    return yielded
 
+
+load_rules()
+for _op in (st.SelectiveScanOp, st.GatedDeltaNetOp):
+    LOWERINGS.add(_op, by_expansion(UNFUSE_RULES[_op]))
