@@ -191,7 +191,9 @@ def compile_table(config: dict, sizes: list[int]) -> list[str]:
         start = time.perf_counter()
         iree_backend.compile_text(text, iree_backend.DEVICES["cpu"])
         compiling = time.perf_counter() - start
-        lines.append(f"| {n} | {mir_ops} | {lowered_ops} | {lowering:.2f} | {compiling:.2f} | {lowering + compiling:.2f} |")
+        lines.append(
+            f"| {n} | {mir_ops} | {lowered_ops} | {lowering:.2f} | {compiling:.2f} | {lowering + compiling:.2f} |"
+        )
     return lines
 
 

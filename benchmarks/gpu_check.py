@@ -55,7 +55,9 @@ def median_seconds(call, repeat: int) -> float:
 def llama_inputs(module, config: dict) -> list[np.ndarray]:
     inputs = random_inputs(module.ops.first, seed=0)
     inputs[1], inputs[2] = rope_tables(config["seq"], config["dim"] // config["n_heads"])
-    return inputs[:3] + [(x / np.sqrt(x.shape[0])).astype(np.float32) if x.ndim == 2 else x for x in inputs[3:]]
+    return inputs[:3] + [
+        (x / np.sqrt(x.shape[0])).astype(np.float32) if x.ndim == 2 else x for x in inputs[3:]
+    ]
 
 
 def check_llama(repeat: int) -> bool:

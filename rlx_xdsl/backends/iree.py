@@ -222,7 +222,9 @@ class IreeModule:
         for name, sig in self.signatures.items():
             unsupported = sorted({dt.name for dt in (*sig.args, *sig.results) if dt.name not in _HAL_NAMES})
             if unsupported:
-                raise UnsupportedSignature(f"@{name} passes {', '.join(unsupported)} values, which IREE cannot exchange")
+                raise UnsupportedSignature(
+                    f"@{name} passes {', '.join(unsupported)} values, which IREE cannot exchange"
+                )
 
     def _load(self, vmfb: bytes) -> None:
         _, runtime = _iree()

@@ -55,7 +55,9 @@ def _signature(line: str) -> tuple[list[str], list[str]]:
         return [], [line.rsplit(" : ", 1)[1].strip()]
     args = [t.strip() for t in match["args"].split(", ") if t.strip()]
     results = match["results"].strip()
-    return args, [t.strip() for t in results.strip("()").split(", ")] if results.startswith("(") else [results]
+    return args, [t.strip() for t in results.strip("()").split(", ")] if results.startswith("(") else [
+        results
+    ]
 
 
 def function_text(case: OpCase) -> str:
@@ -74,7 +76,12 @@ def function_text(case: OpCase) -> str:
     params = ", ".join(f"%{i}: {t}" for i, t in enumerate(args))
     results = ", ".join(result_types)
     return "\n".join(
-        [f"func.func @{case.name}({params}) -> ({results}) {{", *body, f"  func.return {', '.join(returned)} : {results}", "}"]
+        [
+            f"func.func @{case.name}({params}) -> ({results}) {{",
+            *body,
+            f"  func.return {', '.join(returned)} : {results}",
+            "}",
+        ]
     )
 
 
@@ -148,7 +155,8 @@ def _binary_cases() -> list[OpCase]:
         for name in ("add", "sub", "mul", "div", "max", "min", "pow")
     )
     compares = tuple(
-        f"mir.compare {p}, %0, %1 : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>" for p in ("eq", "ne", "lt", "le", "gt", "ge")
+        f"mir.compare {p}, %0, %1 : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>"
+        for p in ("eq", "ne", "lt", "le", "gt", "ge")
     )
     return [
         OpCase("binary_broadcast", broadcast, approximate=True),
@@ -311,7 +319,9 @@ def _norm_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
-def _attention(name: str, mask_kind: str, q: str, kv: str, extra: str = "", mask: str | None = None) -> OpCase:
+def _attention(
+    name: str, mask_kind: str, q: str, kv: str, extra: str = "", mask: str | None = None
+) -> OpCase:
     """An attention case; q's shape `BxHxSxD...` gives num_heads and head_dim."""
     _, heads, _, dim = (int(d) for d in q.split("x")[:4])
     operands = "%0, %1, %2" + (", %3" if mask else "")
@@ -436,7 +446,12 @@ def _backward_cases() -> list[OpCase]:
         f"mir.attention_backward value %0, %1, %2, %3 num_heads = 4 head_dim = 8 mask_kind = sliding_window window = 2 "
         f": ({q}, {kv}, {kv}, {q}) -> {kv}",
     )
-    x4, w4, dy4, dp = "tensor<2x4x7x7xf32>", "tensor<6x2x3x3xf32>", "tensor<2x6x3x3xf32>", "tensor<2x4x4x4xf32>"
+    x4, w4, dy4, dp = (
+        "tensor<2x4x7x7xf32>",
+        "tensor<6x2x3x3xf32>",
+        "tensor<2x6x3x3xf32>",
+        "tensor<2x4x4x4xf32>",
+    )
     windows = (
         f"mir.conv_backward_input %2, %1 input_size = [7, 7] kernel_size = [3, 3] stride = [2, 2] padding = [0, 0] "
         f"dilation = [1, 1] groups = 2 : ({dy4}, {w4}) -> {x4}",

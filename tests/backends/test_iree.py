@@ -110,7 +110,11 @@ def test_cuda_runs_or_says_clearly_that_there_is_no_gpu(capsys):
         IreeModule(module, device="cuda")
     assert rlx_run(["examples/mlp.mlir", "--backend=iree", "--device=cuda"]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and err.startswith("rlx-run: error: --device=cuda needs an NVIDIA GPU") and err.count("\n") == 1
+    assert (
+        out == ""
+        and err.startswith("rlx-run: error: --device=cuda needs an NVIDIA GPU")
+        and err.count("\n") == 1
+    )
 
 
 def test_without_iree_installed_the_backend_says_how_to_install_it(monkeypatch, tmp_path, capsys):
@@ -150,7 +154,9 @@ def test_rlx_run_locates_an_op_iree_cannot_take(tmp_path, capsys):
     np.save(tmp_path / "z.npy", np.ones(2, np.complex64))
     assert rlx_run([str(path), "--backend=iree", "--input", "z=" + str(tmp_path / "z.npy")]) == 1
     _, err = capsys.readouterr()
-    assert err.startswith(f"{path}:2:3: error: cannot lower 'mir.add': element type complex<f32> has no lowering")
+    assert err.startswith(
+        f"{path}:2:3: error: cannot lower 'mir.add': element type complex<f32> has no lowering"
+    )
     assert "Traceback" not in err
 
 

@@ -15,4 +15,11 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     lower_module,
 )
 
-__all__ = ["LOWERINGS", "ConvertMirToLinalgPass", "Lowering", "LoweringError", "load_lowerings", "lower_module"]
+__all__ = [
+    "LOWERINGS",
+    "ConvertMirToLinalgPass",
+    "Lowering",
+    "LoweringError",
+    "load_lowerings",
+    "lower_module",
+]

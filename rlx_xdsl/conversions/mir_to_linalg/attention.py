@@ -59,7 +59,9 @@ def lower_attention(lw: Lowering, op: AttentionOp) -> Sequence[SSAValue]:
     return [lw.convert(lw.collapse(out, HEAD_SPLIT), acc, dt)]
 
 
-def _masked_scores(lw: Lowering, op: AttentionOp, scores: SSAValue, acc: DType, dims: Sequence[Dim]) -> SSAValue:
+def _masked_scores(
+    lw: Lowering, op: AttentionOp, scores: SSAValue, acc: DType, dims: Sequence[Dim]
+) -> SSAValue:
     """`mask(softcap(scores * scale))`: masked-out positions become -inf."""
     inputs: list[tuple[SSAValue, AffineMap]] = [(scores, identity(5))]
     if op.mask is not None:
@@ -85,7 +87,9 @@ def _masked_scores(lw: Lowering, op: AttentionOp, scores: SSAValue, acc: DType, 
             key = s.loop_index(J)
             keep = s.index_compare("le", key, position)
             if window is not None:
-                in_window = s.index_compare("gt", s.emit(arith.AddiOp(key, s.index_constant(window))), position)
+                in_window = s.index_compare(
+                    "gt", s.emit(arith.AddiOp(key, s.index_constant(window))), position
+                )
                 keep = s.mul(keep, in_window, BOOL)
         if keep is not None:
             x = s.select(keep, x, s.constant(float("-inf"), acc))
@@ -95,7 +99,9 @@ def _masked_scores(lw: Lowering, op: AttentionOp, scores: SSAValue, acc: DType, 
     return lw.generic(inputs, [(init, identity(5))], [PARALLEL] * 5, body)[0]
 
 
-def _mask_operand(lw: Lowering, mask: SSAValue, kind: MaskKind, dims: Sequence[Dim]) -> tuple[SSAValue, AffineMap]:
+def _mask_operand(
+    lw: Lowering, mask: SSAValue, kind: MaskKind, dims: Sequence[Dim]
+) -> tuple[SSAValue, AffineMap]:
     """The mask and its map over the score loops.
 
     A custom mask is `[batch, keys]`. A bias broadcasts to `[B, H, Sq, Sk]`; a head

@@ -41,7 +41,9 @@ def _window_sizes(lw: Lowering, op: WindowOperation, x: SSAValue) -> list[Dim]:
     return out
 
 
-def _window_map(n_loops: int, batch: Sequence[int], out_hw: tuple[int, int], k_hw: tuple[int, int], op) -> AffineMap:
+def _window_map(
+    n_loops: int, batch: Sequence[int], out_hw: tuple[int, int], k_hw: tuple[int, int], op
+) -> AffineMap:
     """Reads `x[batch..., oh * sh + kh * dh, ow * sw + kw * dw]`."""
     (sh, sw), (dh, dw) = op.pair("stride"), op.dilation_pair()
     d = AffineExpr.dimension
@@ -63,7 +65,9 @@ def _padded(lw: Lowering, op: WindowOperation, x: SSAValue, fill: float | int) -
     if not all(isinstance(d, int) for d in dims[2:]):
         return padded
     used = []
-    for size, kernel, stride, dilation in zip(dims[2:], op.pair("kernel_size"), op.pair("stride"), op.dilation_pair()):
+    for size, kernel, stride, dilation in zip(
+        dims[2:], op.pair("kernel_size"), op.pair("stride"), op.dilation_pair()
+    ):
         extent = dilation * (kernel - 1) + 1
         used.append(((size - extent) // stride) * stride + extent)
     if used == dims[2:]:
@@ -86,7 +90,13 @@ def lower_conv(lw: Lowering, op: ConvOp) -> Sequence[SSAValue]:
             name: DenseIntOrFPElementsAttr.from_list(TensorType(i64, [2]), list(values))
             for name, values in (("strides", op.pair("stride")), ("dilations", op.dilation_pair()))
         }
-        return [lw.emit(Conv2DNchwFchwOp([x, op.w], [init], [init.type], strides=attrs["strides"], dilations=attrs["dilations"]))]
+        return [
+            lw.emit(
+                Conv2DNchwFchwOp(
+                    [x, op.w], [init], [init.type], strides=attrs["strides"], dilations=attrs["dilations"]
+                )
+            )
+        ]
     # Loops: n, g, f (output channel in group), oh, ow | c (input channel in group), kh, kw.
     per_group_out = lw.quotient(cout, groups)
     xg = lw.expand(x, [[0], [1, 2], [3], [4]], [n, groups, cin_g, *lw.dims(x)[2:]])
@@ -140,7 +150,9 @@ def _divide_by_window_cells(lw: Lowering, op: PoolOp, total: SSAValue, acc, dt) 
     (kh, kw), (sh, sw), (ph, pw) = op.pair("kernel_size"), op.pair("stride"), op.pair("padding")
 
     def cells(s: Scalars, out_index: SSAValue, size: Dim, kernel: int, stride: int, pad: int) -> SSAValue:
-        start = s.emit(arith.SubiOp(s.emit(arith.MuliOp(out_index, s.index_constant(stride))), s.index_constant(pad)))
+        start = s.emit(
+            arith.SubiOp(s.emit(arith.MuliOp(out_index, s.index_constant(stride))), s.index_constant(pad))
+        )
         end = s.emit(arith.AddiOp(start, s.index_constant(kernel)))
         limit = s.index_constant(size) if isinstance(size, int) else size
         first = s.emit(arith.MaxSIOp(start, s.index_constant(0)))

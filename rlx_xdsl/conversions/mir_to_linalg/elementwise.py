@@ -186,7 +186,11 @@ def _dtype(value: SSAValue) -> DType:
 
 
 def lower_elementwise_body(
-    lw: Lowering, inputs: Sequence[SSAValue], input_dtypes: Sequence[DType], body: Block, out_dims: Sequence[Dim]
+    lw: Lowering,
+    inputs: Sequence[SSAValue],
+    input_dtypes: Sequence[DType],
+    body: Block,
+    out_dims: Sequence[Dim],
 ) -> list[SSAValue]:
     """One `linalg.generic` computing what `body` yields, element by element.
 

@@ -44,7 +44,9 @@ def _row_max(lw: Lowering, logits: SSAValue, dt: DType, acc: DType) -> SSAValue:
     )  # fmt: skip
 
 
-def _per_row_loss(lw: Lowering, op, target_operand: SSAValue, target_map: AffineMap, target: Target) -> SSAValue:
+def _per_row_loss(
+    lw: Lowering, op, target_operand: SSAValue, target_map: AffineMap, target: Target
+) -> SSAValue:
     dt = lw.result_dtype()
     acc = accumulator(dt)
     logits = op.logits

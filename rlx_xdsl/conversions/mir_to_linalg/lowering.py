@@ -33,7 +33,7 @@ from xdsl.traits import IsTerminator
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.scalars import UnsupportedDType, storage_type
-from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, Tensors
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dtypes import DType
@@ -88,10 +88,6 @@ class Lowering(Tensors):
 
     def result_dtype(self, index: int = 0) -> DType:
         return _dtype(self.types.results[index])
-
-    def result_dims(self, operand: SSAValue, keep: Callable[[int], bool] | None = None) -> list[Dim]:
-        """`operand`'s sizes (the dims for which `keep(axis)` holds, when given)."""
-        return [d for i, d in enumerate(self.dims(operand)) if keep is None or keep(i)]
 
 
 Rule = Callable[[Lowering, Operation], Sequence[SSAValue]]

@@ -48,8 +48,7 @@ def mean_over(
     count = lw.product([dims[a] for a in axes])
 
     def divide(s: Scalars, t: SSAValue, _: SSAValue) -> SSAValue:
-        n = s.index_constant(count) if isinstance(count, int) else count
-        return s.div(t, s.from_index(n, acc), acc)
+        return s.div(t, s.count(count, acc), acc)
 
     return lw.map_elements([total], lw.dims(total), acc, divide)
 

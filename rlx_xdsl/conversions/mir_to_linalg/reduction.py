@@ -22,7 +22,7 @@ from rlx_xdsl.conversions.mir_to_linalg.scalars import (
     highest_value,
     lowest_value,
 )
-from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, Tensors, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors, identity, loops
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dtypes import DType
@@ -45,7 +45,9 @@ def reduce_axes(
     dtype (the accumulator dtype of `dt`). The reduced dims are dropped."""
     acc = accumulator(dt)
     dims = lw.dims(x)
-    start = {ReduceKind.MAX: lowest_value(acc), ReduceKind.MIN: highest_value(acc)}.get(kind, _IDENTITY.get(kind))
+    start = {ReduceKind.MAX: lowest_value(acc), ReduceKind.MIN: highest_value(acc)}.get(
+        kind, _IDENTITY.get(kind)
+    )
     combine = _COMBINE[kind]
 
     def body(s: Scalars, element: SSAValue, total: SSAValue) -> SSAValue:
@@ -55,27 +57,25 @@ def reduce_axes(
     if kind == ReduceKind.MEAN:
         count = lw.product([dims[a] for a in axes])
         result = lw.map_elements(
-            [result], lw.dims(result), acc, lambda s, t, _: s.div(t, s.from_index(as_index(s, count), acc), acc)
+            [result],
+            lw.dims(result),
+            acc,
+            lambda s, t, _: s.div(t, s.count(count, acc), acc),
         )
     return result, acc
-
-
-def as_index(s: Scalars, d: Dim) -> SSAValue:
-    """A size as an `index` value inside a body (static sizes become constants there)."""
-    return s.index_constant(d) if isinstance(d, int) else d
 
 
 def keep_reduced_dims(lw: Tensors, value: SSAValue, rank: int, axes: Sequence[int]) -> SSAValue:
     """Reinsert the reduced axes of a rank-`rank` input as size-1 dims (`keep_dim`)."""
     kept = [i for i in range(rank) if i not in axes]
+    value_dims = lw.dims(value)
+    out = [value_dims[kept.index(i)] if i in kept else 1 for i in range(rank)]
+    if not kept:  # everything was reduced: a rank-0 value becomes all ones
+        return lw.expand(value, [], out)
     groups: list[list[int]] = [[] for _ in kept]
     for i in range(rank):
         # A reduced axis joins the group of the kept axis before it (or the first one).
-        owner = max((g for g, k in enumerate(kept) if k <= i), default=0)
-        if groups:
-            groups[owner].append(i)
-    value_dims = lw.dims(value)
-    out = [value_dims[kept.index(i)] if i in kept else 1 for i in range(rank)]
+        groups[max((g for g, k in enumerate(kept) if k <= i), default=0)].append(i)
     return lw.expand(value, groups, out)
 
 
@@ -172,14 +172,20 @@ def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
 
     def count_before(s: Scalars, v: SSAValue, other: SSAValue, n: SSAValue) -> SSAValue:
         j, l = s.loop_index(r - 1), s.loop_index(r)
-        ahead = s.add(_before(s, other, v, dt), s.mul(_same(s, other, v, dt), s.index_compare("lt", l, j), BOOL), BOOL)
+        ahead = s.add(
+            _before(s, other, v, dt), s.mul(_same(s, other, v, dt), s.index_compare("lt", l, j), BOOL), BOOL
+        )
         return s.add(n, s.cast(ahead, BOOL, I64), I64)
 
     ranks = lw.reduce(
-        [(x, loops(r + 1, [*lead, r - 1])), (x, loops(r + 1, [*lead, r]))], [*dims, dims[-1]], [r], I64, 0, count_before
+        [(x, loops(r + 1, [*lead, r - 1])), (x, loops(r + 1, [*lead, r]))],
+        [*dims, dims[-1]],
+        [r],
+        I64,
+        0,
+        count_before,
     )
     k = op.k.value.data
-    out_dims = [*dims[:-1], k]
 
     def pick(chosen: Callable[[Scalars, SSAValue], SSAValue]):
         """A selection of the element ranked like the output position: its value or its index."""
@@ -193,5 +199,7 @@ def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
     selected = [(x, loops(r + 1, [*lead, r])), (ranks, loops(r + 1, [*lead, r]))]
     out_loops = [*dims[:-1], k, dims[-1]]
     values = lw.reduce(selected, out_loops, [r], dt, 0, pick(lambda s, v: v))
-    indices = lw.reduce(selected, out_loops, [r], I64, 0, pick(lambda s, v: s.from_index(s.loop_index(r), I64)))
+    indices = lw.reduce(
+        selected, out_loops, [r], I64, 0, pick(lambda s, v: s.from_index(s.loop_index(r), I64))
+    )
     return [values, indices]

@@ -114,7 +114,6 @@ class Scalars:
         """`linalg.index dim`: the current iteration's position along loop `dim`."""
         return self.emit(IndexOp(dim))
 
-
     # Conversions ------------------------------------------------------------------
 
     def cast(self, x: SSAValue, src: DType, dst: DType) -> SSAValue:
@@ -155,6 +154,10 @@ class Scalars:
         as_i64 = self.cast(x, dt, I64)
         return self.emit(arith.IndexCastOp(as_i64, IndexType()))
 
+    def count(self, size: int | SSAValue, dt: DType) -> SSAValue:
+        """A size (static, or an `index` value) as a scalar of `dt`, to divide by."""
+        return self.constant(size, dt) if isinstance(size, int) else self.from_index(size, dt)
+
     def from_index(self, i: SSAValue, dt: DType) -> SSAValue:
         """An index value as a scalar of `dt`."""
         as_i64 = self.emit(arith.IndexCastOp(i, i64))
@@ -190,7 +193,9 @@ class Scalars:
             minus_one = self.constant(-1, dt)
             is_minus_one = self.compare("eq", safe, minus_one, dt)
             quotient = self.select(
-                is_minus_one, self.neg(a, dt), self.emit(arith.DivSIOp(a, self.select(is_minus_one, one, safe)))
+                is_minus_one,
+                self.neg(a, dt),
+                self.emit(arith.DivSIOp(a, self.select(is_minus_one, one, safe))),
             )
         return self.select(is_zero, zero, quotient)
 
@@ -283,4 +288,3 @@ class Scalars:
 
     def tanh(self, x: SSAValue) -> SSAValue:
         return self.emit(math.TanhOp(x))
-

@@ -51,7 +51,9 @@ def for_loop(lw: Lowering, count: int, init: Sequence[SSAValue]) -> tuple[scf.Fo
     """An `scf.for` over `[0, count)` carrying `init`, inserted before the op; returns the
     loop, its body block (args: index, carried values) and an emitter at the block's end."""
     block = Block(arg_types=[IndexType(), *(v.type for v in init)])
-    loop = scf.ForOp(lw.s.index_constant(0), lw.s.index_constant(count), lw.s.index_constant(1), list(init), Region(block))
+    loop = scf.ForOp(
+        lw.s.index_constant(0), lw.s.index_constant(count), lw.s.index_constant(1), list(init), Region(block)
+    )
     lw.e.insert(loop)
     return loop, block, Tensors(Emitter.at_end(block, lw.e.location))
 
@@ -112,7 +114,9 @@ def lower_scan_backward(lw: Lowering, op: st.ScanBackwardOp) -> Sequence[SSAValu
     return list(loop.results)
 
 
-def _add_upstream_rows(b: Tensors, op: st.ScanBackwardOp, t: SSAValue, d_carry: list[SSAValue]) -> list[SSAValue]:
+def _add_upstream_rows(
+    b: Tensors, op: st.ScanBackwardOp, t: SSAValue, d_carry: list[SSAValue]
+) -> list[SSAValue]:
     """`d_carry + upstream[row]` when step `t` saved trajectory row `row` (from a constant table)."""
     table = np.full(op.steps, -1, np.int64)
     for row, step in enumerate(op.saved_steps()):
@@ -155,7 +159,9 @@ def _entering_carries(lw: Lowering, op: st.ScanBackwardOp) -> list[SSAValue]:
     k = b.s.to_index(b.extract_scalar(b.extract_slice(table, [t], [1])), I64)
     starts = b.s.index_compare("ge", k, b.s.index_constant(0))
     first_segment = b.s.index_compare("eq", k, b.s.index_constant(0))
-    previous_row = b.emit(arith.MaxSIOp(b.emit(arith.SubiOp(k, b.s.index_constant(1))), b.s.index_constant(0)))
+    previous_row = b.emit(
+        arith.MaxSIOp(b.emit(arith.SubiOp(k, b.s.index_constant(1))), b.s.index_constant(0))
+    )
     entering = []
     for carry, init, traj in zip(carries, op.init, op.trajectory):
         anchor = b.emit(arith.SelectOp(first_segment, init, b.row(traj, previous_row)))

@@ -17,7 +17,15 @@ import math
 from collections.abc import Callable, Sequence
 
 from xdsl.dialects import arith, tensor
-from xdsl.dialects.builtin import AffineMapAttr, ArrayAttr, DenseArrayBase, IndexType, IntegerAttr, TensorType, i64
+from xdsl.dialects.builtin import (
+    AffineMapAttr,
+    ArrayAttr,
+    DenseArrayBase,
+    IndexType,
+    IntegerAttr,
+    TensorType,
+    i64,
+)
 from xdsl.dialects.utils import split_dynamic_index_list
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
@@ -217,8 +225,7 @@ class Tensors:
         if not groups:
             return self._single_element(value, [])
         out = [
-            DYNAMIC if any(shape[i] == DYNAMIC for i in g) else math.prod(shape[i] for i in g)
-            for g in groups
+            DYNAMIC if any(shape[i] == DYNAMIC for i in g) else math.prod(shape[i] for i in g) for g in groups
         ]
         result_type = TensorType(element_type(value), out)
         op = tensor.CollapseShapeOp(
@@ -241,7 +248,9 @@ class Tensors:
         rank = len(out_dims)
         source = AffineMap(rank, 0, tuple(AffineExpr.constant(0) for _ in value.type.get_shape()))
         init = self.empty([1] * rank, dtypes.dtype_of(element_type(value)))
-        return self.generic([(value, source)], [(init, identity(rank))], [PARALLEL] * rank, lambda s, x, _: x)[0]
+        return self.generic(
+            [(value, source)], [(init, identity(rank))], [PARALLEL] * rank, lambda s, x, _: x
+        )[0]
 
     def extract_scalar(self, value: SSAValue) -> SSAValue:
         """The element of a one-element tensor (`tensor.extract`; rank 0 goes through
@@ -277,13 +286,19 @@ class Tensors:
         return self.emit(tensor.CastOp(value, target))
 
     def extract_slice(
-        self, value: SSAValue, offsets: Sequence[Dim], sizes: Sequence[Dim], strides: Sequence[int] | None = None
+        self,
+        value: SSAValue,
+        offsets: Sequence[Dim],
+        sizes: Sequence[Dim],
+        strides: Sequence[int] | None = None,
     ) -> SSAValue:
         strides = strides if strides is not None else [1] * len(sizes)
         result_type = TensorType(element_type(value), static_shape(sizes))
         return self.emit(tensor.ExtractSliceOp(value, list(offsets), list(sizes), list(strides), result_type))
 
-    def pad(self, value: SSAValue, low: Sequence[int], high: Sequence[int], fill: float | int, dt: DType) -> SSAValue:
+    def pad(
+        self, value: SSAValue, low: Sequence[int], high: Sequence[int], fill: float | int, dt: DType
+    ) -> SSAValue:
         """`value` padded with `low`/`high` cells of `fill` on each dim (`tensor.pad`)."""
         if not any(low) and not any(high):
             return value
@@ -375,4 +390,3 @@ def regrouping(coarse: Sequence[int], fine: Sequence[int]) -> list[list[int]] | 
 
 def _reassociation(groups: Sequence[Sequence[int]]) -> ArrayAttr:
     return ArrayAttr([ArrayAttr([IntegerAttr(i, i64) for i in g]) for g in groups])
-

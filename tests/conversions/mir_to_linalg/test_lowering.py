@@ -65,7 +65,9 @@ def single_op(build) -> list[str]:
     """The op names of a one-function graph after lowering."""
     b = GraphBuilder("f")
     b.output(build(b))
-    return [n for n in op_names(lowered(b.module())) if n not in ("builtin.module", "func.func", "func.return")]
+    return [
+        n for n in op_names(lowered(b.module())) if n not in ("builtin.module", "func.func", "func.return")
+    ]
 
 
 def test_an_elementwise_op_is_one_generic():
@@ -80,7 +82,9 @@ def test_an_elementwise_op_is_one_generic():
 def test_named_ops_where_upstream_has_them():
     assert "linalg.matmul" in single_op(lambda b: b.matmul(b.input("a", [2, 3]), b.input("w", [3, 4])))
     assert "linalg.transpose" in single_op(lambda b: b.transpose(b.input("a", [2, 3]), perm=[1, 0]))
-    conv = single_op(lambda b: b.conv(b.input("x", [1, 2, 5, 5]), b.input("w", [3, 2, 3, 3]), kernel_size=[3, 3]))
+    conv = single_op(
+        lambda b: b.conv(b.input("x", [1, 2, 5, 5]), b.input("w", [3, 2, 3, 3]), kernel_size=[3, 3])
+    )
     assert "linalg.conv_2d_nchw_fchw" in conv
     # A batched matmul has no named op in xDSL: one contraction generic.
     batched = single_op(lambda b: b.matmul(b.input("a", [4, 2, 3]), b.input("w", [4, 3, 5])))
@@ -103,7 +107,10 @@ def test_dynamic_dims_are_read_with_tensor_dim():
     assert dynamic_empty, "a dynamic result is allocated with its run-time size"
     compiled = IreeModule(module)
     for rows in (1, 5):
-        inputs = [np.random.default_rng(rows).standard_normal((rows, 4)).astype(np.float32), np.ones(4, np.float32)]
+        inputs = [
+            np.random.default_rng(rows).standard_normal((rows, 4)).astype(np.float32),
+            np.ones(4, np.float32),
+        ]
         (got,) = compiled.run("f", inputs)
         (want,) = run_function(module, "f", inputs)
         assert_matches(got, want, approximate=True)
@@ -162,7 +169,9 @@ def test_a_dtype_without_lowering_is_refused_at_its_op_and_nothing_changes():
     b.output(b.exp(b.input("x", [2])), b.add(z, z))
     module = b.module()
     text = str(module)
-    with pytest.raises(OpError, match=r"^cannot lower 'mir.add': element type complex<f32> has no lowering") as caught:
+    with pytest.raises(
+        OpError, match=r"^cannot lower 'mir.add': element type complex<f32> has no lowering"
+    ) as caught:
         lower_module(module)
     assert caught.value.op.name == "mir.add"
     assert str(module) == text
