@@ -12,6 +12,7 @@ from __future__ import annotations
 import math as pymath
 from collections.abc import Callable, Sequence
 
+import numpy as np
 from xdsl.dialects import arith, math
 from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike
@@ -28,6 +29,11 @@ from rlx_xdsl.registry import OpRegistry
 
 @LOWERINGS.register(ew.ConstantOp)
 def lower_constant(lw: Lowering, op: ew.ConstantOp) -> Sequence[SSAValue]:
+    """`arith.constant`; a splat of inf or NaN is a `linalg.fill` of a scalar instead, since
+    xDSL 0.74 reads a non-finite `dense<0x...>` back as the integer its bits spell."""
+    if _is_splat(op) and lw.result_dtype().is_float and not np.isfinite(float(_splat_value(op))):
+        dims = list(op.value.get_shape())
+        return [lw.full(dims, lw.result_dtype(), _splat_value(op))]
     return [lw.emit(arith.ConstantOp(signless_dense(op)))]
 
 
