@@ -67,6 +67,12 @@ def _lower_hir() -> type[ModulePass]:
     return LowerHirPass
 
 
+def _plan_memory() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-amp": _amp,
@@ -76,6 +82,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-fold-casts": _fold_casts,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
+        "rlx-plan-memory": _plan_memory,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
         "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,

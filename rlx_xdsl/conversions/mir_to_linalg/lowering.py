@@ -24,7 +24,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -54,6 +54,7 @@ GROUP_MODULES = (
     "regions",
     "structured",
     "fused",
+    "lir",
 )
 """The modules of this package that register rules, one per MIR group."""
 
@@ -170,9 +171,25 @@ def check_lowerable(root: Operation) -> None:
                 raise OpError(op, str(e)) from None
 
 
+PLAN_ATTRIBUTE_PREFIX = "lir."
+"""Memory-plan placements (`lir.slot`, `lir.phase`): meaningless once IREE allocates."""
+
+
+def _without_plan(attrs: dict[str, Attribute]) -> dict[str, Attribute]:
+    return {k: v for k, v in attrs.items() if not k.startswith(PLAN_ATTRIBUTE_PREFIX)}
+
+
 def _retype_signatures(module: ModuleOp) -> None:
-    """Give functions and block arguments the lowered (signless) types."""
+    """Give functions and block arguments the lowered (signless) types, and drop
+    memory-plan attributes."""
     for op in module.walk():
+        op.attributes = _without_plan(op.attributes)
+        if isinstance(op, func.FuncOp):
+            for which in ("arg_attrs", "res_attrs"):
+                attrs = getattr(op, which)
+                if attrs is not None:
+                    cleaned = [DictionaryAttr(_without_plan(dict(d.data))) for d in attrs.data]
+                    setattr(op, which, ArrayAttr(cleaned))
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:

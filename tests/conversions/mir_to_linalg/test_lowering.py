@@ -12,6 +12,8 @@ from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 
 from rlx_xdsl.backends.iree import IreeModule
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS, ConvertMirToLinalgPass, lower_module
@@ -250,3 +252,16 @@ def test_the_llama_graph_lowers_completely():
     assert not [n for n in op_names(module) if n.startswith("mir.")]
     module.verify()
     assert str(parse_module(str(module))) == str(module)
+
+
+def test_a_memory_planned_function_lowers_without_its_plan():
+    """The arena plan is RLX's executor's; IREE allocates its own buffers."""
+    module = build_llama(1)
+    PlanMemoryPass().apply(Context(), module)
+    inputs = random_inputs(module.ops.first, seed=2)
+    (want,) = run_function(module, "llama", inputs)  # runs on the arena
+    lowered_module = lowered(module.clone())
+    text = str(lowered_module)
+    assert "lir" not in text and "rlx.name" in text
+    (got,) = IreeModule(module).run("llama", inputs)
+    assert_matches(got, want, approximate=True)
