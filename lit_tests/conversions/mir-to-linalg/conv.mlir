@@ -1,5 +1,4 @@
 // RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | filecheck %s
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
 // A plain f32 convolution: tensor.pad with zeros, then linalg.conv_2d_nchw_fchw.
 // CHECK-LABEL: func.func @conv
