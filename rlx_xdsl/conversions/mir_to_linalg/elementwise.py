@@ -24,6 +24,7 @@ from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, PARALLEL, broadcast_
 from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dtypes import DType, promote
+from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.registry import OpRegistry
 
 
@@ -251,6 +252,21 @@ def lower_elementwise_body(
         lw.generic(ins, [(lw.empty(out_dims, dt), identity(rank))], [PARALLEL] * rank, result_body(i))[0]
         for i, dt in enumerate(results)
     ]
+
+
+def lower_elementwise_region(lw: Lowering, op: Operation) -> Sequence[SSAValue]:
+    """The rule of a fused elementwise region op (`inputs` operands, one-block `body` on
+    them, results shaped like what the body yields): one `linalg.generic` per result.
+
+    A region op registers it as its lowering: `LOWERINGS.add(RegionOp, lower_elementwise_region)`.
+    """
+    inputs = list(op.inputs)
+    shape = op.results[0].type.get_shape()
+    from_inputs = lw.broadcast_dims(inputs)
+    lead = len(shape) - len(from_inputs)
+    dims = [d if d != DYNAMIC else from_inputs[i - lead] for i, d in enumerate(shape)]
+    input_dtypes = [lw.operand_dtype(i) for i in range(len(inputs))]
+    return lower_elementwise_body(lw, inputs, input_dtypes, op.body.block, dims)
 
 
 def _is_splat(op: Operation) -> bool:

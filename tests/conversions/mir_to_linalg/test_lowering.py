@@ -17,10 +17,10 @@ from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS, ConvertMirToLinalgPass, lower_module
-from rlx_xdsl.conversions.mir_to_linalg.elementwise import lower_elementwise_body
+from rlx_xdsl.conversions.mir_to_linalg.elementwise import lower_elementwise_region
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dtypes import c64, dtype_of
+from rlx_xdsl.dtypes import c64
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.differential import assert_matches
@@ -224,11 +224,7 @@ def test_a_fused_elementwise_body_lowers_to_one_generic():
     b.output(b.emit(chain))
     fused = b.module()
 
-    def rule(lw, op):
-        dims = lw.broadcast_dims(op.inputs)
-        return lower_elementwise_body(lw, op.inputs, [dtype_of(f32)] * 2, op.body.block, dims)
-
-    LOWERINGS.add(ChainOp, rule)
+    LOWERINGS.add(ChainOp, lower_elementwise_region)
     try:
         names = op_names(lowered(fused.clone()))
         compiled = IreeModule(fused)
