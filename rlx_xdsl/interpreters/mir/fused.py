@@ -11,26 +11,27 @@ import numpy as np
 from rlx_xdsl.dialects.mir import fused
 from rlx_xdsl.dialects.mir.elementwise import SiluOp, activation_op
 from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype, widened
-from rlx_xdsl.interpreters.mir.elementwise import UNARY, convert
+from rlx_xdsl.numerics import accumulate_matmul, convert
+from rlx_xdsl.interpreters.mir.elementwise import UNARY
 from rlx_xdsl.interpreters.mir.norm import affine, rms_scale
 
 
 def rounded(dtype: np.dtype, value: np.ndarray) -> np.ndarray:
-    """`value` in `dtype`, as an intermediate op of that dtype would store it."""
-    return np.asarray(value).astype(dtype, copy=False)
+    """`value` in `dtype`, as an intermediate op of that dtype would store it (rounded once)."""
+    return convert(np.asarray(value), dtype)
 
 
 def activate(kind, x: np.ndarray) -> np.ndarray:
-    """The activation kernel of `kind` applied to `x` (in x's dtype)."""
+    """The activation kernel of `kind` applied to `x` (halves computed in f32, as `mir` activations)."""
     with np.errstate(all="ignore"):
-        return rounded(x.dtype, UNARY[activation_op(kind)](x))
+        return rounded(x.dtype, UNARY[activation_op(kind)](widened(x)))
 
 
 def run_fused_matmul_bias_act(op: fused.FusedMatmulBiasActOp, x, w, bias) -> tuple[np.ndarray]:
     dt = result_dtype(op)
     a, b = promoted(x, w)
     with np.errstate(all="ignore"):
-        value = rounded(dt, rounded(dt, np.matmul(a, b)) + bias.astype(dt))
+        value = rounded(dt, rounded(dt, accumulate_matmul(a, b)) + convert(bias, dt))
     if op.kind is not None:
         value = activate(op.kind, value)
     return (as_result(op, value),)
