@@ -369,7 +369,7 @@ def _loss_cases() -> list[OpCase]:
         OpCase("sce_with_logits", "mir.softmax_cross_entropy_with_logits %0, %1 : (tensor<4x5xf32>, tensor<4xi32>) -> tensor<4xf32>",
                approximate=True, inputs=of(normal(4, 5), fixed(np.array([0, 4, -1, 5], np.int32)))),
         OpCase("sce_float_labels", "mir.softmax_cross_entropy_with_logits %0, %1 : (tensor<3x4xbf16>, tensor<3xf32>) -> tensor<3xbf16>",
-               approximate=True, inputs=of(normal(3, 4), fixed(np.array([1.7, 0.0, 3.2], np.float32)))),
+               approximate=True, inputs=of(normal(3, 4, dtype=ml_dtypes.bfloat16), fixed(np.array([1.7, 0.0, 3.2], np.float32)))),
         OpCase("sce_dense", "mir.softmax_cross_entropy %0, %1 : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4xf32>", approximate=True),
         OpCase("sce_backward", "mir.softmax_cross_entropy_backward %0, %1, %2 : (tensor<4x5xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<4x5xf32>",
                approximate=True),
