@@ -55,6 +55,12 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _convert_mir_to_linalg() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
+
+    return ConvertMirToLinalgPass
+
+
 def _grad() -> type[ModulePass]:
     from rlx_xdsl.autodiff.grad import GradPass
 
@@ -93,4 +99,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-prepare-ad": _prepare_ad,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
+        "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,
     }
