@@ -15,7 +15,9 @@ mode; here each is a named step in `PREPARE_STEPS`, run in this order:
 * `inline-if`: `mir.if` becomes both branches and `mir.where`;
 * `unroll-while`: a bounded `mir.while` is unrolled;
 * `inline-custom-fn`: a `mir.custom_fn` without a vjp body is inlined;
-* `convert-scans`: scans keep their trajectory for the backward sweep;
+* `materialize-scan-bcasts`: a scan's bcasts become xs;
+* `convert-scans-for-ad`: scans keep their trajectory for the backward sweep
+  (these three are in `prepare_structured`);
 * `legalize-multi-axis-reduce`: a reduce over several axes becomes a chain of
   single-axis reduces (inserted before the reduce, so the IR stays in
   topological order, unlike RLX's, which appends them at the end).
@@ -116,15 +118,10 @@ PREPARE_STEPS.define(
 )
 PREPARE_STEPS.define("inline-if", "mir.if becomes both branches and mir.where", pending="issue 10 (fusion)")
 PREPARE_STEPS.define("unroll-while", "a bounded mir.while is unrolled", pending="issue 10 (fusion)")
+PREPARE_STEPS.define("inline-custom-fn", "mir.custom_fn without a vjp body is replaced by its forward body")
+PREPARE_STEPS.define("materialize-scan-bcasts", "the bcasts of a mir.scan become xs (expanded along the steps)")
 PREPARE_STEPS.define(
-    "inline-custom-fn",
-    "mir.custom_fn without a vjp body is inlined",
-    pending="issue 14 §4 (autodiff of structured ops)",
-)
-PREPARE_STEPS.define(
-    "convert-scans",
-    "scans keep their trajectory for the backward sweep",
-    pending="issue 14 §4 (autodiff of structured ops)",
+    "convert-scans-for-ad", "scans save their trajectory for the backward sweep (the final carry is its last row)"
 )
 PREPARE_STEPS.define(
     "legalize-multi-axis-reduce", "a reduce over several axes becomes a chain of single-axis reduces"
@@ -270,10 +267,13 @@ class PrepareAdPass(ModulePass):
 
     RLX's `prepare_graph_for_ad`, step by step: lower HIR, unfuse composite ops, decompose
     backward kernels, lower dot_general, inline if, unroll while, inline
-    custom_fn, convert scans, legalise multi-axis reduces.
+    custom_fn, materialise scan bcasts, convert scans, legalise multi-axis reduces.
     """
 
     name = "rlx-prepare-ad"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         prepare_for_ad(op)
+
+
+from rlx_xdsl.autodiff import prepare_structured  # noqa: E402, F401  (implements its steps)
