@@ -46,14 +46,35 @@ func.func @f(%x: tensor<3xf32> {rlx.name = "x", rlx.param}, %k: tensor<3xi32> {r
 
 // -----
 
+// A scan that rlx-prepare-ad has not converted: the error names the step.
 func.func @f(%h: tensor<4xf32> {rlx.param}) -> tensor<4xf32> {
-  // expected-error@+1 {{'rlx-grad' no VJP rule for 'mir.scan'}}
+  // expected-error@+1 {{'rlx-grad' cannot differentiate 'mir.scan': the backward sweep needs its trajectory (run rlx-prepare-ad first: its convert-scans-for-ad step)}}
   %r = mir.scan init(%h : tensor<4xf32>) length = 5 -> tensor<4xf32> {
   ^bb0(%c: tensor<4xf32>):
     %n = mir.tanh %c : (tensor<4xf32>) -> tensor<4xf32>
     mir.yield %n : tensor<4xf32>
   }
   func.return %r : tensor<4xf32>
+}
+
+// -----
+
+// A scan body op without a rule: the error points into the body.
+func.func @f(%h: tensor<4xf32> {rlx.param}, %ps: tensor<5xi1>) -> tensor<5x4xf32> {
+  %r = mir.scan init(%h : tensor<4xf32>) xs(%ps : tensor<5xi1>) length = 5 save_trajectory -> tensor<5x4xf32> {
+  ^bb0(%c: tensor<4xf32>, %p: tensor<i1>):
+    // expected-error@+1 {{'rlx-grad' no VJP rule for 'mir.if'}}
+    %n = mir.if %p (%c) : (tensor<i1>, tensor<4xf32>) -> tensor<4xf32> {
+    ^bb0(%a: tensor<4xf32>):
+      %t = mir.tanh %a : (tensor<4xf32>) -> tensor<4xf32>
+      mir.yield %t : tensor<4xf32>
+    } else {
+    ^bb0(%a: tensor<4xf32>):
+      mir.yield %a : tensor<4xf32>
+    }
+    mir.yield %n : tensor<4xf32>
+  }
+  func.return %r : tensor<5x4xf32>
 }
 
 // -----

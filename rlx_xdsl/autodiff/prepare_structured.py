@@ -41,6 +41,12 @@ def _as_dims(shape) -> list[int]:
     return [-1 if d == DYNAMIC else d for d in shape]
 
 
+def _name_after(value: SSAValue, source: SSAValue, suffix: str) -> None:
+    """Name `value` after `source` (`%w` -> `%w_steps`), when `source` has a name."""
+    if source.name_hint and SSAValue.is_valid_name(source.name_hint + suffix):
+        value.name_hint = source.name_hint + suffix
+
+
 # inline-custom-fn -----------------------------------------------------------------------
 
 
@@ -93,6 +99,8 @@ class MaterializeBcasts(RewritePattern):
         stacked = [
             e.mir.expand(b, target_shape=[op.steps, *_as_dims(tensor_type(b).get_shape())]) for b in op.bcasts
         ]
+        for value, b in zip(stacked, op.bcasts):
+            _name_after(value, b, "_steps")
         scan = _rebuilt_scan(op, rewriter, [], [*stacked, *op.xs], op.saves_trajectory)
         e.insert(scan)
         e.replace(op, *scan.outputs)
@@ -133,6 +141,8 @@ class SaveTrajectory(RewritePattern):
         carries = list(op.outputs)
         scan = _rebuilt_scan(op, rewriter, list(op.bcasts), list(op.xs), save_trajectory=True)
         e.insert(scan)
+        for trajectory, carry in zip(scan.outputs, carries):
+            _name_after(trajectory, carry, "_trajectory")
         e.replace(op, *(last_row(e, t, c) for t, c in zip(scan.outputs, carries)))
 
 

@@ -62,12 +62,13 @@ def test_the_steps_follow_rlx_order_and_say_which_are_pending():
         "inline-if",
         "unroll-while",
         "inline-custom-fn",
-        "convert-scans",
+        "materialize-scan-bcasts",
+        "convert-scans-for-ad",
         "legalize-multi-axis-reduce",
     ]
     lines = describe_steps()
     assert lines[1] == "unfuse: expand composite ops without a VJP rule through their rlx-unfuse rule"
-    assert lines[6].endswith("[pending: issue 14 §4 (autodiff of structured ops)]")
+    assert lines[6] == "inline-custom-fn: mir.custom_fn without a vjp body is replaced by its forward body"
 
 
 # legalize-multi-axis-reduce ---------------------------------------------------------------
