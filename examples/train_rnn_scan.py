@@ -2,11 +2,11 @@
 
     python examples/train_rnn_scan.py [--steps 20] [--lr 0.5]
 
-The graph is parsed once and run by the reference interpreter; the gradient of
-the loss with respect to the three weights is taken by central finite
-differences through the same interpreter (two runs per weight entry). Reverse-mode
-autodiff (`rlx-grad`, which will differentiate the scan through `mir.scan_backward`)
-replaces this once it lands; the graph does not change.
+The graph is parsed once; `rlx-prepare-ad` (its scan bcasts become xs, the scan
+saves its trajectory) and `rlx-grad` add `@rnn_loss_grad`, which returns the loss
+and the gradients of the three weights (the scan is differentiated by one
+`mir.scan_backward`). Each step runs that function once on the reference
+interpreter and updates the weights.
 
 The data is a fixed random sequence batch; the targets come from a "teacher" RNN
 of the same shape with other weights, so a good enough fit exists.
@@ -20,6 +20,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rlx_xdsl.autodiff.grad import build_gradient
+from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.interpreters import run_function
 
@@ -38,9 +40,18 @@ def teacher_targets(h0: np.ndarray, xs: np.ndarray, rng: np.random.Generator) ->
     return (h @ w_o).astype(np.float32)
 
 
-def train(steps: int, lr: float, eps: float = 1e-3) -> list[float]:
+def gradient_module():
+    """The example graph with `@rnn_loss_grad(h0, xs, target, w_h, w_x, w_o, d_output)
+    -> (loss, d_w_h, d_w_x, d_w_o)` added (the weights are its `rlx.param` arguments)."""
     module = parse_module(GRAPH.read_text())
+    prepare_for_ad(module)
+    build_gradient(module, FUNCTION)
     module.verify()
+    return module
+
+
+def train(steps: int, lr: float) -> list[float]:
+    module = gradient_module()
     rng = np.random.default_rng(0)
     h0 = np.zeros((BATCH, HIDDEN), np.float32)
     xs = rng.normal(0, 1, (STEPS, BATCH, FEATURES)).astype(np.float32)
@@ -49,28 +60,13 @@ def train(steps: int, lr: float, eps: float = 1e-3) -> list[float]:
         rng.normal(0, 0.3, shape).astype(np.float32)
         for shape in ((HIDDEN, HIDDEN), (FEATURES, HIDDEN), (HIDDEN, OUTPUTS))
     ]
+    seed = np.array(1.0, np.float32)  # d loss / d loss
 
-    def loss() -> float:
-        (value,) = run_function(module, FUNCTION, [h0, xs, target, *weights])
-        return float(value)
-
-    history = [loss()]
-    for _ in range(steps):
-        grads = []
-        for w in weights:
-            grad = np.zeros_like(w)
-            for index in np.ndindex(w.shape):
-                saved = w[index]
-                w[index] = saved + eps
-                up = loss()
-                w[index] = saved - eps
-                down = loss()
-                w[index] = saved
-                grad[index] = (up - down) / (2 * eps)
-            grads.append(grad)
-        for w, grad in zip(weights, grads):
-            w -= lr * grad
-        history.append(loss())
+    history = []
+    for _ in range(steps + 1):
+        loss, *grads = run_function(module, f"{FUNCTION}_grad", [h0, xs, target, *weights, seed])
+        history.append(float(loss))
+        weights = [(w - lr * g).astype(np.float32) for w, g in zip(weights, grads)]
     return history
 
 
