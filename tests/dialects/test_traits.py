@@ -26,11 +26,12 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
-    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv", "fused_matmul_bias_act"},
+    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv", "fused_matmul_bias_act",
+        "fused_transformer_layer"},
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
-        "fused_residual_rms_norm",
+        "fused_residual_rms_norm", "fused_residual_layer_norm",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
@@ -39,7 +40,7 @@ EXPECTED_CLASS = {
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
-        "topk", "rope", "pool", "if", "while",
+        "topk", "rope", "pool", "if", "while", "fused_attention_block",
     },
     Precision.BOUNDARY: {"constant"},
 }  # fmt: skip
