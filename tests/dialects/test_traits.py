@@ -27,7 +27,7 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
     Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv", "fused_matmul_bias_act",
-        "fused_transformer_layer"},
+        "fused_transformer_layer", "fused_matmul_epilogue"},
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
@@ -36,7 +36,7 @@ EXPECTED_CLASS = {
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-        "neg", "abs", "sin", "cos", "tan", "atan", "round", "fused_swiglu",
+        "neg", "abs", "sin", "cos", "tan", "atan", "round", "fused_swiglu", "elementwise_region",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -45,9 +45,10 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant"},
 }  # fmt: skip
 
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"}
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
-(AMP treats it as elementwise, but each output element reads two input elements)."""
+(each output element reads two input elements) and elementwise_region (a kernel, not a step
+fusion would fuse again)."""
 TERMINATORS = {"yield"}
 
 
@@ -67,7 +68,7 @@ def test_precision_class_matches_rlx(name):
 @pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
 def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
-        assert op.name in ("mir.if", "mir.while")
+        assert op.name in ("mir.if", "mir.while", "mir.elementwise_region", "mir.fused_matmul_epilogue")
     else:
         assert op.has_trait(Pure)
 

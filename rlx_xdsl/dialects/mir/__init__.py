@@ -13,6 +13,7 @@ from rlx_xdsl.dialects.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -33,6 +34,7 @@ GROUPS = (
     loss,
     regions,
     fused,
+    fused_regions,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

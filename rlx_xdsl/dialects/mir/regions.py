@@ -57,13 +57,21 @@ def fmt_types(types: Sequence[Attribute]) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
+def _yield_parents() -> tuple[type, ...]:
+    """The region ops `mir.yield` ends a body of (the fused kernels' ops import this module)."""
+    from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+
+    return (IfOp, WhileOp, ElementwiseRegionOp, FusedMatmulEpilogueOp)
+
+
 @irdl_op_definition
 class YieldOp(RlxOperation):
-    """Ends a `mir.if` or `mir.while` region, handing its operands to the parent op."""
+    """Ends a region of `mir.if`, `mir.while`, `mir.elementwise_region` or
+    `mir.fused_matmul_epilogue`, handing its operands to the parent op."""
 
     name = "mir.yield"
     values = var_operand_def(TensorType)
-    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(IfOp, WhileOp), Pure()))
+    traits = lazy_traits_def(lambda: (IsTerminator(), HasParent(*_yield_parents()), Pure()))
     assembly_format = "attr-dict ($values^ `:` type($values))?"
 
     def __init__(self, *values: SSAValue):

@@ -11,6 +11,7 @@ from rlx_xdsl.interpreters.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -19,4 +20,4 @@ from rlx_xdsl.interpreters.mir import (
     shape,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused, fused_regions)

@@ -10,6 +10,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -18,4 +19,4 @@ from rlx_xdsl.testing.graphgen.mir import (
     shape,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused)
+GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused, fused_regions)
