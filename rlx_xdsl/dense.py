@@ -43,3 +43,17 @@ def numpy_to_dense(array: np.ndarray, element_type: Attribute | None = None) -> 
     else:
         data = np.ascontiguousarray(array.astype(dt.numpy.newbyteorder("<"), copy=False)).tobytes()
     return DenseIntOrFPElementsAttr(TensorType(dt.element_type, array.shape), BytesAttr(data))
+
+
+def numpy_to_dense_compact(array: np.ndarray, element_type: Attribute | None = None) -> DenseIntOrFPElementsAttr:
+    """As `numpy_to_dense`, but an array whose elements are all the same is stored as one
+    element (a splat, printed `dense<1.5>`), so folding a broadcast adds no large constant."""
+    array = np.asarray(array)
+    if array.size <= 1:
+        return numpy_to_dense(array, element_type)
+    first = array.reshape(-1)[:1]
+    same = np.array_equal(array, np.broadcast_to(first, array.shape), equal_nan=array.dtype.kind in "fc")
+    if not same:
+        return numpy_to_dense(array, element_type)
+    one = numpy_to_dense(first.reshape(()), element_type)
+    return DenseIntOrFPElementsAttr(TensorType(one.get_element_type(), array.shape), one.data)

@@ -298,13 +298,34 @@ class FusedResidualLayerNormOp(FusedResidualNormOperation):
 # Ops defined by their primitive chain ----------------------------------------------------
 
 
+_CHAIN_TYPES: dict[tuple, list[Attribute]] = {}
+"""Inferred chain types by (op class, operand types, properties): every layer of a model
+has the same block, so its chain is built once, not once per layer and per verification."""
+
+
 def chain_types(op: RlxOperation, chain) -> list[Attribute]:
     """The result types of `chain(emitter, op, **operands)` built on the op's operand types.
 
     The chain's ops infer their own types; the first rule one of them breaks is
     reported as the fused op's error, naming the primitive (`'mir.fused_attention_block'
-    rope: ...`).
+    rope: ...`). Results are memoised (`_CHAIN_TYPES`); errors are not.
     """
+    names = [name for name, _ in type(op).get_irdl_definition().operands]
+    key = (
+        type(op),
+        tuple(None if getattr(op, n) is None else getattr(op, n).type for n in names),
+        tuple(sorted((k, v) for k, v in op.properties.items() if k != "operandSegmentSizes")),
+    )
+    cached = _CHAIN_TYPES.get(key)
+    if cached is None:
+        cached = _build_chain_types(op, chain)
+        if len(_CHAIN_TYPES) > 1024:
+            _CHAIN_TYPES.clear()
+        _CHAIN_TYPES[key] = cached
+    return cached
+
+
+def _build_chain_types(op: RlxOperation, chain) -> list[Attribute]:
     present = [v for v in op.operands]
     block = Block(arg_types=[v.type for v in present])
     stand_in = dict(zip(present, block.args))

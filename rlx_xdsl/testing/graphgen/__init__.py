@@ -30,6 +30,7 @@ still appear (`exp(exp(x))`); nothing may crash on them.
 
 from rlx_xdsl.testing.graphgen import mir  # registers the MIR recipes
 from rlx_xdsl.testing.graphgen.generate import graphs, inputs_for
+from rlx_xdsl.testing.graphgen.patterns import PATTERNS
 from rlx_xdsl.testing.graphgen.recipes import (
     RECIPES,
     Recipe,
@@ -49,6 +50,7 @@ from rlx_xdsl.testing.graphgen.state import (
 __all__ = [
     "MAX_DIM",
     "MAX_RANK",
+    "PATTERNS",
     "RECIPES",
     "Decline",
     "GraphState",
