@@ -12,7 +12,10 @@ narrows that do not split a value in halves...
     graphs(max_ops=4, ops=[], patterns=PATTERNS)  # patterns only
 
 Every pattern draws through the `GraphState`, so graphs stay reproducible and
-shrinkable. Values are f32 (sometimes bf16) and small.
+shrinkable. Values are f32 (sometimes bf16) and small. A pattern returns the
+values it exposes (its result, and any value it deliberately gave a second
+consumer): only those may become outputs or operands of later steps, so a
+pattern is spoiled only when a near miss is drawn.
 """
 
 from __future__ import annotations
@@ -46,14 +49,28 @@ from rlx_xdsl.testing.graphgen.values import element_type, float_min_rank, shape
 PatternRecipe = Callable[[GraphState], None]
 
 
+def exposing(build: Callable[[GraphState], list[SSAValue]]) -> PatternRecipe:
+    """Run `build`, then hide the intermediates it produced except the values it returns."""
+
+    def recipe(s: GraphState) -> None:
+        produced, pool = len(s.produced), len(s.pool)
+        exposed = [v for v in build(s) if v is not None]
+        s.produced[produced:] = [v for v in s.produced[produced:] if v in exposed]
+        s.pool[pool:] = [v for v in s.pool[pool:] if v in exposed]
+
+    recipe.__name__ = build.__name__
+    recipe.__doc__ = build.__doc__
+    return recipe
+
+
 def near_miss(s: GraphState) -> bool:
-    """Whether to spoil the pattern this time (about one draw in three)."""
-    return s.integer(0, 2) == 0
+    """Whether to spoil the pattern this time (one draw in four)."""
+    return s.integer(0, 3) == 0
 
 
-def extra_consumer(s: GraphState, value: SSAValue) -> None:
-    """Give `value` a second use: a `neg` of it (which joins the pool) or keep it as an output."""
-    s.emit(NegOp, value) if s.flag() else s.produce(value)
+def extra_consumer(s: GraphState, value: SSAValue) -> SSAValue:
+    """Give `value` a second use: a `neg` of it, or the value itself as a candidate output."""
+    return s.emit(NegOp, value) if s.flag() else value
 
 
 def dtype(s: GraphState) -> str:
@@ -66,36 +83,36 @@ def matrix_input(s: GraphState, et) -> SSAValue:
     return x if x is not None else s.operand((*s.shape(0, 1), s.integer(1, MAX_DIM), s.integer(1, MAX_DIM)), et)
 
 
-def matmul_bias_act(s: GraphState) -> None:
+@exposing
+def matmul_bias_act(s: GraphState) -> list[SSAValue]:
     """`act(x @ w + b)`; misses: a rank-2 bias, exp/tanh instead of gelu/silu, a second consumer."""
     x = matrix_input(s, dtype(s))
     et, k, n = element_type(x), shape_of(x)[-1], s.integer(1, MAX_DIM)
     product = s.emit(MatmulOp, x, s.operand((k, n), et, param=True))
     bias = s.operand((n,) if not near_miss(s) else (shape_of(product)[-2], n), et, param=True)
     total = s.emit(AddOp, *((product, bias) if s.flag() else (bias, product)))
-    if near_miss(s):
-        extra_consumer(s, s.choice((product, total)))
+    extra = extra_consumer(s, s.choice((product, total))) if near_miss(s) else None
     kind = s.choice((None, GeluOp, SiluOp, SiluOp, ExpOp, TanhOp))
-    if kind is not None:
-        s.emit(kind, total)
+    return [s.emit(kind, total) if kind is not None else total, extra]
 
 
-def residual_norm(s: GraphState) -> None:
+@exposing
+def residual_norm(s: GraphState) -> list[SSAValue]:
     """`norm(x + r [+ bias])` with a random axis; misses: the sum has a second consumer."""
     x = s.need(float_min_rank(1))
     shape, et = shape_of(x), element_type(x)
     total = s.emit(AddOp, x, s.operand(shape, et))
     if s.flag():
         total = s.emit(AddOp, total, s.operand(shape[-1:], et, param=True))
-    if near_miss(s):
-        extra_consumer(s, total)
+    extra = extra_consumer(s, total) if near_miss(s) else None
     axis = s.axis(len(shape))
     norm = s.choice((LayerNormOp, RmsNormOp))
     params = [s.operand(shape[axis:], et, param=True) for _ in range(2)]
-    s.emit(norm, total, *params, axis=axis)
+    return [s.emit(norm, total, *params, axis=axis), extra]
 
 
-def rms_norm_reshape(s: GraphState) -> None:
+@exposing
+def rms_norm_reshape(s: GraphState) -> list[SSAValue]:
     """`reshape(rms_norm(x), [rows, H])`; misses: a norm over more than the last axis."""
     x = s.pick(lambda v: float_min_rank(3)(v))
     if x is None:
@@ -104,10 +121,11 @@ def rms_norm_reshape(s: GraphState) -> None:
     axis = -1 if not near_miss(s) else -2
     params = [s.operand(shape[axis:], et, param=True) for _ in range(2)]
     norm = s.emit(RmsNormOp, x, *params, axis=axis)
-    s.emit(ReshapeOp, norm, new_shape=[int(np.prod(shape[:-1])), shape[-1]])
+    return [s.emit(ReshapeOp, norm, new_shape=[int(np.prod(shape[:-1])), shape[-1]])]
 
 
-def swiglu_dual(s: GraphState) -> None:
+@exposing
+def swiglu_dual(s: GraphState) -> list[SSAValue]:
     """`silu(x @ w_gate) * (x @ w_up)`; misses: gate declared before up, a second consumer."""
     x = matrix_input(s, dtype(s))
     et, k, n = element_type(x), shape_of(x)[-1], s.integer(1, MAX_DIM)
@@ -116,21 +134,24 @@ def swiglu_dual(s: GraphState) -> None:
     first, second = (s.emit(MatmulOp, x, w) for w in weights)
     gate, up = (first, second) if gate_first else (second, first)
     silu = s.emit(SiluOp, gate)
-    if near_miss(s):
-        extra_consumer(s, s.choice((up, gate, silu)))
-    s.emit(MulOp, *((silu, up) if s.flag() else (up, silu)))
+    extra = extra_consumer(s, s.choice((up, gate, silu))) if near_miss(s) else None
+    return [s.emit(MulOp, *((silu, up) if s.flag() else (up, silu))), extra]
 
 
-def shared_input_matmuls(s: GraphState) -> None:
+@exposing
+def shared_input_matmuls(s: GraphState) -> list[SSAValue]:
     """2-3 matmuls of one input (QKV-like, widths differ); misses: a weight of another dtype."""
     x = matrix_input(s, "f32")
     k = shape_of(x)[-1]
+    outs = []
     for index in range(s.integer(2, 3)):
         et = "bf16" if index and near_miss(s) else "f32"
-        s.emit(MatmulOp, x, s.operand((k, s.integer(1, MAX_DIM)), et, param=True))
+        outs.append(s.emit(MatmulOp, x, s.operand((k, s.integer(1, MAX_DIM)), et, param=True)))
+    return outs
 
 
-def split_swiglu(s: GraphState) -> None:
+@exposing
+def split_swiglu(s: GraphState) -> list[SSAValue]:
     """`silu(narrow(cat, gate half)) * narrow(cat, up half)`; misses: unequal parts, a middle axis."""
     n = s.integer(1, MAX_DIM)
     cat = s.operand((s.integer(1, MAX_DIM), 2 * n + (1 if near_miss(s) else 0)), dtype(s))
@@ -140,10 +161,11 @@ def split_swiglu(s: GraphState) -> None:
     gate_start = s.choice((0, n))
     gate = s.emit(NarrowOp, cat, axis=axis, start=gate_start, len=n)
     up = s.emit(NarrowOp, cat, axis=axis, start=n - gate_start, len=n)
-    s.emit(MulOp, up, s.emit(SiluOp, gate))
+    return [s.emit(MulOp, up, s.emit(SiluOp, gate))]
 
 
-def elementwise_chain(s: GraphState) -> None:
+@exposing
+def elementwise_chain(s: GraphState) -> list[SSAValue]:
     """2-4 elementwise ops on pool values (regions and epilogues); sometimes a compare + where."""
     x = s.need(lambda v: float_min_rank(0)(v))
     for _ in range(s.integer(2, 4)):
@@ -155,9 +177,11 @@ def elementwise_chain(s: GraphState) -> None:
     if s.flag():
         zero = s.emit(ConstantOp, dense(0.0, element_type(x)))
         x = s.emit(WhereOp, s.emit(CompareOp, x, zero, predicate="gt"), x, zero)
+    return [x]
 
 
-def matmul_epilogue(s: GraphState) -> None:
+@exposing
+def matmul_epilogue(s: GraphState) -> list[SSAValue]:
     """`x @ w` then a chain: bias add, activation, a residual of the product's shape, a scale."""
     x = matrix_input(s, "f32")
     product = s.emit(MatmulOp, x, s.operand((shape_of(x)[-1], s.integer(1, MAX_DIM)), "f32", param=True))
@@ -165,10 +189,11 @@ def matmul_epilogue(s: GraphState) -> None:
     value = s.emit(s.choice((GeluOp, SiluOp, TanhOp)), value)
     if s.flag():
         value = s.emit(AddOp, value, s.operand(shape_of(product), "f32"))
-    s.emit(MulOp, value, s.emit(ConstantOp, dense(0.5, "f32")))
+    return [s.emit(MulOp, value, s.emit(ConstantOp, dense(0.5, "f32")))]
 
 
-def attention_block(s: GraphState) -> None:
+@exposing
+def attention_block(s: GraphState) -> list[SSAValue]:
     """Projections, head split, rope, (GQA repeat_kv), attention, merge, output projection.
 
     The q/k/v projections are narrows of one qkv matmul (sometimes with a bias)
@@ -200,9 +225,9 @@ def attention_block(s: GraphState) -> None:
     merged = s.emit(
         ReshapeOp, s.emit(TransposeOp, attended, perm=[0, 2, 1, 3]), new_shape=[batch, seq, heads * head_dim]
     )
-    if near_miss(s):
-        extra_consumer(s, s.choice((attended, merged, q)))
-    s.emit(MatmulOp, merged, s.operand((heads * head_dim, s.integer(1, MAX_DIM)), "f32", param=True))
+    extra = extra_consumer(s, s.choice((attended, merged, q))) if near_miss(s) else None
+    out = s.emit(MatmulOp, merged, s.operand((heads * head_dim, s.integer(1, MAX_DIM)), "f32", param=True))
+    return [out, extra]
 
 
 def repeat_kv(s: GraphState, kv: SSAValue, heads: int) -> SSAValue:

@@ -131,7 +131,7 @@ def hir_label(location: Attribute) -> str | None:
     """The name of the first `NameLoc` in a location (the HIR block an op was lowered from)."""
     match location:
         case NameLoc():
-            return location.name.data
+            return location.desc.data
         case CallSiteLoc():
             return hir_label(location.callee) or hir_label(location.caller)
         case FusedLoc():
