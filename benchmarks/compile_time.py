@@ -11,7 +11,9 @@ to a temporary .mlir file, and then times, in this one process:
 * every registered pass (`rlx_xdsl.transforms.get_all_passes()`), built with its
   default options (or those in `PASS_OPTIONS`) and applied to a freshly parsed
   module (the parse is not timed). A pass that needs options it is not given is
-  listed with the reason instead.
+  listed with the reason instead. A pass that only rewrites ops the LLaMA graph
+  lacks runs on the graph `PASS_WORKLOADS` names for it, at the same N (its
+  rows show that graph's op count; it is not part of `ours`).
 
 Each time is the best (minimum) of --repeat runs: on a shared machine the
 minimum is the least noisy estimate. `ours` = parse + verify + every pass +
@@ -47,6 +49,8 @@ from xdsl.printer import Printer
 
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
+from rlx_xdsl.testing.llama_hir import build_llama_hir
+from rlx_xdsl.testing.training import build_llama_training
 from rlx_xdsl.transforms import get_all_passes
 
 CONFIG = dict(DEFAULT_DIMS)
@@ -64,8 +68,27 @@ PASS_OPTIONS: dict[str, dict] = {
             f"sin={CONFIG['seq']}x{_HEAD_DIM // 2}",
         )
     },
+    # always-f32 (the default) leaves the graph alone; the conservative policy inserts
+    # the most casts (every norm is a precision boundary).
+    "rlx-amp": {"policy": "auto-mixed-conservative"},
 }
 """Options for passes that would otherwise do nothing (or cannot run) on the graph."""
+
+PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
+    # Loss heads and backward kernels: the LLaMA graph with an SCE head and the
+    # backward kernels of its gradient (rms_norm, rope, attention, silu).
+    "rlx-lower-softmax-cross-entropy": build_llama_training,
+    "rlx-decompose-backward": build_llama_training,
+    # HIR blocks: the same decoder written as one hir.llama_decoder_block per layer.
+    "rlx-lower-hir": build_llama_hir,
+}
+"""Graphs for passes that only rewrite ops the LLaMA graph does not contain."""
+
+PRODUCED_OPS: dict[str, Callable[..., ModuleOp]] = {
+    # rlx-lower-hir's work is the MIR it makes: build_llama(N), op for op.
+    "rlx-lower-hir": build_llama,
+}
+"""Workload passes whose rows count the ops of the graph they produce, not of their input."""
 
 TOTAL = "ours (total)"
 
@@ -78,6 +101,8 @@ class Measurement:
     ops: int
     seconds: dict[str, float]
     stock: float | None = None
+    workloads: dict[str, tuple[int, float]] = dataclasses.field(default_factory=dict)
+    """Passes timed on their own `PASS_WORKLOADS` graph: (its op count, seconds)."""
 
     @property
     def ours(self) -> float:
@@ -85,8 +110,12 @@ class Measurement:
 
     @property
     def phases(self) -> dict[str, float]:
-        """Seconds per phase and pass, then the total."""
-        return {**self.seconds, TOTAL: self.ours}
+        """Seconds per phase and pass, the total, then the passes on their own workloads."""
+        return {**self.seconds, TOTAL: self.ours, **{n: t for n, (_, t) in self.workloads.items()}}
+
+    def ops_of(self, phase: str) -> int:
+        """The op count of the graph `phase` ran on."""
+        return self.workloads[phase][0] if phase in self.workloads else self.ops
 
 
 def best_time(action: Callable[[], object], repeat: int, setup: Callable[[], object] | None = None) -> float:
@@ -177,13 +206,28 @@ def measure(
         "verify": best_time(module.verify, repeat),
         "print": best_time(lambda: print_module(module), repeat),
     }
+    workloads: dict[str, tuple[int, float]] = {}
     for pass_name, pass_ in passes.items():
+        build = PASS_WORKLOADS.get(pass_name)
+        graph_text, graph_name, ops = text, name, None
+        if build is not None:
+            graph = build(layers, **CONFIG)
+            graph_path = workdir / f"{build.__name__}_{layers}.mlir"
+            graph_path.write_text(print_module(graph))
+            graph_text, graph_name, ops = graph_path.read_text(), str(graph_path), count_ops(graph)
+            if pass_name in PRODUCED_OPS:
+                ops = count_ops(PRODUCED_OPS[pass_name](layers, **CONFIG))
         try:
-            seconds[pass_name] = time_pass(pass_, text, name, repeat)
+            elapsed = time_pass(pass_, graph_text, graph_name, repeat)
         except Exception as e:  # noqa: BLE001 - a broken pass is reported, not fatal
             print(f"{pass_name} failed on {layers} layers: {type(e).__name__}: {e}", file=sys.stderr)
-            seconds[pass_name] = float("nan")
-    return Measurement(layers, count_ops(module), seconds, time_stock(name, repeat) if stock else None)
+            elapsed = float("nan")
+        if ops is None:
+            seconds[pass_name] = elapsed
+        else:
+            workloads[pass_name] = (ops, elapsed)
+    stock_time = time_stock(name, repeat) if stock else None
+    return Measurement(layers, count_ops(module), seconds, stock_time, workloads)
 
 
 def _rate(ops: int, seconds: float) -> str:
@@ -203,15 +247,27 @@ def header(passes: dict[str, ModulePass], skipped: dict[str, str], repeat: int, 
         "includes start-up)" if stock else "# stock = not measured",
     ]
     lines += [f"# pass {n} runs as: {p.pipeline_pass_spec()}" for n, p in passes.items() if n in PASS_OPTIONS]
+    lines += [
+        f"# pass {n} runs on {PASS_WORKLOADS[n].__name__}(N) (its own op count; not in ours)"
+        for n in passes
+        if n in PASS_WORKLOADS and n not in PRODUCED_OPS
+    ]
+    lines += [
+        f"# pass {n} runs on {PASS_WORKLOADS[n].__name__}(N); ops = those of the {PRODUCED_OPS[n].__name__}(N) "
+        "it produces (not in ours)"
+        for n in passes
+        if n in PRODUCED_OPS
+    ]
     lines += [f"# skipped pass {name}: {reason}" for name, reason in skipped.items()]
     return lines
 
 
 def phase_table(results: list[Measurement]) -> list[str]:
-    lines = [f"{'layers':>6} {'ops':>6}  {'phase':<16} {'seconds':>9} {'ops/s':>10}"]
+    lines = [f"{'layers':>6} {'ops':>6}  {'phase':<32} {'seconds':>9} {'ops/s':>10}"]
     for r in results:
         for phase, seconds in r.phases.items():
-            lines.append(f"{r.layers:>6} {r.ops:>6}  {phase:<16} {seconds:9.4f} {_rate(r.ops, seconds)}")
+            ops = r.ops_of(phase)
+            lines.append(f"{r.layers:>6} {ops:>6}  {phase:<32} {seconds:9.4f} {_rate(ops, seconds)}")
     return lines
 
 
@@ -235,13 +291,13 @@ def linearity_table(first: Measurement, last: Measurement) -> list[str]:
     lines = [
         f"# linearity: time per op at {last.layers} layers / time per op at {first.layers} layers "
         "(1.0 = linear)",
-        f"{'phase':<16} {'us/op @' + str(first.layers):>12} {'us/op @' + str(last.layers):>12} {'ratio':>7}",
+        f"{'phase':<32} {'us/op @' + str(first.layers):>12} {'us/op @' + str(last.layers):>12} {'ratio':>7}",
     ]
     for phase in first.phases:
-        small = first.phases[phase] / first.ops * 1e6
-        large = last.phases[phase] / last.ops * 1e6
+        small = first.phases[phase] / first.ops_of(phase) * 1e6
+        large = last.phases[phase] / last.ops_of(phase) * 1e6
         ratio = f"{large / small:7.2f}" if small > 0 else f"{'-':>7}"
-        lines.append(f"{phase:<16} {small:12.2f} {large:12.2f} {ratio}")
+        lines.append(f"{phase:<32} {small:12.2f} {large:12.2f} {ratio}")
     return lines
 
 

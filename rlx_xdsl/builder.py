@@ -34,12 +34,16 @@ from rlx_xdsl.dialects.mir.builders import element_type
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.emitter import NAMESPACES, Emitted, Emitter
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR
+from rlx_xdsl.structured_builder import StructuredBuilder
 
 __all__ = ["GraphBuilder", "element_type"]
 
 
-class GraphBuilder:
-    """Builds one `func.func` graph; call `module()` (or `function()`) when done."""
+class GraphBuilder(StructuredBuilder):
+    """Builds one `func.func` graph; call `module()` (or `function()`) when done.
+
+    Region ops: `if_`, `while_` here; scans and custom functions from `StructuredBuilder`.
+    """
 
     def __init__(self, name: str = "main"):
         self.name = name
@@ -96,7 +100,7 @@ class GraphBuilder:
         except AttributeError:
             raise AttributeError(f"no MIR op named '{name}'") from None
 
-    # Region ops (mir.if, mir.while) ---------------------------------------
+    # Region ops (mir.if, mir.while; scans and custom_fn: StructuredBuilder) -----------
     #
     # A region body is written as a Python function `fn(rb, *block_args)` that
     # builds ops with the region builder `rb` (the same op methods as this
@@ -173,7 +177,7 @@ class GraphBuilder:
 
 
 class _RegionBuilder(GraphBuilder):
-    """Builds the body of a `mir.if`/`mir.while` region (see `GraphBuilder.if_`).
+    """Builds the body of a region op's region (see `GraphBuilder.if_`).
 
     Its block is the region's entry block; graph arguments and outputs belong to
     the enclosing graph, so `input`, `param` and `output` are refused here.

@@ -23,7 +23,13 @@ def _mir() -> Dialect:
     return MIR
 
 
-RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir}
+def _hir() -> Dialect:
+    from rlx_xdsl.dialects.hir import HIR
+
+    return HIR
+
+
+RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir, "hir": _hir}
 """RLX's dialect factories by name (lazy, as xDSL's universe expects)."""
 
 

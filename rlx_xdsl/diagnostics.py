@@ -29,7 +29,7 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, op_position
+from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, block_labels, op_position
 
 
 class OpError(DiagnosticException):
@@ -90,10 +90,15 @@ def _span_pos(offset: int, parser: LocatingParser) -> SourcePos:
 
 
 def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagnostic:
-    """An error located at `op` that also shows `op` (MLIR's "see current operation")."""
+    """An error located at `op` that also shows `op` (MLIR's "see current operation"),
+    and the HIR block(s) `op` was lowered from."""
     diag = Diagnostic(message, op_position(op), op=op)
     if note is not None:
         diag.notes.append(Diagnostic(note, diag.pos, "note"))
+    labels = block_labels(op.location)
+    if labels:
+        blocks = ", ".join(f"'{label}'" for label in labels)
+        diag.notes.append(Diagnostic(f"lowered from HIR block{'s' if len(labels) > 1 else ''} {blocks}", diag.pos, "note"))
     return diag
 
 

@@ -8,9 +8,9 @@ the compiler accepts and how mixed-dtype operands combine.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from functools import cache
+from typing import TYPE_CHECKING
 
-import ml_dtypes
-import numpy as np
 from xdsl.dialects.builtin import (
     BFloat16Type,
     ComplexType,
@@ -31,6 +31,9 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
+if TYPE_CHECKING:
+    import numpy as np
+
 ui8 = IntegerType(8, Signedness.UNSIGNED)
 ui32 = IntegerType(32, Signedness.UNSIGNED)
 c64 = ComplexType(f32)
@@ -38,17 +41,26 @@ c64 = ComplexType(f32)
 
 @dataclass(frozen=True)
 class DType:
-    """One RLX dtype: its builtin element type, numpy dtype and promotion data."""
+    """One RLX dtype: its builtin element type, numpy dtype and promotion data.
+
+    numpy (and ml_dtypes, for bf16) are imported on first use of `numpy`, so
+    tools that only parse, verify and print never load them.
+    """
 
     name: str
     element_type: Attribute
-    numpy: np.dtype
+    numpy_name: str
+    """The numpy dtype's name; `bfloat16` comes from ml_dtypes."""
     rank: int
     """RLX's promotion rank: a wider type has a higher rank."""
     kind: str
     """'bool', 'int', 'uint', 'float' or 'complex'."""
     precision_bits: int
     """Bits of exact integer precision (mantissa + 1 for floats, magnitude bits for ints)."""
+
+    @property
+    def numpy(self) -> np.dtype:
+        return _numpy_dtype(self.numpy_name)
 
     @property
     def nbytes(self) -> int:
@@ -64,23 +76,38 @@ class DType:
 
 
 DTYPES: tuple[DType, ...] = (
-    DType("i1", i1, np.dtype(np.bool_), 0, "bool", 1),
-    DType("ui8", ui8, np.dtype(np.uint8), 1, "uint", 8),
-    DType("i8", i8, np.dtype(np.int8), 1, "int", 7),
-    DType("i16", i16, np.dtype(np.int16), 2, "int", 15),
-    DType("bf16", bf16, np.dtype(ml_dtypes.bfloat16), 2, "float", 8),
-    DType("f16", f16, np.dtype(np.float16), 3, "float", 11),
-    DType("ui32", ui32, np.dtype(np.uint32), 4, "uint", 32),
-    DType("i32", i32, np.dtype(np.int32), 4, "int", 31),
-    DType("i64", i64, np.dtype(np.int64), 5, "int", 63),
-    DType("f32", f32, np.dtype(np.float32), 6, "float", 24),
-    DType("f64", f64, np.dtype(np.float64), 7, "float", 53),
-    DType("complex<f32>", c64, np.dtype(np.complex64), 8, "complex", 24),
+    DType("i1", i1, "bool", 0, "bool", 1),
+    DType("ui8", ui8, "uint8", 1, "uint", 8),
+    DType("i8", i8, "int8", 1, "int", 7),
+    DType("i16", i16, "int16", 2, "int", 15),
+    DType("bf16", bf16, "bfloat16", 2, "float", 8),
+    DType("f16", f16, "float16", 3, "float", 11),
+    DType("ui32", ui32, "uint32", 4, "uint", 32),
+    DType("i32", i32, "int32", 4, "int", 31),
+    DType("i64", i64, "int64", 5, "int", 63),
+    DType("f32", f32, "float32", 6, "float", 24),
+    DType("f64", f64, "float64", 7, "float", 53),
+    DType("complex<f32>", c64, "complex64", 8, "complex", 24),
 )
 
 _BY_TYPE: dict[Attribute, DType] = {d.element_type: d for d in DTYPES}
 _BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
-_BY_NUMPY: dict[np.dtype, DType] = {d.numpy: d for d in DTYPES}
+
+
+@cache
+def _numpy_dtype(name: str) -> np.dtype:
+    import numpy as np
+
+    if name == "bfloat16":
+        import ml_dtypes
+
+        return np.dtype(ml_dtypes.bfloat16)
+    return np.dtype(name)
+
+
+@cache
+def _by_numpy() -> dict[np.dtype, DType]:
+    return {d.numpy: d for d in DTYPES}
 _FLOATS_BY_WIDTH = ("bf16", "f16", "f32", "f64")
 
 
@@ -109,8 +136,10 @@ def dtype_named(name: str) -> DType:
 
 
 def dtype_of_numpy(dt: np.dtype) -> DType:
+    import numpy as np
+
     try:
-        return _BY_NUMPY[np.dtype(dt)]
+        return _by_numpy()[np.dtype(dt)]
     except KeyError:
         raise UnsupportedDTypeError(f"numpy dtype {np.dtype(dt)} has no RLX dtype") from None
 
@@ -168,6 +197,49 @@ def promote(a: Attribute, b: Attribute) -> Attribute:
     if wide.kind == "uint" and narrow.kind == "int":
         return i64
     return wide.element_type
+
+
+def _value_range(d: DType) -> tuple[int, int]:
+    """The integers an integer or bool dtype holds, as `(lowest, highest)`."""
+    import numpy as np
+
+    if d.kind == "bool":
+        return 0, 1
+    info = np.iinfo(d.numpy)
+    return int(info.min), int(info.max)
+
+
+def converts_exactly(source: Attribute, target: Attribute) -> bool:
+    """Every value of element type `source` is also a value of `target`.
+
+    Then a cast from `source` to `target` loses nothing, and casting back gives
+    the original bits (NaN, infinities, -0.0 and subnormals included). Floats
+    need at least the mantissa bits and the exponent range (subnormals
+    included) of the source, so f16 and bf16 convert exactly only to f32 and
+    f64, not to each other; integers need the whole range; an integer goes to a
+    float that holds all its magnitude bits. Nothing converts exactly to an
+    integer from a float, and complex numbers only to themselves.
+    """
+    if source == target:
+        return True
+    s, t = dtype_of(source), dtype_of(target)
+    if "complex" in (s.kind, t.kind):
+        return False
+    if s.is_float:
+        if not t.is_float:
+            return False
+        import ml_dtypes  # its finfo also describes bfloat16
+
+        fs, ft = ml_dtypes.finfo(s.numpy), ml_dtypes.finfo(t.numpy)
+        return (
+            ft.nmant >= fs.nmant
+            and ft.maxexp >= fs.maxexp
+            and ft.minexp - ft.nmant <= fs.minexp - fs.nmant
+        )
+    if t.is_float:
+        return s.precision_bits <= t.precision_bits
+    (s_low, s_high), (t_low, t_high) = _value_range(s), _value_range(t)
+    return t_low <= s_low and s_high <= t_high
 
 
 def promote_all(*types: Attribute) -> Attribute:

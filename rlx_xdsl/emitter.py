@@ -19,7 +19,7 @@ by default that of the op being rewritten, so diagnostics (and the fusion
 report) point at the user's source line. `labelled("layers.0.ffn")` wraps it in
 a `NameLoc` (HIR provenance); `fused(ops)` uses a `FusedLoc` of several ops.
 
-Dialect namespaces (`e.mir`, and `e.hir` once HIR exists) are registered with
+Dialect namespaces (`e.mir`, `e.hir`) are registered with
 `register_namespace`, so another dialect plugs in the same way.
 """
 
@@ -67,6 +67,15 @@ class Emitter:
             return Emitter(Builder(InsertPoint.before(op)), op.location)
         emitter = Emitter(rewriter, op.location)
         emitter._insertion_point = InsertPoint.before(op)
+        return emitter
+
+    @staticmethod
+    def at(
+        point: InsertPoint, location: LocationAttr | None = None, rewriter: PatternRewriter | None = None
+    ) -> Emitter:
+        """Insert at `point` (through `rewriter` when in a pattern), e.g. right after a value's definition."""
+        emitter = Emitter(rewriter if rewriter is not None else Builder(point), location)
+        emitter._insertion_point = point
         return emitter
 
     @staticmethod
@@ -185,3 +194,12 @@ def _mir_namespace(emitter: Emitter) -> Any:
 
 
 register_namespace("mir", _mir_namespace)
+
+
+def _hir_namespace(emitter: Emitter) -> Any:
+    from rlx_xdsl.dialects.hir import HIR
+
+    return OpNamespace(emitter, HIR)
+
+
+register_namespace("hir", _hir_namespace)

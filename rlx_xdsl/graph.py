@@ -9,14 +9,17 @@ name is positional (`arg0`, `arg1`, ...). Outputs are the `func.return` operands
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
 from xdsl.ir import Attribute
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.shapes import is_static
+
+if TYPE_CHECKING:  # numpy is only needed to make inputs, not to read graphs
+    import numpy as np
 
 PARAM_ATTR = "rlx.param"
 NAME_ATTR = "rlx.name"
@@ -81,5 +84,7 @@ def random_array(t: TensorType, rng: np.random.Generator) -> np.ndarray:
 
 def random_inputs(f: func.FuncOp, seed: int = 0) -> list[np.ndarray]:
     """Deterministic random values for every argument of `f`."""
+    import numpy as np
+
     rng = np.random.default_rng(seed)
     return [random_array(a.type, rng) for a in graph_args(f)]

@@ -153,6 +153,27 @@ def source_pos(loc: Attribute) -> SourcePos | None:
             return None
 
 
+def block_labels(loc: Attribute) -> list[str]:
+    """The names of the `NameLoc`s in a location (HIR block labels), outermost first, unique.
+
+    `rlx-lower-hir` locates the MIR it produces at `NameLoc(label, <block location>)`;
+    a fusion of ops from several blocks has a `FusedLoc` of such locations.
+    """
+    match loc:
+        case NameLoc():
+            name = loc.desc.data
+            return [name, *(n for n in block_labels(loc.location) if n != name)]
+        case CallSiteLoc():
+            return block_labels(loc.callee)
+        case FusedLoc():
+            labels: list[str] = []
+            for inner in loc.locations.data:
+                labels.extend(n for n in block_labels(inner) if n not in labels)
+            return labels
+        case _:
+            return []
+
+
 def op_position(op: Operation) -> SourcePos | None:
     """Where `op` was written; ops created by passes report their nearest located ancestor."""
     current: Operation | None = op

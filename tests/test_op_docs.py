@@ -1,8 +1,9 @@
-"""docs/mir.md is generated from the op definitions; these tests keep it in sync."""
+"""docs/mir.md and docs/hir.md are generated from the op definitions; these tests keep them in sync."""
 
 import importlib.util
 from pathlib import Path
 
+from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.mir import ALL_OPS
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -53,6 +54,12 @@ def test_operand_roles_and_views_are_documented():
     assert "ViewOf (when: the dims before `axis` are all 1)" in narrow
 
 
+def test_region_signatures_and_builder_helpers_are_documented():
+    section = GEN.generate().split("### `mir.scan`", 1)[1].split("### ", 1)[0]
+    assert "`body`: SingleBlockRegion, signature `(carry..., bcast..., x_t...) -> (carry...)`" in section
+    assert "- **Builder:** `b.scan(init, body, length, *, bcasts=(), xs=()" in section
+
+
 def test_enum_property_lists_its_values():
     section = GEN.generate().split("### `mir.compare`", 1)[1].split("### ", 1)[0]
     assert "`predicate`: one of `eq`, `ne`, `lt`, `le`, `gt`, `ge`" in section
@@ -66,3 +73,28 @@ def test_check_mode_detects_a_stale_file(tmp_path, capsys):
     assert GEN.main(["--output", str(stale)]) == 0
     assert GEN.main(["--check", "--output", str(stale)]) == 0
     assert stale.read_text() == GEN.generate()
+
+
+def test_docs_hir_md_is_up_to_date():
+    committed = (ROOT / "docs" / "hir.md").read_text()
+    assert committed == GEN.generate("hir"), "docs/hir.md is stale: run `python scripts/gen_op_docs.py`"
+
+
+def test_every_hir_op_has_a_section_with_its_label_and_builder():
+    text = GEN.generate("hir")
+    for op in hir.ALL_OPS:
+        section = text.split(f"### `{op.name}`", 1)[1].split("### ", 1)[0]
+        assert op.get_irdl_definition().assembly_format in section
+        assert f"- **Default label:** `{op.DEFAULT_LABEL}`" in section
+        assert f"- **Builder:** `b.hir.{op.name.removeprefix('hir.')}(" in section
+    swiglu = text.split("### `hir.swiglu`", 1)[1].split("### ", 1)[0]
+    assert "- **Default label:** `swiglu_ffn`" in swiglu
+
+
+def test_check_mode_covers_both_references(tmp_path, capsys):
+    stale = tmp_path / "hir.md"
+    stale.write_text("# outdated\n")
+    assert GEN.main(["--check", "--dialect", "hir", "--output", str(stale)]) == 1
+    assert GEN.main(["--dialect", "hir", "--output", str(stale)]) == 0
+    assert stale.read_text() == GEN.generate("hir")
+    assert GEN.main(["--check"]) == 0

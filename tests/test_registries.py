@@ -7,19 +7,34 @@ from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
+from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.dialects.mir import ALL_OPS, fused, fused_regions
+from rlx_xdsl.dialects.mir import ALL_OPS, backward, fused, fused_regions
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
+from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.testing.graphgen import RECIPES
+from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
+from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
 
 load_rules()
 
 # Every registry and the ops it must cover. Issues that add a registry add a row.
+load_decompositions()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("unfuse rules", UNFUSE_RULES, fused.OPS + fused_regions.OPS),
+    ("HIR interpreter kernels", KERNELS, hir.ALL_OPS),
+    ("HIR lowerings", LOWERINGS, hir.ALL_OPS),
+    ("HIR graphgen recipes", RECIPES, hir.ALL_OPS),
+    (
+        "backward decompositions",
+        DECOMPOSITIONS,
+        [op for op in backward.OPS if op is not backward.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp],
+    ),
 ]
 
 

@@ -16,10 +16,11 @@ next to its definition, and every pass reads them through the helpers here.
 from __future__ import annotations
 
 import abc
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 from functools import cache
+from typing import ClassVar
 
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Attribute, Operation, Region, SSAValue
@@ -207,6 +208,10 @@ class RegionSignatureInterface(Operation, abc.ABC):
     types (`rlx-specialize`) retype the block arguments from here, instead of
     knowing every region op.
     """
+
+    REGION_SIGNATURES: ClassVar[Mapping[str, str]] = {}
+    """Each region's block arguments and yielded values in words, by region name
+    (`"(carry..., x_t...) -> (carry...)"`), for the op reference."""
 
     @abc.abstractmethod
     def region_arg_types(self, region: Region) -> Sequence[Attribute]:

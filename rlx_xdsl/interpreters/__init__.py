@@ -31,12 +31,12 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, Region
 from xdsl.traits import SymbolTable
 
-from rlx_xdsl.interpreters import mir
+from rlx_xdsl.interpreters import hir, mir
 from rlx_xdsl.interpreters.common import Kernel
 from rlx_xdsl.registry import OpRegistry
 
 KERNELS: OpRegistry[Kernel] = OpRegistry("interpreter kernel")
-for _group in mir.GROUPS:
+for _group in (*mir.GROUPS, *hir.GROUPS):
     for _op_class, _kernel in _group.KERNELS.items():
         KERNELS.add(_op_class, _kernel)
 

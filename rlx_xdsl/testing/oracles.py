@@ -1,4 +1,4 @@
-"""Run one MIR op through the interpreter, and the same op through ONNX's reference.
+"""Run one MIR (or HIR) op through the interpreter, and the same op through ONNX's reference.
 
 Op semantics tests compare `run_op` against an independent oracle: a formula
 written in the test, or `onnx_run` (onnx.reference) for ops ONNX defines.
@@ -20,17 +20,30 @@ def run_op(op_name: str, inputs: Sequence[np.ndarray], **attributes):
 
     Returns the single output array (or a list for multi-result ops).
     """
+    return _run_one("mir", op_name, inputs, attributes)
+
+
+def run_block(op_name: str, inputs: Sequence[np.ndarray | None], **attributes):
+    """`run_op` for an HIR block op: `hir.<op_name>(inputs, **attributes)` (None: an omitted
+    optional operand such as a bias)."""
+    return _run_one("hir", op_name, inputs, attributes)
+
+
+def _run_one(dialect: str, op_name: str, inputs: Sequence[np.ndarray | None], attributes: dict):
     b = GraphBuilder("f")
     args = []
     for i, x in enumerate(inputs):
+        if x is None:
+            args.append(None)
+            continue
         x = np.asarray(x)
         args.append(b.input(f"in{i}", x.shape, dtypes.dtype_of_numpy(x.dtype).element_type))
-    result = getattr(b, op_name)(*args, **attributes)
+    result = getattr(getattr(b, dialect), op_name)(*args, **attributes)
     results = result if isinstance(result, tuple) else (result,)
     b.output(*results)
     module = b.module()
     module.verify()
-    outs = run_function(module, "f", [np.asarray(x) for x in inputs])
+    outs = run_function(module, "f", [np.asarray(x) for x in inputs if x is not None])
     return outs[0] if len(outs) == 1 else outs
 
 

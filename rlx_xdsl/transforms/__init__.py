@@ -8,16 +8,40 @@ from collections.abc import Callable
 from xdsl.passes import ModulePass
 
 
+def _amp() -> type[ModulePass]:
+    from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
+
+    return AutoMixedPrecisionPass
+
+
 def _canonicalize() -> type[ModulePass]:
     from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 
     return CanonicalizePass
 
 
+def _decompose_backward() -> type[ModulePass]:
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    return DecomposeBackwardPass
+
+
 def _dce() -> type[ModulePass]:
     from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
     return DeadCodeEliminationPass
+
+
+def _fold_casts() -> type[ModulePass]:
+    from rlx_xdsl.transforms.fold_casts import FoldCastsPass
+
+    return FoldCastsPass
+
+
+def _lower_sce() -> type[ModulePass]:
+    from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
+
+    return LowerSoftmaxCrossEntropyPass
 
 
 def _specialize() -> type[ModulePass]:
@@ -30,6 +54,12 @@ def _unfuse() -> type[ModulePass]:
     from rlx_xdsl.transforms.unfuse import UnfusePass
 
     return UnfusePass
+
+
+def _lower_hir() -> type[ModulePass]:
+    from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+
+    return LowerHirPass
 
 
 def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
@@ -61,8 +91,13 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
+        "rlx-amp": _amp,
         "rlx-canonicalize": _canonicalize,
         "rlx-dce": _dce,
+        "rlx-decompose-backward": _decompose_backward,
+        "rlx-fold-casts": _fold_casts,
+        "rlx-lower-hir": _lower_hir,
+        "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
         **FUSION_PASSES,

@@ -225,11 +225,14 @@ class IdentityTranspose(RewritePattern):
 
 
 class IdentityCast(RewritePattern):
-    """A cast to the input's own type is its input (a cast never changes the shape)."""
+    """A plain cast to the input's own type is its input (a cast never changes the shape).
+
+    A blocked-scaling cast (with a `config`) rescales its input, so it stays.
+    """
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter) -> None:
-        if forwards_unchanged(op.result, op.input):
+        if op.is_noop() and forwards_unchanged(op.result, op.input):
             forward(op, op.input, rewriter)
 
 

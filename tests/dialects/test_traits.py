@@ -8,6 +8,7 @@ from xdsl.traits import Pure, RecursiveMemoryEffect
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import ALL_OPS, elementwise, shape
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.traits import (
     Precision,
     PrecisionClass,
@@ -26,23 +27,34 @@ OPS_BY_NAME = {op.name.removeprefix("mir."): op for op in ALL_OPS}
 
 # RLX's `precision::op_kind` table (rlx-compile precision.rs), written out independently.
 EXPECTED_CLASS = {
-    Precision.COMPUTE: {"matmul", "dot_general", "dense_solve", "attention", "conv", "fused_matmul_bias_act",
-        "fused_transformer_layer", "fused_matmul_epilogue"},
+    Precision.COMPUTE: {
+        "matmul", "dot_general", "dense_solve", "attention", "conv", "scan", "scan_backward", "custom_fn",
+        # backward kernels RLX's table leaves to its Compute fallback
+        "rms_norm_backward_input", "rms_norm_backward_gamma", "rms_norm_backward_beta",
+        "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
+        "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
+        "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
+        "fused_transformer_layer", "fused_matmul_epilogue",
+    },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
-        "fused_residual_rms_norm", "fused_residual_layer_norm",
+        "selective_scan", "gated_delta_net",
+        "layer_norm_backward_input", "layer_norm_backward_gamma", "fused_residual_rms_norm",
+        "fused_residual_layer_norm",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-        "neg", "abs", "sin", "cos", "tan", "atan", "round", "fused_swiglu", "elementwise_region",
+        "neg", "abs", "sin", "cos", "tan", "atan", "round",
+        "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
-        "topk", "rope", "pool", "if", "while", "fused_attention_block",
+        "topk", "rope", "pool", "if", "while", "pool_backward", "stop_gradient",
+        "fused_attention_block",
     },
-    Precision.BOUNDARY: {"constant"},
+    Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
 ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"}
@@ -68,7 +80,10 @@ def test_precision_class_matches_rlx(name):
 @pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
 def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
-        assert op.name in ("mir.if", "mir.while", "mir.elementwise_region", "mir.fused_matmul_epilogue")
+        assert op.name in (
+            "mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn",
+            "mir.elementwise_region", "mir.fused_matmul_epilogue",
+        )  # fmt: skip
     else:
         assert op.has_trait(Pure)
 
@@ -134,8 +149,10 @@ def test_cast_is_a_view_only_when_it_keeps_the_dtype():
     x = b.input("x", [2, 3])
     same = _op(b.emit(elementwise.CastOp(x, f32)))
     other = _op(b.mir.cast(x, "i32"))
+    blocked = _op(b.emit(elementwise.CastOp(x, f32, CastConfigAttr([1, 3]))))
     assert view_source(same) is x
     assert view_source(other) is None
+    assert view_source(blocked) is None  # rescales blocks of its input: a new buffer
 
 
 @pytest.mark.parametrize(
@@ -175,11 +192,12 @@ def test_elementwise_ops_write_in_place_and_no_others(op):
     assert op.has_trait(WritesInPlace) == is_elementwise(op)
 
 
-def test_view_traits_are_declared_on_reshape_cast_and_narrow_only():
+def test_view_traits_are_declared_on_reshape_cast_narrow_and_stop_gradient_only():
+    from rlx_xdsl.dialects.mir.backward import StopGradientOp
     from rlx_xdsl.dialects.traits import ViewOf
 
     views = {op for op in ALL_OPS if op.has_trait(ViewOf)}
-    assert views == {shape.ReshapeOp, shape.NarrowOp, elementwise.CastOp}
+    assert views == {shape.ReshapeOp, shape.NarrowOp, elementwise.CastOp, StopGradientOp}
 
 
 # Region signatures ---------------------------------------------------------------------

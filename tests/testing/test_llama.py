@@ -214,8 +214,12 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     assert bench.layer_counts(32) == [1, 2, 4, 8, 16, 32]
     assert bench.main(["--max-layers", "2", "--repeat", "1", "--no-stock"]) == 0
     out = capsys.readouterr().out
+    assert "# pass rlx-lower-hir runs on build_llama_hir(N); ops = those of the build_llama(N) it produces" in out
     ops_1 = 3 + sum(GQA_LAYER.values())  # module, func, return + one layer
     for phase in ("parse", "verify", "print", "rlx-dce", "ours (total)"):
         assert f"     1 {ops_1:>6}  {phase:<16}" in out
         assert f"     2 {ops_1 + 30:>6}  {phase:<16}" in out
+    assert f"     2 {ops_1 + 30:>6}  rlx-lower-hir   " in out
     assert "# linearity: time per op at 2 layers / time per op at 1 layers" in out
+    assert "# pass rlx-decompose-backward runs on build_llama_training(N)" in out
+    assert "rlx-lower-softmax-cross-entropy" in out.split("# linearity")[1]

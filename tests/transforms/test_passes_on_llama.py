@@ -7,17 +7,24 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType
 
-from rlx_xdsl.context import parse_module
+from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
+from rlx_xdsl.testing.llama_hir import build_llama_hir
+from rlx_xdsl.testing.training import build_llama_training
 from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
+from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
+from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+from rlx_xdsl.transforms.fold_casts import FoldCastsPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass, set_argument_types
 from rlx_xdsl.transforms.unfuse import UnfusePass
 
@@ -40,8 +47,10 @@ def llama():
 
 def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
-    checked = {"rlx-canonicalize", "rlx-dce", "rlx-specialize", "rlx-unfuse"} | set(FUSION_PASSES)
-    assert set(get_all_passes()) == checked
+    assert set(get_all_passes()) == {
+        "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
+        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir",
+    } | set(FUSION_PASSES)  # fmt: skip
 
 
 @pytest.mark.parametrize("name", sorted(FUSION_PASSES))
@@ -80,6 +89,44 @@ def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
     module = parse_module(text)
     UnfusePass().apply(Context(), module)
     assert str(module) == text
+
+
+@pytest.mark.parametrize("pass_", [LowerSoftmaxCrossEntropyPass(), DecomposeBackwardPass()], ids=lambda p: p.name)
+def test_sce_and_backward_passes_leave_a_forward_graph_unchanged(llama, pass_):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    pass_.apply(make_context(), module)
+    assert str(module) == text
+
+
+@pytest.fixture(scope="module")
+def training():
+    module = build_llama_training(2, **CONFIG)
+    inputs = _inputs(module)
+    return str(module), inputs, run_function(module, "llama", inputs)
+
+
+@pytest.mark.parametrize("pass_", [LowerSoftmaxCrossEntropyPass(), DecomposeBackwardPass()], ids=lambda p: p.name)
+def test_sce_lowering_and_backward_decomposition_keep_the_training_graph_outputs(training, pass_):
+    text, inputs, expected = training
+    module = parse_module(text)
+    pass_.apply(make_context(), module)
+    module.verify()
+    assert str(module) != text
+    got = run_function(module, "llama", inputs)
+    for want, out in zip(expected, got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-5)
+
+
+def test_training_graph_after_both_passes_holds_only_primitives(training):
+    text, inputs, expected = training
+    module = parse_module(text)
+    LowerSoftmaxCrossEntropyPass().apply(make_context(), module)
+    DecomposeBackwardPass().apply(make_context(), module)
+    module.verify()
+    assert not any(op.name.endswith("_backward") or "cross_entropy" in op.name for op in module.walk())
+    for want, out in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-5)
 
 
 def test_dce_removes_only_dead_ops(llama):
@@ -143,4 +190,54 @@ def test_canonicalize_leaves_the_graph_alone_and_folds_identities_added_to_it(ll
     module.verify()
     assert str(module) == text
     for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+AMP_ERROR_BOUNDS = {
+    "always-f32": 0.0,
+    "always-f16": 5e-3,
+    "auto-mixed-conservative": 5e-3,
+    "auto-mixed": 5e-3,
+    "auto-mixed-bf16": 3e-2,
+    "torch-cuda": 5e-3,
+    "torch-cpu": 3e-2,
+}
+"""max|amp - f32| / max|f32| of the LLaMA output per policy (measured: 8e-4 for the f16
+policies, 4.3e-3 for auto-mixed-bf16, 1.6e-3 for torch-cpu's bf16)."""
+
+
+@pytest.mark.parametrize("policy", sorted(AMP_ERROR_BOUNDS))
+def test_amp_stays_within_its_error_bound_and_leaves_nothing_to_fold(llama, policy):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    AutoMixedPrecisionPass(policy=policy).apply(Context(), module)
+    module.verify()
+    after_amp = str(module)
+    assert (after_amp == text) == (policy == "always-f32")
+    (got,), (want,) = run_function(module, "llama", inputs), expected
+    assert got.dtype == want.dtype == np.float32
+    assert np.max(np.abs(got - want)) <= AMP_ERROR_BOUNDS[policy] * np.max(np.abs(want))
+    FoldCastsPass().apply(Context(), module)
+    assert str(module) == after_amp
+
+
+def test_fold_casts_leaves_a_graph_without_casts_unchanged(llama):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    FoldCastsPass().apply(Context(), module)
+    assert str(module) == text
+
+
+@pytest.mark.parametrize("policy", ["direct", "fusable"])
+def test_lower_hir_leaves_mir_alone_and_expands_the_hir_decoder_into_it(llama, policy):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    LowerHirPass(policy=policy).apply(Context(), module)
+    assert str(module) == text  # no block ops: nothing to lower
+    hir_module = build_llama_hir(2, **CONFIG)
+    assert all(op.name.startswith(("hir.", "func.", "builtin.")) for op in hir_module.walk())
+    LowerHirPass(policy=policy).apply(Context(), hir_module)
+    hir_module.verify()
+    assert str(hir_module) == text
+    for want, got in zip(expected, run_function(hir_module, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)

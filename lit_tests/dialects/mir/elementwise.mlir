@@ -82,3 +82,38 @@ func.func @activations(%x: tensor<8xf32>) -> tensor<8xf32> {
   %16 = mir.round %15 : (tensor<8xf32>) -> tensor<8xf32>
   func.return %16 : tensor<8xf32>
 }
+
+// -----
+
+// RLX's CastConfig on a cast: blocked scaling factors ([rows, cols] over the last two dims),
+// optionally rounded to powers of two. A plain cast prints without it.
+// CHECK-LABEL: func.func @blocked_cast
+// GENERIC-LABEL: "func.func"() <{sym_name = "blocked_cast"
+func.func @blocked_cast(%x: tensor<2x8x128xf32>) -> (tensor<2x8x128xbf16>, tensor<2x8x128xf16>, tensor<2x8x128xf16>) {
+  // CHECK-NEXT: %0 = mir.cast %x config <sf_block = [1, 32]> : (tensor<2x8x128xf32>) -> tensor<2x8x128xbf16>
+  // GENERIC: "mir.cast"(%x) <{config = #mir.cast_config<sf_block = [1, 32]>}> : (tensor<2x8x128xf32>) -> tensor<2x8x128xbf16>
+  %0 = mir.cast %x config <sf_block = [1, 32]> : (tensor<2x8x128xf32>) -> tensor<2x8x128xbf16>
+  // CHECK-NEXT: %1 = mir.cast %x config <sf_block = [8, 128], round_sf> : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
+  // GENERIC: "mir.cast"(%x) <{config = #mir.cast_config<sf_block = [8, 128], round_sf>}> : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
+  %1 = mir.cast %x config <sf_block = [8, 128], round_sf> : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
+  // CHECK-NEXT: %2 = mir.cast %x : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
+  // GENERIC: "mir.cast"(%x) : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
+  %2 = mir.cast %x : (tensor<2x8x128xf32>) -> tensor<2x8x128xf16>
+  func.return %0, %1, %2 : tensor<2x8x128xbf16>, tensor<2x8x128xf16>, tensor<2x8x128xf16>
+}
+
+// -----
+
+// The index ramp: O(1) in IR size whatever its shape.
+// CHECK-LABEL: func.func @iota
+// GENERIC-LABEL: "func.func"() <{sym_name = "iota"
+func.func @iota() -> (tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>) {
+  // CHECK-NEXT: %ramp = mir.iota dimension = 1 : tensor<1x50000xi64>
+  // GENERIC: %ramp = "mir.iota"() <{dimension = 1 : i64}> : () -> tensor<1x50000xi64>
+  %ramp = mir.iota dimension = 1 : tensor<1x50000xi64>
+  // CHECK-NEXT: %rows = mir.iota dimension = -2 : tensor<3x4xf32>
+  %rows = mir.iota dimension = -2 : tensor<3x4xf32>
+  // CHECK-NEXT: %v = mir.iota dimension = 0 : tensor<5xbf16>
+  %v = mir.iota dimension = 0 : tensor<5xbf16>
+  func.return %ramp, %rows, %v : tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>
+}

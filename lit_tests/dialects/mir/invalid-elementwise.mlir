@@ -72,6 +72,38 @@ func.func @cast_unsupported(%a: tensor<3xf32>) -> tensor<3xi4> {
 
 // -----
 
+func.func @cast_config_block_rank(%a: tensor<4x4xf32>) -> tensor<4x4xf16> {
+  // expected-error@+1 {{'mir.cast' sf_block must be [rows, cols], got [4]}}
+  %0 = mir.cast %a config <sf_block = [4]> : (tensor<4x4xf32>) -> tensor<4x4xf16>
+  func.return %0 : tensor<4x4xf16>
+}
+
+// -----
+
+func.func @cast_config_empty_block(%a: tensor<4x4xf32>) -> tensor<4x4xf16> {
+  // expected-error@+1 {{'mir.cast' sf_block cols must be >= 1, got 0}}
+  %0 = mir.cast %a config <sf_block = [2, 0]> : (tensor<4x4xf32>) -> tensor<4x4xf16>
+  func.return %0 : tensor<4x4xf16>
+}
+
+// -----
+
+func.func @cast_config_not_float(%a: tensor<4x4xf32>) -> tensor<4x4xi8> {
+  // expected-error@+1 {{'mir.cast' a cast with sf_block scales floats to floats, not f32 to i8}}
+  %0 = mir.cast %a config <sf_block = [2, 2]> : (tensor<4x4xf32>) -> tensor<4x4xi8>
+  func.return %0 : tensor<4x4xi8>
+}
+
+// -----
+
+func.func @cast_config_rank(%a: tensor<16xf32>) -> tensor<16xf16> {
+  // expected-error@+1 {{'mir.cast' a cast with sf_block needs an operand of rank >= 2 (blocks span the last two dims), got [16]}}
+  %0 = mir.cast %a config <sf_block = [1, 4]> : (tensor<16xf32>) -> tensor<16xf16>
+  func.return %0 : tensor<16xf16>
+}
+
+// -----
+
 func.func @unsupported_operand(%a: tensor<3xi4>) -> tensor<3xi4> {
   // expected-error@+1 {{'mir.neg' operand type tensor<3xi4> has an element type outside RLX's dtypes}}
   %0 = mir.neg %a : (tensor<3xi4>) -> tensor<3xi4>
@@ -415,4 +447,44 @@ func.func @round_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
   // expected-error@+1 {{'mir.round' operand must have a floating-point element type, got i64}}
   %0 = mir.round %a : (tensor<3xi64>) -> tensor<3xi64>
   func.return %0 : tensor<3xi64>
+}
+
+// -----
+
+func.func @iota_dimension() -> tensor<2x3xi64> {
+  // expected-error@+1 {{'mir.iota' axis 2 is out of range for rank 2}}
+  %0 = mir.iota dimension = 2 : tensor<2x3xi64>
+  func.return %0 : tensor<2x3xi64>
+}
+
+// -----
+
+func.func @iota_dynamic() -> tensor<?x3xi64> {
+  // expected-error@+1 {{'mir.iota' result shape [?, 3] must be static (no operand gives the size of a `?` dim)}}
+  %0 = mir.iota dimension = 1 : tensor<?x3xi64>
+  func.return %0 : tensor<?x3xi64>
+}
+
+// -----
+
+func.func @iota_scalar() -> tensor<i64> {
+  // expected-error@+1 {{'mir.iota' result must have rank at least 1, got a scalar}}
+  %0 = mir.iota dimension = 0 : tensor<i64>
+  func.return %0 : tensor<i64>
+}
+
+// -----
+
+func.func @iota_bool() -> tensor<4xi1> {
+  // expected-error@+1 {{'mir.iota' result must have an integer or floating-point element type, got i1}}
+  %0 = mir.iota dimension = 0 : tensor<4xi1>
+  func.return %0 : tensor<4xi1>
+}
+
+// -----
+
+func.func @iota_operand(%x: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error@+1 {{Expected 0 operands, but got 1}}
+  %0 = "mir.iota"(%x) <{dimension = 0 : i64}> : (tensor<4xi64>) -> tensor<4xi64>
+  func.return %0 : tensor<4xi64>
 }

@@ -9,6 +9,7 @@ from xdsl.ir import Dialect
 from rlx_xdsl.dialects.mir import (
     attention,
     attrs,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -20,6 +21,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
 GROUPS = (
@@ -32,7 +34,9 @@ GROUPS = (
     attention,
     conv,
     loss,
+    backward,
     regions,
+    structured,
     fused,
     fused_regions,
 )

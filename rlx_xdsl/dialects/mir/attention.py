@@ -81,8 +81,108 @@ class HeadOperation(RlxOperation):
         require_positive(self, head_dim=self.head_dim.value.data)
 
 
+class AttentionOperation(HeadOperation):
+    """The checks attention and its backward share: heads, GQA grouping, masks, soft-cap.
+
+    Each op declares its own `q`, `k`, `v`, optional `mask` and attention properties;
+    these methods only read them.
+    """
+
+    @property
+    def kind(self) -> MaskKind:
+        return self.mask_kind.data
+
+    def scale(self) -> float:
+        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
+        if self.score_scale is not None:
+            return self.score_scale.value.data
+        return self.head_dim.value.data**-0.5
+
+    def check_attributes(self) -> None:
+        require_positive(self, num_heads=self.num_heads.value.data)
+        super().check_attributes()
+        sliding = self.kind == MaskKind.SLIDING_WINDOW
+        require(
+            (self.window is not None) == sliding,
+            self,
+            "window must be set exactly when mask_kind is sliding_window",
+        )
+        if self.window is not None:
+            require_positive(self, window=self.window.value.data)
+        if self.attn_logit_softcap is not None:
+            cap = self.attn_logit_softcap.value.data
+            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
+
+    def check_heads(self, q: TensorType, k: TensorType, v: TensorType) -> None:
+        """q has `num_heads` heads of `head_dim`; k and v agree and group evenly."""
+        num_heads, head_dim = self.num_heads.value.data, self.head_dim.value.data
+        batch, heads, _, dim = q.get_shape()
+        require(dims_match(heads, num_heads), self, f"q has {heads} heads but num_heads is {num_heads}")
+        require(dims_match(dim, head_dim), self, f"q head dim {dim} differs from head_dim {head_dim}")
+        require(
+            all(dims_match(a, b) for a, b in zip(k.get_shape(), v.get_shape())),
+            self,
+            f"k shape {fmt_shape(k.get_shape())} differs from v shape {fmt_shape(v.get_shape())}",
+        )
+        kv_batch, kv_heads, _, kv_dim = k.get_shape()
+        require(dims_match(kv_batch, batch), self, f"k/v batch {kv_batch} differs from q batch {batch}")
+        require(
+            dims_match(kv_dim, head_dim), self, f"k/v head dim {kv_dim} differs from head_dim {head_dim}"
+        )
+        if kv_heads != DYNAMIC:
+            require(
+                num_heads % kv_heads == 0,
+                self,
+                f"num_heads {num_heads} is not a multiple of the {kv_heads} k/v heads",
+            )
+
+    def check_mask(self, q: TensorType, k: TensorType) -> None:
+        """The mask operand is present for custom/bias masks only, with their shapes."""
+        needs_mask = self.kind in MASK_OPERAND_KINDS
+        require(
+            (self.mask is not None) == needs_mask,
+            self,
+            f"mask_kind {self.kind} {'requires a' if needs_mask else 'takes no'} mask operand",
+        )
+        if self.mask is None:
+            return
+        m = tensor_type(self.mask)
+        batch, _, sq, _ = q.get_shape()
+        sk = k.get_shape()[2]
+        if self.kind == MaskKind.CUSTOM:
+            require(
+                m.get_num_dims() == 2 and all(map(dims_match, m.get_shape(), (batch, sk))),
+                self,
+                f"custom mask shape {fmt_shape(m.get_shape())} must be [batch, keys] = "
+                f"{fmt_shape((batch, sk))}",
+            )
+            return
+        require_float(self, m, "bias mask")
+        scores = (batch, self.num_heads.value.data, sq, sk)
+        require(
+            broadcasts_to(m.get_shape(), scores),
+            self,
+            f"bias mask shape {fmt_shape(m.get_shape())} does not broadcast to the scores "
+            f"shape {fmt_shape(scores)}",
+        )
+
+    def check_operands(self) -> TensorType:
+        """q, k, v are rank-4 float heads of one dtype, grouped evenly, with a fitting mask.
+
+        Returns q's type.
+        """
+        q, k, v = (tensor_type(x) for x in (self.q, self.k, self.v))
+        for what, t in (("q", q), ("k", k), ("v", v)):
+            require_rank(self, t, 4, what)
+        require_float(self, q, "q")
+        require_same_element_type(self, q, {"k": k, "v": v})
+        self.check_heads(q, k, v)
+        self.check_mask(q, k)
+        return q
+
+
 @irdl_op_definition
-class AttentionOp(HeadOperation):
+class AttentionOp(AttentionOperation):
     """Scaled dot-product attention: `softmax(mask(softcap(q k^T * scale))) v`.
 
     q is `[B, H, Sq, D]`, k and v are `[B, Hkv, Sk, D]` with `H % Hkv == 0`; query
@@ -137,98 +237,46 @@ class AttentionOp(HeadOperation):
             },
         )
 
-    @property
-    def kind(self) -> MaskKind:
-        return self.mask_kind.data
-
-    def scale(self) -> float:
-        """The score scale: `score_scale`, else `1 / sqrt(head_dim)`."""
-        if self.score_scale is not None:
-            return self.score_scale.value.data
-        return self.head_dim.value.data**-0.5
-
-    def check_attributes(self) -> None:
-        require_positive(self, num_heads=self.num_heads.value.data)
-        super().check_attributes()
-        sliding = self.kind == MaskKind.SLIDING_WINDOW
-        require(
-            (self.window is not None) == sliding,
-            self,
-            "window must be set exactly when mask_kind is sliding_window",
-        )
-        if self.window is not None:
-            require_positive(self, window=self.window.value.data)
-        if self.attn_logit_softcap is not None:
-            cap = self.attn_logit_softcap.value.data
-            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
-
     def infer_result_types(self) -> Sequence[Attribute]:
-        q, k, v = (tensor_type(x) for x in (self.q, self.k, self.v))
-        for what, t in (("q", q), ("k", k), ("v", v)):
-            require_rank(self, t, 4, what)
-        require_float(self, q, "q")
-        require_same_element_type(self, q, {"k": k, "v": v})
-        self._check_heads(q, k, v)
-        self._check_mask(q, k)
+        q = self.check_operands()
         batch, _, sq, _ = q.get_shape()
         return [tensor(q.element_type, (batch, self.num_heads.value.data, sq, self.head_dim.value.data))]
 
-    def _check_heads(self, q: TensorType, k: TensorType, v: TensorType) -> None:
-        """q has `num_heads` heads of `head_dim`; k and v agree and group evenly."""
-        num_heads, head_dim = self.num_heads.value.data, self.head_dim.value.data
-        batch, heads, _, dim = q.get_shape()
-        require(dims_match(heads, num_heads), self, f"q has {heads} heads but num_heads is {num_heads}")
-        require(dims_match(dim, head_dim), self, f"q head dim {dim} differs from head_dim {head_dim}")
-        require(
-            all(dims_match(a, b) for a, b in zip(k.get_shape(), v.get_shape())),
-            self,
-            f"k shape {fmt_shape(k.get_shape())} differs from v shape {fmt_shape(v.get_shape())}",
-        )
-        kv_batch, kv_heads, _, kv_dim = k.get_shape()
-        require(dims_match(kv_batch, batch), self, f"k/v batch {kv_batch} differs from q batch {batch}")
-        require(
-            dims_match(kv_dim, head_dim), self, f"k/v head dim {kv_dim} differs from head_dim {head_dim}"
-        )
-        if kv_heads != DYNAMIC:
-            require(
-                num_heads % kv_heads == 0,
-                self,
-                f"num_heads {num_heads} is not a multiple of the {kv_heads} k/v heads",
-            )
 
-    def _check_mask(self, q: TensorType, k: TensorType) -> None:
-        """The mask operand is present for custom/bias masks only, with their shapes."""
-        needs_mask = self.kind in MASK_OPERAND_KINDS
+class RopeOperation(HeadOperation):
+    """The checks rope and its backward share; `rotated` names the operand that is rotated."""
+
+    def check_attributes(self) -> None:
+        super().check_attributes()
+        head_dim, n_rot = self.head_dim.value.data, self.n_rot.value.data
         require(
-            (self.mask is not None) == needs_mask,
+            0 < n_rot <= head_dim and n_rot % 2 == 0,
             self,
-            f"mask_kind {self.kind} {'requires a' if needs_mask else 'takes no'} mask operand",
+            f"n_rot must be even and in (0, head_dim = {head_dim}], got {n_rot}",
         )
-        if self.mask is None:
-            return
-        m = tensor_type(self.mask)
-        batch, _, sq, _ = q.get_shape()
-        sk = k.get_shape()[2]
-        if self.kind == MaskKind.CUSTOM:
+
+    def check_rotated(self, rotated: SSAValue, what: str) -> TensorType:
+        """`rotated` holds heads of `head_dim`; cos and sin share its dtype and broadcast to its
+        `[..., S, n_rot / 2]` table. Returns its type with the last dim refined to `head_dim`."""
+        x, cos, sin = (tensor_type(v) for v in (rotated, self.cos, self.sin))
+        require_min_rank(self, x, 2, what)
+        require_float(self, x, what)
+        require_same_element_type(self, x, {"cos": cos, "sin": sin})
+        head_dim = self.head_dim.value.data
+        last = x.get_shape()[-1]
+        require(dims_match(last, head_dim), self, f"{what} last dim {last} differs from head_dim {head_dim}")
+        table = (*x.get_shape()[:-1], self.n_rot.value.data // 2)
+        for name, t in (("cos", cos), ("sin", sin)):
             require(
-                m.get_num_dims() == 2 and all(map(dims_match, m.get_shape(), (batch, sk))),
+                broadcasts_to(t.get_shape(), table),
                 self,
-                f"custom mask shape {fmt_shape(m.get_shape())} must be [batch, keys] = "
-                f"{fmt_shape((batch, sk))}",
+                f"{name} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
             )
-            return
-        require_float(self, m, "bias mask")
-        scores = (batch, self.num_heads.value.data, sq, sk)
-        require(
-            broadcasts_to(m.get_shape(), scores),
-            self,
-            f"bias mask shape {fmt_shape(m.get_shape())} does not broadcast to the scores "
-            f"shape {fmt_shape(scores)}",
-        )
+        return tensor(x.element_type, (*x.get_shape()[:-1], head_dim))
 
 
 @irdl_op_definition
-class RopeOp(HeadOperation):
+class RopeOp(RopeOperation):
     """Rotary position embedding with NeoX pairing (`Rope{head_dim, n_rot}`).
 
     With `h = n_rot / 2`, dims `i < h` pair with `i + h`:
@@ -254,31 +302,8 @@ class RopeOp(HeadOperation):
             properties={"head_dim": i64_attr(head_dim), "n_rot": i64_attr(n_rot)},
         )
 
-    def check_attributes(self) -> None:
-        super().check_attributes()
-        head_dim, n_rot = self.head_dim.value.data, self.n_rot.value.data
-        require(
-            0 < n_rot <= head_dim and n_rot % 2 == 0,
-            self,
-            f"n_rot must be even and in (0, head_dim = {head_dim}], got {n_rot}",
-        )
-
     def infer_result_types(self) -> Sequence[Attribute]:
-        x, cos, sin = (tensor_type(v) for v in (self.x, self.cos, self.sin))
-        require_min_rank(self, x, 2, "x")
-        require_float(self, x, "x")
-        require_same_element_type(self, x, {"cos": cos, "sin": sin})
-        head_dim = self.head_dim.value.data
-        last = x.get_shape()[-1]
-        require(dims_match(last, head_dim), self, f"x last dim {last} differs from head_dim {head_dim}")
-        table = (*x.get_shape()[:-1], self.n_rot.value.data // 2)
-        for what, t in (("cos", cos), ("sin", sin)):
-            require(
-                broadcasts_to(t.get_shape(), table),
-                self,
-                f"{what} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
-            )
-        return [tensor(x.element_type, (*x.get_shape()[:-1], head_dim))]
+        return [self.check_rotated(self.x, "x")]
 
 
 OPS = [AttentionOp, RopeOp]

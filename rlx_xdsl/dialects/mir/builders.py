@@ -1,22 +1,24 @@
 """`emitter.mir`: the MIR ops as Python calls, plus helpers taking Python values.
 
 Every op is `mir.<short_name>(*operands, **properties)`, calling the op class's
-own constructor (see `rlx_xdsl.emitter`). Two ops also take plain Python values:
-`constant(array_like, dtype=None)` and `cast(x, "bf16")`.
+own constructor (see `rlx_xdsl.emitter`). Three ops also take plain Python values:
+`constant(array_like, dtype=None)`, `cast(x, "bf16")` and `iota(shape, "i64", dimension=1)`.
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
-from xdsl.dialects.builtin import f32
+from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import MIR
-from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
+from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp, IotaOp
 from rlx_xdsl.emitter import Emitted, Emitter, OpNamespace
 
 
@@ -39,6 +41,10 @@ class MirNamespace(OpNamespace):
         assert isinstance(result, SSAValue)
         return result
 
-    def cast(self, x: SSAValue, to: str | Attribute) -> Emitted:
-        """`mir.cast` of `x` to a dtype given by name or element type."""
-        return self._emitter.emit(CastOp(x, element_type(to)))
+    def cast(self, x: SSAValue, to: str | Attribute, config: CastConfigAttr | None = None) -> Emitted:
+        """`mir.cast` of `x` to a dtype given by name or element type (blocked with a `config`)."""
+        return self._emitter.emit(CastOp(x, element_type(to), config))
+
+    def iota(self, shape: Sequence[int], dtype: str | Attribute = "i64", *, dimension: int) -> Emitted:
+        """`mir.iota`: the index ramp along `dimension` of a static `shape`."""
+        return self._emitter.emit(IotaOp(TensorType(element_type(dtype), list(shape)), dimension=dimension))

@@ -101,8 +101,66 @@ class WindowOperation(RlxOperation):
         return out[0], out[1]
 
 
+class ConvOperation(WindowOperation):
+    """The checks conv and its two backward ops share: the window with dilation, and groups.
+
+    Each op declares its own operands and window properties (`dilation` and
+    `groups` included); these methods only read them.
+    """
+
+    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {**WindowOperation.PAIR_MINIMUMS, "dilation": 1}
+
+    @staticmethod
+    def conv_properties(
+        kernel_size: Sequence[int],
+        stride: Sequence[int],
+        padding: Sequence[int],
+        dilation: Sequence[int],
+        groups: int,
+    ) -> dict[str, Attribute]:
+        """The window, dilation and groups properties, for the subclass constructors."""
+        return {
+            **WindowOperation.window_properties(kernel_size, stride, padding),
+            "dilation": i64_array(dilation),
+            "groups": i64_attr(groups),
+        }
+
+    def dilation_pair(self) -> tuple[int, ...]:
+        return self.pair("dilation")
+
+    def check_attributes(self) -> None:
+        super().check_attributes()
+        require_positive(self, groups=self.groups.value.data)
+
+    def check_channels(self, x: TensorType, w: TensorType) -> None:
+        """Both channel counts split into `groups`; w holds one group's input channels."""
+        groups = self.groups.value.data
+        cin, cout, w_cin = x.get_shape()[1], w.get_shape()[0], w.get_shape()[1]
+        for what, channels in (("input", cin), ("output", cout)):
+            require(
+                channels == DYNAMIC or channels % groups == 0,
+                self,
+                f"{what} channels {channels} are not divisible by groups {groups}",
+            )
+        if cin != DYNAMIC:
+            require(
+                dims_match(w_cin, cin // groups),
+                self,
+                f"w has {w_cin} input channels per group, expected {cin} / {groups} = {cin // groups}",
+            )
+
+    def check_kernel(self, w: TensorType) -> None:
+        """The weight's spatial dims are the kernel size."""
+        kernel = self.pair("kernel_size")
+        require(
+            all(map(dims_match, w.get_shape()[2:], kernel)),
+            self,
+            f"w spatial dims {fmt_shape(w.get_shape()[2:])} differ from kernel_size {list(kernel)}",
+        )
+
+
 @irdl_op_definition
-class ConvOp(WindowOperation):
+class ConvOp(ConvOperation):
     """2-D convolution (`Conv{kernel_size, stride, padding, dilation, groups}`).
 
     x is `[N, Cin, H, W]` and w is `[Cout, Cin / groups, kh, kw]`; output channel
@@ -123,7 +181,6 @@ class ConvOp(WindowOperation):
         "$x `,` $w `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
         "`dilation` `=` $dilation `groups` `=` $groups " + FUNCTIONAL
     )
-    PAIR_MINIMUMS: ClassVar[dict[str, int]] = {**WindowOperation.PAIR_MINIMUMS, "dilation": 1}
 
     def __init__(
         self,
@@ -138,19 +195,8 @@ class ConvOp(WindowOperation):
     ):
         super().__init__(
             operands=[x, w],
-            properties={
-                **self.window_properties(kernel_size, stride, padding),
-                "dilation": i64_array(dilation),
-                "groups": i64_attr(groups),
-            },
+            properties=self.conv_properties(kernel_size, stride, padding, dilation, groups),
         )
-
-    def dilation_pair(self) -> tuple[int, ...]:
-        return self.pair("dilation")
-
-    def check_attributes(self) -> None:
-        super().check_attributes()
-        require_positive(self, groups=self.groups.value.data)
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x, w = tensor_type(self.x), tensor_type(self.w)
@@ -158,39 +204,42 @@ class ConvOp(WindowOperation):
         require_rank(self, w, 4, "w")
         require_float(self, x, "x")
         require_same_element_type(self, x, {"w": w})
-        self._check_channels(x, w)
-        kernel = self.pair("kernel_size")
-        require(
-            all(map(dims_match, w.get_shape()[2:], kernel)),
-            self,
-            f"w spatial dims {fmt_shape(w.get_shape()[2:])} differ from kernel_size {list(kernel)}",
-        )
+        self.check_channels(x, w)
+        self.check_kernel(w)
         batch, cout = x.get_shape()[0], w.get_shape()[0]
         return [tensor(x.element_type, (batch, cout, *self.spatial_output(x)))]
-
-    def _check_channels(self, x: TensorType, w: TensorType) -> None:
-        """Both channel counts split into `groups`; w holds one group's input channels."""
-        groups = self.groups.value.data
-        cin, cout, w_cin = x.get_shape()[1], w.get_shape()[0], w.get_shape()[1]
-        for what, channels in (("input", cin), ("output", cout)):
-            require(
-                channels == DYNAMIC or channels % groups == 0,
-                self,
-                f"{what} channels {channels} are not divisible by groups {groups}",
-            )
-        if cin != DYNAMIC:
-            require(
-                dims_match(w_cin, cin // groups),
-                self,
-                f"w has {w_cin} input channels per group, expected {cin} / {groups} = {cin // groups}",
-            )
 
 
 POOL_KINDS = (ReduceKind.MAX, ReduceKind.MEAN)
 
 
+class PoolOperation(WindowOperation):
+    """The checks pooling and its backward share: the kind, padding and the pooled shape."""
+
+    def check_attributes(self) -> None:
+        kind = self.kind.data
+        require(kind in POOL_KINDS, self, f"kind must be max or mean, got {kind}")
+        super().check_attributes()
+        for pad, kernel in zip(self.pair("padding"), self.pair("kernel_size")):
+            require(
+                pad < kernel,
+                self,
+                f"padding {pad} must be smaller than the kernel size {kernel} "
+                "so that every window covers an input cell",
+            )
+
+    def pooled_type(self) -> TensorType:
+        """The type of pooling operand `x` (rank 4; float for mean pooling)."""
+        x = tensor_type(self.x)
+        require_rank(self, x, 4, "x")
+        if self.kind.data == ReduceKind.MEAN:
+            require_float(self, x, "x of mean pooling")
+        batch, channels = x.get_shape()[:2]
+        return tensor(x.element_type, (batch, channels, *self.spatial_output(x)))
+
+
 @irdl_op_definition
-class PoolOp(WindowOperation):
+class PoolOp(PoolOperation):
     """2-D max or mean pooling (`Pool{kind, kernel_size, stride, padding}`).
 
     Padded cells never contribute: max ignores them and mean divides by the number
@@ -228,25 +277,8 @@ class PoolOp(WindowOperation):
             },
         )
 
-    def check_attributes(self) -> None:
-        kind = self.kind.data
-        require(kind in POOL_KINDS, self, f"kind must be max or mean, got {kind}")
-        super().check_attributes()
-        for pad, kernel in zip(self.pair("padding"), self.pair("kernel_size")):
-            require(
-                pad < kernel,
-                self,
-                f"padding {pad} must be smaller than the kernel size {kernel} "
-                "so that every window covers an input cell",
-            )
-
     def infer_result_types(self) -> Sequence[Attribute]:
-        x = tensor_type(self.x)
-        require_rank(self, x, 4, "x")
-        if self.kind.data == ReduceKind.MEAN:
-            require_float(self, x, "x of mean pooling")
-        batch, channels = x.get_shape()[:2]
-        return [tensor(x.element_type, (batch, channels, *self.spatial_output(x)))]
+        return [self.pooled_type()]
 
 
 OPS = [ConvOp, PoolOp]

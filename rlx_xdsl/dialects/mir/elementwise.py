@@ -1,4 +1,4 @@
-"""MIR values and elementwise ops: constant, cast, where, compare, binary, activations.
+"""MIR values and elementwise ops: constant, iota, cast, where, compare, binary, activations.
 
 Binary ops broadcast NumPy-style and promote dtypes with `dtypes.promote`;
 activations keep their operand's type.
@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import DenseIntOrFPElementsAttr, TensorType, i1
+from xdsl.dialects.builtin import I64, DenseIntOrFPElementsAttr, IntegerAttr, TensorType, i1
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -18,6 +18,7 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -28,12 +29,15 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
     RlxOperation,
+    i64_attr,
     require,
     require_float,
+    require_positive,
     tensor_type,
 )
 from rlx_xdsl.dialects.mir.attrs import (
     Activation,
+    CastConfigAttr,
     ComparePredicate,
     ComparePredicateAttr,
 )
@@ -47,7 +51,7 @@ from rlx_xdsl.dialects.traits import (
     ViewOf,
     WritesInPlace,
 )
-from rlx_xdsl.shapes import broadcast_shapes, tensor
+from rlx_xdsl.shapes import broadcast_shapes, fmt_shape, is_static, normalize_axis, tensor
 
 
 @irdl_op_definition
@@ -68,33 +72,114 @@ class ConstantOp(RlxOperation):
         return [self.value.type]
 
 
+@irdl_op_definition
+class IotaOp(RlxOperation):
+    """The index ramp along `dimension`: element `[i0, i1, ...]` holds `i_dimension`.
+
+    It costs O(1) in IR size whatever its shape, where a `mir.constant` ramp
+    grows with it (a one-hot over a 50k vocabulary compares labels with one).
+    The result type gives shape and dtype (integer or float), so it must be
+    static: the op has no operand to size a `?` dim from. A float ramp holds
+    its indices rounded to the dtype (f16 is exact only up to 2048).
+    """
+
+    name = "mir.iota"
+    dimension = prop_def(IntegerAttr[I64])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), BOUNDARY)
+    assembly_format = "`dimension` `=` $dimension attr-dict `:` type($result)"
+
+    def __init__(self, result_type: TensorType, *, dimension: int):
+        super().__init__(properties={"dimension": i64_attr(dimension)}, result_types=[result_type])
+
+    def normalized_dimension(self) -> int:
+        return normalize_axis(self.dimension.value.data, tensor_type(self.result).get_num_dims())
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        # Like a cast, the result type is the op's own specification.
+        t = tensor_type(self.result)
+        kind = dtypes.dtype_of(t.element_type).kind
+        require(
+            kind in ("int", "uint", "float"),
+            self,
+            f"result must have an integer or floating-point element type, got {t.element_type}",
+        )
+        require(t.get_num_dims() >= 1, self, "result must have rank at least 1, got a scalar")
+        require(
+            is_static(t.get_shape()),
+            self,
+            f"result shape {fmt_shape(t.get_shape())} must be static (no operand gives the size of a `?` dim)",
+        )
+        self.normalized_dimension()
+        return [t]
+
+
 def keeps_element_type(op: Operation) -> bool:
-    """the cast keeps the dtype.
+    """the cast does no work.
 
     Such a cast only reinterprets its operand, so LIR lets it alias the operand's buffer.
     """
-    return op.operands[0].type == op.results[0].type
+    return isinstance(op, CastOp) and op.is_noop()
+
+
+def check_cast_config(op: RlxOperation, config: CastConfigAttr, source: TensorType, to: Attribute) -> None:
+    """A blocked-scaling cast: a float tensor of rank >= 2 to a float type, blocks of >= 1 element."""
+    block = config.block
+    require(len(block) == 2, op, f"sf_block must be [rows, cols], got {list(block)}")
+    require_positive(op, **{"sf_block rows": block[0], "sf_block cols": block[1]})
+    require(
+        dtypes.is_float(source.element_type) and dtypes.is_float(to),
+        op,
+        f"a cast with sf_block scales floats to floats, not {source.element_type} to {to}",
+    )
+    require(
+        source.get_num_dims() >= 2,
+        op,
+        f"a cast with sf_block needs an operand of rank >= 2 (blocks span the last two dims), "
+        f"got {fmt_shape(source.get_shape())}",
+    )
 
 
 @irdl_op_definition
 class CastOp(RlxOperation):
-    """Converts elements to the result's element type (`Cast{to}`); shape is kept."""
+    """Converts elements to the result's element type (`Cast{to}`); shape is kept.
+
+    The optional `config` is RLX's `CastConfig` for blocked-scaling casts
+    (`config <sf_block = [rows, cols], round_sf>`); a plain cast has none.
+    """
 
     name = "mir.cast"
     input = operand_def(TensorType)
+    config = opt_prop_def(CastConfigAttr)
     result = result_def(TensorType)
     traits = traits_def(Pure(), Elementwise(), DATA_MOVEMENT, WritesInPlace(), ViewOf(when=keeps_element_type))
-    assembly_format = "$input " + FUNCTIONAL
+    assembly_format = "$input (`config` $config^)? " + FUNCTIONAL
 
-    def __init__(self, input: SSAValue, to: Attribute):
+    def __init__(self, input: SSAValue, to: Attribute, config: CastConfigAttr | None = None):
         src = tensor_type(input)
-        super().__init__(operands=[input], result_types=[TensorType(to, src.get_shape())])
+        super().__init__(
+            operands=[input],
+            properties={"config": config},
+            result_types=[TensorType(to, src.get_shape())],
+        )
+
+    @property
+    def is_plain(self) -> bool:
+        """No scaling: the cast converts each element on its own (`CastConfig::plain`)."""
+        return self.config is None
+
+    def is_noop(self) -> bool:
+        """The cast does no work: plain, to its operand's own type (`CastConfig::is_noop`)."""
+        return self.is_plain and self.input.type == self.result.type
 
     def infer_result_types(self) -> Sequence[Attribute]:
         # The target dtype is carried by the result type itself, as in arith casts.
         to = tensor_type(self.result.type).element_type
         require(dtypes.is_supported(to), self, f"cannot cast to unsupported element type {to}")
-        return [tensor(to, tensor_type(self.input).get_shape())]
+        source = tensor_type(self.input)
+        if self.config is not None:
+            check_cast_config(self, self.config, source, to)
+        return [tensor(to, source.get_shape())]
 
 
 @irdl_op_definition
@@ -486,4 +571,4 @@ def activation_op(kind: Activation | str) -> type[UnaryOperation]:
     return _BY_KIND[Activation(kind)]
 
 
-OPS = [ConstantOp, CastOp, WhereOp, CompareOp, *BINARY_OPS, *ACTIVATION_OPS]
+OPS = [ConstantOp, IotaOp, CastOp, WhereOp, CompareOp, *BINARY_OPS, *ACTIVATION_OPS]

@@ -12,6 +12,7 @@ removes an unused `mir.if` or `mir.while` whose bodies have no side effects.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import ClassVar
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, Region, SSAValue
@@ -57,17 +58,27 @@ def fmt_types(types: Sequence[Attribute]) -> str:
     return "(" + ", ".join(str(t) for t in types) + ")"
 
 
-def _yield_parents() -> tuple[type, ...]:
-    """The region ops `mir.yield` ends a body of (the fused kernels' ops import this module)."""
-    from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+def _yield_parents() -> tuple[type[RlxOperation], ...]:
+    """The region ops whose regions `mir.yield` ends (the structured ones and the fused
+    kernels with a body are defined in modules that import this one)."""
+    from rlx_xdsl.dialects.mir import fused_regions, structured
 
-    return (IfOp, WhileOp, ElementwiseRegionOp, FusedMatmulEpilogueOp)
+    return (
+        IfOp,
+        WhileOp,
+        structured.ScanOp,
+        structured.ScanBackwardOp,
+        structured.CustomFnOp,
+        fused_regions.ElementwiseRegionOp,
+        fused_regions.FusedMatmulEpilogueOp,
+    )
 
 
 @irdl_op_definition
 class YieldOp(RlxOperation):
-    """Ends a region of `mir.if`, `mir.while`, `mir.elementwise_region` or
-    `mir.fused_matmul_epilogue`, handing its operands to the parent op."""
+    """Ends a region of `mir.if`, `mir.while`, `mir.scan`, `mir.scan_backward`,
+    `mir.custom_fn`, `mir.elementwise_region` or `mir.fused_matmul_epilogue`, handing its
+    operands to the parent op."""
 
     name = "mir.yield"
     values = var_operand_def(TensorType)
@@ -153,6 +164,10 @@ class IfOp(RlxOperation, RegionOperandsInterface):
     assembly_format = (
         "$pred ` ` `(` $captures `)` " + FUNCTIONAL + " $then_region `else` $else_region"
     )
+    REGION_SIGNATURES: ClassVar[dict[str, str]] = {
+        "then_region": "(capture...) -> (result...)",
+        "else_region": "(capture...) -> (result...)",
+    }
 
     def __init__(
         self, pred: SSAValue, captures: Sequence[SSAValue], then_region: Region, else_region: Region
@@ -206,6 +221,10 @@ class WhileOp(RlxOperation, RegionOperandsInterface):
         + FUNCTIONAL
         + " `cond` $cond_region `do` $body_region"
     )
+    REGION_SIGNATURES: ClassVar[dict[str, str]] = {
+        "cond_region": "(carried...) -> (predicate)",
+        "body_region": "(carried...) -> (carried...)",
+    }
 
     def __init__(
         self,

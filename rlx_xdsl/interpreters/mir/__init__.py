@@ -7,6 +7,7 @@ Each module holds a `KERNELS` table keyed by op class (see
 
 from rlx_xdsl.interpreters.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -18,6 +19,22 @@ from rlx_xdsl.interpreters.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused, fused_regions)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+    fused,
+    fused_regions,
+)

@@ -14,8 +14,13 @@ from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
 
+def gelu_cdf(x: np.ndarray) -> np.ndarray:
+    """The standard normal CDF `Phi(x)`, in float64 (exact gelu is `x * Phi(x)`)."""
+    return 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+
+
 def gelu(x: np.ndarray) -> np.ndarray:
-    return x * 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+    return x * gelu_cdf(x)
 
 
 def gelu_approx(x: np.ndarray) -> np.ndarray:
@@ -82,6 +87,13 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
     return (dense_to_numpy(op.value),)
 
 
+def run_iota(op: ew.IotaOp) -> tuple[np.ndarray]:
+    shape = op.result.type.get_shape()
+    axis = op.normalized_dimension()
+    ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
+    return (np.broadcast_to(ramp, shape).astype(result_dtype(op)),)
+
+
 def convert(x: np.ndarray, target: np.dtype) -> np.ndarray:
     """`x` converted to `target` as `mir.cast` converts (fused ops' casts reuse it)."""
     if x.dtype.kind == "f" and np.dtype(target).kind in "iu":
@@ -90,6 +102,14 @@ def convert(x: np.ndarray, target: np.dtype) -> np.ndarray:
 
 
 def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
+    if not op.is_plain:
+        # RLX defines CastConfig's scaling fields but no kernel reads them, and a blocked
+        # cast's result means nothing without its scaling factors, which this op has no
+        # result for: refuse rather than guess.
+        raise ValueError(
+            f"'{op.name}' with sf_block has no reference kernel: RLX reserves CastConfig's "
+            "scaling-factor fields for future quantization passes and gives them no semantics"
+        )
     return (convert(x, result_dtype(op)),)
 
 
@@ -113,6 +133,7 @@ def run_unary(op: ew.UnaryOperation, x: np.ndarray) -> tuple[np.ndarray]:
 
 KERNELS = {
     ew.ConstantOp: run_constant,
+    ew.IotaOp: run_iota,
     ew.CastOp: run_cast,
     ew.WhereOp: run_where,
     ew.CompareOp: run_compare,

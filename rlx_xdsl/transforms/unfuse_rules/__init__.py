@@ -1,1 +1,1 @@
-"""Unfuse rules, one module per group of composite ops (imported by `unfuse.load_rules()`)."""
+"""`rlx-unfuse` rules, one module per MIR group; `unfuse.load_rules()` imports them."""

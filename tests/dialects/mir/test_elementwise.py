@@ -6,9 +6,14 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+from xdsl.dialects.builtin import f16
 from xdsl.utils.exceptions import VerifyException
 
+from rlx_xdsl import dtypes
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
+from rlx_xdsl.dialects.mir.elementwise import CastOp
+from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
@@ -107,11 +112,28 @@ def test_cast_truncates_float_to_int():
     b = GraphBuilder("f")
     x = b.input("x", [3])
     b.output(b.cast(x, "i32"))
-    from rlx_xdsl.interpreters import run_function
-
     (out,) = run_function(b.module(), "f", [np.float32([1.7, -1.7, 2.0])])
     np.testing.assert_array_equal(out, [1, -1, 2])
     assert out.dtype == np.int32
+
+
+def test_a_blocked_cast_is_reported_not_guessed_by_the_interpreter():
+    """CastConfig's scaling fields have no semantics in RLX; running one is a clear error."""
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 4])
+    blocked = b.emit(CastOp(x, f16, CastConfigAttr([1, 2], round_sf=True)))
+    b.output(blocked)
+    module = b.module()
+    module.verify()
+    assert "config <sf_block = [1, 2], round_sf>" in str(module)
+    with pytest.raises(ValueError, match="'mir.cast' with sf_block has no reference kernel"):
+        run_function(module, "f", [np.ones((2, 4), np.float32)])
+
+
+def test_cast_config_round_trips_its_python_values():
+    config = CastConfigAttr([8, 128])
+    assert config.block == (8, 128) and not config.rounds_to_power_of_two
+    assert CastConfigAttr([1, 32], round_sf=True).rounds_to_power_of_two
 
 
 def test_broadcast_mismatch_is_rejected():
@@ -127,6 +149,41 @@ def test_activation_rejects_integers():
     x = b.input("x", [2], "i32")
     with pytest.raises(VerifyException, match="'mir.exp' operand must have a floating-point element type"):
         b.exp(x)
+
+
+@pytest.mark.parametrize(
+    ("shape", "dimension", "dtype"),
+    [((5,), 0, np.int64), ((2, 3, 4), 1, np.float32), ((2, 3, 4), -1, np.int32), ((3, 2), 0, np.float64)],
+)
+def test_iota_holds_the_index_along_its_dimension(shape, dimension, dtype):
+    b = GraphBuilder("f")
+    b.output(b.mir.iota(shape, dtypes.dtype_of_numpy(np.dtype(dtype)).element_type, dimension=dimension))
+    from rlx_xdsl.interpreters import run_function
+
+    (out,) = run_function(b.module(), "f", [])
+    assert out.shape == shape and out.dtype == dtype
+    axis = dimension % len(shape)
+    for index in np.ndindex(*shape):  # the definition, element by element
+        assert out[index] == index[axis]
+
+
+def test_iota_ramp_stays_exact_in_i64_for_a_large_vocabulary():
+    b = GraphBuilder("f")
+    b.output(b.mir.iota([1, 50_000], "i64", dimension=1))
+    from rlx_xdsl.interpreters import run_function
+
+    module = b.module()
+    (out,) = run_function(module, "f", [])
+    assert out[0, 0] == 0 and out[0, -1] == 49_999 and np.all(np.diff(out[0]) == 1)
+    assert len(str(module)) < 200  # the ramp is one op, not 50k constants
+
+
+def test_iota_is_a_boundary_op_without_operands():
+    from rlx_xdsl.dialects.mir.elementwise import IotaOp
+    from rlx_xdsl.dialects.traits import Precision, precision_class
+
+    assert precision_class(IotaOp) is Precision.BOUNDARY
+    assert len(IotaOp.get_irdl_definition().operands) == 0
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

@@ -2,7 +2,7 @@
 ops get recipes the same way (registered by class, drawn by `graphs(ops=...)`)."""
 
 import pytest
-from hypothesis import Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, settings
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 from xdsl.irdl import (
@@ -14,6 +14,7 @@ from xdsl.irdl import (
 )
 
 from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.dialects import hir as hir_dialect
 from rlx_xdsl.dialects import mir as mir_dialect
 from rlx_xdsl.dialects.mir.elementwise import AddOp, ConstantOp
 from rlx_xdsl.dialects.traits import OperandRoles, Role, operand_roles
@@ -41,6 +42,41 @@ def test_each_group_module_registers_exactly_its_dialect_groups_ops(recipes, gro
     assert _module_name(recipes) == _module_name(group)
     registered = {op for op in RECIPES if RECIPES[op].__module__ == recipes.__name__}
     assert registered == {op for op in group.OPS if needs_recipe(op)}
+
+
+@pytest.mark.parametrize(
+    "recipes, group",
+    list(zip(graphgen.hir.GROUPS, hir_dialect.GROUPS, strict=True)),
+    ids=[_module_name(g) for g in hir_dialect.GROUPS],
+)
+def test_each_hir_group_module_registers_exactly_its_groups_ops(recipes, group):
+    assert _module_name(recipes) == _module_name(group)
+    registered = {op for op in RECIPES if RECIPES[op].__module__ == recipes.__name__}
+    assert registered == set(group.OPS)
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=4, ops=hir_dialect.ALL_OPS))
+def test_hir_ops_drawn_when_named(module):
+    """`graphs(ops=...)` with HIR classes grows graphs of HIR blocks (and the constants they need)."""
+    module.verify()
+    ops = {op.name for op in module.ops.first.body.block.ops} - {"func.return"}
+    assert all(name.startswith("hir.") or name == "mir.constant" for name in ops)
+
+
+SELF_SUFFICIENT_BLOCKS = (
+    hir_dialect.attention.AttentionOp,
+    hir_dialect.attention.RopeOp,
+    hir_dialect.conv.DepthwiseConv1dCausalOp,
+    hir_dialect.blocks.LlamaDecoderBlockOp,
+)
+"""Blocks whose recipes create every operand they lack, so they never decline."""
+
+
+@settings(max_examples=10, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=2, ops=SELF_SUFFICIENT_BLOCKS))
+def test_named_hir_blocks_are_drawn(module):
+    assert any(isinstance(op, SELF_SUFFICIENT_BLOCKS) for op in module.walk())
 
 
 # Another dialect's op ----------------------------------------------------------------

@@ -6,6 +6,7 @@ them explicitly, in the order of `dialects.mir.GROUPS`.
 
 from rlx_xdsl.testing.graphgen.mir import (
     attention,
+    backward,
     contraction,
     conv,
     elementwise,
@@ -17,6 +18,22 @@ from rlx_xdsl.testing.graphgen.mir import (
     reduction,
     regions,
     shape,
+    structured,
 )
 
-GROUPS = (elementwise, contraction, shape, indexing, reduction, norm, attention, conv, loss, regions, fused, fused_regions)
+GROUPS = (
+    elementwise,
+    contraction,
+    shape,
+    indexing,
+    reduction,
+    norm,
+    attention,
+    conv,
+    loss,
+    backward,
+    regions,
+    structured,
+    fused,
+    fused_regions,
+)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import numpy as np
+from xdsl.ir import SSAValue
 
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
@@ -19,9 +20,9 @@ from rlx_xdsl.testing.graphgen.values import (
 )
 
 
-@RECIPES.register(AttentionOp)
-def attention(s: GraphState, op: OpClass) -> None:
-    """q `[B, H, Sq, D]`; k and v with a divisor of H as their head count."""
+def attention_operands(s: GraphState) -> tuple[SSAValue, SSAValue, SSAValue, SSAValue | None, dict]:
+    """`(q, k, v, mask, properties)` of an attention: q `[B, H, Sq, D]`; k and v with a
+    divisor of H as their head count; any mask kind, sometimes a scale and a soft-cap."""
     q = s.pick(floats_of_rank(4))
     if q is None:
         q = s.operand(s.shape(4, 4))
@@ -45,12 +46,18 @@ def attention(s: GraphState, op: OpClass) -> None:
         options["score_scale"] = s.choice((0.25, 0.5, 1.0))
     if s.flag():
         options["attn_logit_softcap"] = s.choice((5.0, 30.0))
+    return q, k, v, mask, options
+
+
+@RECIPES.register(AttentionOp)
+def attention(s: GraphState, op: OpClass) -> None:
+    q, k, v, mask, options = attention_operands(s)
     s.emit(op, q, k, v, mask, **options)
 
 
-@RECIPES.register(RopeOp)
-def rope(s: GraphState, op: OpClass) -> None:
-    """An even head dim; cos and sin cover the `n_rot` rotated dims of each position."""
+def rope_operands(s: GraphState) -> tuple[SSAValue, SSAValue, SSAValue, dict]:
+    """`(x, cos, sin, properties)`: an even head dim; cos and sin cover the `n_rot`
+    rotated dims of each position."""
     x = s.pick(lambda v: is_float(v) and rank(v) >= 2 and shape_of(v)[-1] % 2 == 0)
     if x is None:
         x = s.operand(s.shape(2, 3) + (s.choice((2, 4)),))
@@ -59,4 +66,10 @@ def rope(s: GraphState, op: OpClass) -> None:
     et = element_type(x)
     cos = s.operand((seq, n_rot // 2), et)
     sin = s.operand((seq, n_rot // 2), et)
-    s.emit(op, x, cos, sin, head_dim=head_dim, n_rot=n_rot)
+    return x, cos, sin, {"head_dim": head_dim, "n_rot": n_rot}
+
+
+@RECIPES.register(RopeOp)
+def rope(s: GraphState, op: OpClass) -> None:
+    x, cos, sin, options = rope_operands(s)
+    s.emit(op, x, cos, sin, **options)

@@ -33,24 +33,32 @@ def _nchw(s: GraphState) -> SSAValue:
     return s.pick(floats_of_rank(4)) or s.operand(s.shape(4, 4))
 
 
-@RECIPES.register(ConvOp)
-def conv(s: GraphState, op: OpClass) -> None:
-    """Grouped when the channels allow; the weight is usually a parameter."""
+def conv_operands(s: GraphState) -> tuple[SSAValue, SSAValue, dict]:
+    """`(x, w, properties)` of a conv, grouped when the channels allow; w is usually a parameter."""
     x = _nchw(s)
     _, in_channels, height, width = shape_of(x)
     groups = s.choice(divisors(in_channels))
     out_channels = groups * s.integer(1, 2)
     (kh, sh, ph, dh), (kw, sw, pw, dw) = (_window(s, d, True) for d in (height, width))
     w = s.operand((out_channels, in_channels // groups, kh, kw), element_type(x), param=True)
-    s.emit(
-        op, x, w,
-        kernel_size=[kh, kw], stride=[sh, sw], padding=[ph, pw], dilation=[dh, dw], groups=groups,
-    )  # fmt: skip
+    options = dict(kernel_size=[kh, kw], stride=[sh, sw], padding=[ph, pw], dilation=[dh, dw], groups=groups)
+    return x, w, options
+
+
+@RECIPES.register(ConvOp)
+def conv(s: GraphState, op: OpClass) -> None:
+    x, w, options = conv_operands(s)
+    s.emit(op, x, w, **options)
+
+
+def pool_options(s: GraphState, x: SSAValue) -> dict:
+    """The properties of a max or mean pooling of `x`."""
+    (kh, sh, ph, _), (kw, sw, pw, _) = (_window(s, d, False) for d in shape_of(x)[2:])
+    kind = s.choice(("max", "mean"))
+    return dict(kind=kind, kernel_size=[kh, kw], stride=[sh, sw], padding=[ph, pw])
 
 
 @RECIPES.register(PoolOp)
 def pool(s: GraphState, op: OpClass) -> None:
     x = _nchw(s)
-    (kh, sh, ph, _), (kw, sw, pw, _) = (_window(s, d, False) for d in shape_of(x)[2:])
-    kind = s.choice(("max", "mean"))
-    s.emit(op, x, kind=kind, kernel_size=[kh, kw], stride=[sh, sw], padding=[ph, pw])
+    s.emit(op, x, **pool_options(s, x))

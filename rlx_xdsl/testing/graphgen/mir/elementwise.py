@@ -21,6 +21,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
     ExpOp,
     GeluApproxOp,
     GeluOp,
+    IotaOp,
     LogOp,
     MaxOp,
     MinOp,
@@ -63,6 +64,13 @@ def positive(s: GraphState, v: SSAValue) -> SSAValue:
 @RECIPES.register(ConstantOp)
 def constant(s: GraphState, op: OpClass) -> None:
     s.constant(s.shape())
+
+
+@RECIPES.register(IotaOp)
+def iota(s: GraphState, op: OpClass) -> None:
+    """A ramp of a new shape along one of its dims, as integers or floats."""
+    shape = s.shape(1)
+    s.produce(s.builder.mir.iota(shape, s.choice(("i64", "i32", "f32")), dimension=s.axis(len(shape))))
 
 
 @RECIPES.register(CastOp)

@@ -13,6 +13,9 @@ the carried types. Mixing two block arguments could break that equality.
 
 Predicates compare a reduction of the data with a constant, so they hold for
 some inputs and not for others, and every loop has a `max_iterations` bound.
+
+`region_emit`, `elementwise_chain`, `small_scalar` and `region_body` serve the
+other region ops' recipes too (`graphgen.mir.structured`).
 """
 
 from __future__ import annotations
@@ -58,7 +61,7 @@ INTEGER_UNARY = (NegOp, AbsOp, ReluOp)
 BINARY = (AddOp, SubOp, MulOp, MaxOp, MinOp)
 
 
-def _region_emit(rb: GraphBuilder) -> Emit:
+def region_emit(rb: GraphBuilder) -> Emit:
     """`GraphState.emit` for a region body: built with `rb`, kept out of the pool."""
     return lambda op_class, *operands, **properties: rb.emit(op_class(*operands, **properties))
 
@@ -67,7 +70,7 @@ def _one_element(v: SSAValue) -> bool:
     return all(d == 1 for d in shape_of(v))
 
 
-def _small_scalar(s: GraphState, emit: Emit, like: SSAValue) -> SSAValue:
+def small_scalar(s: GraphState, emit: Emit, like: SSAValue) -> SSAValue:
     """A rank-0 constant of `like`'s dtype: it broadcasts without changing any shape."""
     value = s.choice((-1.0, -0.5, 0.0, 0.5, 2.0) if is_float(like) else (-1, 0, 1, 2))
     return emit(ConstantOp, dense(value, element_type(like)))
@@ -78,25 +81,25 @@ def _threshold_predicate(s: GraphState, emit: Emit, x: SSAValue) -> SSAValue:
     if rank(x) > 0:
         kind = s.choice(("sum", "max", "mean"))
         x = emit(ReduceOp, x, kind=kind, axes=list(range(rank(x))), keep_dim=s.flag())
-    return emit(CompareOp, x, _small_scalar(s, emit, x), predicate=s.choice(("gt", "ge", "lt", "le")))
+    return emit(CompareOp, x, small_scalar(s, emit, x), predicate=s.choice(("gt", "ge", "lt", "le")))
 
 
-def _elementwise_chain(s: GraphState, emit: Emit, x: SSAValue) -> SSAValue:
+def elementwise_chain(s: GraphState, emit: Emit, x: SSAValue) -> SSAValue:
     """`x` through 0-2 elementwise ops that keep its type (binary ones with `x` or a scalar)."""
     for _ in range(s.integer(0, 2) if is_numeric(x) else 0):
         op = s.choice((FLOAT_UNARY if is_float(x) else INTEGER_UNARY) + BINARY)
         if op in BINARY:
-            x = emit(op, x, x if s.flag() else _small_scalar(s, emit, x))
+            x = emit(op, x, x if s.flag() else small_scalar(s, emit, x))
         else:
             x = emit(op, x)
     return x
 
 
-def _body(s: GraphState, sources: Sequence[int]) -> Callable[..., tuple[SSAValue, ...]]:
+def region_body(s: GraphState, sources: Sequence[int]) -> Callable[..., tuple[SSAValue, ...]]:
     """A region body yielding `chain(args[i])` for each i in `sources` (fresh draws per call)."""
 
     def build(rb: GraphBuilder, *args: SSAValue) -> tuple[SSAValue, ...]:
-        return tuple(_elementwise_chain(s, _region_emit(rb), args[i]) for i in sources)
+        return tuple(elementwise_chain(s, region_emit(rb), args[i]) for i in sources)
 
     return build
 
@@ -109,7 +112,7 @@ def if_(s: GraphState, op: OpClass) -> None:
     if pred is None or s.flag():
         pred = _threshold_predicate(s, s.emit, s.need(is_numeric))
     index = st.integers(0, len(captures) - 1)
-    body = _body(s, s.draw(st.lists(index, min_size=1, max_size=len(captures))))
+    body = region_body(s, s.draw(st.lists(index, min_size=1, max_size=len(captures))))
     s.produce(s.builder.if_(pred, captures, body, body))
 
 
@@ -120,7 +123,7 @@ def while_(s: GraphState, op: OpClass) -> None:
     watched = s.integer(0, len(carried) - 1)
 
     def cond(rb: GraphBuilder, *args: SSAValue) -> SSAValue:
-        return _threshold_predicate(s, _region_emit(rb), args[watched])
+        return _threshold_predicate(s, region_emit(rb), args[watched])
 
-    body = _body(s, range(len(carried)))
+    body = region_body(s, range(len(carried)))
     s.produce(s.builder.while_(carried, cond, body, max_iterations=s.integer(1, 4)))

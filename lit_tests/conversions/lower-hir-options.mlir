@@ -1,0 +1,14 @@
+// RUN: rlx-opt %s -p 'rlx-lower-hir{policy=fusable}' --dump-pass-pipeline -o %t 2>&1 | filecheck %s --check-prefix=DUMP
+// RUN: not rlx-opt %s -p 'rlx-lower-hir{policy=eager}' 2>&1 | filecheck %s --check-prefix=POLICY
+// RUN: rlx-opt --list-passes | filecheck %s --check-prefix=LIST
+
+// DUMP: builtin.module(rlx-lower-hir{policy="fusable"})
+// POLICY: lower-hir-options.mlir:1:1: error: rlx-lower-hir: unknown policy 'eager' (expected direct or fusable)
+// LIST: rlx-lower-hir
+// LIST-NEXT: Expand HIR block ops into MIR
+// LIST-NEXT: --policy=direct|fusable (default: "direct")
+
+func.func @f(%x: tensor<2x8xf32>, %g: tensor<8xf32>) -> tensor<2x8xf32> {
+  %0 = hir.rms_norm %x, %g, %g eps = 1.0e-6 : (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>
+  func.return %0 : tensor<2x8xf32>
+}

@@ -1,0 +1,18 @@
+"""The `hir` dialect: RLX's block ops, which state fusion intent and lower to MIR.
+
+A model author writes a decoder as a dozen block ops (`hir.linear`,
+`hir.swiglu`, `hir.llama_decoder_block`, ...) in an ordinary `func.func`; MIR
+ops may appear beside them (RLX's `HirOp::Mir` escape hatch is simply a MIR op).
+`rlx-lower-hir` expands every block into MIR. Ops are grouped by concept, one
+module per group; each exports `OPS`, gathered here into the `HIR` dialect.
+"""
+
+from xdsl.ir import Dialect
+
+from rlx_xdsl.dialects.hir import attention, blocks, conv, linear, norm
+
+GROUPS = (linear, norm, attention, conv, blocks)
+
+ALL_OPS = [op for group in GROUPS for op in group.OPS]
+
+HIR = Dialect("hir", ALL_OPS, [])
