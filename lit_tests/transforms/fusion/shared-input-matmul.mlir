@@ -1,5 +1,6 @@
 // RUN: rlx-opt %s --split-input-file -p rlx-fuse-shared-input-matmul | filecheck %s
 // RUN: rlx-opt %s --split-input-file --fusion-report -o %t 2>&1 | filecheck %s --check-prefix=SCAN
+// RUN: rlx-opt %s --split-input-file -p rlx-fuse-shared-input-matmul --fusion-report -o %t 2>&1 | filecheck %s --check-prefix=FUSED
 
 // RLX fuse_shared_input_matmul: x, w1, w2, mm, mm -> x, w1, w2, concat, mm, narrow, narrow (7 nodes).
 // CHECK-LABEL: func.func @pair
@@ -9,6 +10,7 @@
 // CHECK-NEXT:    %b = mir.narrow %1 axis = -1 start = 32 len = 16 : (tensor<2x8x48xf32>) -> tensor<2x8x16xf32>
 // CHECK-NEXT:    func.return %a, %b
 // SCAN: nodes=5→5 matmul=2→2 {{.*}} missed_shared_mm=1
+// FUSED: nodes=5→7 matmul=2→1 {{.*}} missed_shared_mm=0
 // SCAN: shared_input_matmul @ {{.*}}shared-input-matmul.mlir:[[# @LINE + 2]]:3 — NotFused → check inspect_pipeline / RLX_FUSION_REPORT=1
 func.func @pair(%x: tensor<2x8x64xf32>, %w1: tensor<64x32xf32>, %w2: tensor<64x16xf32>) -> (tensor<2x8x32xf32>, tensor<2x8x16xf32>) {
   %a = mir.matmul %x, %w1 : (tensor<2x8x64xf32>, tensor<64x32xf32>) -> tensor<2x8x32xf32>

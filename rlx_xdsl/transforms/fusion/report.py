@@ -108,7 +108,7 @@ class MissedFusion:
         return self.reason.hint
 
     def __str__(self) -> str:
-        where = self.location or f"<{self.op.name} without location>"
+        where = self.location or self.op.name
         context = f" ({self.label})" if self.label else ""
         return f"{self.pattern} @ {where}{context} — {self.reason} → {self.hint}"
 
