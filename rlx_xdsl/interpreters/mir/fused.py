@@ -110,7 +110,8 @@ def attention_block(op, hidden, qkv_w, out_w, mask=None, qkv_bias=None, out_bias
     heads, kv_heads, head_dim = op.num_heads.value.data, op.kv_heads(), op.head_dim.value.data
     qkv = linear(hidden, qkv_w, qkv_bias)
     q_end, k_end = heads * head_dim, (heads + kv_heads) * head_dim
-    q, k, v = _heads(qkv[..., :q_end], heads), _heads(qkv[..., q_end:k_end], kv_heads), _heads(qkv[..., k_end:], kv_heads)
+    q = _heads(qkv[..., :q_end], heads)
+    k, v = _heads(qkv[..., q_end:k_end], kv_heads), _heads(qkv[..., k_end:], kv_heads)
     if cos is not None:
         n_rot = op.n_rot.value.data if op.n_rot is not None else head_dim
         q, k = (rounded(x.dtype, rotate(x, cos, sin, n_rot)) for x in (q, k))

@@ -301,7 +301,8 @@ def discard(candidate: Operation | None, qkv_w) -> None:
 
 @dataclass(frozen=True)
 class FuseAttentionBlockPass(ModulePass):
-    """Fuse qkv projection(s) -> head split -> (rope) -> attention -> merge -> out projection into mir.fused_attention_block.
+    """Fuse qkv projection(s) -> head split -> (rope) -> attention -> merge -> out projection
+    into mir.fused_attention_block.
 
     A real fusion (RLX 0.2.2's FuseAttentionBlock is a no-op); sees through
     grouped-query repeat_kv and accepts separate q/k/v matmuls of one input.

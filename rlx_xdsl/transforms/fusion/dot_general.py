@@ -23,8 +23,8 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.dialects.base import refine_dim
+from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
@@ -76,15 +76,18 @@ class LowerDotGeneral(RewritePattern):
         if needs_final_reshape and final.count(-1) > 1:
             return
         e = Emitter.replacing(op, rewriter)
-        product = e.mir.matmul(arrange(e, op.lhs, lb + lf + lc, lhs_groups), arrange(e, op.rhs, rb + rc + rf, rhs_groups))
-        if needs_final_reshape:
-            product = e.mir.reshape(product, new_shape=final)
-        e.replace(op, product)
+        lhs = arrange(e, op.lhs, lb + lf + lc, lhs_groups)
+        product = e.mir.matmul(lhs, arrange(e, op.rhs, rb + rc + rf, rhs_groups))
+        if needs_final_reshape or (product.type != op.result.type and final.count(-1) <= 1):
+            product = e.mir.reshape(product, new_shape=final)  # also pins dims `?` hid from the matmul
+        if product.type == op.result.type:
+            e.replace(op, product)
 
 
 @dataclass(frozen=True)
 class LowerDotGeneralPass(ModulePass):
-    """Rewrite every mir.dot_general as transposes, reshapes and a (batched) mir.matmul (RLX's LowerDotGeneral, generalised).
+    """Rewrite every mir.dot_general as transposes, reshapes and a (batched) mir.matmul
+    (RLX's LowerDotGeneral, generalised).
 
     RLX lowers only the 2-D case; a dot_general whose grouped dims would need two dynamic reshape entries stays.
     """

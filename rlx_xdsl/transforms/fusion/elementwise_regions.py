@@ -148,7 +148,8 @@ FOREVER = Caps(max_steps=-1)
 
 @dataclass(frozen=True)
 class MarkElementwiseRegionsPass(ModulePass):
-    """Fuse maximal single-consumer chains of elementwise ops into mir.elementwise_region (RLX's MarkElementwiseRegions).
+    """Fuse maximal single-consumer chains of elementwise ops into mir.elementwise_region
+    (RLX's MarkElementwiseRegions).
 
     At least two ops per region; max-steps / max-inputs cap a region's ops
     and inputs (0: unbounded; RLX's GPU and TPU targets use 32 and 16).
@@ -177,7 +178,8 @@ class UnfuseElementwiseRegionsPass(ModulePass):
 
 @dataclass(frozen=True)
 class ClipElementwiseRegionsPass(ModulePass):
-    """Expand the mir.elementwise_regions with more ops or inputs than a target allows (RLX's clip_elementwise_regions).
+    """Expand the mir.elementwise_regions with more ops or inputs than a target allows
+    (RLX's clip_elementwise_regions).
 
     0 leaves that dimension unbounded.
     """

@@ -81,7 +81,9 @@ def in_block_order(members: set[Operation], last: Operation) -> list[Operation]:
     return found[::-1]
 
 
-def apply_patterns(module: ModuleOp, *patterns: RewritePattern, recursive: bool = False, reverse: bool = False) -> bool:
+def apply_patterns(
+    module: ModuleOp, *patterns: RewritePattern, recursive: bool = False, reverse: bool = False
+) -> bool:
     """Apply `patterns` over `module`; True if anything changed.
 
     Unlike xDSL's default greedy applier this never erases unrelated dead ops

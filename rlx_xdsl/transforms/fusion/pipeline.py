@@ -79,7 +79,9 @@ TARGETS: dict[str, Target] = {
     "metal": Target(ALL - {"FusedAttentionBlock"}, keep_regions=True),
     "cuda": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
     "rocm": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
-    "tpu": Target(frozenset({"MatMul", "ElementwiseRegion", "FusedMatMulBiasAct", "FusedResidualLN"}), keep_regions=True),
+    "tpu": Target(
+        frozenset({"MatMul", "ElementwiseRegion", "FusedMatMulBiasAct", "FusedResidualLN"}), keep_regions=True
+    ),
     "wgpu": Target(ALL, keep_regions=True),
     "best": Target(ALL, keep_regions=True, max_steps=0, max_inputs=0, beyond_rlx=True),
 }
@@ -97,7 +99,9 @@ FUSIONS: tuple[tuple[str | None, Callable[[], ModulePass]], ...] = (
 """RLX's fusion passes 3-10, each with the op kind a target must claim for it (None: always)."""
 
 
-def fusion_passes(target: str = "cpu", skip_fusion: bool = False, keep_regions: bool | None = None) -> list[ModulePass]:
+def fusion_passes(
+    target: str = "cpu", skip_fusion: bool = False, keep_regions: bool | None = None
+) -> list[ModulePass]:
     """The passes `rlx-fusion-pipeline` runs for `target`, in RLX's order."""
     profile = TARGETS.get(target)
     if profile is None:

@@ -71,7 +71,8 @@ class FuseSharedInputMatmul(RewritePattern):
 
 @dataclass(frozen=True)
 class FuseSharedInputMatmulPass(ModulePass):
-    """Fuse matmuls sharing their lhs into one matmul over concatenated weights plus narrows (RLX's FuseSharedInputMatMul).
+    """Fuse matmuls sharing their lhs into one matmul over concatenated weights plus narrows
+    (RLX's FuseSharedInputMatMul).
 
     Weights: rank 2, static width, equal rows, one element type.
     """

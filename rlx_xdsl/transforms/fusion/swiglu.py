@@ -131,7 +131,8 @@ class FuseSwigluDualMatmulPass(ModulePass):
 
 @dataclass(frozen=True)
 class FuseSwigluPass(ModulePass):
-    """Fuse mul(narrow(cat), silu(narrow(cat))) over the two halves of cat's last axis into fused_swiglu (RLX's FuseSwiGLU).
+    """Fuse mul(narrow(cat), silu(narrow(cat))) over the two halves of cat's last axis into
+    fused_swiglu (RLX's FuseSwiGLU).
 
     The narrows and the silu must be used only there; gate_first when the silu reads the low half.
     """
