@@ -2,6 +2,8 @@
 // RUN: rlx-opt %s --split-input-file -p 'rlx-fusion-pipeline{target=cpu}' --fusion-report -o %t 2>&1 | filecheck %s --check-prefix=REPORT
 // RUN: rlx-opt %s --split-input-file -p 'rlx-fusion-pipeline{target=metal}' | filecheck %s --check-prefix=METAL
 // RUN: rlx-opt %s --split-input-file -p 'rlx-fusion-pipeline{target=cpu skip-fusion=true}' | filecheck %s --check-prefix=SKIP
+// RUN: not rlx-opt %s -p 'rlx-fusion-pipeline{target=gpu}' 2>&1 | filecheck %s --check-prefix=BAD
+// BAD: rlx-opt: error: invalid options for pass 'rlx-fusion-pipeline': target=gpu: 'gpu' is not one of cpu, metal, cuda, rocm, tpu, wgpu, best
 
 // RLX report_counts_fused_ops / swiglu_ffn_builder_fuses_end_to_end: one fused_swiglu, fewer nodes.
 // REPORT: nodes=9→8 matmul=3→2 fused_mm_act=0 fused_swiglu=1

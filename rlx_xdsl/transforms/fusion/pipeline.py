@@ -31,7 +31,7 @@ regions with RLX's 32-step / 16-input caps; cpu's caps are unbounded.
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
@@ -135,9 +135,13 @@ class FusionPipelinePass(ModulePass):
 
     name = "rlx-fusion-pipeline"
 
-    target: str = "cpu"
+    target: str = field(default="cpu", metadata={"syntax": "|".join(TARGETS)})
     skip_fusion: bool = False
-    keep_regions: bool | None = None
+    keep_regions: bool | None = field(default=None, metadata={"syntax": "true|false"})
+
+    def __post_init__(self) -> None:
+        if self.target not in TARGETS:  # a bad option is a usage error, before any IR is read
+            raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for pass_ in fusion_passes(self.target, self.skip_fusion, self.keep_regions):

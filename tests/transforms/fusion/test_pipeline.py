@@ -99,6 +99,8 @@ def test_every_pipeline_pass_is_a_registered_pass():
 def test_unknown_target_is_an_error():
     with pytest.raises(ValueError, match="unknown fusion target 'gpu' \\(expected one of: cpu, metal"):
         fusion_passes("gpu")
+    with pytest.raises(ValueError, match="target=gpu: 'gpu' is not one of cpu, metal"):
+        FusionPipelinePass(target="gpu")
 
 
 def test_fusion_passes_are_listed_by_rlx_opt(capsys):
@@ -106,7 +108,7 @@ def test_fusion_passes_are_listed_by_rlx_opt(capsys):
     listed = capsys.readouterr().out
     for name in FUSION_PASSES:
         assert f"  {name}\n" in listed
-    assert "--target=<str> (default: \"cpu\")" in listed
+    assert '--target=cpu|metal|cuda|rocm|tpu|wgpu|best (default: "cpu")' in listed
 
 
 def swiglu_residual_rms_block():
