@@ -29,7 +29,13 @@ def _hir() -> Dialect:
     return HIR
 
 
-RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir, "hir": _hir}
+def _lir() -> Dialect:
+    from rlx_xdsl.dialects.lir import LIR
+
+    return LIR
+
+
+RLX_DIALECTS: dict[str, Callable[[], Dialect]] = {"mir": _mir, "hir": _hir, "lir": _lir}
 """RLX's dialect factories by name (lazy, as xDSL's universe expects)."""
 
 

@@ -124,6 +124,8 @@ def verify_located(root: Operation) -> None:
                 )
     try:
         root.verify(verify_nested_ops=False)
+    except OpError:
+        raise  # the verifier knows a better place (a memory plan points at the overlapping value)
     except VerifyException as e:
         raise OpError(root, describe(e)) from e
     except Exception as e:

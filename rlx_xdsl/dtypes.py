@@ -64,7 +64,11 @@ class DType:
 
     @property
     def nbytes(self) -> int:
-        return self.numpy.itemsize
+        """Bytes per element, from the element type alone (so numpy stays unloaded):
+        whole bytes, i1 taking one as numpy's bool does."""
+        t = self.element_type
+        bits = 2 * t.element_type.bitwidth if isinstance(t, ComplexType) else t.bitwidth
+        return -(-bits // 8)
 
     @property
     def is_float(self) -> bool:

@@ -19,7 +19,7 @@ by default that of the op being rewritten, so diagnostics (and the fusion
 report) point at the user's source line. `labelled("layers.0.ffn")` wraps it in
 a `NameLoc` (HIR provenance); `fused(ops)` uses a `FusedLoc` of several ops.
 
-Dialect namespaces (`e.mir`, `e.hir`) are registered with
+Dialect namespaces (`e.mir`, `e.hir`, `e.lir`) are registered with
 `register_namespace`, so another dialect plugs in the same way.
 """
 
@@ -203,3 +203,12 @@ def _hir_namespace(emitter: Emitter) -> Any:
 
 
 register_namespace("hir", _hir_namespace)
+
+
+def _lir_namespace(emitter: Emitter) -> Any:
+    from rlx_xdsl.dialects.lir import LIR
+
+    return OpNamespace(emitter, LIR)
+
+
+register_namespace("lir", _lir_namespace)

@@ -47,6 +47,11 @@ def argument_name(f: func.FuncOp, index: int) -> str:
     return name.data if isinstance(name, StringAttr) else f"arg{index}"
 
 
+def is_param(f: func.FuncOp, index: int) -> bool:
+    """Whether argument `index` is a parameter (`rlx.param`) rather than an input."""
+    return PARAM_ATTR in _arg_dict(f, index)
+
+
 def argument_names(f: func.FuncOp) -> list[str]:
     """The names of all of `f`'s arguments, by `argument_name`'s rule."""
     return [argument_name(f, index) for index in range(len(f.body.block.args))]

@@ -88,3 +88,8 @@ def test_broadcast_axes_undo_numpy_broadcast():
     assert axes == (0, 2)
     # Summing the broadcast result over those axes recovers x's shape, each cell counted 2*4 times.
     np.testing.assert_array_equal(g.sum(axis=axes, keepdims=True).reshape(x.shape), np.full((3, 1), 8.0))
+
+
+def test_element_sizes_match_numpy_without_loading_it():
+    for d in dtypes.DTYPES:
+        assert d.nbytes == d.numpy.itemsize, d.name

@@ -1,4 +1,5 @@
-"""docs/mir.md and docs/hir.md are generated from the op definitions; these tests keep them in sync."""
+"""docs/mir.md, docs/hir.md and docs/lir.md are generated from the dialect definitions; these
+tests keep them in sync."""
 
 import importlib.util
 from pathlib import Path
@@ -98,3 +99,21 @@ def test_check_mode_covers_both_references(tmp_path, capsys):
     assert GEN.main(["--dialect", "hir", "--output", str(stale)]) == 0
     assert stale.read_text() == GEN.generate("hir")
     assert GEN.main(["--check"]) == 0
+
+
+def test_docs_lir_md_is_up_to_date():
+    committed = (ROOT / "docs" / "lir.md").read_text()
+    assert committed == GEN.generate("lir"), "docs/lir.md is stale: run `python scripts/gen_op_docs.py`"
+
+
+def test_every_lir_op_and_attribute_has_a_section():
+    from rlx_xdsl.dialects import lir
+
+    text = GEN.generate("lir")
+    for op in lir.ALL_OPS:
+        assert f"### `{op.name}`" in text and op.get_irdl_definition().assembly_format in text
+    for attr in lir.ALL_ATTRIBUTES:
+        assert f"### `#{attr.name}`" in text
+    plan = text.split("### `lir.plan`", 1)[1].split("### ", 1)[0]
+    assert "- **Builder:** `b.lir.plan(*, arena_bytes, naive_bytes, lower_bound_bytes, alignment, strategy=None)`" in plan
+    assert "- **Parameters:** one of `prologue`, `steady`, `epilogue`" in text

@@ -56,3 +56,12 @@ def test_stock_xdsl_opt_runs_rlx_dce():
     assert proc.returncode == 0, proc.stderr
     assert "%unused" not in proc.stdout
     assert "mir.where %1, %0, %a" in proc.stdout  # live ops stay
+
+
+def test_stock_xdsl_opt_plans_memory_and_reads_the_plan_back():
+    planned = xdsl_opt("-p", "rlx-plan-memory", stdin=SOURCE)
+    assert planned.returncode == 0, planned.stderr
+    assert "lir.plan arena_bytes = " in planned.stdout and "#lir.slot<offset = " in planned.stdout
+    again = xdsl_opt(stdin=planned.stdout)  # parsed and verified (the plan proved) by stock xdsl-opt
+    assert again.returncode == 0, again.stderr
+    assert again.stdout == planned.stdout

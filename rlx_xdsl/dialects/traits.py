@@ -6,6 +6,7 @@
   than data (AMP never casts them, autodiff never differentiates through them);
 * `ViewOf`: the result can alias operand 0's buffer (LIR's memory plan);
 * `WritesInPlace`: the result may be written into a dying operand's buffer (LIR);
+* `Sampling`: the op selects from a distribution (top-k); LIR schedules it in the epilogue;
 * `RegionSignatureInterface`: the types of each region's block arguments
   (`rlx-specialize` retypes them after binding shapes).
 
@@ -189,6 +190,16 @@ def in_place_operands(op: Operation) -> list[int]:
         and v.type.get_shape() == result.get_shape()
         and _element_bytes(v.type.element_type) == _element_bytes(result.element_type)
     ]
+
+
+@dataclass(frozen=True)
+class Sampling(OpTrait):
+    """The op picks results out of a distribution (top-k, sampling): the end of a
+    decoding step, so LIR's phase schedule runs it in the epilogue (RLX's `derive_phases`)."""
+
+
+def is_sampling(op: Operation | type[Operation]) -> bool:
+    return op.has_trait(Sampling)
 
 
 def _element_bytes(element_type: Attribute) -> int:

@@ -5,7 +5,7 @@ op class in `KERNELS` (each dialect group contributes its table), so anything
 can call them directly: the xDSL interpreter built here, the LIR arena executor,
 constant folding, differential tests. `run_function(module, name, inputs)`
 executes one `func.func` with xDSL's `Interpreter`, whose op implementations are
-derived from `KERNELS`.
+derived from `KERNELS` (or, for a function with a memory plan, on its arena).
 
 Another dialect's kernels join with `KERNELS.add(MyOp, my_kernel)`; a
 terminator that hands its operands back to its region op joins with
@@ -102,8 +102,17 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
 
 
 def run_function(module: ModuleOp, name: str | None, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-    """Run one function on numpy inputs and return its outputs."""
+    """Run one function on numpy inputs and return its outputs.
+
+    A planned (LIR) function runs on its arena (`interpreters.lir`), with the same kernels.
+    """
+    from rlx_xdsl.dialects.lir import plan_of
+
     f = find_function(module, name)
+    if plan_of(f) is not None:
+        from rlx_xdsl.interpreters.lir import run_planned
+
+        return run_planned(module, f, inputs)
     interp = make_interpreter(module)
     outputs = interp.call_op(f, tuple(np.asarray(x) for x in inputs))
     return [np.asarray(o) for o in outputs]

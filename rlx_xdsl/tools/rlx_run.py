@@ -4,6 +4,7 @@
     rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
     rlx-run model.mlir --func f --seed 3 --save out/
     rlx-opt model.mlir -p rlx-dce | rlx-run -
+    rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
 
 It is the quickest way to see what a graph computes, and to check that a pass
 pipeline preserved it: run the file before and after `rlx-opt` and compare the
@@ -43,7 +44,9 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import describe, op_diagnostic, render
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
+from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.interpreters import find_function, make_interpreter
+from rlx_xdsl.interpreters.lir import ArenaRunError, run_planned
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import SourceError, parse_source
@@ -87,11 +90,11 @@ def read_source(path: str) -> tuple[str, str]:
         raise RunError(f"cannot read '{path}': {e}") from None
 
 
-def load_module(path: str) -> tuple[ModuleOp, LineIndex]:
-    """Parse and verify the file, every op located at its place in the source
-    (also returned, for later diagnostics); errors are `SourceError`s."""
+def load_module(path: str, verify: bool = True) -> tuple[ModuleOp, LineIndex]:
+    """Parse and (unless told not to) verify the file, every op located at its place
+    in the source (also returned, for later diagnostics); errors are `SourceError`s."""
     text, name = read_source(path)
-    return parse_source(make_context(), text, name)
+    return parse_source(make_context(), text, name, verify=verify)
 
 
 def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
@@ -222,8 +225,11 @@ class _RunningOps(Interpreter.Listener):
 
 
 def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex) -> list[np.ndarray]:
-    """Run `f`. Any failure (a kernel rejecting its inputs, a missing kernel) is a
-    `SourceError` at the op being interpreted, or at `f` before its first op."""
+    """Run `f` (on its arena when it has a memory plan). Any failure (a kernel rejecting
+    its inputs, a missing kernel) is a `SourceError` at the op being interpreted, or at
+    `f` before its first op."""
+    if plan_of(f) is not None:
+        return execute_planned(module, f, inputs, source)
     interpreter = make_interpreter(module)
     running = _RunningOps()
     interpreter.listeners = (*interpreter.listeners, running)
@@ -234,6 +240,17 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
         message, note = f"interpretation failed: {describe(e)}", f"while running @{f.sym_name.data}"
         raise SourceError(op_diagnostic(culprit, message, note), source) from e
     return [np.asarray(output) for output in outputs]
+
+
+def execute_planned(
+    module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex
+) -> list[np.ndarray]:
+    """Run the planned `f` on one arena; failures are located like `execute`'s."""
+    try:
+        return run_planned(module, f, inputs)
+    except ArenaRunError as e:
+        message, note = f"interpretation failed: {describe(e.cause)}", f"while running @{f.sym_name.data} on its arena"
+        raise SourceError(op_diagnostic(e.op, message, note), source) from e
 
 
 def summarize(array: np.ndarray, shown: int = SHOWN_VALUES) -> list[str]:
@@ -321,6 +338,11 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     parser.add_argument(
+        "--disable-verify",
+        action="store_true",
+        help="skip the verifier: a function whose memory plan is wrong then runs anyway (and computes garbage)",
+    )
+    parser.add_argument(
         "--save",
         metavar="DIR",
         type=Path,
@@ -332,14 +354,16 @@ def make_parser() -> argparse.ArgumentParser:
 def run(args: argparse.Namespace) -> list[str]:
     """Do the work of one invocation; return the report lines."""
     specs = parse_input_specs(args.input)
-    module, source = load_module(args.file)
+    module, source = load_module(args.file, verify=not args.disable_verify)
     f = select_function(module, args.func)
     inputs = gather_inputs(f, specs, args.seed)
     outputs = execute(module, f, inputs, source)
     if args.save is not None:
         save_arrays(args.save, f, inputs, outputs)
     counts = f"{_count(len(inputs), 'argument')}, {_count(len(outputs), 'output')}"
-    lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed})"]
+    plan = plan_of(f)
+    arena = f", on an arena of {plan.arena_bytes.value.data} bytes" if plan is not None else ""
+    lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed}){arena}"]
     for name, array in zip(output_names(f), outputs):
         lines += describe_output(name, array)
     return lines

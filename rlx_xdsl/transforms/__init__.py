@@ -62,6 +62,12 @@ def _lower_hir() -> type[ModulePass]:
     return LowerHirPass
 
 
+def _plan_memory() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+
+    return PlanMemoryPass
+
+
 def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
     """A loader importing `module` only when the pass is used."""
     return lambda: getattr(importlib.import_module(module), cls)
@@ -98,6 +104,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-fold-casts": _fold_casts,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
+        "rlx-plan-memory": _plan_memory,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
         **FUSION_PASSES,

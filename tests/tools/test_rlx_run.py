@@ -4,6 +4,7 @@ Errors about the input file must read exactly as rlx-opt's (same located
 diagnostics, same rendering); interpreter failures are located at the failing op.
 """
 
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -492,3 +493,47 @@ def test_stdin_parse_errors_name_stdin():
     bad = subprocess.run([RLX_RUN, "-"], input=PARSE_ERROR, capture_output=True, text=True)
     assert bad.returncode == 1
     assert bad.stderr.startswith("<stdin>:3:18: error: Operation mir.bogus is not registered\n")
+
+
+# Planned (LIR) functions run on their arena ------------------------------------------------
+
+
+def planned_text(text: str) -> str:
+    from xdsl.context import Context
+
+    from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+
+    module = parse_module(text)
+    PlanMemoryPass().apply(Context(), module)
+    return str(module)
+
+
+def test_a_planned_function_runs_on_its_arena_with_the_same_values(tmp_path, capsys):
+    mir = run(capsys, MLP)[1]
+    code, lir, err = run(capsys, write(tmp_path, planned_text(MLP.read_text()), "mlp_lir.mlir"))
+    assert code == 0, err
+    header, *values = lir.splitlines()
+    assert header.startswith("@mlp: 5 arguments, 1 output (seed 0), on an arena of ") and header.endswith(" bytes")
+    assert values == mir.splitlines()[1:]
+
+
+def test_a_kernel_failure_on_the_arena_is_located_at_its_op(tmp_path, capsys):
+    path = write(tmp_path, planned_text(GATHER))
+    np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
+    err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
+    first, source, caret, note = err.splitlines()[:4]
+    assert first == f"{path}:5:5: error: interpretation failed: ValueError: 'mir.gather' index 7 is out of range [0, 4)"
+    assert source.lstrip().startswith("%g = mir.gather %n, %i axis = 0 {lir.slot = #lir.slot<")
+    assert note == f"{path}:5:5: note: while running @f on its arena"
+
+
+def test_disable_verify_runs_a_plan_the_verifier_rejects(tmp_path, capsys):
+    text = re.sub(r"naive_bytes = \d+", "naive_bytes = 0", planned_text(GATHER))
+    path = write(tmp_path, text)
+    expect_error(capsys, [path], "'lir.plan' naive_bytes = 0, but the function's buffers give ")
+    np.save(tmp_path / "ok.npy", np.int64([0, 1, 2]))
+    inputs = ["--input", f"i={tmp_path / 'ok.npy'}"]
+    code, out, err = run(capsys, "--disable-verify", path, *inputs)
+    assert code == 0, err
+    expected = run(capsys, write(tmp_path, GATHER, "mir.mlir"), *inputs)[1]
+    assert out.splitlines()[1:] == expected.splitlines()[1:]  # only a figure was wrong

@@ -9,6 +9,8 @@ from xdsl.dialects.builtin import TensorType
 
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
@@ -49,7 +51,7 @@ def test_every_pass_is_checked_here():
     """A new pass must add its before/after test on the LLaMA graph to this module."""
     assert set(get_all_passes()) == {
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
-        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir",
+        "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
     } | set(FUSION_PASSES)  # fmt: skip
 
 
@@ -240,4 +242,16 @@ def test_lower_hir_leaves_mir_alone_and_expands_the_hir_decoder_into_it(llama, p
     hir_module.verify()
     assert str(hir_module) == text
     for want, got in zip(expected, run_function(hir_module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_plan_memory_runs_the_graph_on_one_arena_with_the_same_results(llama):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    PlanMemoryPass().apply(Context(), module)
+    module.verify()
+    plan = plan_of(module.ops.first)
+    assert plan.arena_bytes.value.data == plan.lower_bound_bytes.value.data < plan.naive_bytes.value.data
+    reparsed = parse_module(str(module))  # the plan survives printing and parsing
+    for want, got in zip(expected, run_function(reparsed, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)

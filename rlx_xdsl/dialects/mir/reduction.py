@@ -34,7 +34,7 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.mir.attrs import ReduceKind, ReduceKindAttr
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT, REDUCTION
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, REDUCTION, Sampling
 from rlx_xdsl.shapes import DYNAMIC, normalize_axis, tensor
 
 
@@ -190,7 +190,7 @@ class TopkOp(RlxOperation):
     input = operand_def(TensorType)
     values = result_def(TensorType)
     indices = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    traits = traits_def(Pure(), DATA_MOVEMENT, Sampling())
     assembly_format = "$input `k` `=` $k " + FUNCTIONAL
 
     def __init__(self, input: SSAValue, *, k: int):
