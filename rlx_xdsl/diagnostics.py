@@ -20,7 +20,6 @@ from dataclasses import dataclass, field
 from io import StringIO
 
 from xdsl.ir import Operation
-from xdsl.printer import Printer
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -29,7 +28,9 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos, block_labels, op_position
+from rlx_xdsl.dominance import first_non_dominated_use, postorder
+from rlx_xdsl.locations import LineIndex, SourcePos, block_labels, op_position
+from rlx_xdsl.printer import RlxPrinter
 
 
 class OpError(DiagnosticException):
@@ -75,18 +76,19 @@ def describe(error: BaseException) -> str:
     return f"{type(error).__name__}: {text}" if text else type(error).__name__
 
 
-def parse_error_diagnostic(error: ParseError, parser: LocatingParser) -> Diagnostic:
-    """A parse error at the offending token (positions are chunk-relative in the span)."""
-    diag = Diagnostic(error.msg, _span_pos(error.span.start, parser))
+def parse_error_diagnostic(error: ParseError, lines: LineIndex) -> Diagnostic:
+    """A parse error at the offending token (span offsets index the parsed text, whose
+    lines `lines` maps to file lines)."""
+    diag = Diagnostic(error.msg, _span_pos(error.span.start, lines))
     if isinstance(error, MultipleSpansParseError):
         for span, note in error.refs:
-            diag.notes.append(Diagnostic(note or error.ref_text or "see here", _span_pos(span.start, parser), "note"))
+            diag.notes.append(Diagnostic(note or error.ref_text or "see here", _span_pos(span.start, lines), "note"))
     return diag
 
 
-def _span_pos(offset: int, parser: LocatingParser) -> SourcePos:
-    line, col = parser.lines.line_col(offset)
-    return SourcePos(parser.file_name, line, col)
+def _span_pos(offset: int, lines: LineIndex) -> SourcePos:
+    line, col = lines.line_col(offset)
+    return SourcePos(lines.name, line, col)
 
 
 def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagnostic:
@@ -109,27 +111,38 @@ def verify_located(root: Operation) -> None:
     """Verify `root` and everything nested in it; raise `OpError` at the innermost failing op.
 
     Checks the same rules as `Operation.verify()` (structure, traits, IRDL
-    constraints and `verify_`), nested ops before their parent as xDSL does.
-    Crashing verifiers are reported as errors at their op too.
+    constraints and `verify_`), nested ops before their parent as xDSL does, then
+    SSA dominance, which xDSL does not check (`dominance.py`). Crashing verifiers
+    are reported as errors at their op too. Iterative, so nesting depth costs nothing.
     """
-    for region in root.regions:
-        for block in region.blocks:
-            for child in block.ops:
-                verify_located(child)
-            if block.first_op is None and len(region.blocks) == 1 and not root.has_trait(NoTerminator):
-                raise OpError(
-                    root,
-                    f"Operation {root.name} contains empty block in single-block region "
-                    "that expects at least a terminator",
-                )
+    for op in postorder(root):
+        _verify_one(op)
+    bad = first_non_dominated_use(root)
+    if bad is not None:
+        owner = bad.value.owner
+        defining = owner if isinstance(owner, Operation) else owner.parent_op()
+        where = op_position(defining) if defining is not None else None
+        note = f"operand #{bad.index} is defined at {where}" if where is not None else None
+        raise OpError(bad.user, f"operand #{bad.index} does not dominate this use", note)
+
+
+def _verify_one(op: Operation) -> None:
+    """Verify `op` itself (its nested ops were verified before)."""
+    for region in op.regions:
+        if len(region.blocks) == 1 and region.blocks.first.first_op is None and not op.has_trait(NoTerminator):
+            raise OpError(
+                op,
+                f"Operation {op.name} contains empty block in single-block region "
+                "that expects at least a terminator",
+            )
     try:
-        root.verify(verify_nested_ops=False)
+        op.verify(verify_nested_ops=False)
     except OpError:
         raise  # the verifier knows a better place (a memory plan points at the overlapping value)
     except VerifyException as e:
-        raise OpError(root, describe(e)) from e
+        raise OpError(op, describe(e)) from e
     except Exception as e:
-        raise OpError(root, f"internal error in the verifier of '{root.name}': {describe(e)}") from e
+        raise OpError(op, f"internal error in the verifier of '{op.name}': {describe(e)}") from e
 
 
 # Rendering ----------------------------------------------------------------------
@@ -170,7 +183,7 @@ def source_excerpt(pos: SourcePos | None, source: LineIndex | None) -> str:
 
 def format_op(op: Operation) -> str:
     """`op` in generic form, with SSA names as they appear in the whole module."""
-    printer = Printer(stream=StringIO(), print_generic_format=True)
+    printer = RlxPrinter(stream=StringIO(), print_generic_format=True)
     try:
         toplevel = op.get_toplevel_object()
         if isinstance(toplevel, Operation) and toplevel is not op:

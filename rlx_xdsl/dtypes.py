@@ -246,6 +246,20 @@ def converts_exactly(source: Attribute, target: Attribute) -> bool:
     return t_low <= s_low and s_high <= t_high
 
 
+def literal_range(element_type: IntegerType) -> tuple[int, int]:
+    """The integer literals a type accepts, `[low, high]`: signless `iN` takes
+    `[-2^(N-1), 2^N - 1]` (MLIR: the bits of either reading), `siN` the signed range,
+    `uiN` `[0, 2^N - 1]`, `i1` 0 and 1."""
+    bits = element_type.width.data
+    if bits == 1:
+        return 0, 1
+    if element_type.signedness.data == Signedness.UNSIGNED:
+        return 0, (1 << bits) - 1
+    if element_type.signedness.data == Signedness.SIGNED:
+        return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    return -(1 << (bits - 1)), (1 << bits) - 1
+
+
 def promote_all(*types: Attribute) -> Attribute:
     result = types[0]
     for t in types[1:]:

@@ -73,18 +73,27 @@ def output_names(f: func.FuncOp) -> list[str]:
 
 
 def random_array(t: TensorType, rng: np.random.Generator) -> np.ndarray:
-    """A deterministic random tensor of type `t` (static shapes only)."""
+    """A deterministic random tensor of type `t` (static shapes only).
+
+    Values are drawn in the argument's own dtype (f32 as f32, halves through f32),
+    so a large input needs no float64 copy: floats are standard normal, integers
+    0..3, i1 coin flips.
+    """
+    import numpy as np
+
     shape = tuple(t.get_shape())
     if not is_static(shape):
         raise ValueError(f"cannot make a random input of dynamic type {t}")
     dt = dtypes.dtype_of(t.element_type)
     if dt.kind == "bool":
-        return rng.random(shape) < 0.5
+        return rng.integers(0, 2, size=shape, dtype=np.bool_)
     if dt.kind in ("int", "uint"):
-        return rng.integers(0, 4, size=shape).astype(dt.numpy)
+        return rng.integers(0, 4, size=shape, dtype=dt.numpy)
     if dt.kind == "complex":
-        return (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dt.numpy)
-    return rng.standard_normal(shape).astype(dt.numpy)
+        pairs = rng.standard_normal((*shape, 2), dtype=np.float32)
+        return pairs.view(np.complex64).reshape(shape)
+    drawn = rng.standard_normal(shape, dtype=np.float64 if dt.name == "f64" else np.float32)
+    return drawn.astype(dt.numpy, copy=False)
 
 
 def random_inputs(f: func.FuncOp, seed: int = 0) -> list[np.ndarray]:

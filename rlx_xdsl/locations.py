@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import bisect
 import re
+import struct
 from dataclasses import dataclass
 
 from xdsl.context import Context
@@ -26,10 +27,11 @@ from xdsl.dialects.builtin import (
     UnknownLoc,
 )
 from xdsl.ir import Attribute, Operation
-from xdsl.parser import Parser
 from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Position, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
+
+from rlx_xdsl.parser import RlxParser
 
 
 @dataclass(frozen=True)
@@ -75,8 +77,9 @@ class LineIndex:
         return self.text[start:end]
 
 
-class LocatingParser(Parser):
-    """An xDSL `Parser` that attaches a `FileLineColLoc` to every op it parses."""
+class LocatingParser(RlxParser):
+    """An xDSL `Parser` (with RLX's safe lexer and exact literals, `parser.py`) that
+    attaches a `FileLineColLoc` to every op it parses."""
 
     def __init__(self, ctx: Context, text: str, name: str, line_offset: int = 0):
         super().__init__(ctx, text, name)
@@ -97,11 +100,10 @@ class LocatingParser(Parser):
         start = self._current_token.span.start
         try:
             op = super().parse_operation()
-        except ParseError:
+        except (ParseError, RecursionError):
             raise
         except Exception as e:  # e.g. an attribute verifier: blame the op being parsed
-            message = str(e) if isinstance(e, DiagnosticException) else f"{type(e).__name__}: {e}"
-            raise ParseError(Span(start, start, self.lexer.input), message) from e
+            raise ParseError(Span(start, start, self.lexer.input), _construction_error(e)) from e
         if isinstance(op.location, UnknownLoc):  # keep an explicit `loc(...)` from the text
             op.location = self.location_at(start)
         return op
@@ -136,6 +138,16 @@ class LocatingParser(Parser):
                     if pos is not None and pos.file == self.file_name:
                         return self.lines.offset(pos.line, pos.col), name
         return None
+
+
+def _construction_error(error: Exception) -> str:
+    """What to say when building a parsed op or attribute raised `error`."""
+    text = str(error.args[0]) if error.args else ""
+    if isinstance(error, DiagnosticException):
+        return text or type(error).__name__
+    if isinstance(error, struct.error | OverflowError):
+        return f"a number in this operation does not fit its type ({text or 'out of range'})"
+    return f"invalid operation: {text}" if text else f"invalid operation ({type(error).__name__})"
 
 
 def source_pos(loc: Attribute) -> SourcePos | None:

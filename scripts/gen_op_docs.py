@@ -78,6 +78,33 @@ may be absent), traits, the AMP precision class (`rlx_xdsl.dialects.traits`),
 whether it is `Elementwise`, the Python builder call (`GraphBuilder`/`Emitter`), and the
 declarative assembly format of its custom syntax. Range checks that IRDL cannot
 express (e.g. `k >= 1`) live in each op's verifier and are not listed here.
+
+## Semantics every op shares
+
+What the reference interpreter (`rlx-run`, `rlx_xdsl.interpreters`) computes, and
+so what every pass must preserve (`rlx_xdsl/numerics.py` holds each rule once):
+
+- **Rounding.** Every conversion to a float type rounds once, to nearest-even
+  (f64 or i64 to bf16 included). f16/bf16 ops that sum (reductions, softmax, cumsum,
+  norms, matmul, conv, attention, cross-entropy, mean pooling, scatter_add) and
+  f16/bf16 activations compute in f32 and round the result once.
+- **Integers** compute in integers at any magnitude: add, sub, mul, neg, abs and
+  sums wrap on overflow (two's complement); division truncates toward zero; integer
+  division by zero and integer `pow` with a negative exponent are run-time errors
+  that name the op. i1 operands act as the integers 0 and 1; an i1 result is true
+  where the integer result is nonzero.
+- **Non-finite floats** follow IEEE 754: NaN propagates through arithmetic, `max`,
+  `min` and reductions; comparisons with NaN are false except `ne`; a NaN
+  condition or predicate is nonzero, so true. Per-op exceptions (attention's fully
+  masked rows, `topk`'s NaN order, cross-entropy's `-inf` logits) are in each op's text.
+- **Float to integer** conversion truncates toward zero and saturates; NaN gives 0
+  (Rust's `as`).
+- **Run-time checks.** Where a type has `?` dims, the interpreter re-runs the op's
+  own type inference on the run-time shapes before computing, so a mismatch gets
+  the verifier's message, and it checks every result against its declared type.
+  A result that would not fit in memory is refused before it is computed.
+- **Literals** (`mir.constant`) are read exactly, and printing them back preserves
+  every bit (see `mir.constant`).
 """
 
 HIR_HEADER = """\

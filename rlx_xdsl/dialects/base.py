@@ -22,7 +22,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.irdl import IRDLOperation
 from xdsl.irdl.declarative_assembly_format import (
     CustomDirective,
@@ -174,6 +174,20 @@ class RlxOperation(IRDLOperation):
         except (ShapeError, dtypes.UnsupportedDTypeError) as e:
             raise VerifyException(f"'{self.name}' {e.args[0] if e.args else e}") from e
 
+    def inferred_types_for(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
+        """The result types inference gives when the operands have `operand_types`.
+
+        The interpreter passes the shapes values have at run time, so `?` dims get
+        the checks (and messages) the verifier gives static ones. Works on a detached
+        copy of the op (regions left out); raises `VerifyException` like the verifier.
+        """
+        block = Block(arg_types=operand_types)
+        probe = self.clone_without_regions(dict(zip(self.operands, block.args)), clone_name_hints=False)
+        try:
+            return probe.inferred_types()
+        finally:
+            probe.erase()
+
     def refresh_result_types(self) -> bool:
         """Replace each result's type with the inferred one; True if any changed."""
         changed = False
@@ -184,14 +198,7 @@ class RlxOperation(IRDLOperation):
         return changed
 
     def verify_(self) -> None:
-        for operand in self.operands:
-            element = getattr(operand.type, "element_type", None)
-            if element is not None and not dtypes.is_supported(element):
-                raise VerifyException(
-                    f"'{self.name}' operand type {operand.type} has an element type "
-                    "outside RLX's dtypes (f32, f16, bf16, f64, i1, i8, i16, i32, i64, "
-                    "ui8, ui32, complex<f32>)"
-                )
+        self._require_rlx_dtypes("operand", self.operands)
         inferred = self.inferred_types()
         if len(inferred) != len(self.results):
             raise VerifyException(
@@ -203,6 +210,17 @@ class RlxOperation(IRDLOperation):
                 raise VerifyException(
                     f"'{self.name}' inferred {which} {expected} does not match "
                     f"declared type {res.type}"
+                )
+        self._require_rlx_dtypes("result", self.results)  # e.g. a constant of i3
+
+    def _require_rlx_dtypes(self, what: str, values: Sequence[SSAValue]) -> None:
+        for value in values:
+            element = getattr(value.type, "element_type", None)
+            if element is not None and not dtypes.is_supported(element):
+                raise VerifyException(
+                    f"'{self.name}' {what} type {value.type} has an element type "
+                    "outside RLX's dtypes (f32, f16, bf16, f64, i1, i8, i16, i32, i64, "
+                    "ui8, ui32, complex<f32>)"
                 )
 
 

@@ -10,11 +10,19 @@ derived from `KERNELS` (or, for a function with a memory plan, on its arena).
 Another dialect's kernels join with `KERNELS.add(MyOp, my_kernel)`; a
 terminator that hands its operands back to its region op joins with
 `YIELDS.append(MyYieldOp)`.
+
+`run_kernel` is the one door to a kernel: for `?` dims it re-runs the op's type
+inference on the run-time shapes before computing, checks the results after
+(`checks.py`), keeps numpy's warnings off stderr, and names the op in every
+`KernelError`. (Operands need no check: each is a checked result, a checked
+function argument, or a region argument taken from checked operands.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import warnings
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 
 import numpy as np
 from xdsl.dialects import func
@@ -31,8 +39,8 @@ from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, Region
 from xdsl.traits import SymbolTable
 
-from rlx_xdsl.interpreters import hir, mir
-from rlx_xdsl.interpreters.common import Kernel
+from rlx_xdsl.interpreters import checks, hir, mir
+from rlx_xdsl.interpreters.common import Kernel, KernelError
 from rlx_xdsl.registry import OpRegistry
 
 KERNELS: OpRegistry[Kernel] = OpRegistry("interpreter kernel")
@@ -44,12 +52,79 @@ YIELDS: list[type[Operation]] = [y for group in mir.GROUPS for y in getattr(grou
 """Terminators whose operands are the values their region yields."""
 
 
+_QUIET = [0]
+"""How many `quiet_numpy` blocks are active (warning filters are set up only once)."""
+
+
+@contextmanager
+def quiet_numpy() -> Iterator[None]:
+    """No numpy floating-point warning reaches stderr inside the block: IEEE results
+    (NaN, inf) are the interpreter's documented semantics, not warnings."""
+    if _QUIET[0]:
+        yield
+        return
+    _QUIET[0] += 1
+    try:
+        with np.errstate(all="ignore"), warnings.catch_warnings():
+            warnings.simplefilter("ignore", RuntimeWarning)
+            warnings.simplefilter("ignore", np.exceptions.ComplexWarning)
+            yield
+    finally:
+        _QUIET[0] -= 1
+
+
 def run_kernel(op: Operation, args: Sequence[np.ndarray], run_region=None) -> tuple[np.ndarray, ...]:
-    """Call `op`'s kernel on `args` (and `run_region` for ops with regions)."""
+    """Call `op`'s kernel on `args` (and `run_region` for ops with regions), checked.
+
+    Raises `KernelError` (message starting with the quoted op name) when the
+    operands or results contradict the op's types, when a result would not fit in
+    memory, or when the kernel rejects its inputs.
+    """
     kernel = KERNELS[op]
-    if op.regions:
-        return tuple(kernel(op, *args, run_region=run_region))
-    return tuple(kernel(op, *args))
+    expected = checks.expected_results(op, args)
+    checks.check_memory(op, expected)
+    try:
+        with quiet_numpy():
+            if op.regions:
+                results = tuple(kernel(op, *args, run_region=run_region))
+            else:
+                results = tuple(kernel(op, *args))
+    except KernelError as e:
+        if e.op is not None:  # raised (and named) by an op inside a region
+            raise
+        raise KernelError(f"'{op.name}' {e.message}", op) from None
+    except MemoryError:
+        raise KernelError(f"'{op.name}' ran out of memory computing its results", op) from None
+    checks.check_results(op, expected, results)
+    return results
+
+
+class _Failed(BaseException):
+    """Carries a kernel's exception out of xDSL's interpreter, which would otherwise
+    print the whole module into it at every level of region nesting."""
+
+    def __init__(self, error: Exception):
+        super().__init__()
+        self.error = error
+
+
+def call_function(interp: Interpreter, f: func.FuncOp, args: Sequence[np.ndarray]) -> tuple:
+    """`interp.call_op(f, args)`, re-raising a kernel's failure as itself."""
+    try:
+        with quiet_numpy():  # once for the whole run, not per kernel
+            return interp.call_op(f, tuple(args))
+    except _Failed as failed:
+        raise failed.error from None
+
+
+def run_region_on(interp: Interpreter, region: Region, values: Sequence[np.ndarray], name: str) -> tuple:
+    """`interp.run_ssacfg_region(region, values)` for callers outside `call_function`
+    (the LIR arena executor): a kernel's failure is re-raised as itself."""
+    try:
+        with quiet_numpy():
+            return tuple(interp.run_ssacfg_region(region, tuple(values), name))
+    except _Failed as failed:
+        raise failed.error from None
 
 
 def _derived_functions() -> InterpreterFunctions:
@@ -59,7 +134,10 @@ def _derived_functions() -> InterpreterFunctions:
         def run_region(region: Region, values: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
             return tuple(interp.run_ssacfg_region(region, tuple(values), op.name))
 
-        return run_kernel(op, args, run_region)
+        try:
+            return run_kernel(op, args, run_region)
+        except Exception as e:
+            raise _Failed(e) from None
 
     def yield_values(self, interp: Interpreter, op: Operation, args: tuple):
         return ReturnedValues(args), ()
@@ -109,10 +187,12 @@ def run_function(module: ModuleOp, name: str | None, inputs: Sequence[np.ndarray
     from rlx_xdsl.dialects.lir import plan_of
 
     f = find_function(module, name)
+    arrays = tuple(np.asarray(x) for x in inputs)
+    checks.check_arguments(f, arrays)
     if plan_of(f) is not None:
         from rlx_xdsl.interpreters.lir import run_planned
 
-        return run_planned(module, f, inputs)
+        return run_planned(module, f, arrays)
     interp = make_interpreter(module)
-    outputs = interp.call_op(f, tuple(np.asarray(x) for x in inputs))
+    outputs = call_function(interp, f, arrays)
     return [np.asarray(o) for o in outputs]

@@ -1,19 +1,29 @@
-"""What every kernel shares: the kernel signature, dtype-faithful results and the
-accumulation dtype."""
+"""What every kernel shares: the kernel signature, dtype-faithful results, the
+run-time error type and (from `numerics`) the accumulation dtype."""
 
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import ml_dtypes
 import numpy as np
 from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Operation, Region
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.numerics import KernelError, accumulation_dtype, convert, widened
 
-_HALF_TYPES = (np.dtype(np.float16), np.dtype(ml_dtypes.bfloat16))
+__all__ = [
+    "Kernel",
+    "KernelError",
+    "RegionRunner",
+    "accumulation_dtype",
+    "as_result",
+    "compute_dtype",
+    "promoted",
+    "result_dtype",
+    "widened",
+]
 
 
 def result_dtype(op: Operation, index: int = 0) -> np.dtype:
@@ -24,8 +34,8 @@ def result_dtype(op: Operation, index: int = 0) -> np.dtype:
 
 
 def as_result(op: Operation, value: Any, index: int = 0) -> np.ndarray:
-    """`value` as an ndarray in the dtype of result `index` (computing in op dtype)."""
-    return np.asarray(value).astype(result_dtype(op, index), copy=False)
+    """`value` as an ndarray in the dtype of result `index`, rounded once (`numerics.convert`)."""
+    return convert(np.asarray(value), result_dtype(op, index))
 
 
 def compute_dtype(*arrays: np.ndarray) -> np.dtype:
@@ -37,21 +47,7 @@ def compute_dtype(*arrays: np.ndarray) -> np.dtype:
 def promoted(*arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """The arrays converted to their common `compute_dtype`, as binary ops combine them."""
     dt = compute_dtype(*arrays)
-    return tuple(a.astype(dt, copy=False) for a in arrays)
-
-
-def accumulation_dtype(dtype: np.dtype) -> np.dtype:
-    """The dtype a reduction over `dtype` accumulates in: f32 for halves, else itself.
-
-    Summing thousands of f16/bf16 values in half precision would lose most of
-    their bits; GPU kernels accumulate them in f32 and round the result back.
-    """
-    return np.dtype(np.float32) if np.dtype(dtype) in _HALF_TYPES else np.dtype(dtype)
-
-
-def widened(x: np.ndarray) -> np.ndarray:
-    """`x` in its accumulation dtype."""
-    return x.astype(accumulation_dtype(x.dtype), copy=False)
+    return tuple(convert(a, dt) for a in arrays)
 
 
 Kernel = Callable[..., tuple[np.ndarray, ...]]

@@ -86,11 +86,11 @@ class ArenaRun:
         self.values[value] = target
 
     def run_region(self, region: Region, values: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        if self._interpreter is None:
-            from rlx_xdsl.interpreters import make_interpreter
+        from rlx_xdsl.interpreters import make_interpreter, run_region_on
 
+        if self._interpreter is None:
             self._interpreter = make_interpreter(self.module)
-        return tuple(self._interpreter.run_ssacfg_region(region, tuple(values), "lir-arena"))
+        return run_region_on(self._interpreter, region, values, "lir-arena")
 
     def step(self, op: Operation) -> None:
         """Run one op: alias a view, or run its kernel and store its results."""

@@ -30,7 +30,6 @@ from typing import Any, get_type_hints
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
-from xdsl.printer import Printer
 from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
@@ -44,7 +43,9 @@ from rlx_xdsl.diagnostics import (
     verify_located,
 )
 from rlx_xdsl.locations import LineIndex, SourcePos
-from rlx_xdsl.source import SPLIT_MARKER, SourceError, parse_source, split_chunks
+from rlx_xdsl.printer import RlxMLIRTarget, RlxPrinter
+from rlx_xdsl.source import SPLIT_MARKER, TOO_DEEP, SourceError, decode, parse_source, split_chunks
+from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.pipeline import (
@@ -109,6 +110,10 @@ class RlxOptMain(xDSLOptMain):
 
     def register_all_dialects(self):
         register_dialects(self.ctx)
+
+    def register_all_targets(self):
+        super().register_all_targets()
+        self.available_targets["mlir"] = lambda: RlxMLIRTarget  # constants printed bit-exactly
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -213,14 +218,18 @@ class RlxOptMain(xDSLOptMain):
         output = StringIO() if self.args.output_file else sys.stdout
         ok = True
         wrote = False
-        for text, offset in self.read_chunks():
+        try:
+            chunks = self.read_chunks()
+        except SourceError as e:  # e.g. invalid UTF-8
+            return self.report(ChunkResult(e.source, diagnostics=[e.diagnostic]))
+        for text, offset in chunks:
             result = self.process_chunk(text, offset)
             ok &= self.report(result)
             if result.output is not None:
                 output.write((SPLIT_MARKER + "\n" if wrote else "") + result.output)
                 output.flush()
                 wrote = True
-        if ok and isinstance(output, StringIO):
+        if ok and self.args.output_file:  # (stdout itself may be a StringIO in-process)
             write_output(self.args.output_file, output.getvalue())
         return ok
 
@@ -231,10 +240,7 @@ class RlxOptMain(xDSLOptMain):
             data = sys.stdin.buffer.read() if path in (None, "-") else Path(path).read_bytes()
         except OSError as e:
             raise ToolError(f"cannot open '{path}': {e.strerror}") from e
-        try:
-            text = data.decode("utf-8")
-        except UnicodeDecodeError as e:
-            raise ToolError(f"cannot read '{self.input_name}': invalid UTF-8 at byte {e.start}") from e
+        text = decode(data, self.input_name)
         if not self.args.split_input_file:
             return [(text, 0)]
         return split_chunks(text)
@@ -253,7 +259,11 @@ class RlxOptMain(xDSLOptMain):
             result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
             return result
         except PassFailure as e:
-            result.diagnostics.append(op_diagnostic(e.op, describe(e.cause), f"while running pass '{e.pass_.name}'"))
+            message = TOO_DEEP if isinstance(e.cause, RecursionError) else describe(e.cause)
+            result.diagnostics.append(op_diagnostic(e.op, message, f"while running pass '{e.pass_.name}'"))
+            return result
+        except RecursionError:
+            result.diagnostics.append(op_diagnostic(module, TOO_DEEP))
             return result
         if before is not None:
             from rlx_xdsl.transforms.fusion.report import FusionReport
@@ -261,6 +271,8 @@ class RlxOptMain(xDSLOptMain):
             sys.stderr.write(FusionReport.analyze(before, module).render(self.args.fusion_report))
         try:
             result.output = self.output_resulting_program(module)
+        except RecursionError:
+            result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {TOO_DEEP}"))
         except Exception as e:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {describe(e)}"))
         return result
@@ -299,7 +311,7 @@ class RlxOptMain(xDSLOptMain):
                 verify_after(pass_, prog)
             if self.args.print_between_passes and index + 1 < len(passes):
                 print(f"IR after {pass_}:")
-                Printer(stream=sys.stdout).print_op(prog)
+                RlxPrinter(stream=sys.stdout).print_op(prog)
                 print("\n\n")
 
     def report(self, result: ChunkResult) -> bool:
@@ -474,7 +486,7 @@ def run_opt(argv: Sequence[str] | None = None) -> int:
     argparse's own exits (--help, --version, bad flags) still raise SystemExit.
     """
     try:
-        return 0 if RlxOptMain(args=argv).run() else 1
+        return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
     except ToolError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
     except BrokenPipeError:

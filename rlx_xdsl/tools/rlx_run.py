@@ -14,7 +14,7 @@ Every user error is reported on stderr with exit code 1 and no traceback. Errors
 about the input file (parse and verifier errors, and a kernel failing while the
 graph runs) are located exactly as rlx-opt locates them, by the same code:
 
-    g.mlir:3:3: error: interpretation failed: ValueError: 'mir.gather' index 7 is out of range [0, 4)
+    g.mlir:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)
       %g = mir.gather %t, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
       ^
     g.mlir:3:3: note: while running @f
@@ -29,6 +29,7 @@ renders errors.
 from __future__ import annotations
 
 import argparse
+import math
 import os
 import sys
 from collections.abc import Sequence
@@ -36,7 +37,7 @@ from pathlib import Path
 
 import numpy as np
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
 
@@ -45,11 +46,14 @@ from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import describe, op_diagnostic, render
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.dialects.lir import plan_of
-from rlx_xdsl.interpreters import find_function, make_interpreter
+from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
+from rlx_xdsl.interpreters.checks import require_memory
 from rlx_xdsl.interpreters.lir import ArenaRunError, run_planned
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
-from rlx_xdsl.source import SourceError, parse_source
+from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
+from rlx_xdsl.tools.deep import run_deep
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6
@@ -81,13 +85,14 @@ def format_error(error: RunError | SourceError) -> str:
 def read_source(path: str) -> tuple[str, str]:
     """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`)."""
     if path == "-":
-        return sys.stdin.read(), "<stdin>"
+        return decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
     if not Path(path).exists():
         raise RunError(f"no such file: '{path}'")
     try:
-        return Path(path).read_text(), path
-    except (OSError, UnicodeDecodeError) as e:
-        raise RunError(f"cannot read '{path}': {e}") from None
+        data = Path(path).read_bytes()
+    except OSError as e:
+        raise RunError(f"cannot read '{path}': {e.strerror}") from None
+    return decode(data, path), path
 
 
 def load_module(path: str, verify: bool = True) -> tuple[ModuleOp, LineIndex]:
@@ -97,16 +102,23 @@ def load_module(path: str, verify: bool = True) -> tuple[ModuleOp, LineIndex]:
     return parse_source(make_context(), text, name, verify=verify)
 
 
-def select_function(module: ModuleOp, name: str | None) -> func.FuncOp:
-    """The function named `name`, or the module's first function."""
+def select_function(module: ModuleOp, name: str | None, source: LineIndex) -> func.FuncOp:
+    """The function named `name`, or the module's first function; it must have a body."""
     try:
-        return find_function(module, name)
+        f = find_function(module, name)
     except KeyError:
         funcs = [op for op in module.ops if isinstance(op, func.FuncOp)]
         if not funcs:
             raise RunError("the module contains no func.func to run") from None
         available = ", ".join(f"'{f.sym_name.data}'" for f in funcs)
         raise RunError(f"no function named '{name}' (available: {available})") from None
+    if not f.body.blocks:
+        raise SourceError(op_diagnostic(f, f"@{f.sym_name.data} is a declaration without a body: nothing to run"), source)
+    for index, arg in enumerate(f.body.block.args):
+        if not (isinstance(arg.type, TensorType) and dtypes.is_supported(arg.type.element_type)):
+            message = f"argument #{index} of @{f.sym_name.data} has type {arg.type}; rlx-run takes tensors of RLX's dtypes"
+            raise SourceError(op_diagnostic(f, message), source)
+    return f
 
 
 # Inputs --------------------------------------------------------------------
@@ -194,8 +206,19 @@ def gather_inputs(f: func.FuncOp, specs: dict[str, Path], seed: int) -> list[np.
         if arg.index in given:
             raise RunError(f"--input given twice for '{arg.name}'")
         given[arg.index] = load_input(arg, path)
+    _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     return [given[a.index] if a.index in given else _random_for(a, rng) for a in args]
+
+
+def _require_memory_for_random(args: list[GraphArg]) -> None:
+    """Refuse up front when the random arguments cannot fit in memory."""
+    static = [a for a in args if is_static(a.type.get_shape())]
+    needed = sum(math.prod(a.type.get_shape()) * dtypes.numpy_dtype(a.type.element_type).itemsize for a in static)
+    try:
+        require_memory(needed, f"the random values of {_count(len(static), 'argument')}")
+    except KernelError as e:
+        raise RunError(e.message) from None
 
 
 def _random_for(arg: GraphArg, rng: np.random.Generator) -> np.ndarray:
@@ -234,10 +257,11 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
     running = _RunningOps()
     interpreter.listeners = (*interpreter.listeners, running)
     try:
-        outputs = interpreter.call_op(f, tuple(inputs))
+        outputs = call_function(interpreter, f, inputs)
     except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
         culprit = running.stack[-1] if running.stack else f
-        message, note = f"interpretation failed: {describe(e)}", f"while running @{f.sym_name.data}"
+        cause = TOO_DEEP if isinstance(e, RecursionError) else describe(e)
+        message, note = f"interpretation failed: {cause}", f"while running @{f.sym_name.data}"
         raise SourceError(op_diagnostic(culprit, message, note), source) from e
     return [np.asarray(output) for output in outputs]
 
@@ -355,7 +379,7 @@ def run(args: argparse.Namespace) -> list[str]:
     """Do the work of one invocation; return the report lines."""
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file, verify=not args.disable_verify)
-    f = select_function(module, args.func)
+    f = select_function(module, args.func, source)
     inputs = gather_inputs(f, specs, args.seed)
     outputs = execute(module, f, inputs, source)
     if args.save is not None:
@@ -372,9 +396,12 @@ def run(args: argparse.Namespace) -> list[str]:
 def main(argv: Sequence[str] | None = None) -> int:
     args = make_parser().parse_args(argv)
     try:
-        lines = run(args)
+        lines = run_deep(lambda: run(args))
     except (RunError, SourceError) as e:
         sys.stderr.write(format_error(e))
+        return 1
+    except MemoryError:
+        sys.stderr.write(f"{PROG}: error: out of memory (the inputs or outputs are too large for this machine)\n")
         return 1
     except Exception as e:
         if os.environ.get("RLX_DEBUG"):

@@ -27,7 +27,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
 from xdsl.traits import ConstantLike, Pure
 
-from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense_compact
+from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import KERNELS, run_kernel
@@ -66,7 +66,7 @@ class FoldConstantOperands(RewritePattern):
             return
         e = Emitter.replacing(op, rewriter)
         folded = [
-            e.emit(ConstantOp(numpy_to_dense_compact(value, result.type.element_type)))
+            e.emit(ConstantOp(numpy_to_dense(value, result.type.element_type)))
             for value, result in zip(values, op.results)
         ]
         e.replace(op, *folded)

@@ -293,12 +293,12 @@ def test_undefined_value_is_reported_at_its_use(opt, write):
     assert run.err.startswith(f"{path}:2:3: error: use of undefined value '%x'")
 
 
-def test_attribute_error_while_parsing_is_located_at_the_op(opt, write):
+def test_out_of_range_literal_is_located_at_the_literal(opt, write):
     text = "func.func @f() -> i8 {\n  %0 = arith.constant 300 : i8\n  func.return %0 : i8\n}\n"
     path = write("range.mlir", text)
     run = opt(path)
     assert run.status == 1
-    assert run.err.startswith(f"{path}:2:3: error: Integer value 300 is out of range")
+    assert run.err.startswith(f"{path}:2:23: error: integer literal 300 is out of range for i8 [-128, 255]")
 
 
 # Verifier errors ------------------------------------------------------------------------------
@@ -567,6 +567,18 @@ def test_output_through_a_symlink_replaces_the_target_and_keeps_the_link(opt, wr
     assert opt(src, "-o", link).status == 0
     assert link.is_symlink()
     assert "func.func @f" in target.read_text()
+
+
+def test_output_through_a_symlink_to_a_device_writes_into_the_device(opt, write, tmp_path):
+    src = write("good.mlir", GOOD)
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    link = tmp_path / "out.mlir"
+    link.symlink_to(device)
+    assert opt(src, "-o", link).status == 0
+    assert link.is_symlink() and stat.S_ISCHR(device.stat().st_mode)
+    assert device.stat().st_rdev == os.makedev(1, 3)
+    assert _listing(tmp_path) == ["good.mlir", "null", "out.mlir"]
 
 
 def test_output_into_missing_directory_is_an_error(opt, write, tmp_path):

@@ -186,9 +186,25 @@ class AttentionOp(AttentionOperation):
     """Scaled dot-product attention: `softmax(mask(softcap(q k^T * scale))) v`.
 
     q is `[B, H, Sq, D]`, k and v are `[B, Hkv, Sk, D]` with `H % Hkv == 0`; query
-    head `h` reads KV head `h // (H / Hkv)` (grouped-query attention). Causal masks
-    align the last query with the last key, so a KV cache longer than the query
-    block works. A row whose keys are all masked yields zeros.
+    head `h` reads KV head `h // (H / Hkv)` (grouped-query attention).
+
+    * `scale` is `score_scale` when given, else `1 / sqrt(head_dim)`.
+    * `attn_logit_softcap = c` maps each scaled score `s` to `c * tanh(s / c)`
+      (Gemma), before any mask.
+    * Query `i` sits at key position `p = i + Sk - Sq` (the last query aligns with
+      the last key, so a KV cache longer than the query block works). `causal`
+      keeps keys `j <= p`; `sliding_window` with `window = w` keeps the `w` most
+      recent keys, `p - w < j <= p` (the query's own position included).
+    * `custom`: the mask is `[B, Sk]`; key `j` of batch `b` is attended where
+      `mask[b, j] >= 0.5` (0/1 or i1 masks; NaN masks the key), for every head and query.
+    * `bias`: the float mask broadcasts to `[B, H, Sq, Sk]` and is added to the
+      (softcapped) scores; `-inf` masks a key.
+    * A row whose keys are all masked yields zeros, not NaN.
+
+    f16/bf16 compute scores and softmax in f32 (as fused attention kernels do),
+    round the probabilities to the op's dtype, and accumulate `probs @ v` in f32.
+    With `?` dims, run-time shapes get the verifier's checks (head width, GQA
+    grouping, mask shape) before anything is computed.
     """
 
     name = "mir.attention"
@@ -282,6 +298,7 @@ class RopeOp(RopeOperation):
     With `h = n_rot / 2`, dims `i < h` pair with `i + h`:
     `out[i] = x[i] cos - x[i+h] sin`, `out[i+h] = x[i+h] cos + x[i] sin`;
     dims from `n_rot` to `head_dim` are copied. cos and sin broadcast to `[..., S, h]`.
+    f16/bf16 compute in f32 and round once.
     """
 
     name = "mir.rope"

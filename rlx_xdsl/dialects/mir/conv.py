@@ -165,6 +165,9 @@ class ConvOp(ConvOperation):
 
     x is `[N, Cin, H, W]` and w is `[Cout, Cin / groups, kh, kw]`; output channel
     `o` reads the input channels of group `o // (Cout / groups)`. Bias is a separate add.
+    The output size per axis rounds down (windows that would run past the padded
+    input are dropped): `floor((H + 2 padding - dilation (kernel - 1) - 1) / stride) + 1`.
+    Padding is zeros; f16/bf16 products accumulate in f32 and round once.
     """
 
     name = "mir.conv"
@@ -242,8 +245,11 @@ class PoolOperation(WindowOperation):
 class PoolOp(PoolOperation):
     """2-D max or mean pooling (`Pool{kind, kernel_size, stride, padding}`).
 
-    Padded cells never contribute: max ignores them and mean divides by the number
-    of real cells in the window (ONNX `count_include_pad = 0`).
+    `kind` is `max` or `mean`; the other reduction kinds (`sum`, `min`, `prod`) are
+    rejected by the verifier. Padded cells never contribute: max ignores them and mean
+    divides by the number of real cells in the window (ONNX `count_include_pad = 0`;
+    f16/bf16 sums accumulate in f32). The output size per axis rounds down:
+    `floor((H + 2 padding - kernel) / stride) + 1` (no ceil mode). Max propagates NaN.
     """
 
     name = "mir.pool"

@@ -1,7 +1,10 @@
 """MIR values and elementwise ops: constant, iota, cast, where, compare, binary, activations.
 
 Binary ops broadcast NumPy-style and promote dtypes with `dtypes.promote`;
-activations keep their operand's type.
+activations keep their operand's type. Floats follow IEEE 754 (NaN propagates,
+`x / 0` is ±inf); integers compute in integers and wrap on overflow; i1 operands
+act as the integers 0 and 1, and an i1 result is true where the integer result is
+nonzero. f16/bf16 activations compute in f32 and round once.
 """
 
 from __future__ import annotations
@@ -56,7 +59,17 @@ from rlx_xdsl.shapes import broadcast_shapes, fmt_shape, is_static, normalize_ax
 
 @irdl_op_definition
 class ConstantOp(RlxOperation):
-    """A tensor literal (`Constant{data}`); its type is the dense attribute's type."""
+    """A tensor literal (`Constant{data}`); its type is the dense attribute's type.
+
+    Literals are read exactly into the element type: a decimal rounds once to
+    nearest-even (also for bf16), a hexadecimal literal in a float tensor is the
+    element's bit pattern (`0x7FC00000 : f32` is NaN, `0xFF800000` is -inf, as
+    MLIR and the printer write non-finite values), and a literal the type cannot
+    hold (`1.0e39 : f32`, `300 : i8`) is an error at the literal. Signless `iN`
+    takes `[-2^(N-1), 2^N - 1]` (values above the signed maximum wrap). A splat
+    (`dense<0.0>`) is stored as one element whatever the shape. Printing and
+    parsing back preserves every element bit for bit (NaN payloads and -0.0 included).
+    """
 
     name = "mir.constant"
     T: ClassVar = VarConstraint("T", base(TensorType))
@@ -144,6 +157,12 @@ def check_cast_config(op: RlxOperation, config: CastConfigAttr, source: TensorTy
 class CastOp(RlxOperation):
     """Converts elements to the result's element type (`Cast{to}`); shape is kept.
 
+    Floats and integers convert to a float by rounding once to nearest-even (f64 or
+    i64 to bf16 too; out-of-range values become ±inf). Float to integer truncates
+    toward zero and saturates at the type's range, NaN giving 0 (Rust's `as`).
+    Integer to integer wraps (two's complement). Any type to i1 is "nonzero" (NaN is
+    true). complex<f32> to a real type takes the real part.
+
     The optional `config` is RLX's `CastConfig` for blocked-scaling casts
     (`config <sf_block = [rows, cols], round_sf>`); a plain cast has none.
     """
@@ -184,7 +203,10 @@ class CastOp(RlxOperation):
 
 @irdl_op_definition
 class WhereOp(RlxOperation):
-    """`cond ? on_true : on_false`, all three broadcast together."""
+    """`cond ? on_true : on_false`, all three broadcast together.
+
+    `cond` selects `on_true` where it is nonzero; a NaN condition is nonzero, so true.
+    """
 
     name = "mir.where"
     cond = operand_def(TensorType)
@@ -205,7 +227,11 @@ class WhereOp(RlxOperation):
 
 @irdl_op_definition
 class CompareOp(RlxOperation):
-    """Elementwise comparison under `predicate`, producing i1 (`Compare(CmpOp)`)."""
+    """Elementwise comparison under `predicate`, producing i1 (`Compare(CmpOp)`).
+
+    Operands are compared in their promoted dtype, IEEE style: NaN is unordered,
+    so only `ne` holds for it; -0.0 equals 0.0.
+    """
 
     name = "mir.compare"
     predicate = prop_def(ComparePredicateAttr)
@@ -281,7 +307,12 @@ class MulOp(BinaryOperation):
 
 @irdl_op_definition
 class DivOp(BinaryOperation):
-    """Elementwise `lhs / rhs` with broadcasting (integer division truncates)."""
+    """Elementwise `lhs / rhs` with broadcasting.
+
+    Floats: IEEE (`x / 0` is ±inf, `0 / 0` NaN). Integers: truncates toward zero,
+    computed in integers (exact at any magnitude); `MIN / -1` wraps to `MIN`;
+    division by zero is a run-time error naming the op.
+    """
 
     name = "mir.div"
     lhs = operand_def(TensorType)
@@ -293,7 +324,7 @@ class DivOp(BinaryOperation):
 
 @irdl_op_definition
 class MaxOp(BinaryOperation):
-    """Elementwise maximum with broadcasting."""
+    """Elementwise maximum with broadcasting; NaN if either operand is NaN."""
 
     name = "mir.max"
     lhs = operand_def(TensorType)
@@ -305,7 +336,7 @@ class MaxOp(BinaryOperation):
 
 @irdl_op_definition
 class MinOp(BinaryOperation):
-    """Elementwise minimum with broadcasting."""
+    """Elementwise minimum with broadcasting; NaN if either operand is NaN."""
 
     name = "mir.min"
     lhs = operand_def(TensorType)
@@ -317,7 +348,12 @@ class MinOp(BinaryOperation):
 
 @irdl_op_definition
 class PowOp(BinaryOperation):
-    """Elementwise `lhs ** rhs` with broadcasting."""
+    """Elementwise `lhs ** rhs` with broadcasting.
+
+    Floats: IEEE `pow` (`x ** 0` is 1, a negative base with a fractional exponent
+    NaN). Integers: exact repeated multiplication, wrapping on overflow; a negative
+    exponent is a run-time error naming the op.
+    """
 
     name = "mir.pow"
     lhs = operand_def(TensorType)
@@ -389,7 +425,7 @@ class SiluOp(UnaryOperation):
 
 @irdl_op_definition
 class ReluOp(UnaryOperation):
-    """`max(x, 0)`."""
+    """`max(x, 0)`; NaN stays NaN."""
 
     name = "mir.relu"
     input = operand_def(TensorType)
@@ -474,7 +510,7 @@ class RsqrtOp(UnaryOperation):
 
 @irdl_op_definition
 class NegOp(UnaryOperation):
-    """Negation `-x`."""
+    """Negation `-x` (integers wrap: `-MIN` is `MIN`; unsigned `-x` is `2^N - x`)."""
 
     name = "mir.neg"
     input = operand_def(TensorType)
@@ -487,7 +523,7 @@ class NegOp(UnaryOperation):
 
 @irdl_op_definition
 class AbsOp(UnaryOperation):
-    """Absolute value."""
+    """Absolute value (integers wrap: `abs(MIN)` is `MIN`)."""
 
     name = "mir.abs"
     input = operand_def(TensorType)
@@ -548,7 +584,12 @@ class AtanOp(UnaryOperation):
 
 @irdl_op_definition
 class RoundOp(UnaryOperation):
-    """Round to nearest, halves away from zero (as Rust's `f32::round`)."""
+    """Round to nearest, halves away from zero (as Rust's `f32::round`), exactly.
+
+    Computed as `trunc(x)` plus the sign of x where `|x - trunc(x)| >= 0.5` (both
+    exact), so `0.49999997` rounds to 0 and odd integers above 2^23 stay put; -0.4
+    gives -0.0; ±inf and NaN are kept; integers are unchanged.
+    """
 
     name = "mir.round"
     input = operand_def(TensorType)

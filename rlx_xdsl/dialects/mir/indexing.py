@@ -43,6 +43,8 @@ class GatherOp(IndexedOperation):
     """Picks slices of `table` along `axis` at `indices`, as `numpy.take` (`Gather{axis}`).
 
     The result shape is `table.shape[:axis] + indices.shape + table.shape[axis+1:]`.
+    Float indices truncate toward zero; an index outside `[0, table.shape[axis])`
+    (or NaN) is a run-time error naming the op.
     """
 
     name = "mir.gather"
@@ -68,7 +70,8 @@ class ScatterAddOp(IndexedOperation):
     """Sums rows of `updates[M, ...]` into `dim_size` zero rows at `indices[M]` (`ScatterAdd`).
 
     RLX keeps the output shape on the node; here `dim_size` carries the one
-    dim that cannot be inferred from the operands.
+    dim that cannot be inferred from the operands. Indices follow `mir.gather`'s
+    rule; f16/bf16 updates accumulate in f32 and the sums round once.
     """
 
     name = "mir.scatter_add"

@@ -3,6 +3,11 @@
 All three take logits `[N, C]` (rank 2, as RLX's kernels) and compute per row;
 the caller reduces the `[N]` loss (RLX follows them with a Mean). Class indices
 may be integers or, as RLX encodes them, floats (truncated toward zero).
+
+They compute in f32 for f16/bf16 logits (else in the logits' dtype) and round
+once. A loss is finite whenever its row's largest logit is finite and the logits
+it selects are finite: other classes' `-inf` logits contribute nothing. A row
+holding NaN or `+inf`, or only `-inf`, gives NaN.
 """
 
 from __future__ import annotations
@@ -66,8 +71,8 @@ class CrossEntropyOperation(RlxOperation):
 class SoftmaxCrossEntropyWithLogitsOp(CrossEntropyOperation):
     """Per-row loss `logsumexp(logits[n]) - logits[n, labels[n]]` for class-index labels.
 
-    A label outside `[0, C)` selects no class, so its row's loss is the bare
-    logsumexp (as a one-hot built by comparing labels with each class gives).
+    A label outside `[0, C)` (or NaN) selects no class, so its row's loss is the
+    bare logsumexp (as a one-hot built by comparing labels with each class gives).
     """
 
     name = "mir.softmax_cross_entropy_with_logits"
@@ -91,6 +96,7 @@ class SoftmaxCrossEntropyOp(CrossEntropyOperation):
     """Per-row loss `logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]` for soft labels.
 
     `targets` has the logits' shape and dtype (usually one probability distribution per row).
+    Classes whose target is 0 contribute nothing, even where their logit is `-inf`.
     """
 
     name = "mir.softmax_cross_entropy"

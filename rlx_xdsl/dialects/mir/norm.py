@@ -3,7 +3,7 @@
 Each takes `[x, gamma, beta]` and returns x's type. gamma and beta share x's
 element type (AMP casts all three together), and x must be floating point. The
 statistics are taken per row of the normalised region; the interpreter
-accumulates f16/bf16 in f32.
+computes f16/bf16 in f32 (statistics and affine) and rounds the result once.
 """
 
 from __future__ import annotations
@@ -153,7 +153,8 @@ class GroupNormOp(NormOperation):
     """Normalises `num_groups` channel groups of `x[N, C, ...]` (`GroupNorm{num_groups, eps}`).
 
     Statistics cover the group's channels and all spatial positions; gamma and beta
-    are per channel (`[C]`), as ONNX GroupNormalization since opset 21.
+    are per channel (`[C]`), as ONNX GroupNormalization since opset 21. With `?`
+    channels, a run-time channel count not divisible by `num_groups` is a run-time error.
     """
 
     name = "mir.group_norm"

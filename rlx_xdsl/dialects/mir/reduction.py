@@ -1,7 +1,8 @@
 """MIR reductions and scans: reduce, softmax, cumsum, topk.
 
 `mir.reduce`, `mir.softmax` and `mir.cumsum` keep their operand's dtype (the
-interpreter accumulates f16/bf16 in f32 and casts back). Axes may be negative;
+interpreter accumulates f16/bf16 in f32 and rounds back once; integer sums wrap).
+Axes may be negative;
 inference normalises them against the operand's rank, so the same op text works
 for any rank the axes fit.
 """
@@ -62,7 +63,10 @@ class ReduceOp(RlxOperation):
     """Combines elements over `axes` with `kind` (`Reduce{op, axes, keep_dim}`).
 
     Reduced dims are dropped, or kept as size 1 with `keep_dim`. Integer `mean`
-    divides the integer sum by the count, truncating as Rust's integer division does.
+    divides the (64-bit) integer sum by the count, truncating toward zero as Rust's
+    integer division does. NaN propagates through every kind; `max`/`min` of zero
+    elements, and an integer `mean` of zero elements, are run-time errors; a float
+    `mean` of zero elements is NaN, a `sum` 0, a `prod` 1.
     """
 
     name = "mir.reduce"
@@ -141,7 +145,11 @@ class AxisOperation(RlxOperation):
 
 @irdl_op_definition
 class SoftmaxOp(AxisOperation):
-    """`exp(x - max) / sum(exp(x - max))` along `axis` (`Softmax{axis}`); floats only."""
+    """`exp(x - max) / sum(exp(x - max))` along `axis` (`Softmax{axis}`); floats only.
+
+    Non-finite inputs follow IEEE arithmetic, as in PyTorch and ONNX: a slice holding
+    NaN or `+inf`, or only `-inf`, gives NaN (`-inf` next to finite values gives 0).
+    """
 
     name = "mir.softmax"
     traits = traits_def(Pure(), REDUCTION)
@@ -159,7 +167,7 @@ class CumsumOp(AxisOperation):
     """Running sum along `axis` (`Cumsum{axis, exclusive}`).
 
     With `exclusive` element i holds the sum of the elements before i (the first is 0),
-    as ONNX CumSum's `exclusive = 1`.
+    as ONNX CumSum's `exclusive = 1`. f16/bf16 accumulate in f32; integers wrap.
     """
 
     name = "mir.cumsum"
@@ -182,7 +190,9 @@ class TopkOp(RlxOperation):
     """The `k` largest elements along the last axis, largest first (`TopK{k}`).
 
     Results are the values (operand dtype) and their i64 indices; equal values keep
-    their original order (lower index first), as ONNX TopK.
+    their original order (lower index first), as ONNX TopK; -0.0 and 0.0 are equal.
+    NaN counts as larger than every number (as `torch.topk`). With a `?` last dim,
+    `k` larger than the run-time dim is a run-time error.
     """
 
     name = "mir.topk"

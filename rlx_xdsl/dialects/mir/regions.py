@@ -145,7 +145,8 @@ class IfOp(RlxOperation, RegionOperandsInterface):
     """`pred ? then(captures) : else(captures)` (`If{then_branch, else_branch}`).
 
     Both regions take the captures as block arguments and yield values of the
-    same types, which are the op's results.
+    same types, which are the op's results. The predicate holds when its one
+    element is nonzero (a NaN predicate is nonzero, so true).
     """
 
     name = "mir.if"
@@ -206,7 +207,8 @@ class WhileOp(RlxOperation, RegionOperandsInterface):
     """Loop while `cond(carried)` holds, `carried = body(carried)` (`While{cond, body, max_iterations}`).
 
     With `max_iterations = N` the body runs at most N times (RLX's bounded loop,
-    which `unroll_while` needs). The results are the final carried values.
+    which `unroll_while` needs). The results are the final carried values. The
+    condition holds when its one element is nonzero (NaN is nonzero).
     """
 
     name = "mir.while"

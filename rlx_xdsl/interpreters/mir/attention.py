@@ -1,8 +1,9 @@
 """numpy semantics of MIR attention and rotary position embedding.
 
-Contractions run through `np.matmul` (which accumulates bf16 in f32, as real
-kernels do); every stage is rounded to the op's dtype, so the result carries the
-rounding of a kernel computing in that dtype.
+As in fused attention kernels (FlashAttention), scores, softcap and softmax are
+computed in the accumulation dtype (f32 for f16/bf16, else the op's dtype), the
+probabilities are rounded to the op's dtype, and `probs @ v` accumulates in f32
+before its one rounding to the op's dtype.
 """
 
 from __future__ import annotations
@@ -11,6 +12,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.interpreters.common import as_result, result_dtype
+from rlx_xdsl.numerics import accumulate_matmul, accumulation_dtype, convert, widened
 
 
 def repeat_kv_heads(kv: np.ndarray, num_heads: int) -> np.ndarray:
@@ -47,26 +49,29 @@ def softmax_or_zero(scores: np.ndarray) -> np.ndarray:
 
 def run_attention(op: AttentionOp, q, k, v, mask=None) -> tuple[np.ndarray]:
     dt = result_dtype(op)
+    acc = accumulation_dtype(dt)
     num_heads = op.num_heads.value.data
     k, v = repeat_kv_heads(k, num_heads), repeat_kv_heads(v, num_heads)
-    scores = (q @ np.swapaxes(k, -1, -2)).astype(dt) * dt.type(op.scale())
+    scores = accumulate_matmul(q, np.swapaxes(k, -1, -2)) * acc.type(op.scale())
     if op.attn_logit_softcap is not None:
-        cap = dt.type(op.attn_logit_softcap.value.data)
+        cap = acc.type(op.attn_logit_softcap.value.data)
         scores = cap * np.tanh(scores / cap)
     window = op.window.value.data if op.window is not None else None
     keep = position_keep(op.kind, window, q.shape[2], k.shape[2])
     if op.kind == MaskKind.CUSTOM:
         keep = (mask >= 0.5)[:, None, None, :]
     if op.kind == MaskKind.BIAS:
-        scores = scores + mask.astype(dt)
+        scores = scores + convert(mask, acc)
     if keep is not None:
-        scores = np.where(keep, scores, dt.type(-np.inf))
-    probs = softmax_or_zero(scores)
-    return (as_result(op, probs @ v),)
+        scores = np.where(keep, scores, acc.type(-np.inf))
+    probs = convert(softmax_or_zero(scores), dt)
+    return (as_result(op, accumulate_matmul(probs, v)),)
 
 
 def rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, n_rot: int) -> np.ndarray:
-    """RoPE with NeoX pairing of the first `n_rot` dims (unrounded)."""
+    """RoPE with NeoX pairing of the first `n_rot` dims, in the accumulation dtype (unrounded:
+    halves round once, at the end)."""
+    x, cos, sin = (widened(a) for a in (x, cos, sin))
     half = n_rot // 2
     x1, x2, rest = x[..., :half], x[..., half : 2 * half], x[..., 2 * half :]
     # cos and sin broadcast into x's leading dims, so all three parts share them.

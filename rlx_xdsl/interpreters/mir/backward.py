@@ -72,6 +72,7 @@ def run_relu_backward(op: bw.ReluBackwardOp, x, dy) -> tuple[np.ndarray]:
 
 
 def run_activation_backward(op: bw.ActivationBackwardOp, x, dy) -> tuple[np.ndarray]:
+    x, dy = widened(x), widened(dy)  # halves: one rounding at the end, as the forward activations
     with np.errstate(all="ignore"):
         return (as_result(op, dy * DERIVATIVES[op.activation](x)),)
 
@@ -154,6 +155,7 @@ def run_group_norm_beta(op: bw.GroupNormBackwardBetaOp, dy) -> tuple[np.ndarray]
 
 
 def run_rope_backward(op: bw.RopeBackwardOp, dy, cos, sin) -> tuple[np.ndarray]:
+    dy, cos, sin = (widened(a) for a in (dy, cos, sin))  # as the forward rope
     half = op.n_rot.value.data // 2
     d1, d2, rest = dy[..., :half], dy[..., half : 2 * half], dy[..., 2 * half :]
     out = (d1 * cos + d2 * sin, d2 * cos - d1 * sin, rest)
@@ -282,7 +284,7 @@ def run_cumsum_backward(op: bw.CumsumBackwardOp, dy) -> tuple[np.ndarray]:
 
 def run_gather_backward(op: bw.GatherBackwardOp, dy, indices) -> tuple[np.ndarray]:
     axis, size = op.table_axis(), op.dim_size.value.data
-    ids = checked_indices(indices, size, op.name).reshape(-1)
+    ids = checked_indices(indices, size).reshape(-1)
     index_dims = range(axis, axis + indices.ndim)
     # [M, T[:axis]..., T[axis+1:]...]: one row of dy per index
     rows = np.moveaxis(widened(dy), list(index_dims), list(range(indices.ndim)))

@@ -1,4 +1,8 @@
-"""numpy semantics of MIR contractions: matmul, dot_general, dense_solve."""
+"""numpy semantics of MIR contractions: matmul, dot_general, dense_solve.
+
+Products accumulate f16/bf16 in f32 (`numerics.accumulate_matmul`) and integers
+in their own dtype (wrapping), then round once to the result dtype.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +12,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from rlx_xdsl.dialects.mir import contraction as ct
-from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
+from rlx_xdsl.interpreters.common import KernelError, as_result, promoted, result_dtype
+from rlx_xdsl.numerics import accumulate_matmul
 
 
 def dot_general(
@@ -31,12 +36,12 @@ def dot_general(
     b3 = b.transpose([*rhs_batch, *rhs_contracting, *rhs_free])
     a3 = a3.reshape(batch, math.prod(lhs_free_shape), contracted)
     b3 = b3.reshape(batch, contracted, math.prod(rhs_free_shape))
-    return np.matmul(a3, b3).reshape(batch_shape + lhs_free_shape + rhs_free_shape)
+    return accumulate_matmul(a3, b3).reshape(batch_shape + lhs_free_shape + rhs_free_shape)
 
 
 def run_matmul(op: ct.MatmulOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
     a, b = promoted(lhs, rhs)
-    return (as_result(op, np.matmul(a, b)),)
+    return (as_result(op, accumulate_matmul(a, b)),)
 
 
 def run_dot_general(op: ct.DotGeneralOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
@@ -50,7 +55,7 @@ def run_dense_solve(op: ct.DenseSolveOp, matrix: np.ndarray, rhs: np.ndarray) ->
     try:
         x = np.linalg.solve(matrix.astype(work), rhs.astype(work))
     except np.linalg.LinAlgError as e:
-        raise ValueError(f"'{op.name}' matrix is singular") from e
+        raise KernelError("matrix is singular") from e
     return (as_result(op, x),)
 
 

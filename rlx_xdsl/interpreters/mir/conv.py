@@ -2,7 +2,8 @@
 
 Both ops view the padded input as a grid of (strided, dilated) windows with
 `sliding_window_view`; convolution then contracts windows with the weights via
-`np.matmul` (bf16 accumulates in f32, as real kernels do) and rounds to the op's dtype.
+`np.matmul`, and mean pooling sums windows, both accumulating f16/bf16 in f32
+(`numerics.accumulate_matmul`, `accumulate_sum`) before one rounding to the op's dtype.
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation
 from rlx_xdsl.interpreters.common import as_result
+from rlx_xdsl.numerics import accumulate_matmul, accumulate_sum
 
 
 def pad_hw(x: np.ndarray, padding, value) -> np.ndarray:
@@ -38,7 +40,7 @@ def run_conv(op: ConvOp, x: np.ndarray, w: np.ndarray) -> tuple[np.ndarray]:
     cols = win.reshape(n, groups, cin // groups, ho, wo, kh, kw)
     cols = cols.transpose(0, 1, 3, 4, 2, 5, 6).reshape(n, groups, ho * wo, -1)
     weights = w.reshape(groups, cout // groups, -1).transpose(0, 2, 1)
-    out = cols @ weights
+    out = accumulate_matmul(cols, weights)
     return (as_result(op, out.transpose(0, 1, 3, 2).reshape(n, cout, ho, wo)),)
 
 
@@ -53,9 +55,9 @@ def run_pool(op: PoolOp, x: np.ndarray) -> tuple[np.ndarray]:
     padding = op.pair("padding")
     if op.kind.data == ReduceKind.MAX:
         return (as_result(op, windows(op, pad_hw(x, padding, lowest(x.dtype))).max(axis=(-2, -1))),)
-    total = windows(op, pad_hw(x, padding, 0)).sum(axis=(-2, -1))
+    total = accumulate_sum(windows(op, pad_hw(x, padding, 0)), axis=(-2, -1))
     # Count the real (unpadded) cells of each window.
-    ones = np.ones((1, 1, *x.shape[2:]), x.dtype)
+    ones = np.ones((1, 1, *x.shape[2:]), total.dtype)
     count = windows(op, pad_hw(ones, padding, 0)).sum(axis=(-2, -1))
     return (as_result(op, total / count),)
 

@@ -1,4 +1,9 @@
-"""numpy semantics of MIR constants, casts and elementwise ops."""
+"""numpy semantics of MIR constants, casts and elementwise ops.
+
+Activations of f16/bf16 compute in f32 and round once; integer arithmetic stays in
+integers (`numerics.divide`, `numerics.power`); every conversion goes through
+`numerics.convert`.
+"""
 
 from __future__ import annotations
 
@@ -6,10 +11,11 @@ import math
 
 import numpy as np
 
+from rlx_xdsl import numerics
 from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
-from rlx_xdsl.interpreters.common import as_result, promoted, result_dtype
+from rlx_xdsl.interpreters.common import KernelError, as_result, promoted, result_dtype, widened
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -32,10 +38,6 @@ def sigmoid(x: np.ndarray) -> np.ndarray:
     return 1.0 / (1.0 + np.exp(-x))
 
 
-def round_half_away(x: np.ndarray) -> np.ndarray:
-    return np.sign(x) * np.floor(np.abs(x) + 0.5)
-
-
 UNARY = {
     ew.GeluOp: gelu,
     ew.GeluApproxOp: gelu_approx,
@@ -53,24 +55,18 @@ UNARY = {
     ew.CosOp: np.cos,
     ew.TanOp: np.tan,
     ew.AtanOp: np.arctan,
-    ew.RoundOp: round_half_away,
+    ew.RoundOp: numerics.round_half_away,
 }
 
 
-def _divide(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    if a.dtype.kind in "iub":
-        return np.trunc(np.true_divide(a, b)).astype(a.dtype)  # Rust integer division truncates
-    return a / b
-
-
 BINARY = {
-    ew.AddOp: np.add,
-    ew.SubOp: np.subtract,
-    ew.MulOp: np.multiply,
-    ew.DivOp: _divide,
-    ew.MaxOp: np.maximum,
-    ew.MinOp: np.minimum,
-    ew.PowOp: np.power,
+    ew.AddOp: numerics.on_integers(np.add),
+    ew.SubOp: numerics.on_integers(np.subtract),
+    ew.MulOp: numerics.on_integers(np.multiply),
+    ew.DivOp: numerics.divide,
+    ew.MaxOp: numerics.on_integers(np.maximum),
+    ew.MinOp: numerics.on_integers(np.minimum),
+    ew.PowOp: numerics.power,
 }
 
 COMPARE = {
@@ -91,14 +87,7 @@ def run_iota(op: ew.IotaOp) -> tuple[np.ndarray]:
     shape = op.result.type.get_shape()
     axis = op.normalized_dimension()
     ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
-    return (np.broadcast_to(ramp, shape).astype(result_dtype(op)),)
-
-
-def convert(x: np.ndarray, target: np.dtype) -> np.ndarray:
-    """`x` converted to `target` as `mir.cast` converts (fused ops' casts reuse it)."""
-    if x.dtype.kind == "f" and np.dtype(target).kind in "iu":
-        x = np.trunc(x)  # float -> int truncates toward zero, like Rust `as`
-    return x.astype(target)
+    return (np.broadcast_to(numerics.convert(ramp, result_dtype(op)), shape),)
 
 
 def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
@@ -106,15 +95,16 @@ def run_cast(op: ew.CastOp, x: np.ndarray) -> tuple[np.ndarray]:
         # RLX defines CastConfig's scaling fields but no kernel reads them, and a blocked
         # cast's result means nothing without its scaling factors, which this op has no
         # result for: refuse rather than guess.
-        raise ValueError(
-            f"'{op.name}' with sf_block has no reference kernel: RLX reserves CastConfig's "
+        raise KernelError(
+            "with sf_block has no reference kernel: RLX reserves CastConfig's "
             "scaling-factor fields for future quantization passes and gives them no semantics"
         )
-    return (convert(x, result_dtype(op)),)
+    return (numerics.convert(x, result_dtype(op)),)
 
 
 def run_where(op: ew.WhereOp, cond: np.ndarray, on_true: np.ndarray, on_false: np.ndarray) -> tuple[np.ndarray]:
-    return (as_result(op, np.where(cond.astype(bool), on_true, on_false)),)
+    on_true, on_false = promoted(on_true, on_false)
+    return (as_result(op, np.where(cond != 0, on_true, on_false)),)
 
 
 def run_compare(op: ew.CompareOp, lhs: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
@@ -127,8 +117,10 @@ def run_binary(op: ew.BinaryOperation, lhs: np.ndarray, rhs: np.ndarray) -> tupl
 
 
 def run_unary(op: ew.UnaryOperation, x: np.ndarray) -> tuple[np.ndarray]:
+    # Bools act as the integers 0 and 1 (neg(true) is -1, so true); halves run in f32.
+    work = x.astype(np.int8) if x.dtype.kind == "b" else widened(x)
     with np.errstate(all="ignore"):
-        return (as_result(op, UNARY[type(op)](x)),)
+        return (as_result(op, UNARY[type(op)](work)),)
 
 
 KERNELS = {

@@ -11,15 +11,16 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import fused
 from rlx_xdsl.dialects.mir.elementwise import SiluOp, activation_op
-from rlx_xdsl.interpreters.common import promoted, result_dtype, widened
+from rlx_xdsl.interpreters.common import promoted, result_dtype
 from rlx_xdsl.interpreters.mir.attention import rotate, run_attention
-from rlx_xdsl.interpreters.mir.elementwise import UNARY, convert
+from rlx_xdsl.interpreters.mir.elementwise import UNARY
 from rlx_xdsl.interpreters.mir.norm import affine, rms_scale, standardize
+from rlx_xdsl.numerics import accumulate_matmul, convert, widened
 
 
 def rounded(dtype: np.dtype, value: np.ndarray) -> np.ndarray:
-    """`value` in `dtype`, as an intermediate op of that dtype would store it."""
-    return np.asarray(value).astype(dtype, copy=False)
+    """`value` in `dtype`, as an intermediate op of that dtype would store it (rounded once)."""
+    return convert(np.asarray(value), dtype)
 
 
 def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
@@ -30,9 +31,9 @@ def add(a: np.ndarray, b: np.ndarray) -> np.ndarray:
 
 
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """`mir.matmul`: promote, multiply, round to the promoted dtype."""
+    """`mir.matmul`: promote, multiply (halves accumulate in f32), round to the promoted dtype."""
     a, b = promoted(a, b)
-    return rounded(a.dtype, np.matmul(a, b))
+    return rounded(a.dtype, accumulate_matmul(a, b))
 
 
 def linear(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
@@ -42,9 +43,11 @@ def linear(x: np.ndarray, w: np.ndarray, bias: np.ndarray | None) -> np.ndarray:
 
 
 def activate(kind, x: np.ndarray) -> np.ndarray:
-    """The activation kernel of `kind` applied to `x` (in x's dtype)."""
+    """The activation kernel of `kind` applied to `x`, as `mir`'s activations run it: bools as
+    the integers 0 and 1, halves in f32, one rounding to x's dtype."""
+    work = x.astype(np.int8) if x.dtype.kind == "b" else widened(x)
     with np.errstate(all="ignore"):
-        return rounded(x.dtype, UNARY[activation_op(kind)](x))
+        return rounded(x.dtype, UNARY[activation_op(kind)](work))
 
 
 def run_fused_matmul_bias_act(op: fused.FusedMatmulBiasActOp, x, w, bias) -> tuple[np.ndarray]:

@@ -1,11 +1,18 @@
-"""numpy semantics of MIR softmax cross-entropy ops, computed in the logits' dtype."""
+"""numpy semantics of MIR softmax cross-entropy ops.
+
+Computed in the accumulation dtype (f32 for f16/bf16 logits, else the logits'
+dtype) and rounded once to the result dtype. A loss is finite whenever its row's
+largest logit is finite and the selected logits are finite: other classes' `-inf`
+logits contribute nothing (no `0 · -inf` products). A row holding NaN or `+inf`, or
+only `-inf`, gives NaN.
+"""
 
 from __future__ import annotations
 
 import numpy as np
-
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.interpreters.common import as_result
+from rlx_xdsl.numerics import accumulate_sum, widened
 
 
 def softmax_parts(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
@@ -15,43 +22,51 @@ def softmax_parts(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarra
     """
     rowmax = logits.max(axis=1, keepdims=True)
     shifted = logits - rowmax
-    return rowmax, shifted, np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    return rowmax, shifted, np.log(accumulate_sum(np.exp(shifted), axis=1, keepdims=True))
 
 
-def cross_entropy(logits: np.ndarray, targets: np.ndarray) -> np.ndarray:
-    """`logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]` per row.
-
-    Expanding `logits = rowmax + shifted` cancels the large `rowmax` terms
-    exactly when the targets sum to one, instead of subtracting two big numbers.
-    """
-    rowmax, shifted, lse = softmax_parts(logits)
-    leftover = 1 - targets.sum(axis=1, keepdims=True)
-    return (rowmax * leftover + lse - (targets * shifted).sum(axis=1, keepdims=True))[:, 0]
+def label_classes(labels: np.ndarray, num_classes: int) -> tuple[np.ndarray, np.ndarray]:
+    """`(classes, valid)` per row: float labels truncate toward zero; a label outside
+    `[0, C)` (or NaN) is not valid and selects no class."""
+    if labels.dtype.kind in "iub":
+        valid = (labels >= 0) & (labels < num_classes)
+        return np.where(valid, labels, 0).astype(np.int64), valid
+    truncated = np.trunc(widened(labels).astype(np.float64))
+    valid = (truncated >= 0) & (truncated < num_classes)  # NaN fails both
+    return np.where(valid, truncated, 0).astype(np.int64), valid
 
 
 def one_hot(labels: np.ndarray, num_classes: int, dtype: np.dtype) -> np.ndarray:
-    """`[N, C]` one-hot rows; float labels truncate toward zero, out-of-range ones give zeros."""
-    if labels.dtype.kind in "iu":
-        classes = labels.astype(np.int64)
-    else:
-        with np.errstate(invalid="ignore"):  # NaN/inf labels select no class
-            classes = np.trunc(labels.astype(np.float64)).astype(np.int64)
-    return (classes[:, None] == np.arange(num_classes)).astype(dtype)
+    """`[N, C]` one-hot rows; rows whose label selects no class are zeros."""
+    classes, valid = label_classes(labels, num_classes)
+    return ((classes[:, None] == np.arange(num_classes)) & valid[:, None]).astype(dtype)
 
 
 def run_sce_with_logits(op: loss.SoftmaxCrossEntropyWithLogitsOp, logits, labels) -> tuple[np.ndarray]:
-    targets = one_hot(labels, logits.shape[1], logits.dtype)
-    return (as_result(op, cross_entropy(logits, targets)),)
+    # lse(logits) - logits[label] = (rowmax + lse) - (rowmax + shifted[label]); an invalid
+    # label selects nothing, so its loss is the whole logsumexp.
+    rowmax, shifted, lse = softmax_parts(widened(logits))
+    classes, valid = label_classes(labels, logits.shape[1])
+    picked = np.take_along_axis(shifted, classes[:, None], axis=1)
+    return (as_result(op, np.where(valid[:, None], lse - picked, rowmax + lse)[:, 0]),)
 
 
 def run_sce_dense(op: loss.SoftmaxCrossEntropyOp, logits, targets) -> tuple[np.ndarray]:
-    return (as_result(op, cross_entropy(logits, targets)),)
+    """`lse − Σ t·logits`, exactly also for targets that do not sum to 1; classes whose
+    target is 0 contribute nothing, even where their logit is `-inf`."""
+    rowmax, shifted, lse = softmax_parts(widened(logits))
+    t = widened(targets)
+    weighted = accumulate_sum(np.where(t != 0, t * shifted, 0), axis=1, keepdims=True)
+    # Σ t·logits = rowmax·Σt + Σ t·shifted; writing lse − rowmax·Σt as below cancels the
+    # large rowmax terms exactly when the targets sum to one.
+    leftover = 1 - accumulate_sum(t, axis=1, keepdims=True)
+    return (as_result(op, (np.where(leftover != 0, rowmax * leftover, 0) + lse - weighted)[:, 0]),)
 
 
 def run_sce_backward(op: loss.SoftmaxCrossEntropyBackwardOp, logits, labels, d_loss) -> tuple[np.ndarray]:
-    _, shifted, lse = softmax_parts(logits)
+    _, shifted, lse = softmax_parts(widened(logits))
     softmax = np.exp(shifted - lse)
-    grad = (softmax - one_hot(labels, logits.shape[1], logits.dtype)) * d_loss[:, None]
+    grad = (softmax - one_hot(labels, logits.shape[1], softmax.dtype)) * widened(d_loss)[:, None]
     return (as_result(op, grad),)
 
 

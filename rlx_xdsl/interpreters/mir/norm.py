@@ -10,6 +10,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import norm
 from rlx_xdsl.interpreters.common import result_dtype, widened
+from rlx_xdsl.numerics import convert
 
 
 def standardize(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
@@ -36,7 +37,7 @@ def affine(dtype: np.dtype, normalised: np.ndarray, gamma: np.ndarray, beta: np.
     g, b = widened(gamma), widened(beta)
     if shape is not None:
         g, b = g.reshape(shape), b.reshape(shape)
-    return (normalised * g + b).astype(dtype)
+    return convert(normalised * g + b, dtype)
 
 
 def _trailing_axes(op: norm.AxisNormOperation, x: np.ndarray) -> tuple[int, ...]:

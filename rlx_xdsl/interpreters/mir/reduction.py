@@ -1,7 +1,10 @@
 """numpy semantics of MIR reductions and scans: reduce, softmax, cumsum, topk.
 
 Kernels compute in the op's dtype, except that f16/bf16 accumulate in f32
-(`interpreters.common.widened`, as GPU kernels do) and the result is cast back.
+(`numerics.widened`, as GPU kernels do) and the result is rounded back once.
+Integer sums wrap; integer means sum in 64 bits and truncate (`numerics.divide`); max/min propagate
+NaN; a max/min/mean over zero elements is a run-time error for integers and for
+max/min (there is no value to return), and NaN for float means.
 """
 
 from __future__ import annotations
@@ -10,34 +13,36 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
-from rlx_xdsl.interpreters.common import as_result, widened
-
-
-def _truncating_mean(total: np.ndarray, count: int) -> np.ndarray:
-    """Integer sum / count rounded toward zero, as Rust's integer division."""
-    magnitude = np.abs(total) // count
-    return np.where(total < 0, -magnitude, magnitude).astype(total.dtype)
+from rlx_xdsl import numerics
+from rlx_xdsl.interpreters.common import KernelError, as_result, widened
 
 
 def reduce(x: np.ndarray, kind: ReduceKind, axes: tuple[int, ...], keep_dim: bool) -> np.ndarray:
     """Reduce `x` (already widened) over `axes`, staying in x's dtype."""
     opts = {"axis": axes, "keepdims": keep_dim}
+    count = int(np.prod([x.shape[a] for a in axes]))
     if kind == ReduceKind.SUM:
         return np.sum(x, dtype=x.dtype, **opts)
     if kind == ReduceKind.PROD:
         return np.prod(x, dtype=x.dtype, **opts)
+    if count == 0 and (kind != ReduceKind.MEAN or numerics.is_integer(x.dtype)):
+        raise KernelError(f"{kind.value} over zero elements (axes {list(axes)} of shape {list(x.shape)})")
     if kind == ReduceKind.MAX:
         return np.max(x, **opts)
     if kind == ReduceKind.MIN:
         return np.min(x, **opts)
-    count = int(np.prod([x.shape[a] for a in axes]))
-    if x.dtype.kind in "iu":
-        return _truncating_mean(np.sum(x, dtype=x.dtype, **opts), count)
-    return np.mean(x, dtype=x.dtype, **opts)
+    if numerics.is_integer(x.dtype):  # summed in 64 bits, so the mean is exact
+        wide = np.dtype(np.uint64 if x.dtype.kind == "u" else np.int64)
+        return numerics.divide(np.sum(x, dtype=wide, **opts), np.asarray(count, wide))
+    return numerics.divide(np.sum(x, dtype=x.dtype, **opts), np.asarray(count, x.dtype))
 
 
 def softmax(x: np.ndarray, axis: int) -> np.ndarray:
-    """Numerically stable softmax: the max is subtracted before exponentiating."""
+    """Numerically stable softmax: the max is subtracted before exponentiating.
+
+    IEEE arithmetic decides the non-finite cases: a row holding NaN or +inf, or
+    only -inf, is NaN (as in PyTorch and ONNX).
+    """
     shifted = np.exp(x - np.max(x, axis=axis, keepdims=True))
     return shifted / np.sum(shifted, axis=axis, keepdims=True)
 
@@ -58,10 +63,12 @@ def topk(x: np.ndarray, k: int) -> tuple[np.ndarray, np.ndarray]:
 
     A stable ascending sort of the reversed row, read backwards, orders values
     descending and equal values by ascending original index, for any dtype
-    (negating would overflow unsigned and boolean types).
+    (negating would overflow unsigned and boolean types). numpy sorts NaN after
+    every number, so NaN counts as the largest value (as in `torch.topk`);
+    -0.0 and 0.0 tie. Halves are sorted as their (exact) f32 values.
     """
     last = x.shape[-1]
-    order = np.argsort(x[..., ::-1], axis=-1, kind="stable")[..., ::-1]
+    order = np.argsort(widened(x)[..., ::-1], axis=-1, kind="stable")[..., ::-1]
     indices = (last - 1 - order[..., :k]).astype(np.int64)
     return np.take_along_axis(x, indices, axis=-1), indices
 

@@ -13,14 +13,14 @@ import itertools
 import numpy as np
 
 from rlx_xdsl.dialects.mir import regions as rg
-from rlx_xdsl.interpreters.common import RegionRunner
+from rlx_xdsl.interpreters.common import KernelError, RegionRunner
 
 
 def predicate_holds(value: np.ndarray) -> bool:
     """A one-element predicate is true when its element is nonzero (i1 or numeric)."""
     array = np.asarray(value)
     if array.size != 1:
-        raise ValueError(f"a predicate must have exactly one element, got shape {array.shape}")
+        raise KernelError(f"a predicate must have exactly one element, got shape {list(array.shape)}")
     return bool(array.reshape(()) != 0)
 
 

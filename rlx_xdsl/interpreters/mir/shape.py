@@ -5,9 +5,10 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.dialects.mir import shape as sh
+from rlx_xdsl.interpreters.common import KernelError
 
 
-def narrow(x: np.ndarray, axis: int, start: int, length: int, op_name: str) -> np.ndarray:
+def narrow(x: np.ndarray, axis: int, start: int, length: int) -> np.ndarray:
     """`x[..., start:start + length, ...]` on `axis`; a slice past the end is an error.
 
     numpy would silently shorten such a slice; the verifier can only rule it
@@ -16,7 +17,7 @@ def narrow(x: np.ndarray, axis: int, start: int, length: int, op_name: str) -> n
     axis %= x.ndim
     if start + length > x.shape[axis]:
         dim = x.shape[axis]
-        raise ValueError(f"'{op_name}' start {start} + len {length} exceeds dim {dim} of axis {axis}")
+        raise KernelError(f"start {start} + len {length} exceeds dim {dim} of axis {axis}")
     index = [slice(None)] * x.ndim
     index[axis] = slice(start, start + length)
     return x[tuple(index)]
@@ -38,7 +39,7 @@ def run_transpose(op: sh.TransposeOp, x: np.ndarray) -> tuple[np.ndarray]:
 
 
 def run_narrow(op: sh.NarrowOp, x: np.ndarray) -> tuple[np.ndarray]:
-    return (narrow(x, op.axis.value.data, op.start.value.data, op.len.value.data, op.name),)
+    return (narrow(x, op.axis.value.data, op.start.value.data, op.len.value.data),)
 
 
 def run_concat(op: sh.ConcatOp, *inputs: np.ndarray) -> tuple[np.ndarray]:

@@ -23,7 +23,8 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlx_xdsl.dialects.mir import structured as st
-from rlx_xdsl.interpreters.common import RegionRunner, as_result, result_dtype, widened
+from rlx_xdsl.interpreters.common import KernelError, RegionRunner, as_result, result_dtype, widened
+from rlx_xdsl.numerics import accumulate_matmul, convert
 
 Carry = tuple[np.ndarray, ...]
 
@@ -87,16 +88,15 @@ def check_rows(op: st.ScanOp | st.ScanBackwardOp, arrays: Sequence[np.ndarray], 
     """`?` leading dims are checked when the values are known: each array has `rows` rows."""
     for index, array in enumerate(arrays):
         if array.shape[0] != rows:
-            raise ValueError(f"'{op.name}' {what} #{index} has {array.shape[0]} rows at run time, expected {rows}")
+            raise KernelError(f"{what} #{index} has {array.shape[0]} rows at run time, expected {rows}")
 
 
 def check_carry_shapes(op: st.ScanOp, carry: Carry, init: Carry, t: int) -> None:
     """A body may not resize its carries (their types may have `?` dims)."""
     for index, (now, first) in enumerate(zip(carry, init)):
         if np.shape(now) != np.shape(first):
-            raise ValueError(
-                f"'{op.name}' step {t} changed carry #{index} from shape {list(np.shape(first))} "
-                f"to {list(np.shape(now))}"
+            raise KernelError(
+                f"step {t} changed carry #{index} from shape {list(np.shape(first))} to {list(np.shape(now))}"
             )
 
 
@@ -227,7 +227,7 @@ def run_gated_delta_net(op: st.GatedDeltaNetOp, q, k, v, g, beta, state=None) ->
     out = np.empty(q.shape, dt)
 
     def matmul(lhs: np.ndarray, rhs: np.ndarray) -> np.ndarray:
-        return np.matmul(lhs, rhs).astype(dt, copy=False)
+        return convert(accumulate_matmul(lhs, rhs), dt)
 
     with np.errstate(all="ignore"):
         for t in range(seq):

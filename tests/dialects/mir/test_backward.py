@@ -19,6 +19,7 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.traits import Precision, data_operands, is_elementwise, precision_class, view_source
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.gradcheck import check_directional, check_vjp, mir_function, numerical_vjp
@@ -343,7 +344,7 @@ def test_gather_backward_accepts_float_encoded_indices():
 
 
 def test_gather_backward_rejects_out_of_range_indices():
-    with pytest.raises(ValueError, match=r"'mir.gather_backward' index 3 is out of range \[0, 3\)"):
+    with pytest.raises(KernelError, match=r"'mir.gather_backward' index 3 is out of range \[0, 3\)"):
         run_op("gather_backward", [rand(2, 2), np.array([0, 3])], axis=0, dim_size=3)
 
 

@@ -14,6 +14,7 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
@@ -126,7 +127,7 @@ def test_a_blocked_cast_is_reported_not_guessed_by_the_interpreter():
     module = b.module()
     module.verify()
     assert "config <sf_block = [1, 2], round_sf>" in str(module)
-    with pytest.raises(ValueError, match="'mir.cast' with sf_block has no reference kernel"):
+    with pytest.raises(KernelError, match="'mir.cast' with sf_block has no reference kernel"):
         run_function(module, "f", [np.ones((2, 4), np.float32)])
 
 

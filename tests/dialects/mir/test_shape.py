@@ -13,6 +13,7 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.shape import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
@@ -104,7 +105,7 @@ def test_narrow_of_dynamic_dim_is_static_and_checked_at_run_time():
     assert infer("narrow", [[D, 6]], axis=0, start=1, len=3) == TensorType(f32, [3, 6])
     x = RNG.standard_normal((5, 6)).astype(np.float32)
     np.testing.assert_array_equal(run_graph([D, 6], "f32", "narrow", x, axis=0, start=1, len=3), x[1:4])
-    with pytest.raises(ValueError, match=r"'mir.narrow' start 1 \+ len 3 exceeds dim 2 of axis 0"):
+    with pytest.raises(KernelError, match=r"'mir.narrow' start 1 \+ len 3 exceeds dim 2 of axis 0"):
         run_graph([D, 6], "f32", "narrow", x[:2], axis=0, start=1, len=3)
 
 

@@ -1,0 +1,146 @@
+"""Printing IR so that parsing it back gives every constant bit for bit.
+
+xDSL prints a float element through a Python float: a NaN loses its payload (f16)
+or its signalling bit, and a NaN splat is not recognised as a splat. `RlxPrinter`
+prints dense float and complex constants from their stored bytes instead: NaN and
+±inf as the hexadecimal bit pattern MLIR uses (`0x7FC00000`, read back by
+`parser.RlxParser`), finite values by xDSL's shortest round-tripping form, a
+splat (equal bytes everywhere) as one element, and more than 100 elements as a
+hexadecimal blob. Everything else prints as upstream does.
+
+`print_ir(op)` is the text of an op with this printer; the tools print with it.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from io import StringIO
+from typing import IO
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.ir import Attribute, Operation
+from xdsl.printer import Printer
+from xdsl.syntax_printer import SyntaxPrinter
+from xdsl.targets.mlir import MLIRTarget
+
+from rlx_xdsl import dtypes
+
+HEX_BLOB_ELEMENTS = 100
+"""Constants with more elements print as one hexadecimal string (as in xDSL and MLIR)."""
+
+
+class ExactConstants:
+    """Printer mixin: dense float and complex constants print bit-exactly."""
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if isinstance(attribute, DenseIntOrFPElementsAttr) and _has_float_elements(attribute):
+            self._print_dense_floats(attribute)
+            return
+        super().print_attribute(attribute)  # type: ignore[misc]
+
+    def _print_dense_floats(self, attr: DenseIntOrFPElementsAttr) -> None:
+        from rlx_xdsl.dense import dense_to_numpy, stored_elements  # numpy only when needed
+
+        printer: Printer = self  # type: ignore[assignment]
+        values = stored_elements(attr)
+        printer.print_string("dense<")
+        if values.size == 1 or (values.size and _all_same_bits(values)):
+            self._print_element(values.reshape(-1)[0], attr)
+        elif values.size > HEX_BLOB_ELEMENTS:
+            printer.print_string(f'"0x{attr.data.data.hex().upper()}"')
+        elif values.size:
+            self._print_nested(dense_to_numpy(attr), attr)
+        printer.print_string("> : ")
+        printer.print_attribute(attr.get_type())
+
+    def _print_nested(self, array, attr: DenseIntOrFPElementsAttr) -> None:
+        printer: Printer = self  # type: ignore[assignment]
+        if array.ndim == 0:
+            self._print_element(array.reshape(()), attr)
+            return
+        printer.print_string("[")
+        for i, item in enumerate(array):
+            if i:
+                printer.print_string(", ")
+            if array.ndim > 1:
+                self._print_nested(item, attr)
+            else:
+                self._print_element(item, attr)
+        printer.print_string("]")
+
+    def _print_element(self, value, attr: DenseIntOrFPElementsAttr) -> None:
+        import numpy as np
+
+        printer: Printer = self  # type: ignore[assignment]
+        element_type = attr.get_element_type()
+        if isinstance(element_type, ComplexType):
+            part_type = element_type.element_type
+            printer.print_string("(")
+            self._print_float(np.float32(np.real(value)), part_type)
+            printer.print_string(",")
+            self._print_float(np.float32(np.imag(value)), part_type)
+            printer.print_string(")")
+        else:
+            self._print_float(value, element_type)
+
+    def _print_float(self, value, element_type: Attribute) -> None:
+        import numpy as np
+
+        printer: Printer = self  # type: ignore[assignment]
+        scalar = np.asarray(value)
+        with np.errstate(invalid="ignore"):  # casting a NaN half to f64 warns
+            wide = scalar.astype(np.float64)
+        if np.isfinite(wide):
+            printer.print_float(float(wide), element_type)
+            return
+        unsigned = {2: np.uint16, 4: np.uint32, 8: np.uint64}[scalar.dtype.itemsize]
+        bits = int(scalar.reshape(1).view(unsigned)[0])
+        printer.print_string(f"0x{bits:0{scalar.dtype.itemsize * 2}X}")
+
+
+class RlxPrinter(ExactConstants, Printer):
+    """xDSL's `Printer`, with constants printed bit-exactly."""
+
+
+class RlxSyntaxPrinter(ExactConstants, SyntaxPrinter):
+    """xDSL's colouring `SyntaxPrinter`, with constants printed bit-exactly."""
+
+
+@dataclass(frozen=True)
+class RlxMLIRTarget(MLIRTarget):
+    """`rlx-opt`'s `-t mlir` output: xDSL's MLIR target with `RlxPrinter`."""
+
+    def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
+        cls = RlxSyntaxPrinter if self.syntax_highlight else RlxPrinter
+        printer = cls(
+            stream=output,
+            print_generic_format=self.print_generic_format,
+            print_properties_as_attributes=self.print_properties_as_attributes,
+            print_debuginfo=self.print_debuginfo,
+        )
+        printer.print_op(module)
+        printer.print_metadata(ctx.loaded_dialects)
+        print("\n", file=output)
+
+
+def print_ir(op: Operation, **options) -> str:
+    """`op` as text (`options` as for xDSL's `Printer`, e.g. `print_generic_format=True`)."""
+    stream = StringIO()
+    RlxPrinter(stream=stream, **options).print_op(op)
+    return stream.getvalue()
+
+
+def _has_float_elements(attr: DenseIntOrFPElementsAttr) -> bool:
+    element_type = attr.get_element_type()
+    if isinstance(element_type, ComplexType):
+        return dtypes.is_supported(element_type)
+    return dtypes.is_supported(element_type) and dtypes.is_float(element_type)
+
+
+def _all_same_bits(values) -> bool:
+    """Every element has the same bytes (NaNs included, unlike `==`)."""
+    import numpy as np
+
+    raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8).reshape(values.size, -1)
+    return bool((raw == raw[0]).all())
