@@ -98,3 +98,14 @@ func.func @fused_transformer_layer(%h: tensor<2x5x8xf32>, %wqkv: tensor<8x24xf32
   %1 = mir.fused_transformer_layer %h, %wqkv, %wo, %g, %b, %up, %down, %g, %b qkv_bias %bqkv out_bias %b up_bias %bup down_bias %b num_heads = 2 head_dim = 4 mask_kind = causal activation = relu eps1 = 1.000000e-05 eps2 = 1.000000e-05 : (tensor<2x5x8xf32>, tensor<8x24xf32>, tensor<8x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<8x16xf32>, tensor<16x8xf32>, tensor<8xf32>, tensor<8xf32>, tensor<24xf32>, tensor<8xf32>, tensor<16xf32>, tensor<8xf32>) -> tensor<2x5x8xf32>
   func.return %1 : tensor<2x5x8xf32>
 }
+
+// -----
+
+// Batch and seq both dynamic: the type follows the projections (the chain's head reshapes can be
+// written once rlx-specialize binds one of them).
+// CHECK-LABEL: func.func @fused_attention_block_dynamic
+func.func @fused_attention_block_dynamic(%h: tensor<?x?x32xf32>, %w: tensor<32x96xf32>, %o: tensor<32x16xf32>) -> tensor<?x?x16xf32> {
+  // CHECK-NEXT: %0 = mir.fused_attention_block %h, %w, %o num_heads = 4 head_dim = 8 num_kv_heads = 4 mask_kind = causal : (tensor<?x?x32xf32>, tensor<32x96xf32>, tensor<32x16xf32>) -> tensor<?x?x16xf32>
+  %0 = mir.fused_attention_block %h, %w, %o num_heads = 4 head_dim = 8 num_kv_heads = 4 mask_kind = causal : (tensor<?x?x32xf32>, tensor<32x96xf32>, tensor<32x16xf32>) -> tensor<?x?x16xf32>
+  func.return %0 : tensor<?x?x16xf32>
+}

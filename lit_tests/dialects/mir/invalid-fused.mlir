@@ -200,9 +200,10 @@ func.func @attention_block_rank(%h: tensor<5x32xf32>, %w: tensor<32x96xf32>, %o:
 
 // -----
 
-func.func @attention_block_dynamic(%h: tensor<?x?x32xf32>, %w: tensor<32x96xf32>, %o: tensor<32x32xf32>) -> tensor<?x?x32xf32> {
-  // expected-error@+1 {{'mir.fused_attention_block' hidden may have at most one dynamic dim among batch and seq}}
-  %0 = mir.fused_attention_block %h, %w, %o num_heads = 4 head_dim = 8 num_kv_heads = 4 mask_kind = none : (tensor<?x?x32xf32>, tensor<32x96xf32>, tensor<32x32xf32>) -> tensor<?x?x32xf32>
+func.func @attention_block_dynamic_width(%h: tensor<?x?x32xf32>, %w: tensor<32x64xf32>, %o: tensor<32x32xf32>) -> tensor<?x?x32xf32> {
+  // With batch and seq both dynamic the projections' rules still apply.
+  // expected-error@+1 {{'mir.fused_attention_block' qkv projection width 64 differs from (num_heads + 2 * num_kv_heads) * head_dim = 96}}
+  %0 = mir.fused_attention_block %h, %w, %o num_heads = 4 head_dim = 8 num_kv_heads = 4 mask_kind = none : (tensor<?x?x32xf32>, tensor<32x64xf32>, tensor<32x32xf32>) -> tensor<?x?x32xf32>
   func.return %0 : tensor<?x?x32xf32>
 }
 

@@ -335,6 +335,8 @@ def _build_chain_types(op: RlxOperation, chain) -> list[Attribute]:
         values[name] = None if value is None else stand_in[value]
     try:
         results = chain(Emitter.at_end(block), op, **values)
+    except ChainNotWritable:
+        return op.types_without_heads()
     except VerifyException as e:
         message = str(e.args[0]) if e.args else str(e)
         if message.startswith(f"'{op.name}' "):
@@ -382,17 +384,35 @@ class AttentionPropertiesMixin:
         }
 
 
+class ChainNotWritable(Exception):
+    """The op's chain cannot be written for these types: its head reshapes would need
+    both batch and seq as `-1`. Type inference then applies the rules that do not need
+    the reshapes (`projection_types`); unfusing waits for `rlx-specialize`."""
+
+
 def _token_dims(e: Emitter, op: RlxOperation, hidden: SSAValue) -> tuple[int, int]:
     """`(batch, seq)` of `hidden[B, S, E]` as reshape entries (a dynamic one becomes -1)."""
     shape = tensor_type(hidden).get_shape()
     require(len(shape) == 3, op, f"hidden must have rank 3 ([batch, seq, embed]), got {fmt_shape(shape)}")
     batch, seq = shape[0], shape[1]
-    require(
-        DYNAMIC not in (batch, seq) or (batch, seq).count(DYNAMIC) == 1,
-        op,
-        "hidden may have at most one dynamic dim among batch and seq (the head reshapes need the other)",
-    )
+    if batch == seq == DYNAMIC:
+        raise ChainNotWritable(
+            f"'{op.name}' cannot be expanded while batch and seq are both dynamic (a reshape infers "
+            "one -1): bind them with rlx-specialize first"
+        )
     return (-1 if batch == DYNAMIC else batch), (-1 if seq == DYNAMIC else seq)
+
+
+def projection_types(op: RlxOperation, hidden: TensorType, weights: Sequence[tuple[str, SSAValue, SSAValue | None]]) -> TensorType:
+    """`hidden` through consecutive projections `(name, w, bias)` with `mir.matmul`'s and the
+    bias add's rules: the type rules of a block that need no head reshape."""
+    value = hidden
+    for name, w, bias in weights:
+        value = matmul_type(op, value, w, ("the " + name + " input", name))
+        if bias is not None:
+            shape = broadcast_shapes(value.get_shape(), tensor_type(bias).get_shape())
+            value = tensor(dtypes.promote(value.element_type, tensor_type(bias).element_type), shape)
+    return value
 
 
 def _split_heads(e: Emitter, x: SSAValue, dims: tuple[int, int], heads: int, head_dim: int) -> SSAValue:
@@ -597,6 +617,20 @@ class FusedAttentionBlockOp(AttentionPropertiesMixin, RlxOperation):
             self.n_rot is None or self.has_rope, self, "n_rot is only meaningful with rope(%cos, %sin)"
         )
 
+    def types_without_heads(self) -> list[Attribute]:
+        """With batch and seq both `?`: the projections' rules (widths, dtypes, biases)."""
+        heads, head_dim = self.num_heads.value.data, self.head_dim.value.data
+        qkv = projection_types(self, tensor_type(self.hidden), [("qkv_w", self.qkv_w, self.qkv_bias)])
+        expected = (heads + 2 * self.kv_heads()) * head_dim
+        width = qkv.get_shape()[-1]
+        require(
+            width == DYNAMIC or width == expected,
+            self,
+            f"qkv projection width {width} differs from (num_heads + 2 * num_kv_heads) * head_dim = {expected}",
+        )
+        merged = tensor(qkv.element_type, [*qkv.get_shape()[:-1], heads * head_dim])
+        return [projection_types(self, merged, [("out_w", self.out_w, self.out_bias)])]
+
     def infer_result_types(self) -> Sequence[Attribute]:
         return chain_types(self, attention_block_chain)
 
@@ -745,6 +779,14 @@ class FusedTransformerLayerOp(AttentionPropertiesMixin, RlxOperation):
         for what in ("eps1", "eps2"):
             eps = getattr(self, what).value.data
             require(eps > 0, self, f"{what} must be positive, got {eps}")
+
+    def types_without_heads(self) -> list[Attribute]:
+        """With batch and seq both `?`: the projections' rules; both norms keep the sums' type."""
+        (attended,) = FusedAttentionBlockOp.types_without_heads(self)
+        hidden = tensor_type(self.hidden)
+        ffn = [("up_w", self.up_w, self.up_bias), ("down_w", self.down_w, self.down_bias)]
+        out = projection_types(self, tensor(attended.element_type, hidden.get_shape()), ffn)
+        return [tensor(out.element_type, broadcast_shapes(hidden.get_shape(), attended.get_shape(), out.get_shape()))]
 
     def infer_result_types(self) -> Sequence[Attribute]:
         return chain_types(self, transformer_layer_chain)

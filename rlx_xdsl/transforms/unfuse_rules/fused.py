@@ -14,6 +14,7 @@ from xdsl.ir import SSAValue
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir.elementwise import activation_op
 from rlx_xdsl.dialects.mir.fused import (
+    ChainNotWritable,
     FusedAttentionBlockOp,
     FusedMatmulBiasActOp,
     FusedResidualLayerNormOp,
@@ -82,10 +83,16 @@ def _operands_by_name(op) -> dict[str, SSAValue | None]:
 @UNFUSE_RULES.register(FusedAttentionBlockOp)
 def unfuse_attention_block(e: Emitter, op: FusedAttentionBlockOp) -> Sequence[SSAValue]:
     """The op's defining chain (`attention_block_chain`): projections, head split, rope, attention."""
-    return attention_block_chain(e, op, **_operands_by_name(op))
+    try:
+        return attention_block_chain(e, op, **_operands_by_name(op))
+    except ChainNotWritable as error:
+        raise OpError(op, str(error)) from error
 
 
 @UNFUSE_RULES.register(FusedTransformerLayerOp)
 def unfuse_transformer_layer(e: Emitter, op: FusedTransformerLayerOp) -> Sequence[SSAValue]:
     """The op's defining chain (`transformer_layer_chain`): attention block, two post-norms, FFN."""
-    return transformer_layer_chain(e, op, **_operands_by_name(op))
+    try:
+        return transformer_layer_chain(e, op, **_operands_by_name(op))
+    except ChainNotWritable as error:
+        raise OpError(op, str(error)) from error

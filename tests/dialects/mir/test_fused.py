@@ -408,6 +408,25 @@ def test_attention_block_unfuses_to_its_chain_with_equal_values():
     np.testing.assert_array_equal(fused[0], unfused[0])
 
 
+def test_attention_block_with_dynamic_batch_and_seq_runs_and_unfuses_after_specialising():
+    from rlx_xdsl.transforms.specialize import SpecializeShapesPass
+
+    b = GraphBuilder("f")
+    h, w, o = b.input("h", [D, D, 8]), b.param("w", [8, 24]), b.param("o", [8, 8])
+    b.output(b.fused_attention_block(h, w, o, num_heads=2, head_dim=4, mask_kind="causal"))
+    module = b.module()
+    inputs = [rand(2, 3, 8), rand(8, 24), rand(8, 8)]
+    (out,) = run_function(module, "f", inputs)
+    expected = attention_block_ref(inputs[0], inputs[1], inputs[2], 2, 2, 4, causal=True)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+    with pytest.raises(Exception, match="cannot be expanded while batch and seq are both dynamic"):
+        UnfusePass().apply(Context(), module.clone())
+    SpecializeShapesPass(shapes=("h=2x3x8",)).apply(Context(), module)
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    np.testing.assert_array_equal(run_function(module, "f", inputs)[0], out)
+
+
 def test_attention_block_traits():
     assert precision_class(FusedAttentionBlockOp) is Precision.DATA_MOVEMENT  # RLX's table
 
