@@ -3,6 +3,13 @@
     python benchmarks/gpu_check.py                  # LLaMA graphs + every op case
     python benchmarks/gpu_check.py --no-cases       # LLaMA graphs only
     python benchmarks/gpu_check.py --repeat 50
+    RLX_IREE_CACHE_DIR=DIR python benchmarks/gpu_check.py --compile-only   # no GPU needed
+    RLX_IREE_CACHE_DIR=DIR python benchmarks/gpu_check.py --no-cpu         # on the GPU machine
+
+A GPU machine without `iree-base-compiler` (it needs only `iree-base-runtime`, xdsl,
+numpy and ml_dtypes) runs modules compiled ahead of time: `--compile-only` on a machine
+with the compiler fills the cache directory with every CUDA module this script runs,
+and the same cache directory makes the GPU run skip the compiler.
 
 For a machine with an NVIDIA GPU (compiled for sm_80, which newer GPUs run through
 PTX JIT compilation). It needs nothing but this repository installed with
@@ -21,6 +28,7 @@ Exit status 0 when everything matches, 1 when something does not.
 from __future__ import annotations
 
 import argparse
+import os
 import statistics
 import sys
 import time
@@ -60,18 +68,41 @@ def llama_inputs(module, config: dict) -> list[np.ndarray]:
     ]
 
 
-def check_llama(repeat: int) -> bool:
-    print("| graph | interpreter (ms) | IREE cpu (ms) | IREE cuda (ms) | cpu rel. error | cuda rel. error |")
-    print("|---|---:|---:|---:|---:|---:|")
-    ok = True
+def llama_modules():
+    """`(name, module, config)` of each LLaMA graph the check runs."""
     for name, (layers, config) in LLAMA_GRAPHS.items():
-        module = build_llama(layers, **config)
+        yield name, build_llama(layers, **config), config
+
+
+def compile_only() -> int:
+    """Compile every CUDA module of the check into `RLX_IREE_CACHE_DIR` (no GPU used)."""
+    if not os.environ.get("RLX_IREE_CACHE_DIR"):
+        print("--compile-only needs RLX_IREE_CACHE_DIR: the directory the GPU run reads")
+        return 2
+    modules = [module for _, module, _ in llama_modules()] + [cases_module(all_cases())]
+    for module in modules:
+        backend.compile_text(backend.lowered_text(module), backend.DEVICES["cuda"])
+    print(f"compiled {len(modules)} modules for CUDA into {os.environ['RLX_IREE_CACHE_DIR']}")
+    return 0
+
+
+def check_llama(repeat: int, devices: tuple[str, ...]) -> bool:
+    print(
+        "| graph | interpreter (ms) | "
+        + " | ".join(f"IREE {d} (ms)" for d in devices)
+        + " | "
+        + " | ".join(f"{d} rel. error" for d in devices)
+        + " |"
+    )
+    print("|---|---:|" + "---:|" * (2 * len(devices)))
+    ok = True
+    for name, module, config in llama_modules():
         inputs = llama_inputs(module, config)
         (want,) = run_function(module, "llama", inputs)
         interp = median_seconds(lambda: run_function(module, "llama", inputs), max(1, repeat // 10))
         row = [name, f"{interp * 1e3:.2f}"]
         errors = []
-        for device in ("cpu", "cuda"):
+        for device in devices:
             compiled = backend.IreeModule(module, device)
             (got,) = compiled.run("llama", inputs)
             row.append(f"{median_seconds(lambda: compiled.run('llama', inputs), repeat) * 1e3:.2f}")
@@ -107,7 +138,13 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--no-cases", action="store_true", help="skip the single-op cases")
+    parser.add_argument("--no-cpu", action="store_true", help="skip IREE on the CPU (CUDA and the interpreter only)")
+    parser.add_argument(
+        "--compile-only", action="store_true", help="compile the CUDA modules into RLX_IREE_CACHE_DIR and exit"
+    )
     args = parser.parse_args(argv)
+    if args.compile_only:
+        return compile_only()
     try:
         config = backend._runtime_device(backend.DEVICES["cuda"])
     except (backend.DeviceUnavailable, backend.IreeUnavailable) as e:
@@ -117,7 +154,7 @@ def main(argv=None) -> int:
     print()
     ok = True
     try:
-        ok &= check_llama(args.repeat)
+        ok &= check_llama(args.repeat, ("cuda",) if args.no_cpu else ("cpu", "cuda"))
         print()
         if not args.no_cases:
             ok &= check_cases()

@@ -11,9 +11,13 @@ mode; here each is a named step in `PREPARE_STEPS`, run in this order:
 * `decompose-backward`: backward kernels (which have no VJP rules) become
   primitives through `rlx-decompose-backward`'s rules, so the gradient of a
   gradient can be taken (newer RLX's `decompose_backward_ops`);
-* `lower-dot-general`: a `mir.dot_general` without a VJP rule becomes matmuls;
-* `inline-if`: `mir.if` becomes both branches and `mir.where`;
-* `unroll-while`: a bounded `mir.while` is unrolled;
+* `lower-dot-general`: a `mir.dot_general` without a VJP rule becomes matmuls
+  (`rlx-lower-dot-general`'s pattern; dot_general has a rule, so this is a
+  fallback, as for every step: an op with a rule of its own is kept whole);
+* `inline-if`: `mir.if` becomes both branches and `mir.where`, every result kept
+  (`rlx-lower-control-flow`'s pattern);
+* `unroll-while`: a bounded `mir.while` is unrolled (same pass); one without
+  `max_iterations` is a located error;
 * `inline-custom-fn`: a `mir.custom_fn` without a vjp body is inlined;
 * `materialize-scan-bcasts`: a scan's bcasts become xs;
 * `convert-scans-for-ad`: scans keep their trajectory for the backward sweep
@@ -47,14 +51,20 @@ from xdsl.pattern_rewriter import (
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
+from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
+from rlx_xdsl.transforms.fusion.control_flow import InlineIf, UnrollWhile
+from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneral
+from rlx_xdsl.transforms.fusion.matching import apply_patterns
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
 
@@ -113,11 +123,9 @@ PREPARE_STEPS.define("unfuse", "expand composite ops without a VJP rule through 
 PREPARE_STEPS.define(
     "decompose-backward", "backward kernels without a VJP rule become primitives (gradients of gradients)"
 )
-PREPARE_STEPS.define(
-    "lower-dot-general", "mir.dot_general without a VJP rule becomes matmuls", pending="issue 10 (fusion)"
-)
-PREPARE_STEPS.define("inline-if", "mir.if becomes both branches and mir.where", pending="issue 10 (fusion)")
-PREPARE_STEPS.define("unroll-while", "a bounded mir.while is unrolled", pending="issue 10 (fusion)")
+PREPARE_STEPS.define("lower-dot-general", "mir.dot_general without a VJP rule becomes matmuls")
+PREPARE_STEPS.define("inline-if", "mir.if becomes both branches and mir.where")
+PREPARE_STEPS.define("unroll-while", "a bounded mir.while is unrolled")
 PREPARE_STEPS.define("inline-custom-fn", "mir.custom_fn without a vjp body is replaced by its forward body")
 PREPARE_STEPS.define("materialize-scan-bcasts", "the bcasts of a mir.scan become xs (expanded along the steps)")
 PREPARE_STEPS.define(
@@ -219,6 +227,44 @@ class DecomposeForAD(RewritePattern):
 @PREPARE_STEPS.implement("decompose-backward", rewrites=_decomposed_for_ad)
 def decompose_backward(module: ModuleOp) -> None:
     PatternRewriteWalker(DecomposeForAD(), apply_recursively=False).rewrite_module(module)
+
+
+# lower-dot-general, inline-if, unroll-while: rlx-lower-dot-general's and rlx-lower-control-flow's patterns
+
+
+def _dot_general_lowered_for_ad(op: Operation | OpClass) -> bool:
+    """`mir.dot_general` has a rule of its own (fewer ops than its matmul form); a lowering is a fallback."""
+    return (op is DotGeneralOp or isinstance(op, DotGeneralOp)) and op not in VJP_RULES
+
+
+class LowerDotGeneralForAD(LowerDotGeneral):
+    def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
+        if _dot_general_lowered_for_ad(op):
+            super().match_and_rewrite(op, rewriter)
+
+
+@PREPARE_STEPS.implement("lower-dot-general", rewrites=_dot_general_lowered_for_ad)
+def lower_dot_general(module: ModuleOp) -> None:
+    apply_patterns(module, LowerDotGeneralForAD())
+
+
+def _region_op(op_class: type[Operation]) -> Callable[[Operation | OpClass], bool]:
+    return lambda op: (op is op_class or isinstance(op, op_class)) and op not in VJP_RULES
+
+
+@PREPARE_STEPS.implement("inline-if", rewrites=_region_op(IfOp))
+def inline_if(module: ModuleOp) -> None:
+    """Nested ifs too, those in while bodies included (their copies are then if-free)."""
+    apply_patterns(module, InlineIf(), recursive=True)
+
+
+@PREPARE_STEPS.implement("unroll-while", rewrites=_region_op(WhileOp))
+def unroll_while(module: ModuleOp) -> None:
+    for op in module.walk():
+        if isinstance(op, WhileOp) and op.iteration_limit is None:
+            reason = "cannot be unrolled for autodiff (give the loop a bound)"
+            raise OpError(op, f"'{op.name}' without max_iterations {reason}")
+    apply_patterns(module, UnrollWhile(), recursive=True)
 
 
 # legalize-multi-axis-reduce ---------------------------------------------------------

@@ -90,10 +90,18 @@ def _iree() -> tuple[Any, Any]:
     """The `iree.compiler` and `iree.runtime` modules, or `IreeUnavailable`."""
     try:
         import iree.compiler as compiler
+    except ImportError:
+        raise IreeUnavailable(f"the IREE backend needs IREE: {INSTALL_HINT}") from None
+    return compiler, _iree_runtime()
+
+
+def _iree_runtime() -> Any:
+    """The `iree.runtime` module (all that running precompiled modules needs), or `IreeUnavailable`."""
+    try:
         import iree.runtime as runtime
     except ImportError:
         raise IreeUnavailable(f"the IREE backend needs IREE: {INSTALL_HINT}") from None
-    return compiler, runtime
+    return runtime
 
 
 def device_named(name: str) -> Device:
@@ -120,8 +128,12 @@ _COMPILED: dict[str, bytes] = {}
 
 
 def compile_text(text: str, device: Device) -> bytes:
-    """The IREE VM flatbuffer of upstream-MLIR `text` for `device` (cached)."""
-    compiler, _ = _iree()
+    """The IREE VM flatbuffer of upstream-MLIR `text` for `device` (cached).
+
+    With `RLX_IREE_CACHE_DIR` set, compiled modules are also kept there, keyed by a
+    hash of the flags and the text; a hit needs no compiler, so a machine with only
+    `iree-base-runtime` can run modules compiled ahead of time elsewhere.
+    """
     flags = (*device.flags, *COMMON_FLAGS)
     key = hashlib.sha256("\0".join((*flags, text)).encode()).hexdigest()
     if key in _COMPILED:
@@ -131,6 +143,7 @@ def compile_text(text: str, device: Device) -> bytes:
     if cached is not None and cached.exists():
         vmfb = cached.read_bytes()
     else:
+        compiler, _ = _iree()
         try:
             vmfb = compiler.compile_str(text, extra_args=list(flags))
         except compiler.CompilerToolError as e:
@@ -148,7 +161,7 @@ def compile_text(text: str, device: Device) -> bytes:
 
 def _runtime_device(device: Device):
     """A runtime config for `device`, or `DeviceUnavailable` saying why not."""
-    _, runtime = _iree()
+    runtime = _iree_runtime()
     try:
         return runtime.Config(device.driver)
     except Exception as e:  # noqa: BLE001 - the runtime reports a missing driver as RuntimeError
@@ -227,7 +240,7 @@ class IreeModule:
                 )
 
     def _load(self, vmfb: bytes) -> None:
-        _, runtime = _iree()
+        runtime = _iree_runtime()
         self.vmfb = vmfb
         self._runtime = runtime
         self._context = runtime.SystemContext(config=self._config)

@@ -103,3 +103,29 @@ def test_one_llama_decoder_layer():
         shape = arg.type.get_shape()
         inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
     compare_with_jax(module, "llama", inputs, cotangent=rand(1, 4, 16))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["then", "else"])
+def test_a_graph_through_if_and_while(sign):
+    """`mir.if` (JAX: `lax.cond`) picks a branch by the sign of `sum(x)`; a bounded `mir.while`
+    stops after 2 of its 3 allowed steps (JAX: the same steps, frozen once the condition fails)."""
+    b = GraphBuilder("loss")
+    x, w = b.param("x", [2, 4]), b.param("w", [4, 4])
+    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
+    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
+    h = b.if_(
+        positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.mul(rb.sin(x), x)
+    )
+    h, _, _ = b.while_(
+        [h, w, b.constant(np.zeros(1), "f32")],
+        lambda rb, h, w, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
+        lambda rb, h, w, i: (
+            rb.add(rb.tanh(rb.matmul(h, w)), h),
+            w,
+            rb.add(i, rb.constant(np.ones(1), "f32")),
+        ),
+        max_iterations=3,
+    )
+    b.output(b.reduce(b.mul(h, h), kind="sum", axes=[0, 1]))
+    x0 = sign * (np.abs(rand(2, 4)) + 0.1)
+    compare_with_jax(b.module(), "loss", [x0, rand(4, 4, scale=0.5)])

@@ -13,6 +13,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -36,6 +37,7 @@ GROUPS = (
     regions,
     structured,
     fused,
+    fused_regions,
 )
 
 PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
