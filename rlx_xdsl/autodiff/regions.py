@@ -24,10 +24,10 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.grad import _Sweep
+from rlx_xdsl.autodiff.grad import _Sweep  # the sweep rlx-grad runs over a function's block
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.transforms.dce import PurityCache, _sweep_block
+from rlx_xdsl.transforms.dce import eliminate_dead_code_in_block
 
 
 def vjp_region(body: Region) -> Region:
@@ -58,7 +58,7 @@ def vjp_region(body: Region) -> Region:
     gradients = [zeros_like(e, arg) if g is None else g for arg, g in zip(inputs, gradients)]
     e.insert(YieldOp(*gradients))
     block.erase_op(terminator)
-    _sweep_block(block, PurityCache())
+    eliminate_dead_code_in_block(block)
     return region
 
 

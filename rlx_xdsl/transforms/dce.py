@@ -104,6 +104,11 @@ def eliminate_dead_code(function: func.FuncOp) -> int:
     return sum(_sweep_block(block, purity) for block in reversed(function.body.blocks))
 
 
+def eliminate_dead_code_in_block(block: Block) -> int:
+    """Remove the dead ops of one block (a region body built by a pass); return how many."""
+    return _sweep_block(block, PurityCache())
+
+
 @dataclass(frozen=True)
 class DeadCodeEliminationPass(ModulePass):
     """Remove unused side-effect-free ops (one reverse sweep per func.func).
