@@ -8,6 +8,7 @@ deliberately wrong, is checked against its own formula instead.
 
 from __future__ import annotations
 
+import math
 from pathlib import Path
 
 import numpy as np
@@ -112,6 +113,10 @@ def test_a_checkpointed_scan_differentiates_and_keeps_only_its_checkpoints(num_c
         run_function(module, "f_grad", [*inputs, np.array(1.0)])
     forward = next(r for r in records if r.op == "mir.scan")
     assert forward.peak_saved == num_checkpoints
+    backward = next(r for r in records if r.op == "mir.scan_backward")
+    longest_segment = -(-LENGTH // num_checkpoints)
+    assert backward.peak_saved <= math.ceil(math.log2(longest_segment))  # recompute by bisection
+    assert backward.body_runs >= LENGTH  # the vjp body at every step, plus any recompute
 
 
 def test_several_carries_a_passed_through_carry_and_a_value_yielded_twice():
