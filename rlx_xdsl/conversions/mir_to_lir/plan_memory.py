@@ -156,12 +156,22 @@ def pack(layout: Layout, alignment: int, strategy: str) -> Packing:
     return Packing(strategy, arena, placed, chained)
 
 
-def best_packing(layout: Layout, alignment: int, strategy: str) -> Packing:
-    """The packing of `strategy`, or under `auto` the smallest arena of all (earliest on ties)."""
+def best_packing(layout: Layout, alignment: int, strategy: str, bound: int) -> Packing:
+    """The packing of `strategy`, or under `auto` the smallest arena of all (earliest on ties).
+
+    `auto` stops at the first packing whose arena is the lower bound `bound`: no later
+    strategy can beat it, and ties go to the earliest anyway.
+    """
     if strategy != "auto":
         return pack(layout, alignment, strategy)
-    candidates = [pack(layout, alignment, s) for s in STRATEGIES[1:]]
-    return min(candidates, key=lambda p: p.arena)
+    best = None
+    for candidate in STRATEGIES[1:]:
+        packing = pack(layout, alignment, candidate)
+        if best is None or packing.arena < best.arena:
+            best = packing
+        if best.arena <= bound:
+            break
+    return best
 
 
 # Writing the plan into the IR -----------------------------------------------------------
@@ -209,7 +219,7 @@ def strip_plan(function: func.FuncOp) -> None:
         function.res_attrs = _with_entry(function.res_attrs, n, [None] * n)
 
 
-def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: int) -> PlanOp:
+def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: int, bound: int) -> PlanOp:
     """Annotate the function with the plan and open it with a `lir.plan` op."""
     function, block = schedule.function, schedule.function.body.block
     placed = placements(layout, packing)
@@ -227,7 +237,7 @@ def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: 
     plan = PlanOp(
         arena_bytes=packing.arena,
         naive_bytes=naive_bytes(layout, alignment),
-        lower_bound_bytes=lower_bound_bytes(layout, alignment),
+        lower_bound_bytes=bound,
         alignment=alignment,
         strategy=packing.strategy,
     )
@@ -240,8 +250,9 @@ def plan_function(function: func.FuncOp, options: Options) -> PlanOp:
     strip_plan(function)
     schedule = Schedule.of(function)
     layout = Layout.of(schedule, choose_roles(schedule, options))
-    packing = best_packing(layout, options.alignment, options.strategy)
-    return write_plan(schedule, layout, packing, options.alignment)
+    bound = lower_bound_bytes(layout, options.alignment)
+    packing = best_packing(layout, options.alignment, options.strategy, bound)
+    return write_plan(schedule, layout, packing, options.alignment, bound)
 
 
 # The pass ------------------------------------------------------------------------------
