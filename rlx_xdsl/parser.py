@@ -43,7 +43,7 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, memo
 
 
 def describe_char(char: str) -> str:
@@ -94,12 +94,44 @@ class RlxLexer(MLIRLexer):
         return super()._lex_prefixed_ident(start_pos)
 
 
+_PLAIN_TENSOR_TYPE = re.compile(r"tensor<(?:(?:[0-9]+|\?)x)*(?:[a-z][a-z0-9]*|complex<[a-z][a-z0-9]*>)>")
+"""The spelling of a ranked tensor type over a builtin element type, without spaces or an
+encoding (`tensor<1x?x64xf32>`): the types a graph repeats on every line."""
+
+
 class RlxParser(Parser):
-    """xDSL's `Parser` with `RlxLexer` and exact numeric literals."""
+    """xDSL's `Parser` with `RlxLexer`, exact numeric literals, and a memo of types.
+
+    A graph spells the same few `tensor<…>` types on every line (about 3.6 per MIR op),
+    and building one (with its shape and its verifier) costs more than the rest of the
+    line. The parser remembers each plain tensor type it parsed by its spelling: the
+    same spelling gives the same attribute object, which is sound because attributes
+    are immutable. The memo lives as long as the parser, so memory stays bounded.
+    """
 
     def __init__(self, ctx: Context, text: str, name: str = "<unknown>"):
         super().__init__(ctx, "", name)
         self._parser_state = ParserState(RlxLexer(Input(text, name)))
+        self._types: dict[str, Attribute] = {}
+
+    def parse_optional_type(self) -> Attribute | None:
+        token = self._current_token
+        if token.kind != MLIRTokenKind.BARE_IDENT or not memo.enabled():
+            return super().parse_optional_type()
+        content = self.lexer.input.content
+        match = _PLAIN_TENSOR_TYPE.match(content, token.span.start)
+        if match is None:
+            return super().parse_optional_type()
+        spelling = match.group()
+        known = self._types.get(spelling)
+        if known is not None:
+            self._resume_from(match.end())
+            return known
+        parsed = super().parse_optional_type()
+        after = self._current_token.span.start
+        if parsed is not None and after >= match.end() and not content[match.end() : after].strip():
+            self._types[spelling] = parsed  # parsed exactly the spelling: the next one is a hit
+        return parsed
 
     def _parse_token(self, expected_kind: MLIRTokenKind, error_msg: str) -> MLIRToken:
         """Upstream's, with its context-only messages (" in block definition") completed

@@ -19,7 +19,7 @@ start with the quoted op name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Hashable, Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -37,6 +37,7 @@ from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.memo import BoundedMemo, enabled
 from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape
 
 _PENDING = NoneType()
@@ -115,6 +116,29 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     return len(ds) == len(is_) and all(map(dims_match, ds, is_))
 
 
+_INFERRED: BoundedMemo[tuple[Attribute, ...]] = BoundedMemo(1 << 14)
+"""Inferred result types by `inference_key`."""
+
+_VERIFIED: BoundedMemo[bool] = BoundedMemo(1 << 14)
+"""The `inference_key`s of ops whose declared result types matched the inferred ones."""
+
+
+def inference_key(op: RlxOperation) -> Hashable | None:
+    """Everything type inference and the attribute checks read: the op's class, operand
+    types, properties and declared result types (casts and `mir.iota` take their target
+    from these). None (do not remember) when the memos are off or the op has regions,
+    whose bodies inference reads too.
+    """
+    if op.regions or not enabled():
+        return None
+    return (
+        type(op),
+        tuple(operand.type for operand in op.operands),
+        tuple(sorted(op.properties.items())),
+        tuple(result.type for result in op.results),
+    )
+
+
 class RlxOperation(IRDLOperation):
     """Common behaviour of HIR/MIR/LIR ops (not itself an op definition)."""
 
@@ -151,12 +175,20 @@ class RlxOperation(IRDLOperation):
     # Shared machinery -------------------------------------------------------
 
     def inferred_types(self) -> Sequence[Attribute]:
-        """Run attribute checks and inference, normalising helper errors."""
+        """Run attribute checks and inference, normalising helper errors.
+
+        Remembered (`_INFERRED`) by everything inference reads (`inference_key`): an
+        op like one seen before, or unchanged since, is not inferred again.
+        """
+        key = inference_key(self)
+        if key is not None and (known := _INFERRED.get(key)) is not None:
+            return known
         self.check_attributes()
         try:
-            return self.infer_result_types()
+            inferred = tuple(self.infer_result_types())
         except (ShapeError, dtypes.UnsupportedDTypeError) as e:
             raise VerifyException(f"'{self.name}' {e.args[0] if e.args else e}") from e
+        return _INFERRED.put(key, inferred) if key is not None else inferred
 
     def inferred_types_for(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         """The result types inference gives when the operands have `operand_types`.
@@ -182,6 +214,14 @@ class RlxOperation(IRDLOperation):
         return changed
 
     def verify_(self) -> None:
+        """Inferred and declared result types agree (xDSL has checked the structure before).
+
+        An op whose `inference_key` verified before passes at once: verifying after every
+        pass costs a dictionary lookup per unchanged op, not its inference.
+        """
+        key = inference_key(self)
+        if key is not None and _VERIFIED.get(key):
+            return
         self._require_rlx_dtypes("operand", self.operands)
         inferred = self.inferred_types()
         if len(inferred) != len(self.results):
@@ -196,6 +236,8 @@ class RlxOperation(IRDLOperation):
                     f"declared type {res.type}"
                 )
         self._require_rlx_dtypes("result", self.results)  # e.g. a constant of i3
+        if key is not None:
+            _VERIFIED.put(key, True)
 
     def _require_rlx_dtypes(self, what: str, values: Sequence[SSAValue]) -> None:
         for value in values:
@@ -231,17 +273,22 @@ def tensor_type(value: SSAValue | Attribute) -> TensorType:
     return t
 
 
-def require(condition: bool, op: IRDLOperation, message: str) -> None:
-    """Raise `'<op>' <message>` as a VerifyException unless `condition` holds."""
+def require(condition: bool, op: IRDLOperation, message: str | Callable[[], str]) -> None:
+    """Raise `'<op>' <message>` as a VerifyException unless `condition` holds.
+
+    A message that formats values is passed as a `lambda: f"..."`, built only when the
+    check fails: formatting a type prints it, which would cost more than the check.
+    """
     if not condition:
-        raise VerifyException(f"'{op.name}' {message}")
+        text = message if isinstance(message, str) else message()
+        raise VerifyException(f"'{op.name}' {text}")
 
 
 def require_float(op: IRDLOperation, t: TensorType, what: str = "operand") -> None:
     require(
         dtypes.is_float(t.element_type),
         op,
-        f"{what} must have a floating-point element type, got {t.element_type}",
+        lambda: f"{what} must have a floating-point element type, got {t.element_type}",
     )
 
 
@@ -250,7 +297,7 @@ def require_rank(op: IRDLOperation, t: TensorType, rank: int | Sequence[int], wh
     require(
         t.get_num_dims() in ranks,
         op,
-        f"{what} must have rank {' or '.join(map(str, ranks))}, got {fmt_shape(t.get_shape())}",
+        lambda: f"{what} must have rank {' or '.join(map(str, ranks))}, got {fmt_shape(t.get_shape())}",
     )
 
 
@@ -259,7 +306,7 @@ def require_min_rank(op: IRDLOperation, t: TensorType, least: int, what: str) ->
     require(
         t.get_num_dims() >= least,
         op,
-        f"{what} must have rank >= {least}, got {fmt_shape(t.get_shape())}",
+        lambda: f"{what} must have rank >= {least}, got {fmt_shape(t.get_shape())}",
     )
 
 
@@ -278,7 +325,7 @@ def require_same_element_type(
         require(
             t.element_type == reference.element_type,
             op,
-            mismatch.format(what=what, expected=reference.element_type, actual=t.element_type),
+            lambda: mismatch.format(what=what, expected=reference.element_type, actual=t.element_type),
         )
 
 
@@ -288,13 +335,13 @@ def require_index_type(op: IRDLOperation, t: TensorType, what: str = "indices") 
     require(
         kind in ("int", "uint", "float"),
         op,
-        f"{what} must have an integer or floating-point element type, got {t.element_type}",
+        lambda: f"{what} must have an integer or floating-point element type, got {t.element_type}",
     )
 
 
 def _require_at_least(op: IRDLOperation, least: int, values: Mapping[str, int]) -> None:
     for name, value in values.items():
-        require(value >= least, op, f"{name} must be >= {least}, got {value}")
+        require(value >= least, op, lambda: f"{name} must be >= {least}, got {value}")
 
 
 def require_non_negative(op: IRDLOperation, **values: int) -> None:
