@@ -8,7 +8,9 @@ from xdsl.traits import Pure
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
-from rlx_xdsl.dialects import hir
+from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
+from rlx_xdsl.conversions.mir_to_linalg import load_lowerings as load_linalg_lowerings
+from rlx_xdsl.dialects import hir, lir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dialects.mir import ALL_OPS, backward, fused
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
@@ -22,10 +24,12 @@ from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
 
 load_rules()
 
+load_linalg_lowerings()
 # Every registry and the ops it must cover. Issues that add a registry add a row.
 load_decompositions()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
+    ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS] + lir.ALL_OPS),
     ("unfuse rules", UNFUSE_RULES, fused.OPS),
     ("HIR interpreter kernels", KERNELS, hir.ALL_OPS),
     ("HIR lowerings", LOWERINGS, hir.ALL_OPS),

@@ -179,13 +179,27 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
     return found
 
 
-def run_function(module: ModuleOp, name: str | None, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def run_function(
+    module: ModuleOp,
+    name: str | None,
+    inputs: Sequence[np.ndarray],
+    backend: str = "interpreter",
+    device: str = "cpu",
+) -> list[np.ndarray]:
     """Run one function on numpy inputs and return its outputs.
 
     A planned (LIR) function runs on its arena (`interpreters.lir`), with the same kernels.
+    `backend="iree"` lowers the module to upstream MLIR and runs it compiled by IREE on
+    `device` ("cpu" or "cuda"; see `rlx_xdsl.backends.iree`).
     """
     from rlx_xdsl.dialects.lir import plan_of
 
+    if backend == "iree":
+        from rlx_xdsl.backends import iree
+
+        return iree.run_function(module, name, inputs, device)
+    if backend != "interpreter":
+        raise ValueError(f"unknown backend '{backend}' (known: interpreter, iree)")
     f = find_function(module, name)
     arrays = tuple(np.asarray(x) for x in inputs)
     checks.check_arguments(f, arrays)

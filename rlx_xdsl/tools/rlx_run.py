@@ -4,6 +4,8 @@
     rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
     rlx-run model.mlir --func f --seed 3 --save out/
     rlx-opt model.mlir -p rlx-dce | rlx-run -
+    rlx-run model.mlir --backend=iree        # lowered to linalg, compiled and run by IREE (CPU)
+    rlx-run model.mlir --backend=iree --device=cuda
     rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
 
 It is the quickest way to see what a graph computes, and to check that a pass
@@ -43,7 +45,7 @@ from xdsl.ir import Operation
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
-from rlx_xdsl.diagnostics import describe, op_diagnostic, render
+from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
 from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
@@ -266,6 +268,28 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
     return [np.asarray(output) for output in outputs]
 
 
+def execute_on_iree(
+    module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex, device: str
+) -> list[np.ndarray]:
+    """Lower the module, compile it with IREE for `device` and run `f`.
+
+    An op without a lowering is a located error; a missing IREE install or
+    device, a compiler rejection or a runtime failure is one `rlx-run: error:` line.
+    """
+    from rlx_xdsl.backends import iree
+
+    try:
+        compiled = iree.IreeModule(module, device)
+    except OpError as e:
+        raise SourceError(op_diagnostic(e.op, e.message), source) from None
+    except (iree.IreeUnavailable, iree.DeviceUnavailable, iree.IreeCompileError, iree.UnsupportedSignature) as e:
+        raise RunError(str(e)) from None
+    try:
+        return compiled.run(f.sym_name.data, inputs)
+    except Exception as e:  # noqa: BLE001 - the runtime reports failures as several exception types
+        raise RunError(f"IREE failed while running @{f.sym_name.data}: {describe(e)}") from None
+
+
 def execute_planned(
     module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex
 ) -> list[np.ndarray]:
@@ -362,6 +386,19 @@ def make_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     parser.add_argument(
+        "--backend",
+        choices=("interpreter", "iree"),
+        default="interpreter",
+        help="run on the numpy reference interpreter (default), or lower to upstream MLIR and run "
+        "it compiled by IREE (needs pip install -e '.[iree]')",
+    )
+    parser.add_argument(
+        "--device",
+        choices=("cpu", "cuda"),
+        default="cpu",
+        help="IREE's target: the host CPU (default) or an NVIDIA GPU (--backend=iree only)",
+    )
+    parser.add_argument(
         "--disable-verify",
         action="store_true",
         help="skip the verifier: a function whose memory plan is wrong then runs anyway (and computes garbage)",
@@ -377,17 +414,24 @@ def make_parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> list[str]:
     """Do the work of one invocation; return the report lines."""
+    if args.device != "cpu" and args.backend != "iree":
+        raise RunError(f"--device={args.device} needs --backend=iree")
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file, verify=not args.disable_verify)
     f = select_function(module, args.func, source)
     inputs = gather_inputs(f, specs, args.seed)
-    outputs = execute(module, f, inputs, source)
+    if args.backend == "iree":
+        outputs = execute_on_iree(module, f, inputs, source, args.device)
+    else:
+        outputs = execute(module, f, inputs, source)
     if args.save is not None:
         save_arrays(args.save, f, inputs, outputs)
     counts = f"{_count(len(inputs), 'argument')}, {_count(len(outputs), 'output')}"
     plan = plan_of(f)
-    arena = f", on an arena of {plan.arena_bytes.value.data} bytes" if plan is not None else ""
-    lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed}){arena}"]
+    on_arena = plan is not None and args.backend == "interpreter"
+    arena = f", on an arena of {plan.arena_bytes.value.data} bytes" if on_arena else ""
+    on = "" if args.backend == "interpreter" else f", IREE {args.device}"
+    lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed}{on}){arena}"]
     for name, array in zip(output_names(f), outputs):
         lines += describe_output(name, array)
     return lines

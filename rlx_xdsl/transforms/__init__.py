@@ -55,6 +55,12 @@ def _unfuse() -> type[ModulePass]:
     return UnfusePass
 
 
+def _convert_mir_to_linalg() -> type[ModulePass]:
+    from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
+
+    return ConvertMirToLinalgPass
+
+
 def _lower_hir() -> type[ModulePass]:
     from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 
@@ -79,4 +85,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-plan-memory": _plan_memory,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
+        "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,
     }

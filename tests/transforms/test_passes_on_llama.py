@@ -7,12 +7,14 @@ from xdsl.dialects.builtin import TensorType
 
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir
@@ -49,6 +51,7 @@ def test_every_pass_is_checked_here():
     assert set(get_all_passes()) == {
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
+        "rlx-convert-mir-to-linalg",
     }  # fmt: skip
 
 
@@ -221,3 +224,14 @@ def test_plan_memory_runs_the_graph_on_one_arena_with_the_same_results(llama):
     reparsed = parse_module(str(module))  # the plan survives printing and parsing
     for want, got in zip(expected, run_function(reparsed, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+def test_linalg_lowering_computes_the_graph_on_iree(llama):
+    """The lowered graph leaves MIR, and IREE computes what the interpreter did."""
+    text, inputs, expected = llama
+    module = parse_module(text)
+    ConvertMirToLinalgPass().apply(Context(), module)
+    assert not any(op.name.startswith("mir.") for op in module.walk())
+    module.verify()
+    (got,) = run_function(parse_module(text), "llama", inputs, backend="iree")
+    assert_matches(got, expected[0], approximate=True)

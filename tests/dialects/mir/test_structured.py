@@ -1,4 +1,4 @@
-"""Structured MIR ops against independent oracles: scans against Python loops and finite
+"""Tensors MIR ops against independent oracles: scans against Python loops and finite
 differences, checkpointing against the full trajectory (with the carries it saves),
 custom functions, and the state-space recurrences against scalar reference loops."""
 

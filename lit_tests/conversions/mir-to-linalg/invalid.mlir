@@ -1,0 +1,11 @@
+// An op the conversion cannot lower is reported at the op, and nothing is printed.
+// RUN: rlx-opt %s --split-input-file --verify-diagnostics -p rlx-convert-mir-to-linalg
+// RUN: not rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg 2>&1 | filecheck %s
+
+// CHECK: invalid.mlir:[[# @LINE + 3]]:3: error: cannot lower 'mir.add': element type complex<f32> has no lowering to linalg
+// CHECK-NOT: linalg.generic
+func.func @complex(%z: tensor<2xcomplex<f32>>, %x: tensor<2xf32>) -> (tensor<2xf32>, tensor<2xcomplex<f32>>) {
+  %0 = mir.add %z, %z : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> // expected-error {{cannot lower 'mir.add': element type complex<f32> has no lowering to linalg}}
+  %1 = mir.exp %x : (tensor<2xf32>) -> tensor<2xf32>
+  func.return %1, %0 : tensor<2xf32>, tensor<2xcomplex<f32>>
+}

@@ -1,0 +1,34 @@
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | filecheck %s
+
+// The row max, then three row sums (exp of the shifted logits, the target mass, the
+// target-weighted shifted logits); an index label is a one-hot `class == label` in the body.
+// CHECK-LABEL: func.func @with_logits
+// CHECK:         arith.maximumf
+// CHECK-COUNT-3: ins(%l, {{%.*}}, %y : tensor<4x5xf32>, tensor<4xf32>, tensor<4xi32>)
+// CHECK:         math.log
+func.func @with_logits(%l: tensor<4x5xf32>, %y: tensor<4xi32>) -> tensor<4xf32> {
+  %0 = mir.softmax_cross_entropy_with_logits %l, %y : (tensor<4x5xf32>, tensor<4xi32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dense
+// CHECK-COUNT-3: ins(%l, {{%.*}}, %t : tensor<4x5xf32>, tensor<4xf32>, tensor<4x5xf32>)
+func.func @dense(%l: tensor<4x5xf32>, %t: tensor<4x5xf32>) -> tensor<4xf32> {
+  %0 = mir.softmax_cross_entropy %l, %t : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+// The gradient: (softmax - one_hot) * d_loss, per element, after the row statistics.
+// CHECK-LABEL: func.func @backward
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]}
+// CHECK:           linalg.index 1
+// CHECK:           arith.subf
+// CHECK:           arith.mulf
+func.func @backward(%l: tensor<4x5xf32>, %y: tensor<4xi64>, %d: tensor<4xf32>) -> tensor<4x5xf32> {
+  %0 = mir.softmax_cross_entropy_backward %l, %y, %d : (tensor<4x5xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<4x5xf32>
+  func.return %0 : tensor<4x5xf32>
+}

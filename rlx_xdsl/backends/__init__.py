@@ -1,0 +1,1 @@
+"""Execution backends other than the numpy interpreter (IREE)."""

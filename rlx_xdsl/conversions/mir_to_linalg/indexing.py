@@ -1,0 +1,67 @@
+"""Lowering of MIR gather and scatter_add to `linalg.generic`.
+
+Upstream linalg has no gather or scatter. gather reads the table with
+`tensor.extract` at the id of each result position; scatter_add is a reduction
+over the update rows, each adding into the output row its id names (a one-hot
+contraction, which stays parallel over the output).
+
+Ids are truncated toward zero (RLX's f32 ids). An id out of range is an
+interpreter error; here gather clamps it into the table and scatter_add drops
+its row, so compiled code never reads outside a buffer.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects import arith, tensor
+from xdsl.ir import SSAValue
+
+from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
+from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
+from rlx_xdsl.conversions.mir_to_linalg.tensors import element_type, PARALLEL, identity, loops
+from rlx_xdsl.dialects.mir import indexing as ix
+from rlx_xdsl.shapes import normalize_axis
+
+
+@LOWERINGS.register(ix.GatherOp)
+def lower_gather(lw: Lowering, op: ix.GatherOp) -> Sequence[SSAValue]:
+    table, indices = op.table, op.indices
+    table_dims, index_dims = lw.dims(table), lw.dims(indices)
+    axis = normalize_axis(op.axis.value.data, len(table_dims))
+    n_ids = len(index_dims)
+    out_dims = [*table_dims[:axis], *index_dims, *table_dims[axis + 1 :]]
+    rank = len(out_dims)
+    last_row = lw.emit(arith.SubiOp(lw.index_value(table_dims[axis]), lw.s.index_constant(1)))
+    id_dtype = lw.operand_dtype(1)
+
+    def body(s: Scalars, id_: SSAValue, _: SSAValue) -> SSAValue:
+        row = s.to_index(id_, id_dtype)
+        row = s.emit(arith.MaxSIOp(s.emit(arith.MinSIOp(row, last_row)), s.index_constant(0)))
+        position = [s.loop_index(d) for d in range(axis)]
+        position += [row] + [s.loop_index(d) for d in range(axis + n_ids, rank)]
+        return s.emit(tensor.ExtractOp(table, position, element_type(table)))
+
+    id_map = loops(rank, list(range(axis, axis + n_ids)))
+    init = lw.empty(out_dims, lw.result_dtype())
+    return lw.generic([(indices, id_map)], [(init, identity(rank))], [PARALLEL] * rank, body)
+
+
+@LOWERINGS.register(ix.ScatterAddOp)
+def lower_scatter_add(lw: Lowering, op: ix.ScatterAddOp) -> Sequence[SSAValue]:
+    """`out[r, ...] = sum over m of (ids[m] == r ? updates[m, ...] : 0)`; loop m is last."""
+    updates, indices = op.updates, op.indices
+    rows, *rest = lw.dims(updates)
+    dt, id_dtype = lw.result_dtype(), lw.operand_dtype(1)
+    acc = accumulator(dt)
+    n = len(rest) + 2
+    m = n - 1
+
+    def body(s: Scalars, id_: SSAValue, update: SSAValue, total: SSAValue) -> SSAValue:
+        hit = s.index_compare("eq", s.to_index(id_, id_dtype), s.loop_index(0))
+        return s.add(total, s.select(hit, s.cast(update, dt, acc), s.constant(0, acc)), acc)
+
+    inputs = [(indices, loops(n, [m])), (updates, loops(n, [m, *range(1, m)]))]
+    out_dims = [op.dim_size.value.data, *rest, rows]
+    result = lw.reduce(inputs, out_dims, [m], acc, 0, body)
+    return [lw.convert(result, acc, dt)]

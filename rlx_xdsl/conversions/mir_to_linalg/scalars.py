@@ -1,0 +1,290 @@
+"""Scalar arithmetic in `linalg.generic` bodies, chosen by RLX dtype.
+
+`arith` and `math` work on signless types, so which op computes a MIR
+operation depends on the RLX dtype of its operands: `mir.div` is `arith.divf`
+on floats, `arith.divsi` on signed and `arith.divui` on unsigned integers, and
+`arith.ori`... on i1 (where numpy's `+` is a logical or). `Scalars` makes that
+choice in one place; the lowering rules only say *what* to compute.
+
+Unsigned dtypes are stored in the signless type of their width (`ui8` is `i8`,
+`ui32` is `i32`), as MLIR does; only the ops reading them differ.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from xdsl.dialects import arith, math
+from xdsl.dialects.builtin import FloatAttr, IndexType, IntegerAttr, IntegerType, i1, i64
+from xdsl.dialects.linalg.ops import IndexOp
+from xdsl.ir import Attribute, Operation, SSAValue
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dtypes import DType
+from rlx_xdsl.emitter import Emitter
+
+F32 = dtypes.dtype_named("f32")
+I64 = dtypes.dtype_named("i64")
+BOOL = dtypes.dtype_named("i1")
+
+_FLOAT_ORDER = {"bf16": 0, "f16": 1, "f32": 2, "f64": 3}
+_FLOAT_BITS = {"bf16": 16, "f16": 16, "f32": 32, "f64": 64}
+
+
+def lowest_value(dt: DType) -> float | int:
+    """The identity of max: -inf, the smallest integer, or false."""
+    if dt.is_float:
+        return float("-inf")
+    if dt.kind in ("uint", "bool"):
+        return 0
+    return -(1 << (dt.nbytes * 8 - 1))
+
+
+def highest_value(dt: DType) -> float | int:
+    """The identity of min: inf, the largest integer, or true."""
+    if dt.is_float:
+        return float("inf")
+    if dt.kind == "bool":
+        return 1
+    if dt.kind == "uint":
+        return (1 << (dt.nbytes * 8)) - 1
+    return (1 << (dt.nbytes * 8 - 1)) - 1
+
+
+class UnsupportedDType(Exception):
+    """A dtype the upstream dialects cannot compute on (complex<f32>)."""
+
+
+def storage_type(dt: DType) -> Attribute:
+    """The element type holding `dt` in upstream MLIR: signless for unsigned ints."""
+    if dt.kind == "complex":
+        raise UnsupportedDType(f"element type {dt.element_type} has no lowering to linalg")
+    if dt.kind == "uint":
+        return IntegerType(dt.nbytes * 8)
+    return dt.element_type
+
+
+def accumulator(dt: DType) -> DType:
+    """The dtype sums over `dt` accumulate in: f32 for f16/bf16 (as the interpreter does)."""
+    return F32 if dt.name in ("f16", "bf16") else dt
+
+
+def _width(dt: DType) -> int:
+    return _FLOAT_BITS[dt.name] if dt.is_float else (1 if dt.kind == "bool" else dt.nbytes * 8)
+
+
+_CMPF = {"eq": "oeq", "ne": "une", "lt": "olt", "le": "ole", "gt": "ogt", "ge": "oge"}
+"""numpy's float comparisons: false on NaN, except `!=`, which is true."""
+_CMPI_SIGNED = {"eq": "eq", "ne": "ne", "lt": "slt", "le": "sle", "gt": "sgt", "ge": "sge"}
+_CMPI_UNSIGNED = {"eq": "eq", "ne": "ne", "lt": "ult", "le": "ule", "gt": "ugt", "ge": "uge"}
+
+
+class Scalars:
+    """Emits scalar `arith`/`math` ops through an emitter (usually at the end of a body block)."""
+
+    def __init__(self, emitter: Emitter):
+        self.e = emitter
+
+    def emit(self, op: Operation) -> SSAValue:
+        self.e.insert(op)
+        return op.results[0]
+
+    # Constants and indices ----------------------------------------------------------
+
+    def constant(self, value: float | int | bool, dt: DType) -> SSAValue:
+        """`value` as a scalar of `dt` (floats may be inf)."""
+        return self.emit(arith.ConstantOp(self.constant_attr(value, dt)))
+
+    @staticmethod
+    def constant_attr(value: float | int | bool, dt: DType) -> FloatAttr | IntegerAttr:
+        t = storage_type(dt)
+        if dt.is_float:
+            return FloatAttr(float(value), t)
+        if dt.kind == "bool":
+            return IntegerAttr(int(bool(value)), i1)
+        width = dt.nbytes * 8
+        raw = int(value) % (1 << width)  # two's complement bits of unsigned and negative values
+        signed = raw - (1 << width) if raw >= 1 << (width - 1) else raw
+        return IntegerAttr(signed, t)
+
+    def index_constant(self, n: int) -> SSAValue:
+        return self.emit(arith.ConstantOp(IntegerAttr(n, IndexType())))
+
+    def loop_index(self, dim: int) -> SSAValue:
+        """`linalg.index dim`: the current iteration's position along loop `dim`."""
+        return self.emit(IndexOp(dim))
+
+    # Conversions ------------------------------------------------------------------
+
+    def cast(self, x: SSAValue, src: DType, dst: DType) -> SSAValue:
+        """Convert `x` as numpy's `astype` (floats truncate toward zero into integers,
+        anything nonzero is true)."""
+        if src == dst:
+            return x
+        if dst.kind == "bool":
+            return self.is_true(x, src)
+        target = storage_type(dst)
+        if src.is_float and dst.is_float:
+            if {src.name, dst.name} == {"f16", "bf16"}:
+                return self.cast(self.cast(x, src, F32), F32, dst)
+            wider = _FLOAT_ORDER[dst.name] > _FLOAT_ORDER[src.name]
+            return self.emit(arith.ExtFOp(x, target) if wider else arith.TruncFOp(x, target))
+        if dst.is_float:
+            signed = src.kind == "int"
+            return self.emit(arith.SIToFPOp(x, target) if signed else arith.UIToFPOp(x, target))
+        if src.is_float:
+            signed = dst.kind == "int"
+            return self.emit(arith.FPToSIOp(x, target) if signed else arith.FPToUIOp(x, target))
+        src_bits, dst_bits = _width(src), _width(dst)
+        if dst_bits == src_bits:
+            return x  # same storage, other signedness
+        if dst_bits < src_bits:
+            return self.emit(arith.TruncIOp(x, target))
+        extend = arith.ExtSIOp if src.kind == "int" else arith.ExtUIOp
+        return self.emit(extend(x, target))
+
+    def is_true(self, x: SSAValue, dt: DType) -> SSAValue:
+        """`x != 0` as i1 (NaN counts as true, as `bool(nan)` does)."""
+        if dt.kind == "bool":
+            return x
+        return self.compare("ne", x, self.constant(0, dt), dt)
+
+    def to_index(self, x: SSAValue, dt: DType) -> SSAValue:
+        """An index from an id of any dtype: floats are truncated toward zero (RLX's f32 ids)."""
+        as_i64 = self.cast(x, dt, I64)
+        return self.emit(arith.IndexCastOp(as_i64, IndexType()))
+
+    def count(self, size: int | SSAValue, dt: DType) -> SSAValue:
+        """A size (static, or an `index` value) as a scalar of `dt`, to divide by."""
+        return self.constant(size, dt) if isinstance(size, int) else self.from_index(size, dt)
+
+    def from_index(self, i: SSAValue, dt: DType) -> SSAValue:
+        """An index value as a scalar of `dt`."""
+        as_i64 = self.emit(arith.IndexCastOp(i, i64))
+        return self.cast(as_i64, I64, dt)
+
+    # Arithmetic ---------------------------------------------------------------------
+
+    def add(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        return self._by_kind(dt, a, b, arith.AddfOp, arith.AddiOp, arith.OrIOp)
+
+    def sub(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        return self._by_kind(dt, a, b, arith.SubfOp, arith.SubiOp, arith.XOrIOp)
+
+    def mul(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        return self._by_kind(dt, a, b, arith.MulfOp, arith.MuliOp, arith.AndIOp)
+
+    def div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """Float division, or integer division truncating toward zero (Rust's `/`).
+
+        Integer division by 0 (and MIN / -1) would trap on the CPU, so the divisor
+        is replaced: `x / 0` gives 0, `x / -1` is the wrapping negation.
+        """
+        if dt.is_float:
+            return self.emit(arith.DivfOp(a, b))
+        if dt.kind == "bool":  # numpy: a / true = a; a / false = inf or nan, both true
+            return self.emit(arith.OrIOp(a, self.logical_not(b)))
+        zero, one = self.constant(0, dt), self.constant(1, dt)
+        is_zero = self.compare("eq", b, zero, dt)
+        safe = self.select(is_zero, one, b)
+        if dt.kind == "uint":
+            quotient = self.emit(arith.DivUIOp(a, safe))
+        else:
+            minus_one = self.constant(-1, dt)
+            is_minus_one = self.compare("eq", safe, minus_one, dt)
+            quotient = self.select(
+                is_minus_one,
+                self.neg(a, dt),
+                self.emit(arith.DivSIOp(a, self.select(is_minus_one, one, safe))),
+            )
+        return self.select(is_zero, zero, quotient)
+
+    def max(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """numpy's maximum: NaN wins."""
+        unsigned = arith.MaxUIOp if dt.kind == "uint" else arith.MaxSIOp
+        return self._by_kind(dt, a, b, arith.MaximumfOp, unsigned, arith.OrIOp)
+
+    def min(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """numpy's minimum: NaN wins."""
+        unsigned = arith.MinUIOp if dt.kind == "uint" else arith.MinSIOp
+        return self._by_kind(dt, a, b, arith.MinimumfOp, unsigned, arith.AndIOp)
+
+    def pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        if dt.is_float:
+            return self.emit(math.PowFOp(a, b))
+        if dt.kind == "bool":  # a ** false = 1, a ** true = a
+            return self.emit(arith.OrIOp(a, self.logical_not(b)))
+        return self._integer_pow(a, b, dt)
+
+    def _integer_pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """`a ** b` with wrapping products, by squaring over every bit of `b`.
+
+        (IREE cannot compile `math.ipowi`.) A negative exponent, which numpy
+        rejects, gives 0.
+        """
+        one = self.constant(1, dt)
+        result, base = one, a
+        for bit in range(dt.nbytes * 8):
+            shifted = self.emit(arith.ShRUIOp(b, self.constant(bit, dt)))
+            is_set = self.compare("ne", self.emit(arith.AndIOp(shifted, one)), self.constant(0, dt), dt)
+            result = self.select(is_set, self.mul(result, base, dt), result)
+            base = self.mul(base, base, dt)
+        if dt.kind == "int":
+            negative = self.compare("lt", b, self.constant(0, dt), dt)
+            result = self.select(negative, self.constant(0, dt), result)
+        return result
+
+    def _by_kind(self, dt: DType, a: SSAValue, b: SSAValue, on_float, on_int, on_bool) -> SSAValue:
+        if dt.is_float:
+            return self.emit(on_float(a, b))
+        return self.emit((on_bool if dt.kind == "bool" else on_int)(a, b))
+
+    def neg(self, x: SSAValue, dt: DType) -> SSAValue:
+        if dt.is_float:
+            return self.emit(arith.NegfOp(x))
+        return self.emit(arith.SubiOp(self.constant(0, dt), x))
+
+    def abs(self, x: SSAValue, dt: DType) -> SSAValue:
+        if dt.is_float:
+            return self.emit(math.AbsFOp(x))
+        if dt.kind == "int":
+            return self.emit(math.AbsIOp(x))
+        return x
+
+    def logical_not(self, x: SSAValue) -> SSAValue:
+        return self.emit(arith.XOrIOp(x, self.constant(1, BOOL)))
+
+    def compare(self, predicate: str, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """`a <predicate> b` as i1; `predicate` is one of eq, ne, lt, le, gt, ge."""
+        if dt.is_float:
+            return self.emit(arith.CmpfOp(a, b, _CMPF[predicate]))
+        table = _CMPI_SIGNED if dt.kind == "int" else _CMPI_UNSIGNED
+        return self.emit(arith.CmpiOp(a, b, table[predicate]))
+
+    def is_nan(self, x: SSAValue) -> SSAValue:
+        return self.emit(arith.CmpfOp(x, x, "uno"))
+
+    def index_compare(self, predicate: str, a: SSAValue, b: SSAValue) -> SSAValue:
+        """Comparison of two `index` values (eq, ne, lt, le, gt, ge)."""
+        return self.emit(arith.CmpiOp(a, b, _CMPI_SIGNED[predicate]))
+
+    def select(self, cond: SSAValue, a: SSAValue, b: SSAValue) -> SSAValue:
+        return self.emit(arith.SelectOp(cond, a, b))
+
+    def unary(self, op_class: Callable[[SSAValue], Operation], x: SSAValue) -> SSAValue:
+        """A float `math`/`arith` op of one operand (`math.ExpOp`, ...)."""
+        return self.emit(op_class(x))
+
+    # Float functions used by several rules -------------------------------------------
+
+    def exp(self, x: SSAValue) -> SSAValue:
+        return self.emit(math.ExpOp(x))
+
+    def log(self, x: SSAValue) -> SSAValue:
+        return self.emit(math.LogOp(x))
+
+    def sqrt(self, x: SSAValue) -> SSAValue:
+        return self.emit(math.SqrtOp(x))
+
+    def tanh(self, x: SSAValue) -> SSAValue:
+        return self.emit(math.TanhOp(x))

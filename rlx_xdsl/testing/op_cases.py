@@ -1,0 +1,588 @@
+"""Single-op MIR functions covering every primitive op, for differential tests of backends.
+
+Each `OpCase` is one function: usually a single op line whose arguments are
+`%0, %1, ...` (the function is built around it from the op's functional type),
+or a whole `func.func` for region ops. `all_cases_module()` puts every case in
+one module, so a backend compiles them all at once; `case_inputs` gives the
+arguments (deterministic random values of each type, or the case's own
+`inputs` where the op needs a domain: positive divisors, in-range ids,
+well-conditioned matrices, dynamic shapes).
+
+`approximate` marks ops whose rounding legitimately differs between
+implementations (transcendental functions, reductions); they get the looser
+tolerance of `testing.differential`.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import ml_dtypes
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Attribute
+from xdsl.parser import Parser
+
+from rlx_xdsl.context import make_context
+from rlx_xdsl.graph import random_array
+from rlx_xdsl.source import parse_source
+
+Inputs = Callable[[np.random.Generator], list[np.ndarray]]
+
+
+@dataclass(frozen=True)
+class OpCase:
+    name: str
+    text: str | tuple[str, ...]
+    """One op line over `%0, %1, ...`; several (a family sharing the arguments `args`);
+    or a whole `func.func @<name>`."""
+    approximate: bool = False
+    inputs: Inputs | None = None
+    args: tuple[str, ...] = ()
+    """The argument types of a family (a single op line states its own)."""
+
+
+_SIGNATURE = re.compile(r":\s*\((?P<args>.*?)\)\s*->\s*(?P<results>\(.*\)|\S.*)$")
+
+
+def _signature(line: str) -> tuple[list[str], list[str]]:
+    """The operand and result types at the end of an op line."""
+    match = _SIGNATURE.search(line)
+    if match is None:  # `mir.constant ... : type`: no operands
+        return [], [line.rsplit(" : ", 1)[1].strip()]
+    args = [t.strip() for t in match["args"].split(", ") if t.strip()]
+    results = match["results"].strip()
+    return args, [t.strip() for t in results.strip("()").split(", ")] if results.startswith("(") else [
+        results
+    ]
+
+
+def function_text(case: OpCase) -> str:
+    """The `func.func` of a case: its op lines' results are the function's outputs."""
+    if isinstance(case.text, str) and case.text.lstrip().startswith("func.func"):
+        return case.text
+    lines = (case.text,) if isinstance(case.text, str) else case.text
+    args = list(case.args) if case.args else _signature(lines[0])[0]
+    body, returned, result_types = [], [], []
+    for j, line in enumerate(lines):
+        types = _signature(line)[1]
+        name = f"%r{j}"
+        body.append(f"  {name}{':' + str(len(types)) if len(types) > 1 else ''} = {line}")
+        returned += [name] if len(types) == 1 else [f"{name}#{i}" for i in range(len(types))]
+        result_types += types
+    params = ", ".join(f"%{i}: {t}" for i, t in enumerate(args))
+    results = ", ".join(result_types)
+    return "\n".join(
+        [
+            f"func.func @{case.name}({params}) -> ({results}) {{",
+            *body,
+            f"  func.return {', '.join(returned)} : {results}",
+            "}",
+        ]
+    )
+
+
+def cases_module(cases: Sequence[OpCase]) -> ModuleOp:
+    """One module holding every case's function (parsed and verified)."""
+    text = "\n".join(function_text(c) for c in cases)
+    module, _ = parse_source(make_context(), text, "<op cases>")
+    return module
+
+
+def case_inputs(case: OpCase, f: func.FuncOp, seed: int = 0) -> list[np.ndarray]:
+    rng = np.random.default_rng(seed)
+    if case.inputs is not None:
+        return case.inputs(rng)
+    return [random_array(t, rng) for t in f.function_type.inputs]
+
+
+# Input recipes --------------------------------------------------------------------
+
+
+def normal(*shape: int, dtype=np.float32) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: rng.standard_normal(shape).astype(dtype)
+
+
+def ints(lo: int, hi: int, *shape: int, dtype=np.int32) -> Callable[[np.random.Generator], np.ndarray]:
+    """Integers in [lo, hi]."""
+    return lambda rng: rng.integers(lo, hi + 1, size=shape).astype(dtype)
+
+
+def fixed(value) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: np.asarray(value)
+
+
+def of(*makers: Callable[[np.random.Generator], np.ndarray]) -> Inputs:
+    return lambda rng: [make(rng) for make in makers]
+
+
+def solvable(n: int, *rhs: int, dtype=np.float32) -> Inputs:
+    """A diagonally dominant (well-conditioned) matrix and a right-hand side."""
+
+    def make(rng: np.random.Generator) -> list[np.ndarray]:
+        a = rng.standard_normal((n, n)) + n * np.eye(n)
+        return [a.astype(dtype), rng.standard_normal((n, *rhs)).astype(dtype)]
+
+    return make
+
+
+# The cases ------------------------------------------------------------------------
+
+T23 = "tensor<2x3xf32>"
+UNARY_FLOAT = ["gelu", "gelu_approx", "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
+               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs"]  # fmt: skip
+
+
+def _unary_cases() -> list[OpCase]:
+    ints_only = tuple(f"mir.{name} %0 : (tensor<5xi32>) -> tensor<5xi32>" for name in ("relu", "neg", "abs"))
+    return [
+        OpCase("unary_f32", tuple(f"mir.{name} %0 : ({T23}) -> {T23}" for name in UNARY_FLOAT), approximate=True),
+        OpCase("unary_i32", ints_only, inputs=of(ints(-3, 3, 5))),
+        OpCase("exp_bf16", "mir.exp %0 : (tensor<6xbf16>) -> tensor<6xbf16>", approximate=True),
+        OpCase("gelu_f16", "mir.gelu %0 : (tensor<6xf16>) -> tensor<6xf16>", approximate=True),
+        OpCase("silu_f64", "mir.silu %0 : (tensor<6xf64>) -> tensor<6xf64>", approximate=True),
+        OpCase("round_halves", "mir.round %0 : (tensor<6xf32>) -> tensor<6xf32>",
+               inputs=of(fixed(np.array([0.5, -0.5, 1.5, -2.5, 2.4999, 0.0], np.float32)))),
+    ]  # fmt: skip
+
+
+def _binary_cases() -> list[OpCase]:
+    broadcast = tuple(
+        f"mir.{name} %0, %1 : (tensor<2x1x3xf32>, tensor<4x1xf32>) -> tensor<2x4x3xf32>"
+        for name in ("add", "sub", "mul", "div", "max", "min", "pow")
+    )
+    compares = tuple(
+        f"mir.compare {p}, %0, %1 : (tensor<6xi32>, tensor<6xi32>) -> tensor<6xi1>"
+        for p in ("eq", "ne", "lt", "le", "gt", "ge")
+    )
+    return [
+        OpCase("binary_broadcast", broadcast, approximate=True),
+        OpCase("compare_i32", compares),
+        OpCase("div_i32", "mir.div %0, %1 : (tensor<2x3xi32>, tensor<3xi32>) -> tensor<2x3xi32>",
+               inputs=of(ints(-9, 9, 2, 3), ints(1, 4, 3))),
+        OpCase("unsigned", ("mir.div %0, %1 : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>",
+                            "mir.max %0, %1 : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xui8>",
+                            "mir.compare lt, %0, %1 : (tensor<4xui8>, tensor<4xui8>) -> tensor<4xi1>"),
+               args=("tensor<4xui8>", "tensor<4xui8>"),
+               inputs=of(fixed(np.array([200, 3, 255, 0], np.uint8)), fixed(np.array([100, 2, 9, 1], np.uint8)))),
+        OpCase("sub_i64", "mir.sub %0, %1 : (tensor<3xi64>, tensor<3xi64>) -> tensor<3xi64>",
+               inputs=of(fixed(np.array([2**40, -5, 7], np.int64)), fixed(np.array([1, 2**35, -7], np.int64)))),
+        OpCase("pow_i32", "mir.pow %0, %1 : (tensor<4xi32>, tensor<4xi32>) -> tensor<4xi32>",
+               inputs=of(ints(-3, 3, 4), ints(0, 3, 4))),
+        OpCase("bool_ops", ("mir.add %0, %1 : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>",
+                            "mir.mul %0, %1 : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>",
+                            "mir.max %0, %1 : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>"),
+               args=("tensor<4xi1>", "tensor<4xi1>")),
+        OpCase("add_promote", "mir.add %0, %1 : (tensor<3xbf16>, tensor<3xf16>) -> tensor<3xf32>"),
+        OpCase("mul_int_float", "mir.mul %0, %1 : (tensor<3xi32>, tensor<3xf32>) -> tensor<3xf64>"),
+        OpCase("add_ui8_i8", "mir.add %0, %1 : (tensor<3xui8>, tensor<3xi8>) -> tensor<3xi16>",
+               inputs=of(fixed(np.array([200, 3, 255], np.uint8)), fixed(np.array([-100, 5, 127], np.int8)))),
+        OpCase("add_bf16", "mir.add %0, %1 : (tensor<5xbf16>, tensor<5xbf16>) -> tensor<5xbf16>"),
+        OpCase("mul_rank0", "mir.mul %0, %1 : (tensor<f32>, tensor<2x2xf32>) -> tensor<2x2xf32>"),
+        OpCase("compare_nan", "mir.compare ne, %0, %1 : (tensor<3xf32>, tensor<1xf32>) -> tensor<3xi1>",
+               inputs=of(fixed(np.array([np.nan, 1.0, 2.0], np.float32)), fixed(np.array([1.0], np.float32)))),
+        OpCase("compare_mixed", "mir.compare ge, %0, %1 : (tensor<2x3xf32>, tensor<3xi32>) -> tensor<2x3xi1>"),
+        OpCase("where", "mir.where %0, %1, %2 : (tensor<2x3xi1>, tensor<3xf32>, tensor<2x1xf16>) -> tensor<2x3xf32>"),
+        OpCase("where_float_cond", "mir.where %0, %1, %2 : (tensor<3xf32>, tensor<3xi32>, tensor<3xi32>) -> tensor<3xi32>",
+               inputs=of(fixed(np.array([0.0, -1.5, np.nan], np.float32)), ints(0, 3, 3), ints(0, 3, 3))),
+    ]  # fmt: skip
+
+
+CAST_PAIRS = [("f32", "i32"), ("f32", "bf16"), ("bf16", "f16"), ("i32", "f32"), ("i1", "f32"), ("f32", "i1"),
+              ("ui8", "i32"), ("i32", "ui8"), ("f64", "f32"), ("i64", "i8"), ("f32", "ui8"), ("i8", "i64"),
+              ("f16", "f64")]  # fmt: skip
+CAST_INPUTS = {
+    "f32": np.array([2.7, -2.7, 0.5, -0.5, 100.2, 0.0], np.float32),
+    "i32": np.array([1, 255, 256, 300, -1, 7], np.int32),
+}
+"""Inputs showing truncation and wrap-around (the float ones also stay in range of ui8 where cast there)."""
+
+
+def _cast_cases() -> list[OpCase]:
+    lines = tuple(f"mir.cast %{i} : (tensor<6x{a}>) -> tensor<6x{b}>" for i, (a, b) in enumerate(CAST_PAIRS))
+    args = tuple(f"tensor<6x{a}>" for a, _ in CAST_PAIRS)
+
+    def inputs(rng: np.random.Generator) -> list[np.ndarray]:
+        values = []
+        for a, b in CAST_PAIRS:
+            if (a, b) == ("f32", "ui8"):
+                values.append(np.array([2.7, 0.5, 200.9, 0.0, 1.0, 7.5], np.float32))
+            elif (a, b) == ("f32", "i1"):
+                values.append(np.array([0.0, -0.0, 1.0, np.nan, -2.0, 0.1], np.float32))
+            elif a in CAST_INPUTS:
+                values.append(CAST_INPUTS[a])
+            else:
+                values.append(random_array(parse_type(f"tensor<6x{a}>"), rng))
+        return values
+
+    return [OpCase("casts", lines, args=args, inputs=inputs)]
+
+
+def parse_type(text: str) -> Attribute:
+    """A builtin type from its text (`tensor<6xf32>`)."""
+    return Parser(make_context(), text).parse_type()
+
+
+def _constant_cases() -> list[OpCase]:
+    return [
+        OpCase("constant_f32", f"mir.constant dense<[[1.5, -2.0, 0.0], [3.0, 4.25, -0.5]]> : {T23}"),
+        OpCase("constant_ui8", "mir.constant dense<[0, 200, 255]> : tensor<3xui8>"),
+        OpCase("constant_i1", "mir.constant dense<[true, false]> : tensor<2xi1>"),
+        OpCase("constant_bf16", "mir.constant dense<[1.5, -3.0]> : tensor<2xbf16>"),
+    ]
+
+
+def _contraction_cases() -> list[OpCase]:
+    return [
+        OpCase("matmul", "mir.matmul %0, %1 : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32>"),
+        OpCase("matmul_batch_bcast", "mir.matmul %0, %1 : (tensor<2x1x3x4xf32>, tensor<5x4x2xf32>) -> tensor<2x5x3x2xf32>"),
+        OpCase("matmul_bf16", "mir.matmul %0, %1 : (tensor<3x8xbf16>, tensor<8x2xbf16>) -> tensor<3x2xbf16>"),
+        OpCase("matmul_mixed", "mir.matmul %0, %1 : (tensor<3x4xf16>, tensor<4x2xf32>) -> tensor<3x2xf32>"),
+        OpCase("matmul_i32", "mir.matmul %0, %1 : (tensor<3x4xi32>, tensor<4x2xi32>) -> tensor<3x2xi32>"),
+        OpCase("dot_general",
+               "mir.dot_general %0, %1 lhs_contracting = [3] rhs_contracting = [0] lhs_batch = [0, 2] rhs_batch = [1, 3] "
+               ": (tensor<2x3x4x5xf32>, tensor<5x2x6x4xf32>) -> tensor<2x4x3x6xf32>"),
+        OpCase("dot_general_outer",
+               "mir.dot_general %0, %1 lhs_contracting = [] rhs_contracting = [] lhs_batch = [] rhs_batch = [] "
+               ": (tensor<3xf32>, tensor<2xf32>) -> tensor<3x2xf32>"),
+        OpCase("dense_solve", "mir.dense_solve %0, %1 : (tensor<4x4xf32>, tensor<4x2xf32>) -> tensor<4x2xf32>",
+               approximate=True, inputs=solvable(4, 2)),
+        OpCase("dense_solve_vector_f64", "mir.dense_solve %0, %1 : (tensor<5x5xf64>, tensor<5xf64>) -> tensor<5xf64>",
+               approximate=True, inputs=solvable(5, dtype=np.float64)),
+    ]  # fmt: skip
+
+
+def _shape_cases() -> list[OpCase]:
+    return [
+        OpCase("reshape", "mir.reshape %0 new_shape = [4, -1] : (tensor<2x3x4xf32>) -> tensor<4x6xf32>"),
+        OpCase("reshape_rank0", "mir.reshape %0 new_shape = [] : (tensor<1x1xf32>) -> tensor<f32>"),
+        OpCase("reshape_dynamic", "mir.reshape %0 new_shape = [-1, 6] : (tensor<?x3xf32>) -> tensor<?x6xf32>",
+               inputs=of(normal(4, 3))),
+        OpCase("transpose", "mir.transpose %0 perm = [2, 0, 1] : (tensor<2x3x4xf32>) -> tensor<4x2x3xf32>"),
+        OpCase("narrow", "mir.narrow %0 axis = 1 start = 2 len = 2 : (tensor<2x5x4xf32>) -> tensor<2x2x4xf32>"),
+        OpCase("concat", "mir.concat %0, %1, %2 axis = -1 : (tensor<2x3xi32>, tensor<2x1xi32>, tensor<2x3xi32>) -> tensor<2x7xi32>"),
+        OpCase("expand", "mir.expand %0 target_shape = [2, -1, 4] : (tensor<3x1xf32>) -> tensor<2x3x4xf32>"),
+    ]  # fmt: skip
+
+
+def _indexing_cases() -> list[OpCase]:
+    return [
+        OpCase("gather", "mir.gather %0, %1 axis = 1 : (tensor<3x5x2xf32>, tensor<2x2xi32>) -> tensor<3x2x2x2xf32>",
+               inputs=of(normal(3, 5, 2), ints(0, 4, 2, 2))),
+        OpCase("gather_float_ids", "mir.gather %0, %1 axis = 0 : (tensor<6x3xbf16>, tensor<4xf32>) -> tensor<4x3xbf16>",
+               inputs=of(normal(6, 3, dtype=ml_dtypes.bfloat16), fixed(np.array([0.0, 5.9, 2.5, 1.0], np.float32)))),
+        OpCase("scatter_add", "mir.scatter_add %0, %1 dim_size = 5 : (tensor<6x3xf32>, tensor<6xi64>) -> tensor<5x3xf32>",
+               inputs=of(normal(6, 3), fixed(np.array([0, 4, 0, 2, 4, 4], np.int64)))),
+        OpCase("scatter_add_i32", "mir.scatter_add %0, %1 dim_size = 3 : (tensor<4xi32>, tensor<4xf32>) -> tensor<3xi32>",
+               inputs=of(ints(-5, 5, 4), fixed(np.array([2.0, 0.0, 2.9, 1.0], np.float32)))),
+    ]  # fmt: skip
+
+
+def _reduction_cases() -> list[OpCase]:
+    cases = [
+        OpCase(f"reduce_{kind}", f"mir.reduce {kind} %0 axes = [0, 2] : (tensor<3x2x4xf32>) -> tensor<2xf32>", approximate=True)
+        for kind in ("sum", "mean", "max", "min", "prod")
+    ]  # fmt: skip
+    cases += [
+        OpCase("reduce_keep_dim", "mir.reduce sum %0 axes = [-1, 1] keep_dim : (tensor<2x3x4xf32>) -> tensor<2x1x1xf32>", approximate=True),
+        OpCase("reduce_all_keep", "mir.reduce max %0 axes = [0, 1] keep_dim : (tensor<2x3xi32>) -> tensor<1x1xi32>"),
+        OpCase("reduce_mean_i32", "mir.reduce mean %0 axes = [1] : (tensor<2x3xi32>) -> tensor<2xi32>",
+               inputs=of(ints(-7, 7, 2, 3))),
+        OpCase("reduce_mean_bf16", "mir.reduce mean %0 axes = [1] : (tensor<2x64xbf16>) -> tensor<2xbf16>", approximate=True),
+        OpCase("reduce_sum_dynamic", "mir.reduce mean %0 axes = [0] : (tensor<?x3xf32>) -> tensor<3xf32>",
+               approximate=True, inputs=of(normal(5, 3))),
+        OpCase("softmax", "mir.softmax %0 axis = 0 : (tensor<4x5xf32>) -> tensor<4x5xf32>", approximate=True),
+        OpCase("softmax_f16", "mir.softmax %0 axis = -1 : (tensor<2x7xf16>) -> tensor<2x7xf16>", approximate=True),
+        OpCase("cumsum", "mir.cumsum %0 axis = 1 : (tensor<2x5xf32>) -> tensor<2x5xf32>", approximate=True),
+        OpCase("cumsum_exclusive", "mir.cumsum %0 axis = 0 exclusive : (tensor<3x5xi32>) -> tensor<3x5xi32>"),
+        OpCase("topk", "mir.topk %0 k = 4 : (tensor<3x6xf32>) -> (tensor<3x4xf32>, tensor<3x4xi64>)"),
+        OpCase("topk_ties", "mir.topk %0 k = 3 : (tensor<8xi32>) -> (tensor<3xi32>, tensor<3xi64>)"),
+        OpCase("topk_nan", "mir.topk %0 k = 3 : (tensor<5xf32>) -> (tensor<3xf32>, tensor<3xi64>)",
+               inputs=of(fixed(np.array([1.0, np.nan, 3.0, 3.0, -1.0], np.float32)))),
+    ]  # fmt: skip
+    return cases
+
+
+def _norm_cases() -> list[OpCase]:
+    return [
+        OpCase("layer_norm", "mir.layer_norm %0, %1, %2 axis = -1 eps = 1.000000e-05 "
+               ": (tensor<2x3x8xf32>, tensor<8xf32>, tensor<1xf32>) -> tensor<2x3x8xf32>", approximate=True),
+        OpCase("layer_norm_bf16", "mir.layer_norm %0, %1, %2 axis = 1 eps = 1.000000e-05 "
+               ": (tensor<2x3x8xbf16>, tensor<3x8xbf16>, tensor<8xbf16>) -> tensor<2x3x8xbf16>", approximate=True),
+        OpCase("rms_norm", "mir.rms_norm %0, %1, %2 axis = -1 eps = 1.000000e-06 "
+               ": (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>", approximate=True),
+        OpCase("group_norm", "mir.group_norm %0, %1, %2 num_groups = 3 eps = 1.000000e-05 "
+               ": (tensor<2x6x3x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x3x2xf32>", approximate=True),
+    ]  # fmt: skip
+
+
+def _attention(
+    name: str, mask_kind: str, q: str, kv: str, extra: str = "", mask: str | None = None
+) -> OpCase:
+    """An attention case; q's shape `BxHxSxD...` gives num_heads and head_dim."""
+    _, heads, _, dim = (int(d) for d in q.split("x")[:4])
+    operands = "%0, %1, %2" + (", %3" if mask else "")
+    types = f"tensor<{q}>, tensor<{kv}>, tensor<{kv}>" + (f", tensor<{mask}>" if mask else "")
+    text = (f"mir.attention {operands} num_heads = {heads} head_dim = {dim} mask_kind = {mask_kind}{extra} "
+            f": ({types}) -> tensor<{q}>")  # fmt: skip
+    return OpCase(name, text, approximate=True)
+
+
+def _attention_cases() -> list[OpCase]:
+    return [
+        _attention("attention_none", "none", "2x4x3x8xf32", "2x4x5x8xf32"),
+        _attention("attention_causal_gqa", "causal", "2x4x3x8xf32", "2x2x5x8xf32"),
+        _attention("attention_sliding_softcap", "sliding_window", "1x2x5x4xf32", "1x2x5x4xf32",
+                   " window = 2 score_scale = 3.000000e-01 attn_logit_softcap = 2.000000e+00"),
+        _attention("attention_custom", "custom", "2x2x3x4xf32", "2x1x5x4xf32", mask="2x5xf32"),
+        _attention("attention_bias", "bias", "2x4x3x4xf32", "2x2x5x4xf32", mask="4x1x5xf32"),
+        _attention("attention_bf16", "causal", "1x2x4x8xbf16", "1x1x4x8xbf16"),
+        OpCase("rope", "mir.rope %0, %1, %2 head_dim = 8 n_rot = 6 "
+               ": (tensor<2x3x5x8xf32>, tensor<5x3xf32>, tensor<5x3xf32>) -> tensor<2x3x5x8xf32>"),
+    ]  # fmt: skip
+
+
+def _conv_cases() -> list[OpCase]:
+    return [
+        OpCase("conv", "mir.conv %0, %1 kernel_size = [3, 2] stride = [2, 2] padding = [1, 0] dilation = [1, 2] groups = 1 "
+               ": (tensor<2x3x7x6xf32>, tensor<4x3x3x2xf32>) -> tensor<2x4x4x2xf32>", approximate=True),
+        OpCase("conv_grouped", "mir.conv %0, %1 kernel_size = [3, 3] stride = [1, 1] padding = [1, 1] dilation = [1, 1] groups = 2 "
+               ": (tensor<1x4x5x5xf32>, tensor<6x2x3x3xf32>) -> tensor<1x6x5x5xf32>", approximate=True),
+        OpCase("conv_grouped_strided", "mir.conv %0, %1 kernel_size = [2, 1] stride = [2, 1] padding = [1, 0] dilation = [1, 1] groups = 2 "
+               ": (tensor<2x2x1x4xf32>, tensor<2x1x2x1xf32>) -> tensor<2x2x1x4xf32>", approximate=True),
+        OpCase("conv_bf16", "mir.conv %0, %1 kernel_size = [2, 2] stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 1 "
+               ": (tensor<1x2x3x3xbf16>, tensor<2x2x2x2xbf16>) -> tensor<1x2x2x2xbf16>", approximate=True),
+        OpCase("pool_max", "mir.pool %0 kind = max kernel_size = [3, 3] stride = [2, 2] padding = [1, 1] "
+               ": (tensor<1x2x5x5xf32>) -> tensor<1x2x3x3xf32>"),
+        OpCase("pool_max_i32", "mir.pool %0 kind = max kernel_size = [2, 2] stride = [1, 1] padding = [1, 1] "
+               ": (tensor<1x1x3x3xi32>) -> tensor<1x1x4x4xi32>", inputs=of(ints(-9, -1, 1, 1, 3, 3))),
+        OpCase("pool_mean", "mir.pool %0 kind = mean kernel_size = [3, 2] stride = [2, 2] padding = [1, 1] "
+               ": (tensor<1x2x5x4xf32>) -> tensor<1x2x3x3xf32>", approximate=True),
+    ]  # fmt: skip
+
+
+def _loss_cases() -> list[OpCase]:
+    return [
+        OpCase("sce_with_logits", "mir.softmax_cross_entropy_with_logits %0, %1 : (tensor<4x5xf32>, tensor<4xi32>) -> tensor<4xf32>",
+               approximate=True, inputs=of(normal(4, 5), fixed(np.array([0, 4, -1, 5], np.int32)))),
+        OpCase("sce_float_labels", "mir.softmax_cross_entropy_with_logits %0, %1 : (tensor<3x4xbf16>, tensor<3xf32>) -> tensor<3xbf16>",
+               approximate=True, inputs=of(normal(3, 4, dtype=ml_dtypes.bfloat16), fixed(np.array([1.7, 0.0, 3.2], np.float32)))),
+        OpCase("sce_dense", "mir.softmax_cross_entropy %0, %1 : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4xf32>", approximate=True),
+        OpCase("sce_backward", "mir.softmax_cross_entropy_backward %0, %1, %2 : (tensor<4x5xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<4x5xf32>",
+               approximate=True),
+    ]  # fmt: skip
+
+
+IF_CASE = """func.func @{name}(%p: tensor<1x1xi1>, %x: tensor<3xf32>, %y: tensor<2xi32>) -> (tensor<3xf32>, tensor<2xi32>) {{
+  %0, %1 = mir.if %p (%x, %y) : (tensor<1x1xi1>, tensor<3xf32>, tensor<2xi32>) -> (tensor<3xf32>, tensor<2xi32>) {{
+  ^bb0(%a: tensor<3xf32>, %b: tensor<2xi32>):
+    %e = mir.exp %a : (tensor<3xf32>) -> tensor<3xf32>
+    mir.yield %e, %b : tensor<3xf32>, tensor<2xi32>
+  }} else {{
+  ^bb0(%a: tensor<3xf32>, %b: tensor<2xi32>):
+    %n = mir.neg %b : (tensor<2xi32>) -> tensor<2xi32>
+    mir.yield %a, %n : tensor<3xf32>, tensor<2xi32>
+  }}
+  func.return %0, %1 : tensor<3xf32>, tensor<2xi32>
+}}"""
+
+WHILE_CASE = """func.func @{name}(%x: tensor<f32>, %n: tensor<2xi32>) -> (tensor<f32>, tensor<2xi32>) {{
+  %0, %1 = mir.while (%x, %n){bound} : (tensor<f32>, tensor<2xi32>) -> (tensor<f32>, tensor<2xi32>) cond {{
+  ^bb0(%a: tensor<f32>, %b: tensor<2xi32>):
+    %c = mir.constant dense<100.0> : tensor<f32>
+    %lt = mir.compare lt, %a, %c : (tensor<f32>, tensor<f32>) -> tensor<i1>
+    mir.yield %lt : tensor<i1>
+  }} do {{
+  ^bb0(%a: tensor<f32>, %b: tensor<2xi32>):
+    %c = mir.constant dense<3.0> : tensor<f32>
+    %one = mir.constant dense<1> : tensor<2xi32>
+    %a2 = mir.add %a, %c : (tensor<f32>, tensor<f32>) -> tensor<f32>
+    %b2 = mir.add %b, %one : (tensor<2xi32>, tensor<2xi32>) -> tensor<2xi32>
+    mir.yield %a2, %b2 : tensor<f32>, tensor<2xi32>
+  }}
+  func.return %0, %1 : tensor<f32>, tensor<2xi32>
+}}"""
+
+
+def _region_cases() -> list[OpCase]:
+    return [
+        OpCase("if_true", IF_CASE.format(name="if_true"), True, of(fixed([[True]]), normal(3), ints(0, 9, 2))),
+        OpCase("if_false", IF_CASE.format(name="if_false"), True, of(fixed([[False]]), normal(3), ints(0, 9, 2))),
+        OpCase("while", WHILE_CASE.format(name="while", bound=""), False, of(fixed(np.float32(1.0)), ints(0, 9, 2))),
+        OpCase("while_bounded", WHILE_CASE.format(name="while_bounded", bound=" max_iterations = 4"), False,
+               of(fixed(np.float32(1.0)), ints(0, 9, 2))),
+    ]  # fmt: skip
+
+
+def _backward_cases() -> list[OpCase]:
+    """Backward kernels (lowered through their decompositions) and stop_gradient."""
+    x, dy = "tensor<2x3xf32>", "tensor<2x3xf32>"
+    activations = (
+        f"mir.relu_backward %0, %1 : ({x}, {dy}) -> {x}",
+        f"mir.activation_backward gelu_approx %0, %1 : ({x}, {dy}) -> {x}",
+        f"mir.activation_backward tan %0, %1 : ({x}, {dy}) -> {x}",
+        f"mir.stop_gradient %0 : ({x}) -> {x}",
+    )
+    t = "tensor<2x3x4xf32>"
+    norms = (
+        f"mir.layer_norm_backward_input %0, %1, %3 axis = -1 eps = 1.0e-05 : ({t}, tensor<4xf32>, {t}) -> {t}",
+        f"mir.layer_norm_backward_gamma %0, %3 axis = 1 eps = 1.0e-05 : ({t}, {t}) -> tensor<3x4xf32>",
+        f"mir.rms_norm_backward_input %0, %1, %3 axis = -1 eps = 1.0e-06 : ({t}, tensor<4xf32>, {t}) -> {t}",
+        f"mir.rms_norm_backward_gamma %0, %3 axis = -1 eps = 1.0e-06 : ({t}, {t}) -> tensor<4xf32>",
+        f"mir.rms_norm_backward_beta %3 axis = -2 : ({t}) -> tensor<3x4xf32>",
+        f"mir.group_norm_backward_input %0, %2, %3 num_groups = 3 eps = 1.0e-05 : ({t}, tensor<3xf32>, {t}) -> {t}",
+        f"mir.group_norm_backward_gamma %0, %3 num_groups = 1 eps = 1.0e-05 : ({t}, {t}) -> tensor<3xf32>",
+        f"mir.group_norm_backward_beta %3 : ({t}) -> tensor<3xf32>",
+    )
+    q, kv, m = "tensor<2x4x3x8xf32>", "tensor<2x2x5x8xf32>", "tensor<2x5xf32>"
+    heads = (
+        f"mir.rope_backward %3, %5, %6 head_dim = 8 n_rot = 4 : ({q}, tensor<3x2xf32>, tensor<3x2xf32>) -> {q}",
+        f"mir.attention_backward query %0, %1, %2, %3 num_heads = 4 head_dim = 8 mask_kind = causal : ({q}, {kv}, {kv}, {q}) -> {q}",
+        f"mir.attention_backward key %0, %1, %2, %3, %4 num_heads = 4 head_dim = 8 mask_kind = custom score_scale = 0.5 "
+        f"attn_logit_softcap = 30.0 : ({q}, {kv}, {kv}, {q}, {m}) -> {kv}",
+        f"mir.attention_backward value %0, %1, %2, %3 num_heads = 4 head_dim = 8 mask_kind = sliding_window window = 2 "
+        f": ({q}, {kv}, {kv}, {q}) -> {kv}",
+    )
+    x4, w4, dy4, dp = (
+        "tensor<2x4x7x7xf32>",
+        "tensor<6x2x3x3xf32>",
+        "tensor<2x6x3x3xf32>",
+        "tensor<2x4x4x4xf32>",
+    )
+    windows = (
+        f"mir.conv_backward_input %2, %1 input_size = [7, 7] kernel_size = [3, 3] stride = [2, 2] padding = [0, 0] "
+        f"dilation = [1, 1] groups = 2 : ({dy4}, {w4}) -> {x4}",
+        f"mir.conv_backward_weight %0, %2 kernel_size = [3, 3] stride = [2, 2] padding = [0, 0] dilation = [1, 1] "
+        f"groups = 2 : ({x4}, {dy4}) -> {w4}",
+        f"mir.pool_backward %0, %3 kind = max kernel_size = [2, 2] stride = [2, 2] padding = [1, 1] : ({x4}, {dp}) -> {x4}",
+        f"mir.pool_backward %0, %3 kind = mean kernel_size = [2, 2] stride = [2, 2] padding = [1, 1] : ({x4}, {dp}) -> {x4}",
+    )
+    d5 = "tensor<2x3x5xf32>"
+    indexing = (
+        f"mir.cumsum_backward %0 axis = -1 exclusive : ({d5}) -> {d5}",
+        f"mir.cumsum_backward %0 axis = 0 : ({d5}) -> {d5}",
+        f"mir.gather_backward %0, %1 axis = 1 dim_size = 7 : ({d5}, tensor<3xi64>) -> tensor<2x7x5xf32>",
+        f"mir.gather_backward %0, %2 axis = 0 dim_size = 4 : ({d5}, tensor<2x3xf32>) -> tensor<4x5xf32>",
+    )
+    return [
+        OpCase("backward_activations", activations, True, args=(x, dy)),
+        OpCase("backward_norms", norms, True, args=(t, "tensor<4xf32>", "tensor<3xf32>", t)),
+        OpCase("backward_heads", heads, True, args=(q, kv, kv, q, m, "tensor<3x2xf32>", "tensor<3x2xf32>")),
+        OpCase("backward_windows", windows, True, args=(x4, w4, dy4, dp)),
+        OpCase("backward_indexing", indexing, True, args=(d5, "tensor<3xi64>", "tensor<2x3xf32>"),
+               inputs=of(normal(2, 3, 5), fixed(np.array([6, 0, 6], np.int64)),
+                         fixed(np.array([[0.0, 3.7, 1.0], [2.0, 2.0, 0.5]], np.float32)))),
+    ]  # fmt: skip
+
+
+def _fused_cases() -> list[OpCase]:
+    x, r = "tensor<2x3x4xf32>", "tensor<2x3x4xf32>"
+    return [
+        OpCase("fused", (
+            "mir.fused_matmul_bias_act %0, %1, %2 activation = gelu : (tensor<2x3x4xf32>, tensor<4x5xf32>, tensor<5xf32>) -> tensor<2x3x5xf32>",
+            "mir.fused_swiglu %3 gate_first cast_to = bf16 : (tensor<2x3x8xf32>) -> tensor<2x3x4xbf16>",
+            f"mir.fused_residual_rms_norm %0, %4, %5, %5 axis = -1 eps = 1.000000e-06 : ({x}, {r}, tensor<4xf32>, tensor<4xf32>) -> {x}",
+        ), True, args=(x, "tensor<4x5xf32>", "tensor<5xf32>", "tensor<2x3x8xf32>", r, "tensor<4xf32>")),
+        OpCase("fused_matmul_relu_i32", "mir.fused_matmul_bias_act %0, %1, %2 activation = relu "
+               ": (tensor<3x4xi32>, tensor<4x2xi32>, tensor<i32>) -> tensor<3x2xi32>",
+               inputs=of(ints(-3, 3, 3, 4), ints(-3, 3, 4, 2), fixed(np.int32(1)))),
+    ]  # fmt: skip
+
+
+SCAN_CASE = """func.func @scan(%h: tensor<1x3xf32>, %k: tensor<i32>, %w: tensor<3x3xf32>, %xs: tensor<6x1x3xf32>, %s: tensor<6xf32>)
+    -> (tensor<6x1x3xf32>, tensor<6xi32>, tensor<2x1x3xf32>, tensor<1x3xf32>) {
+  %r, %q = mir.scan init(%h, %k : tensor<1x3xf32>, tensor<i32>) bcasts(%w : tensor<3x3xf32>) xs(%xs, %s : tensor<6x1x3xf32>, tensor<6xf32>) length = 6 save_trajectory -> tensor<6x1x3xf32>, tensor<6xi32> {
+  ^bb0(%c: tensor<1x3xf32>, %i: tensor<i32>, %wb: tensor<3x3xf32>, %x: tensor<1x3xf32>, %st: tensor<f32>):
+    %m = mir.matmul %c, %wb : (tensor<1x3xf32>, tensor<3x3xf32>) -> tensor<1x3xf32>
+    %a = mir.add %m, %x : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+    %t = mir.tanh %a : (tensor<1x3xf32>) -> tensor<1x3xf32>
+    %n = mir.mul %t, %st : (tensor<1x3xf32>, tensor<f32>) -> tensor<1x3xf32>
+    %one = mir.constant dense<1> : tensor<i32>
+    %j = mir.add %i, %one : (tensor<i32>, tensor<i32>) -> tensor<i32>
+    mir.yield %n, %j : tensor<1x3xf32>, tensor<i32>
+  }
+  %cp = mir.scan init(%h : tensor<1x3xf32>) xs(%xs : tensor<6x1x3xf32>) length = 6 save_trajectory num_checkpoints = 2 -> tensor<2x1x3xf32> {
+  ^bb0(%c: tensor<1x3xf32>, %x: tensor<1x3xf32>):
+    %n = mir.add %c, %x : (tensor<1x3xf32>, tensor<1x3xf32>) -> tensor<1x3xf32>
+    mir.yield %n : tensor<1x3xf32>
+  }
+  %f = mir.scan init(%h : tensor<1x3xf32>) length = 4 -> tensor<1x3xf32> {
+  ^bb0(%c: tensor<1x3xf32>):
+    %n = mir.sin %c : (tensor<1x3xf32>) -> tensor<1x3xf32>
+    mir.yield %n : tensor<1x3xf32>
+  }
+  func.return %r, %q, %cp, %f : tensor<6x1x3xf32>, tensor<6xi32>, tensor<2x1x3xf32>, tensor<1x3xf32>
+}"""
+
+SCAN_BACKWARD_CASE = """func.func @scan_backward(%h: tensor<4xf32>, %traj: tensor<5x4xf32>, %up: tensor<4xf32>, %xs: tensor<5x4xf32>,
+    %traj2: tensor<3x4xf32>, %up2: tensor<3x4xf32>) -> (tensor<4xf32>, tensor<5x4xf32>, tensor<4xf32>) {
+  %dh, %dxs = mir.scan_backward init(%h : tensor<4xf32>) trajectory(%traj : tensor<5x4xf32>) upstream(%up : tensor<4xf32>) xs(%xs : tensor<5x4xf32>) length = 5 -> tensor<4xf32>, tensor<5x4xf32> vjp {
+  ^bb0(%c: tensor<4xf32>, %x: tensor<4xf32>, %dn: tensor<4xf32>):
+    %cx = mir.mul %c, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %d = mir.mul %dn, %cx : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    %dx = mir.mul %dn, %c : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %d, %dx : tensor<4xf32>, tensor<4xf32>
+  }
+  %dh2 = mir.scan_backward init(%h : tensor<4xf32>) trajectory(%traj2 : tensor<3x4xf32>) upstream(%up2 : tensor<3x4xf32>) length = 8 save_trajectory num_checkpoints = 3 -> tensor<4xf32> vjp {
+  ^bb0(%c: tensor<4xf32>, %dn: tensor<4xf32>):
+    %cos = mir.cos %c : (tensor<4xf32>) -> tensor<4xf32>
+    %d = mir.mul %dn, %cos : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %d : tensor<4xf32>
+  } forward {
+  ^bb0(%c: tensor<4xf32>):
+    %n = mir.sin %c : (tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %n : tensor<4xf32>
+  }
+  func.return %dh, %dxs, %dh2 : tensor<4xf32>, tensor<5x4xf32>, tensor<4xf32>
+}"""
+
+CUSTOM_FN_CASE = """func.func @custom_fn(%x: tensor<4xf32>, %n: tensor<2xi32>) -> (tensor<4xf32>, tensor<2xi32>) {
+  %y, %m = mir.custom_fn (%x, %n) : (tensor<4xf32>, tensor<2xi32>) -> (tensor<4xf32>, tensor<2xi32>) {
+  ^bb0(%a: tensor<4xf32>, %b: tensor<2xi32>):
+    %s = mir.mul %a, %a : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+    mir.yield %s, %b : tensor<4xf32>, tensor<2xi32>
+  } vjp {
+  ^bb0(%va: tensor<4xf32>, %vb: tensor<2xi32>, %ya: tensor<4xf32>, %yb: tensor<2xi32>, %dya: tensor<4xf32>, %dyb: tensor<2xi32>):
+    mir.yield %dya, %dyb : tensor<4xf32>, tensor<2xi32>
+  }
+  func.return %y, %m : tensor<4xf32>, tensor<2xi32>
+}"""
+
+
+def _structured_cases() -> list[OpCase]:
+    g4, g3 = "tensor<1x3x2x4xf32>", "tensor<1x3x2xf32>"
+    return [
+        OpCase("scan", SCAN_CASE, True),
+        OpCase("scan_backward", SCAN_BACKWARD_CASE, True),
+        OpCase("custom_fn", CUSTOM_FN_CASE),
+        OpCase("selective_scan", "mir.selective_scan %0, %1, %2, %3, %4 state_size = 4 : (tensor<2x5x3xf32>, "
+               "tensor<2x5x3xf32>, tensor<3x4xf32>, tensor<2x5x4xf32>, tensor<2x5x4xf32>) -> tensor<2x5x3xf32>", True),
+        OpCase("gated_delta_net", f"mir.gated_delta_net %0, %1, %2, %3, %4 state %5 state_size = 4 : ({g4}, {g4}, {g4}, {g3}, "
+               f"{g3}, tensor<1x2x4x4xf32>) -> ({g4}, tensor<1x2x4x4xf32>)", True),
+        OpCase("iota", ("mir.iota dimension = 1 : tensor<2x3xi64>", "mir.iota dimension = -1 : tensor<2x4xbf16>"), args=()),
+    ]  # fmt: skip
+
+
+def all_cases() -> list[OpCase]:
+    """Every case: each MIR op at least once, with dtype, broadcasting and dynamic-shape variants."""
+    return [
+        *_constant_cases(),
+        *_cast_cases(),
+        *_unary_cases(),
+        *_binary_cases(),
+        *_contraction_cases(),
+        *_shape_cases(),
+        *_indexing_cases(),
+        *_reduction_cases(),
+        *_norm_cases(),
+        *_attention_cases(),
+        *_conv_cases(),
+        *_loss_cases(),
+        *_region_cases(),
+        *_backward_cases(),
+        *_fused_cases(),
+        *_structured_cases(),
+    ]

@@ -1,0 +1,165 @@
+"""The IREE backend: run_function(backend="iree"), rlx-run --backend=iree, the compile cache,
+the CUDA device, and what happens without IREE."""
+
+import sys
+
+import numpy as np
+import pytest
+
+from rlx_xdsl.backends import iree as backend
+from rlx_xdsl.backends.iree import (
+    DEVICES,
+    DeviceUnavailable,
+    IreeModule,
+    IreeUnavailable,
+    compile_text,
+    lowered_text,
+)
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.testing.llama import build_llama
+from rlx_xdsl.tools.rlx_run import main as rlx_run
+
+SMALL = """\
+func.func @f(%x: tensor<2x3xf32> {rlx.name = "x"}, %w: tensor<3x4xf32> {rlx.name = "w", rlx.param}) -> tensor<2x4xf32> {
+  %0 = mir.matmul %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  %1 = mir.gelu %0 : (tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %1 : tensor<2x4xf32>
+}
+"""
+
+COMPLEX = """\
+func.func @f(%z: tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>> {
+  %0 = mir.add %z, %z : (tensor<2xcomplex<f32>>, tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  func.return %0 : tensor<2xcomplex<f32>>
+}
+"""
+
+
+def graph(n: int):
+    """A small graph whose lowered text is unique to `n` (so caches start cold)."""
+    b = GraphBuilder("f")
+    x = b.input("x", [n, 3])
+    b.output(b.tanh(b.mul(x, x)))
+    return b.module()
+
+
+def test_run_function_runs_on_iree_like_the_interpreter():
+    module = graph(2)
+    x = np.linspace(-1, 1, 6, dtype=np.float32).reshape(2, 3)
+    (got,) = run_function(module, "f", [x], backend="iree")
+    np.testing.assert_allclose(got, np.tanh(x * x), rtol=1e-6)
+    (first,) = run_function(module, None, [x], backend="iree")
+    np.testing.assert_array_equal(first, got)
+    with pytest.raises(ValueError, match="unknown backend 'tvm'"):
+        run_function(module, "f", [x], backend="tvm")
+
+
+def test_calls_check_the_function_and_its_arity():
+    compiled = IreeModule(graph(3))
+    with pytest.raises(KeyError, match="no function named 'g'"):
+        compiled.run("g", [])
+    with pytest.raises(ValueError, match="@f takes 1 arguments, got 2"):
+        compiled.run("f", [np.zeros((3, 3), np.float32)] * 2)
+
+
+def test_compiled_modules_are_cached_by_their_text(monkeypatch, tmp_path):
+    calls = []
+    compiler = backend._iree()[0]
+    real = compiler.compile_str
+    monkeypatch.setattr(compiler, "compile_str", lambda *a, **k: calls.append(1) or real(*a, **k))
+    module = graph(4)
+    first = IreeModule(module)
+    second = IreeModule(module)
+    assert len(calls) == 1 and first.vmfb == second.vmfb
+
+    # Across processes: a cache directory, read back when the in-process cache is empty.
+    monkeypatch.setenv("RLX_IREE_CACHE_DIR", str(tmp_path))
+    module = graph(5)
+    IreeModule(module)
+    assert len(calls) == 2 and len(list(tmp_path.glob("*.vmfb"))) == 1
+    monkeypatch.setattr(backend, "_COMPILED", {})
+    x = np.ones((5, 3), np.float32)
+    (got,) = IreeModule(module).run("f", [x])
+    assert len(calls) == 2
+    np.testing.assert_allclose(got, np.tanh(x), rtol=1e-6)
+
+
+def test_the_cuda_target_compiles_the_llama_block_on_any_machine():
+    """iree-compile needs no GPU; sm_80 code also runs on newer GPUs."""
+    vmfb = compile_text(lowered_text(build_llama(1)), DEVICES["cuda"])
+    assert len(vmfb) > 1000
+
+
+def _cuda_device_available() -> bool:
+    try:
+        backend._runtime_device(DEVICES["cuda"])
+    except DeviceUnavailable:
+        return False
+    return True
+
+
+def test_cuda_runs_or_says_clearly_that_there_is_no_gpu(capsys):
+    module = graph(2)
+    x = np.ones((2, 3), np.float32)
+    if _cuda_device_available():
+        (got,) = run_function(module, "f", [x], backend="iree", device="cuda")
+        np.testing.assert_allclose(got, np.tanh(x), rtol=1e-5)
+        return
+    with pytest.raises(DeviceUnavailable, match="--device=cuda needs an NVIDIA GPU with its driver"):
+        IreeModule(module, device="cuda")
+    assert rlx_run(["examples/mlp.mlir", "--backend=iree", "--device=cuda"]) == 1
+    out, err = capsys.readouterr()
+    assert (
+        out == ""
+        and err.startswith("rlx-run: error: --device=cuda needs an NVIDIA GPU")
+        and err.count("\n") == 1
+    )
+
+
+def test_without_iree_installed_the_backend_says_how_to_install_it(monkeypatch, tmp_path, capsys):
+    for name in ("iree.compiler", "iree.runtime"):
+        monkeypatch.setitem(sys.modules, name, None)  # makes `import` raise ImportError
+    with pytest.raises(IreeUnavailable, match=r"pip install -e '\.\[iree\]'"):
+        IreeModule(graph(2))
+    path = tmp_path / "g.mlir"
+    path.write_text(SMALL)
+    assert rlx_run([str(path), "--backend=iree"]) == 1
+    out, err = capsys.readouterr()
+    assert out == ""
+    assert err == "rlx-run: error: the IREE backend needs IREE: " + backend.INSTALL_HINT + "\n"
+
+
+def test_rlx_run_on_iree_prints_what_the_interpreter_prints(tmp_path, capsys):
+    path = tmp_path / "g.mlir"
+    path.write_text(SMALL)
+    assert rlx_run([str(path)]) == 0
+    reference = capsys.readouterr().out.splitlines()
+    assert rlx_run([str(path), "--backend=iree"]) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "@f: 2 arguments, 1 output (seed 0, IREE cpu)"
+    assert reference[0] == "@f: 2 arguments, 1 output (seed 0)"
+    assert lines[1:2] == reference[1:2]  # shape and dtype
+    got = [float(v) for v in lines[-1].split("[")[1].rstrip("]").split(", ")[:-1]]
+    want = [float(v) for v in reference[-1].split("[")[1].rstrip("]").split(", ")[:-1]]
+    np.testing.assert_allclose(got, want, rtol=1e-4)
+
+
+def test_rlx_run_locates_an_op_iree_cannot_take(tmp_path, capsys):
+    path = tmp_path / "c.mlir"
+    path.write_text(COMPLEX)
+    assert rlx_run([str(path), "--backend=iree", "--input", "z=" + str(tmp_path / "z.npy")]) == 1
+    _, err = capsys.readouterr()
+    assert "z.npy" in err  # inputs are read before anything is lowered
+    np.save(tmp_path / "z.npy", np.ones(2, np.complex64))
+    assert rlx_run([str(path), "--backend=iree", "--input", "z=" + str(tmp_path / "z.npy")]) == 1
+    _, err = capsys.readouterr()
+    assert err.startswith(
+        f"{path}:2:3: error: cannot lower 'mir.add': element type complex<f32> has no lowering"
+    )
+    assert "Traceback" not in err
+
+
+def test_rlx_run_device_needs_the_iree_backend(capsys):
+    assert rlx_run(["examples/mlp.mlir", "--device=cuda"]) == 1
+    assert capsys.readouterr().err == "rlx-run: error: --device=cuda needs --backend=iree\n"
