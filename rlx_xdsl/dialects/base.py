@@ -131,11 +131,12 @@ def inference_key(op: RlxOperation) -> Hashable | None:
     """
     if op.regions or not enabled():
         return None
+    properties = tuple(op.properties.items())
     return (
         type(op),
-        tuple(operand.type for operand in op.operands),
-        tuple(sorted(op.properties.items())),
-        tuple(result.type for result in op.results),
+        tuple([operand.type for operand in op.operands]),
+        tuple(sorted(properties)) if len(properties) > 1 else properties,
+        tuple([result.type for result in op.results]),
     )
 
 
@@ -217,11 +218,16 @@ class RlxOperation(IRDLOperation):
         """Inferred and declared result types agree (xDSL has checked the structure before).
 
         An op whose `inference_key` verified before passes at once: verifying after every
-        pass costs a dictionary lookup per unchanged op, not its inference.
+        pass costs, per op unchanged since it last verified, building its key and comparing
+        it with the one it verified with (the same attribute objects), not its inference.
         """
         key = inference_key(self)
-        if key is not None and _VERIFIED.get(key):
-            return
+        if key is not None:
+            if self.__dict__.get("_rlx_verified_key") == key:
+                return  # unchanged since it last verified: compared by identity, nothing hashed
+            if _VERIFIED.get(key):
+                self._rlx_verified_key = key
+                return
         self._require_rlx_dtypes("operand", self.operands)
         inferred = self.inferred_types()
         if len(inferred) != len(self.results):
@@ -238,6 +244,7 @@ class RlxOperation(IRDLOperation):
         self._require_rlx_dtypes("result", self.results)  # e.g. a constant of i3
         if key is not None:
             _VERIFIED.put(key, True)
+            self._rlx_verified_key = key
 
     def _require_rlx_dtypes(self, what: str, values: Sequence[SSAValue]) -> None:
         for value in values:

@@ -45,6 +45,7 @@ from rlx_xdsl.diagnostics import (
 from rlx_xdsl.locations import LineIndex, SourcePos
 from rlx_xdsl.printer import RlxMLIRTarget, RlxPrinter
 from rlx_xdsl.source import SPLIT_MARKER, TOO_DEEP, SourceError, decode, parse_source, split_chunks
+from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
@@ -472,7 +473,8 @@ def run_opt(argv: Sequence[str] | None = None) -> int:
     argparse's own exits (--help, --version, bad flags) still raise SystemExit.
     """
     try:
-        return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
+        with tool_run_pace():
+            return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
     except ToolError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
     except BrokenPipeError:
