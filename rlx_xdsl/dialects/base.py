@@ -34,6 +34,7 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
+from xdsl.traits import OpTraitInvT
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
@@ -41,6 +42,8 @@ from rlx_xdsl.memo import BoundedMemo, enabled
 from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape
 
 _PENDING = NoneType()
+
+_NOT_LOOKED_UP = object()
 
 FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 """The tail of every MIR assembly format: attributes, then the op's full signature."""
@@ -163,6 +166,22 @@ class RlxOperation(IRDLOperation):
         )
         if result_types is None:
             self.refresh_result_types()
+
+    @classmethod
+    def get_trait(cls, trait: type[OpTraitInvT] | OpTraitInvT) -> OpTraitInvT | None:
+        """xDSL's lookup (a scan of the class's traits), remembered per class and trait type:
+        passes ask every op for its precision class, views and effects, over and over."""
+        if not isinstance(trait, type):
+            return super().get_trait(trait)
+        traits = cls.traits.traits  # a new set when a trait is added: the memo starts over
+        known = cls.__dict__.get("_rlx_traits_by_type")
+        if known is None or known[0] is not traits:
+            known = (traits, {})
+            setattr(cls, "_rlx_traits_by_type", known)
+        found = known[1].get(trait, _NOT_LOOKED_UP)
+        if found is _NOT_LOOKED_UP:
+            found = known[1][trait] = super().get_trait(trait)
+        return found
 
     # Hooks for subclasses -------------------------------------------------
 

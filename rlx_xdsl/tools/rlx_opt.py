@@ -286,15 +286,16 @@ class RlxOptMain(xDSLOptMain):
         return module, lines
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Run each pass, verifying after it (as mlir-opt does; the input was verified when parsed)."""
+        """Run each pass, verifying after it as mlir-opt does: unless verification is off, or
+        the pass reported that it left the IR alone (the input was verified when parsed)."""
         verify = not self.args.disable_verify
         passes = self.pipeline_spec.passes
         for index, pass_ in enumerate(passes):
             start = time.perf_counter()
-            run_pass(pass_, self.ctx, prog, prog)
+            changed = run_pass(pass_, self.ctx, prog, prog)
             if self.args.time_passes:
                 print(f"Pass {pass_} took {time.perf_counter() - start} seconds")
-            if verify:
+            if verify and changed:
                 verify_after(pass_, prog)
             if self.args.print_between_passes and index + 1 < len(passes):
                 print(f"IR after {pass_}:")

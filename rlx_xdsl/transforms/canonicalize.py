@@ -51,6 +51,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
 from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, ReshapeOp, TransposeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
+from rlx_xdsl.transforms.pipeline import ReportsChanges
 
 if TYPE_CHECKING:
     import numpy as np
@@ -316,7 +317,7 @@ def canonicalize(module: ModuleOp) -> bool:
 
 
 @dataclass(frozen=True)
-class CanonicalizePass(ModulePass):
+class CanonicalizePass(ReportsChanges, ModulePass):
     """Fold ops that compute nothing and merge stacked reshapes and transposes.
 
     Folds x+0, x-0, x*1, -(-x), identity reshape/transpose/cast/expand, `where`
@@ -333,5 +334,5 @@ class CanonicalizePass(ModulePass):
 
     name = "rlx-canonicalize"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        canonicalize(op)
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        return canonicalize(op)
