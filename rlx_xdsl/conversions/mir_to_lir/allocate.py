@@ -56,14 +56,19 @@ class ByteRanges:
         self.starts: list[int] = []
         self.ends: list[int] = []
 
-    def add(self, start: int, end: int) -> None:
-        first = bisect_left(self.ends, start)  # first range ending at or after `start`
-        last = bisect_right(self.starts, end)  # ranges starting at or before `end`
+    def add(self, start: int, end: int) -> bool:
+        """Take `[start, end)` in; False when it was held already (nothing changes)."""
+        starts, ends = self.starts, self.ends
+        first = bisect_left(ends, start)  # first range ending at or after `start`
+        if first < len(starts) and starts[first] <= start and end <= ends[first]:
+            return False
+        last = bisect_right(starts, end)  # ranges starting at or before `end`
         if first < last:
-            start = min(start, self.starts[first])
-            end = max(end, self.ends[last - 1])
-        self.starts[first:last] = [start]
-        self.ends[first:last] = [end]
+            start = min(start, starts[first])
+            end = max(end, ends[last - 1])
+        starts[first:last] = [start]
+        ends[first:last] = [end]
+        return True
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -157,7 +162,7 @@ class TimeIndex:
         self.cover: dict[int, ByteRanges] = {}
         self.within: dict[int, ByteRanges] = {}
 
-    def _split(self, birth: int, death: int) -> tuple[list[int], set[int]]:
+    def split(self, birth: int, death: int) -> tuple[list[int], set[int]]:
         """The nodes exactly covering steps `[birth, death]`, and their strict ancestors."""
         nodes, low, high = [], birth + self.leaves, death + self.leaves + 1
         while low < high:
@@ -177,19 +182,29 @@ class TimeIndex:
                 node >>= 1
         return nodes, ancestors
 
-    def add(self, birth: int, death: int, start: int, end: int) -> None:
-        nodes, ancestors = self._split(birth, death)
-        for node in nodes:
-            _ranges(self.cover, node).add(start, end)
-        for node in (*nodes, *ancestors):
-            _ranges(self.within, node).add(start, end)
+    def add(self, split: tuple[list[int], set[int]], start: int, end: int) -> None:
+        """Place `[start, end)` over the steps `split` (from `split(birth, death)`).
 
-    def overlapping(self, birth: int, death: int) -> Blockers:
-        """The byte ranges of placed requests live at some step of `[birth, death]`, by start."""
-        nodes, ancestors = self._split(birth, death)
-        sets = [self.within[n] for n in nodes if n in self.within]
-        sets += [self.cover[n] for n in ancestors if n in self.cover]
-        return list(heapq.merge(*(zip(r.starts, r.ends) for r in sets)))
+        A node's `within` holds its children's, so going up from a node stops at the
+        first ancestor that holds the range already: all above it do too.
+        """
+        for node in split[0]:
+            _ranges(self.cover, node).add(start, end)
+            while node and _ranges(self.within, node).add(start, end):
+                node >>= 1
+
+    def overlapping(self, split: tuple[list[int], set[int]]) -> Blockers:
+        """The byte ranges of placed requests live at some of the steps `split`, by start."""
+        nodes, ancestors = split
+        found: Blockers = []
+        for node in nodes:
+            if (ranges := self.within.get(node)) is not None:
+                found.extend(zip(ranges.starts, ranges.ends))
+        for node in ancestors:
+            if (ranges := self.cover.get(node)) is not None:
+                found.extend(zip(ranges.starts, ranges.ends))
+        found.sort()
+        return found
 
 
 def _ranges(table: dict[int, ByteRanges], node: int) -> ByteRanges:
@@ -214,8 +229,9 @@ def place(requests: Sequence[Request], end: int, fit: Fit, order: Order = by_siz
             offset = fit(size, everything, [])
             permanent.add(offset, offset + size)
         else:
-            offset = fit(size, permanent, temporaries.overlapping(request.birth, request.death))
-            temporaries.add(request.birth, request.death, offset, offset + size)
+            steps = temporaries.split(request.birth, request.death)
+            offset = fit(size, permanent, temporaries.overlapping(steps))
+            temporaries.add(steps, offset, offset + size)
         everything.add(offset, offset + size)
         offsets[i] = offset
     return offsets
