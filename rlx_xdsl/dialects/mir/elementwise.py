@@ -179,7 +179,7 @@ class CastOp(RlxOperation):
         super().__init__(
             operands=[input],
             properties={"config": config},
-            result_types=[TensorType(to, src.get_shape())],
+            result_types=[tensor(to, src.get_shape())],
         )
 
     @property
