@@ -19,7 +19,7 @@ start with the quoted op name.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Hashable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -120,26 +120,50 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
 
 
 _INFERRED: BoundedMemo[tuple[Attribute, ...]] = BoundedMemo(1 << 14)
-"""Inferred result types by `inference_key`."""
+"""Inferred result types by `InferenceKey`."""
 
 _VERIFIED: BoundedMemo[bool] = BoundedMemo(1 << 14)
-"""The `inference_key`s of ops whose declared result types matched the inferred ones."""
+"""The `InferenceKey`s of ops whose declared result types matched the inferred ones."""
 
 
-def inference_key(op: RlxOperation) -> Hashable | None:
-    """Everything type inference and the attribute checks read: the op's class, operand
+class InferenceKey:
+    """Everything type inference and the attribute checks read of an op: its class, operand
     types, properties and declared result types (casts and `mir.iota` take their target
-    from these). None (do not remember) when the memos are off or the op has regions,
-    whose bodies inference reads too.
+    from these).
+
+    Attributes hash recursively in Python, so the key hashes itself once, when a memo
+    first asks; comparing two keys compares their attributes, which is immediate when
+    they are the same objects (an op unchanged since its key was made).
     """
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts = parts
+        self._hash: int | None = None
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self.parts)
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InferenceKey) and self.parts == other.parts
+
+
+def inference_key(op: RlxOperation) -> InferenceKey | None:
+    """`op`'s `InferenceKey`, or None (do not remember) when the memos are off or the op
+    has regions, whose bodies inference reads too."""
     if op.regions or not enabled():
         return None
     properties = tuple(op.properties.items())
-    return (
-        type(op),
-        tuple([operand.type for operand in op.operands]),
-        tuple(sorted(properties)) if len(properties) > 1 else properties,
-        tuple([result.type for result in op.results]),
+    return InferenceKey(
+        (
+            type(op),
+            tuple([operand.type for operand in op.operands]),
+            tuple(sorted(properties)) if len(properties) > 1 else properties,
+            tuple([result.type for result in op.results]),
+        )
     )
 
 
@@ -200,7 +224,9 @@ class RlxOperation(IRDLOperation):
         Remembered (`_INFERRED`) by everything inference reads (`inference_key`): an
         op like one seen before, or unchanged since, is not inferred again.
         """
-        key = inference_key(self)
+        return self._inferred_types(inference_key(self))
+
+    def _inferred_types(self, key: InferenceKey | None) -> Sequence[Attribute]:
         if key is not None and (known := _INFERRED.get(key)) is not None:
             return known
         self.check_attributes()
@@ -248,7 +274,7 @@ class RlxOperation(IRDLOperation):
                 self._rlx_verified_key = key
                 return
         self._require_rlx_dtypes("operand", self.operands)
-        inferred = self.inferred_types()
+        inferred = self._inferred_types(key)
         if len(inferred) != len(self.results):
             raise VerifyException(
                 f"'{self.name}' expected {len(inferred)} results, got {len(self.results)}"

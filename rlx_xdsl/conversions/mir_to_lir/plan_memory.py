@@ -179,16 +179,32 @@ def best_packing(layout: Layout, alignment: int, strategy: str, bound: int) -> P
 
 def placements(layout: Layout, packing: Packing) -> list[Placement]:
     result: list[Placement] = []
+    attrs = _Interned()
     for facts, role in zip(layout.schedule.values, layout.roles):
         i = facts.index
         if role is Role.BUFFER:
-            result.append(SlotAttr(packing.offsets[i], facts.nbytes, i in packing.in_place))
+            result.append(attrs.get(SlotAttr, packing.offsets[i], facts.nbytes, i in packing.in_place))
         elif role is Role.VIEW:
             root_offset = packing.offsets[layout.root[i]]
-            result.append(ViewAttr(root_offset + layout.byte_offset[i], facts.nbytes, layout.byte_offset[i]))
+            result.append(attrs.get(ViewAttr, root_offset + layout.byte_offset[i], facts.nbytes, layout.byte_offset[i]))
         else:
-            result.append(ExternalAttr())
+            result.append(attrs.get(ExternalAttr))
     return result
+
+
+class _Interned:
+    """One attribute per distinct value: layers reuse the same slots, and building an
+    attribute (which verifies it) costs more than looking it up."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple, Attribute] = {}
+
+    def get(self, cls: type[Attribute], *args: object) -> Attribute:
+        key = (cls, *args)
+        attr = self._known.get(key)
+        if attr is None:
+            attr = self._known[key] = cls(*args)
+        return attr
 
 
 def _with_entry(attrs: ArrayAttr | None, count: int, values: Sequence[Attribute | None]) -> ArrayAttr:
@@ -227,13 +243,14 @@ def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: 
     function.res_attrs = _with_entry(
         function.res_attrs, len(schedule.outputs), [placed[i] for i in schedule.outputs]
     )
+    phases = _Interned()
     for op, phase in zip(schedule.ops, derive_phases(schedule)):
         results = [placed[schedule.index[r]] for r in op.results]
         if len(results) == 1:
             op.attributes[SLOT_KEY] = results[0]
         elif results:
             op.attributes[SLOT_KEY] = ArrayAttr(results)
-        op.attributes[PHASE_KEY] = PhaseAttr(phase)
+        op.attributes[PHASE_KEY] = phases.get(PhaseAttr, phase)
     plan = PlanOp(
         arena_bytes=packing.arena,
         naive_bytes=naive_bytes(layout, alignment),
