@@ -83,8 +83,19 @@ PASS_OPTIONS: dict[str, dict] = {
     # always-f32 (the default) leaves the graph alone; the conservative policy inserts
     # the most casts (every norm is a precision boundary).
     "rlx-amp": {"policy": "auto-mixed-conservative"},
+    # The default caps (32 steps) keep every region of the graph; one step unfuses them all.
+    "rlx-clip-elementwise-regions": {"max_steps": 1},
 }
 """Options for passes that would otherwise do nothing (or cannot run) on the graph."""
+
+def build_llama_with_regions(n_layers: int, **dims) -> ModuleOp:
+    """`build_llama(n_layers)` with its elementwise chains marked as regions."""
+    from rlx_xdsl.transforms.fusion.elementwise_regions import MarkElementwiseRegionsPass
+
+    module = build_llama(n_layers, **dims)
+    MarkElementwiseRegionsPass().apply(make_context(), module)
+    return module
+
 
 PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     # Loss heads and backward kernels: the LLaMA graph with an SCE head and the
@@ -93,6 +104,9 @@ PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     "rlx-decompose-backward": build_llama_training,
     # HIR blocks: the same decoder written as one hir.llama_decoder_block per layer.
     "rlx-lower-hir": build_llama_hir,
+    # Elementwise regions to take apart: the decoder after rlx-mark-elementwise-regions.
+    "rlx-unfuse-elementwise-regions": build_llama_with_regions,
+    "rlx-clip-elementwise-regions": build_llama_with_regions,
 }
 """Graphs for passes that only rewrite ops the LLaMA graph does not contain."""
 

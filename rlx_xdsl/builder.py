@@ -136,6 +136,24 @@ class GraphBuilder(StructuredBuilder):
         op = WhileOp(init, cond_region, body_region, max_iterations=max_iterations)
         return self.emit(op)
 
+    def elementwise_region(self, inputs: Sequence[SSAValue], body_fn):
+        """`mir.elementwise_region`: `body_fn(rb, *inputs)` of elementwise ops, fused."""
+        from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp
+
+        body = self._region([v.type for v in inputs], body_fn, [v.name_hint for v in inputs])
+        return self.emit(ElementwiseRegionOp(inputs, body))
+
+    def matmul_epilogue(self, lhs: SSAValue, rhs: SSAValue, extras: Sequence[SSAValue], body_fn):
+        """`mir.fused_matmul_epilogue`: `body_fn(rb, lhs @ rhs, *extras)` applied in the matmul."""
+        from rlx_xdsl.dialects.mir.contraction import MatmulOp
+        from rlx_xdsl.dialects.mir.fused_regions import FusedMatmulEpilogueOp
+
+        product = MatmulOp(lhs, rhs).result
+        arg_types = [product.type, *(v.type for v in extras)]
+        product.owner.erase()
+        body = self._region(arg_types, body_fn, ["acc", *(v.name_hint for v in extras)])
+        return self.emit(FusedMatmulEpilogueOp(lhs, rhs, extras, body))
+
     # Finishing ------------------------------------------------------------
 
     def output(self, *values: SSAValue) -> None:

@@ -12,7 +12,7 @@ from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
 from rlx_xdsl.conversions.mir_to_linalg import load_lowerings as load_linalg_lowerings
 from rlx_xdsl.dialects import hir, lir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.dialects.mir import ALL_OPS, backward, fused
+from rlx_xdsl.dialects.mir import ALL_OPS, backward, fused, fused_regions
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
@@ -30,7 +30,7 @@ load_decompositions()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS] + lir.ALL_OPS),
-    ("unfuse rules", UNFUSE_RULES, fused.OPS),
+    ("unfuse rules", UNFUSE_RULES, fused.OPS + fused_regions.OPS),
     ("HIR interpreter kernels", KERNELS, hir.ALL_OPS),
     ("HIR lowerings", LOWERINGS, hir.ALL_OPS),
     ("HIR graphgen recipes", RECIPES, hir.ALL_OPS),

@@ -52,18 +52,19 @@ I64_ARRAY = DenseArrayBase.constr(i64)
 """Property constraint for int lists; prints as `[1, 0]` in a declarative format."""
 
 
-@irdl_custom_directive
-class SegmentedSignature(CustomDirective):
+class SignatureDirective(CustomDirective):
     """`(operand types) -> result type(s)` for ops with optional operands between others.
 
     xDSL's `functional-type(operands, results)` cannot assign types to operand
     groups sized by `AttrSizedOperandSegments`. Written after the operands, this
     directive knows how many operands each group received and hands out the
-    listed types in order. Use it through `FUNCTIONAL_SEGMENTED`.
+    listed types in order. The directive's parameters only tell xDSL's format
+    checker which types it parses: `SegmentedSignature` takes
+    `type(operands), type(results)` (enough when one operand is optional); an
+    op with several optional operands declares a subclass naming each operand
+    (see `fused.AttentionBlockSignature`) and builds its format with
+    `signature_format`.
     """
-
-    operand_types: TypeDirective
-    result_types: TypeDirective
 
     def parse(self, parser: Parser, state: ParsingState) -> None:
         start = parser.pos
@@ -102,9 +103,24 @@ class SegmentedSignature(CustomDirective):
         return True
 
 
+@irdl_custom_directive
+class SegmentedSignature(SignatureDirective):
+    """`SignatureDirective` for ops with a single optional operand: `FUNCTIONAL_SEGMENTED`."""
+
+    operand_types: TypeDirective
+    result_types: TypeDirective
+
+
 FUNCTIONAL_SEGMENTED = "attr-dict `:` custom<SegmentedSignature>(type(operands), type(results))"
-"""`FUNCTIONAL` for ops with `AttrSizedOperandSegments` (list `SegmentedSignature` in
-the op's `custom_directives`); the text is the same `(operand types) -> result type`."""
+"""`FUNCTIONAL` for ops with `AttrSizedOperandSegments` and one optional operand (list
+`SegmentedSignature` in the op's `custom_directives`); the text is the same
+`(operand types) -> result type`."""
+
+
+def signature_format(directive: type[SignatureDirective], operands: Sequence[str]) -> str:
+    """`FUNCTIONAL` for an op whose `directive` names each of `operands` (several optional)."""
+    types = ", ".join(f"type(${name})" for name in operands)
+    return f"attr-dict `:` custom<{directive.__name__}>({types}, type(results))"
 
 
 def types_compatible(declared: Attribute, inferred: Attribute) -> bool:

@@ -489,7 +489,43 @@ def _fused_cases() -> list[OpCase]:
         OpCase("fused_matmul_relu_i32", "mir.fused_matmul_bias_act %0, %1, %2 activation = relu "
                ": (tensor<3x4xi32>, tensor<4x2xi32>, tensor<i32>) -> tensor<3x2xi32>",
                inputs=of(ints(-3, 3, 3, 4), ints(-3, 3, 4, 2), fixed(np.int32(1)))),
+        OpCase("fused_residual_layer_norm", f"mir.fused_residual_layer_norm %0, %1, bias %2, %3, %4 axis = -1 "
+               f"eps = 1.000000e-05 : ({x}, {r}, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> {x}", True),
+        OpCase("fused_attention_block", "mir.fused_attention_block %0, %1, %2 rope(%3, %4) num_heads = 2 head_dim = 4 "
+               "num_kv_heads = 1 mask_kind = causal : (tensor<1x3x8xf32>, tensor<8x16xf32>, tensor<8x8xf32>, "
+               "tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<1x3x8xf32>", True),
+        OpCase("fused_transformer_layer", "mir.fused_transformer_layer %0, %1, %2, %3, %4, %5, %6, %7, %8 num_heads = 2 "
+               "head_dim = 2 mask_kind = none activation = gelu eps1 = 1.000000e-05 eps2 = 1.000000e-05 : "
+               "(tensor<1x3x4xf32>, tensor<4x12xf32>, tensor<4x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4x6xf32>, "
+               "tensor<6x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x3x4xf32>", True),
+        OpCase("elementwise_region", ELEMENTWISE_REGION_CASE, True),
+        OpCase("fused_matmul_epilogue", EPILOGUE_CASE, True),
     ]  # fmt: skip
+
+
+ELEMENTWISE_REGION_CASE = """func.func @elementwise_region(%x: tensor<4x8xf32>, %y: tensor<4x1xf32>, %t: tensor<f32>) -> (tensor<4x8xf32>, tensor<4x8xi1>) {
+  %r:2 = mir.elementwise_region (%x, %y, %t) : (tensor<4x8xf32>, tensor<4x1xf32>, tensor<f32>) -> (tensor<4x8xf32>, tensor<4x8xi1>) {
+  ^bb0(%a: tensor<4x8xf32>, %b: tensor<4x1xf32>, %c: tensor<f32>):
+    %s = mir.add %a, %b : (tensor<4x8xf32>, tensor<4x1xf32>) -> tensor<4x8xf32>
+    %m = mir.compare gt, %s, %c : (tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xi1>
+    %w = mir.where %m, %s, %c : (tensor<4x8xi1>, tensor<4x8xf32>, tensor<f32>) -> tensor<4x8xf32>
+    %e = mir.tanh %w : (tensor<4x8xf32>) -> tensor<4x8xf32>
+    mir.yield %e, %m : tensor<4x8xf32>, tensor<4x8xi1>
+  }
+  func.return %r#0, %r#1 : tensor<4x8xf32>, tensor<4x8xi1>
+}"""
+
+EPILOGUE_CASE = """func.func @fused_matmul_epilogue(%x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %b: tensor<5xf32>, %r: tensor<3x5xf32>) -> tensor<3x5xbf16> {
+  %0 = mir.fused_matmul_epilogue %x, %w (%b, %r) : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<5xf32>, tensor<3x5xf32>) -> tensor<3x5xbf16> {
+  ^bb0(%acc: tensor<3x5xf32>, %bias: tensor<5xf32>, %res: tensor<3x5xf32>):
+    %1 = mir.add %acc, %bias : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3x5xf32>
+    %2 = mir.silu %1 : (tensor<3x5xf32>) -> tensor<3x5xf32>
+    %3 = mir.add %2, %res : (tensor<3x5xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+    %4 = mir.cast %3 : (tensor<3x5xf32>) -> tensor<3x5xbf16>
+    mir.yield %4 : tensor<3x5xbf16>
+  }
+  func.return %0 : tensor<3x5xbf16>
+}"""
 
 
 SCAN_CASE = """func.func @scan(%h: tensor<1x3xf32>, %k: tensor<i32>, %w: tensor<3x3xf32>, %xs: tensor<6x1x3xf32>, %s: tensor<6xf32>)

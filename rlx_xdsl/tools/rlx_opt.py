@@ -161,6 +161,15 @@ class RlxOptMain(xDSLOptMain):
         spellings = passes.add_mutually_exclusive_group()
         spellings.add_argument("-p", "--passes", default="", metavar="PIPELINE", help="passes to run: 'cse,func.func(dce)'")
         spellings.add_argument("--pass-pipeline", metavar="PIPELINE", help="MLIR form: 'builtin.module(cse,func.func(dce))'")
+        passes.add_argument(
+            "--fusion-report",
+            nargs="?",
+            const="text",
+            choices=("text", "json"),
+            metavar="FORMAT",
+            help="print RLX's fusion report (counts before/after the passes, missed fusions and why) "
+            "to stderr: text (default) or json",
+        )
         _add_flags(
             passes,
             ("--list-passes", "list the passes with descriptions and options, then exit"),
@@ -244,6 +253,7 @@ class RlxOptMain(xDSLOptMain):
         except SourceError as e:
             return ChunkResult(e.source, diagnostics=[e.diagnostic])
         result = ChunkResult(lines)
+        before = module.clone() if self.args.fusion_report else None
         try:
             self.apply_passes(module)
         except OpError as e:
@@ -256,6 +266,10 @@ class RlxOptMain(xDSLOptMain):
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, TOO_DEEP))
             return result
+        if before is not None:
+            from rlx_xdsl.transforms.fusion.report import FusionReport
+
+            sys.stderr.write(FusionReport.analyze(before, module).render(self.args.fusion_report))
         try:
             result.output = self.output_resulting_program(module)
         except RecursionError:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 from collections.abc import Callable
 
 from xdsl.passes import ModulePass
@@ -73,6 +74,33 @@ def _plan_memory() -> type[ModulePass]:
     return PlanMemoryPass
 
 
+def _lazy(module: str, cls: str) -> Callable[[], type[ModulePass]]:
+    """A loader importing `module` only when the pass is used."""
+    return lambda: getattr(importlib.import_module(module), cls)
+
+
+_FUSION = "rlx_xdsl.transforms.fusion."
+FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "rlx-lower-control-flow": _lazy(_FUSION + "control_flow", "LowerControlFlowPass"),
+    "rlx-lower-dot-general": _lazy(_FUSION + "dot_general", "LowerDotGeneralPass"),
+    "rlx-fuse-attention-block": _lazy(_FUSION + "attention_block", "FuseAttentionBlockPass"),
+    "rlx-fuse-matmul-bias-act": _lazy(_FUSION + "matmul_bias_act", "FuseMatmulBiasActPass"),
+    "rlx-fuse-residual-layer-norm": _lazy(_FUSION + "residual_norm", "FuseResidualLayerNormPass"),
+    "rlx-fuse-residual-rms-norm": _lazy(_FUSION + "residual_norm", "FuseResidualRmsNormPass"),
+    "rlx-fuse-rms-norm-reshape": _lazy(_FUSION + "rms_norm_reshape", "FuseRmsNormReshapePass"),
+    "rlx-fuse-swiglu-dual-matmul": _lazy(_FUSION + "swiglu", "FuseSwigluDualMatmulPass"),
+    "rlx-fuse-shared-input-matmul": _lazy(_FUSION + "shared_input_matmul", "FuseSharedInputMatmulPass"),
+    "rlx-fuse-swiglu": _lazy(_FUSION + "swiglu", "FuseSwigluPass"),
+    "rlx-fuse-matmul-epilogue": _lazy(_FUSION + "matmul_epilogue", "FuseMatmulEpiloguePass"),
+    "rlx-mark-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "MarkElementwiseRegionsPass"),
+    "rlx-unfuse-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "UnfuseElementwiseRegionsPass"),
+    "rlx-clip-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "ClipElementwiseRegionsPass"),
+    "rlx-fusion-pipeline": _lazy(_FUSION + "pipeline", "FusionPipelinePass"),
+    "rlx-constant-fold": _lazy("rlx_xdsl.transforms.constant_fold", "ConstantFoldPass"),
+}
+"""The fusion issue's passes (RLX's fusion pipeline, its lowerings, constant folding)."""
+
+
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
         "rlx-amp": _amp,
@@ -86,4 +114,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
         "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,
+        **FUSION_PASSES,
     }

@@ -34,29 +34,33 @@ EXPECTED_CLASS = {
         "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
+        "fused_transformer_layer", "fused_matmul_epilogue",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
         "selective_scan", "gated_delta_net",
         "layer_norm_backward_input", "layer_norm_backward_gamma", "fused_residual_rms_norm",
+        "fused_residual_layer_norm",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
-        "relu_backward", "activation_backward", "fused_swiglu",
+        "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
         "topk", "rope", "pool", "if", "while", "pool_backward", "stop_gradient",
+        "fused_attention_block",
     },
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"}
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
-(AMP treats it as elementwise, but each output element reads two input elements)."""
+(each output element reads two input elements) and elementwise_region (a kernel, not a step
+fusion would fuse again)."""
 TERMINATORS = {"yield"}
 
 
@@ -76,7 +80,10 @@ def test_precision_class_matches_rlx(name):
 @pytest.mark.parametrize("op", ALL_OPS, ids=lambda op: op.name)
 def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
-        assert op.name in ("mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn")
+        assert op.name in (
+            "mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn",
+            "mir.elementwise_region", "mir.fused_matmul_epilogue",
+        )  # fmt: skip
     else:
         assert op.has_trait(Pure)
 

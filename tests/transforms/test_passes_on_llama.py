@@ -1,5 +1,7 @@
 """Every pass preserves what the LLaMA benchmark graph computes (interpreter before/after)."""
 
+from collections import Counter
+
 import numpy as np
 import pytest
 from xdsl.context import Context
@@ -19,12 +21,13 @@ from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.testing.training import build_llama_training
-from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 from rlx_xdsl.transforms.fold_casts import FoldCastsPass
+from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass, set_argument_types
 from rlx_xdsl.transforms.unfuse import UnfusePass
@@ -52,7 +55,38 @@ def test_every_pass_is_checked_here():
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
-    }  # fmt: skip
+    } | set(FUSION_PASSES)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(FUSION_PASSES))
+def test_fusion_passes_keep_what_llama_computes(llama, name):
+    """Each fusion pass alone, and the pipeline, then `rlx-unfuse` back to primitives: same outputs.
+
+    Fusions that regroup matmuls (one wide qkv matmul) may change the last bits.
+    """
+    text, inputs, expected = llama
+    module = parse_module(text)
+    FUSION_PASSES[name]()().apply(Context(), module)
+    module.verify()
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("target", ["cpu", "best"])
+def test_fusion_pipeline_fuses_every_llama_layer(llama, target):
+    text, inputs, expected = llama
+    module = parse_module(text)
+    FusionPipelinePass(target=target).apply(Context(), module)
+    module.verify()
+    ops = Counter(op.name for op in module.ops.first.body.block.ops)
+    assert ops["mir.fused_attention_block"] == 2 and ops["mir.fused_swiglu"] == 2
+    assert "mir.attention" not in ops and "mir.silu" not in ops
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):

@@ -14,6 +14,7 @@ from rlx_xdsl.dialects.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -37,6 +38,7 @@ GROUPS = (
     regions,
     structured,
     fused,
+    fused_regions,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

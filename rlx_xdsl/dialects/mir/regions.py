@@ -59,16 +59,26 @@ def fmt_types(types: Sequence[Attribute]) -> str:
 
 
 def _yield_parents() -> tuple[type[RlxOperation], ...]:
-    """The region ops whose regions `mir.yield` ends (the structured ones are defined later)."""
-    from rlx_xdsl.dialects.mir import structured
+    """The region ops whose regions `mir.yield` ends (the structured ones and the fused
+    kernels with a body are defined in modules that import this one)."""
+    from rlx_xdsl.dialects.mir import fused_regions, structured
 
-    return (IfOp, WhileOp, structured.ScanOp, structured.ScanBackwardOp, structured.CustomFnOp)
+    return (
+        IfOp,
+        WhileOp,
+        structured.ScanOp,
+        structured.ScanBackwardOp,
+        structured.CustomFnOp,
+        fused_regions.ElementwiseRegionOp,
+        fused_regions.FusedMatmulEpilogueOp,
+    )
 
 
 @irdl_op_definition
 class YieldOp(RlxOperation):
-    """Ends a region of `mir.if`, `mir.while`, `mir.scan`, `mir.scan_backward` or
-    `mir.custom_fn`, handing its operands to the parent op."""
+    """Ends a region of `mir.if`, `mir.while`, `mir.scan`, `mir.scan_backward`,
+    `mir.custom_fn`, `mir.elementwise_region` or `mir.fused_matmul_epilogue`, handing its
+    operands to the parent op."""
 
     name = "mir.yield"
     values = var_operand_def(TensorType)

@@ -12,6 +12,7 @@ from rlx_xdsl.interpreters.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -35,4 +36,5 @@ GROUPS = (
     regions,
     structured,
     fused,
+    fused_regions,
 )

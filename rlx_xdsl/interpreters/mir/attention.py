@@ -68,13 +68,19 @@ def run_attention(op: AttentionOp, q, k, v, mask=None) -> tuple[np.ndarray]:
     return (as_result(op, accumulate_matmul(probs, v)),)
 
 
-def run_rope(op: RopeOp, x, cos, sin) -> tuple[np.ndarray]:
-    x, cos, sin = (widened(a) for a in (x, cos, sin))  # halves: one rounding at the end
-    half = op.n_rot.value.data // 2
+def rotate(x: np.ndarray, cos: np.ndarray, sin: np.ndarray, n_rot: int) -> np.ndarray:
+    """RoPE with NeoX pairing of the first `n_rot` dims, in the accumulation dtype (unrounded:
+    halves round once, at the end)."""
+    x, cos, sin = (widened(a) for a in (x, cos, sin))
+    half = n_rot // 2
     x1, x2, rest = x[..., :half], x[..., half : 2 * half], x[..., 2 * half :]
     # cos and sin broadcast into x's leading dims, so all three parts share them.
     out = (x1 * cos - x2 * sin, x2 * cos + x1 * sin, rest)
-    return (as_result(op, np.concatenate(out, axis=-1)),)
+    return np.concatenate(out, axis=-1)
+
+
+def run_rope(op: RopeOp, x, cos, sin) -> tuple[np.ndarray]:
+    return (as_result(op, rotate(x, cos, sin, op.n_rot.value.data)),)
 
 
 KERNELS = {AttentionOp: run_attention, RopeOp: run_rope}

@@ -9,7 +9,8 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.dialects.mir import norm
-from rlx_xdsl.interpreters.common import as_result, widened
+from rlx_xdsl.interpreters.common import result_dtype, widened
+from rlx_xdsl.numerics import convert
 
 
 def standardize(x: np.ndarray, axes: tuple[int, ...], eps: float) -> np.ndarray:
@@ -31,12 +32,12 @@ def group_standardize(x: np.ndarray, groups: int, eps: float) -> np.ndarray:
     return standardize(blocks, (2,), eps).reshape(x.shape)
 
 
-def affine(op, normalised: np.ndarray, gamma: np.ndarray, beta: np.ndarray, shape=None):
-    """`normalised * gamma + beta` in the accumulation dtype, cast to the op's dtype."""
+def affine(dtype: np.dtype, normalised: np.ndarray, gamma: np.ndarray, beta: np.ndarray, shape=None) -> np.ndarray:
+    """`normalised * gamma + beta` in the accumulation dtype, rounded to `dtype`."""
     g, b = widened(gamma), widened(beta)
     if shape is not None:
         g, b = g.reshape(shape), b.reshape(shape)
-    return (as_result(op, normalised * g + b),)
+    return convert(normalised * g + b, dtype)
 
 
 def _trailing_axes(op: norm.AxisNormOperation, x: np.ndarray) -> tuple[int, ...]:
@@ -45,18 +46,18 @@ def _trailing_axes(op: norm.AxisNormOperation, x: np.ndarray) -> tuple[int, ...]
 
 def run_layer_norm(op: norm.LayerNormOp, x, gamma, beta) -> tuple[np.ndarray]:
     normalised = standardize(widened(x), _trailing_axes(op, x), op.eps.value.data)
-    return affine(op, normalised, gamma, beta)
+    return (affine(result_dtype(op), normalised, gamma, beta),)
 
 
 def run_rms_norm(op: norm.RmsNormOp, x, gamma, beta) -> tuple[np.ndarray]:
     normalised = rms_scale(widened(x), _trailing_axes(op, x), op.eps.value.data)
-    return affine(op, normalised, gamma, beta)
+    return (affine(result_dtype(op), normalised, gamma, beta),)
 
 
 def run_group_norm(op: norm.GroupNormOp, x, gamma, beta) -> tuple[np.ndarray]:
     normalised = group_standardize(widened(x), op.num_groups.value.data, op.eps.value.data)
     per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
-    return affine(op, normalised, gamma, beta, per_channel)
+    return (affine(result_dtype(op), normalised, gamma, beta, per_channel),)
 
 
 KERNELS = {

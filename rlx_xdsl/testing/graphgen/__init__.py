@@ -31,6 +31,7 @@ still appear (`exp(exp(x))`); nothing may crash on them.
 
 from rlx_xdsl.testing.graphgen import hir, mir  # registers the MIR and HIR recipes
 from rlx_xdsl.testing.graphgen.generate import graphs, inputs_for
+from rlx_xdsl.testing.graphgen.patterns import PATTERNS
 from rlx_xdsl.testing.graphgen.recipes import (
     RECIPES,
     Recipe,
@@ -50,6 +51,7 @@ from rlx_xdsl.testing.graphgen.state import (
 __all__ = [
     "MAX_DIM",
     "MAX_RANK",
+    "PATTERNS",
     "RECIPES",
     "Decline",
     "GraphState",

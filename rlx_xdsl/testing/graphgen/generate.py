@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 import numpy as np
 from hypothesis import strategies as st
@@ -35,15 +35,18 @@ def graphs(
     *,
     max_inputs: int = 4,
     max_outputs: int = 3,
+    patterns: Sequence[Callable[[GraphState], None]] = (),
 ) -> st.SearchStrategy[ModuleOp]:
     """Modules holding one valid function `@main` built from up to `max_ops` recipe steps.
 
-    `ops` restricts the recipes to these op classes (default: every MIR op). A
-    step may emit helper ops too (constants, `abs`/`add` guards), so the op
-    count can exceed `max_ops`. Some values stay unused, which gives dead code
-    to passes.
+    `ops` restricts the recipes to these op classes (default: every MIR op;
+    `[]` with `patterns` for patterns only). `patterns` adds pattern recipes
+    (`graphgen.patterns.PATTERNS`: the chains fusion passes match) to draw
+    from, one step each. A step may emit helper ops too (constants,
+    `abs`/`add` guards), so the op count can exceed `max_ops`. Some values
+    stay unused, which gives dead code to passes.
     """
-    chosen_ops = _resolve_ops(ops)
+    chosen_ops: list = [*_resolve_ops(ops), *patterns]
     if not chosen_ops:
         raise ValueError("no ops to generate graphs from")
 
@@ -59,7 +62,10 @@ def graphs(
                 break
             op = state.choice(chosen_ops)
             try:
-                RECIPES[op](state, op)
+                if isinstance(op, type):
+                    RECIPES[op](state, op)
+                else:
+                    op(state)
                 done += 1
             except Decline:
                 pass

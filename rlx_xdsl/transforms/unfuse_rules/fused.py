@@ -14,12 +14,18 @@ from xdsl.ir import SSAValue
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir.elementwise import activation_op
 from rlx_xdsl.dialects.mir.fused import (
+    ChainNotWritable,
+    FusedAttentionBlockOp,
     FusedMatmulBiasActOp,
+    FusedResidualLayerNormOp,
     FusedResidualNormOperation,
     FusedResidualRmsNormOp,
     FusedSwigluOp,
+    FusedTransformerLayerOp,
+    attention_block_chain,
+    transformer_layer_chain,
 )
-from rlx_xdsl.dialects.mir.norm import RmsNormOp
+from rlx_xdsl.dialects.mir.norm import LayerNormOp, RmsNormOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
@@ -61,3 +67,32 @@ def unfuse_residual_rms_norm(e: Emitter, op: FusedResidualRmsNormOp) -> Sequence
     """The residual adds, then `rms_norm` with the op's own axis and eps."""
     norm = RmsNormOp(residual_sum(e, op), op.gamma, op.beta, axis=op.axis.value.data, eps=op.eps.value.data)
     return [e.emit(norm)]
+
+
+@UNFUSE_RULES.register(FusedResidualLayerNormOp)
+def unfuse_residual_layer_norm(e: Emitter, op: FusedResidualLayerNormOp) -> Sequence[SSAValue]:
+    """The residual adds, then `layer_norm` with the op's own axis and eps."""
+    norm = LayerNormOp(residual_sum(e, op), op.gamma, op.beta, axis=op.axis.value.data, eps=op.eps.value.data)
+    return [e.emit(norm)]
+
+
+def _operands_by_name(op) -> dict[str, SSAValue | None]:
+    return {name: getattr(op, name) for name, _ in type(op).get_irdl_definition().operands}
+
+
+@UNFUSE_RULES.register(FusedAttentionBlockOp)
+def unfuse_attention_block(e: Emitter, op: FusedAttentionBlockOp) -> Sequence[SSAValue]:
+    """The op's defining chain (`attention_block_chain`): projections, head split, rope, attention."""
+    try:
+        return attention_block_chain(e, op, **_operands_by_name(op))
+    except ChainNotWritable as error:
+        raise OpError(op, str(error)) from error
+
+
+@UNFUSE_RULES.register(FusedTransformerLayerOp)
+def unfuse_transformer_layer(e: Emitter, op: FusedTransformerLayerOp) -> Sequence[SSAValue]:
+    """The op's defining chain (`transformer_layer_chain`): attention block, two post-norms, FFN."""
+    try:
+        return transformer_layer_chain(e, op, **_operands_by_name(op))
+    except ChainNotWritable as error:
+        raise OpError(op, str(error)) from error

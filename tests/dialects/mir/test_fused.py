@@ -18,7 +18,14 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.dialects.mir.fused import FusedMatmulBiasActOp, FusedResidualRmsNormOp, FusedSwigluOp
+from rlx_xdsl.dialects.mir.fused import (
+    FusedAttentionBlockOp,
+    FusedMatmulBiasActOp,
+    FusedResidualLayerNormOp,
+    FusedResidualRmsNormOp,
+    FusedSwigluOp,
+    FusedTransformerLayerOp,
+)
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
@@ -278,6 +285,184 @@ def test_residual_rms_norm_rejects_mixed_dtypes_from_the_builder():
 
 def test_residual_rms_norm_precision_class():
     assert precision_class(FusedResidualRmsNormOp) is Precision.REDUCTION
+
+
+# mir.fused_residual_layer_norm --------------------------------------------------------------
+
+
+def layer_norm_ref(s, gamma, beta, axis, eps):
+    axes = tuple(range(axis % s.ndim, s.ndim))
+    centred = s - s.mean(axis=axes, keepdims=True)
+    return centred / np.sqrt((centred**2).mean(axis=axes, keepdims=True) + eps) * gamma + beta
+
+
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_residual_layer_norm_matches_formula_and_chain(with_bias):
+    x, residual, bias, gamma, beta = rand(3, 6), rand(3, 6), rand(6), rand(6), rand(6)
+    operands = [x, residual, gamma, beta] + ([bias] if with_bias else [])
+    out = run_op("fused_residual_layer_norm", operands, eps=1e-5)
+    total = x.astype(np.float64) + residual + (bias if with_bias else 0.0)
+    np.testing.assert_allclose(out, layer_norm_ref(total, gamma, beta, -1, 1e-5), rtol=1e-5, atol=1e-5)
+
+    def chain(b, x, r, g, be, *c):
+        total = b.add(x, r)
+        return b.layer_norm(b.add(total, c[0]) if c else total, g, be, eps=1e-5)
+
+    (unfused,) = run_graph(chain, operands)
+    np.testing.assert_array_equal(out, unfused)
+    fused, unfused, module = unfused_outputs(
+        lambda b, x, r, g, be, *c: b.fused_residual_layer_norm(x, r, g, be, *c, eps=1e-5), operands
+    )
+    assert body_ops(module)[-1] == "mir.layer_norm"
+    np.testing.assert_array_equal(fused[0], unfused[0])
+
+
+def test_residual_layer_norm_precision_class():
+    assert precision_class(FusedResidualLayerNormOp) is Precision.REDUCTION
+
+
+# mir.fused_attention_block -----------------------------------------------------------------
+
+
+def rotate_ref(x, cos, sin, n_rot):
+    """NeoX RoPE written out per dim pair: dim i pairs with i + n_rot/2."""
+    out = x.copy()
+    half = n_rot // 2
+    for i in range(half):
+        a, b = x[..., i], x[..., i + half]
+        out[..., i] = a * cos[..., i] - b * sin[..., i]
+        out[..., i + half] = b * cos[..., i] + a * sin[..., i]
+    return out
+
+
+def attention_ref(q, k, v, causal, keep=None):
+    """Softmax attention per head; `keep[b, key]` drops keys (custom mask)."""
+    d = q.shape[-1]
+    scores = np.einsum("bhqd,bhkd->bhqk", q, k) / math.sqrt(d)
+    if causal:
+        sq, sk = scores.shape[-2:]
+        scores = np.where(np.tril(np.ones((sq, sk)), k=sk - sq) > 0, scores, -np.inf)
+    if keep is not None:
+        scores = np.where(keep[:, None, None, :] >= 0.5, scores, -np.inf)
+    weights = np.exp(scores - scores.max(axis=-1, keepdims=True))
+    weights /= weights.sum(axis=-1, keepdims=True)
+    return np.einsum("bhqk,bhkd->bhqd", weights, v)
+
+
+def attention_block_ref(hidden, qkv_w, out_w, heads, kv_heads, head_dim, *, causal=False, keep=None,
+                        qkv_bias=0.0, out_bias=0.0, cos=None, sin=None, n_rot=None):  # fmt: skip
+    """Projections, per-head split, optional rope, grouped-query attention, merge, projection (float64)."""
+    batch, seq, _ = hidden.shape
+    qkv = hidden.astype(np.float64) @ qkv_w + qkv_bias
+    sizes = [heads * head_dim, kv_heads * head_dim, kv_heads * head_dim]
+    parts = np.split(qkv, np.cumsum(sizes)[:-1], axis=-1)
+    q, k, v = (p.reshape(batch, seq, -1, head_dim).transpose(0, 2, 1, 3) for p in parts)
+    if cos is not None:
+        q, k = rotate_ref(q, cos, sin, n_rot), rotate_ref(k, cos, sin, n_rot)
+    group = [h * kv_heads // heads for h in range(heads)]  # query head h reads kv head h // (H / Hkv)
+    out = attention_ref(q, k[:, group], v[:, group], causal, keep)
+    return out.transpose(0, 2, 1, 3).reshape(batch, seq, heads * head_dim) @ out_w + out_bias
+
+
+def test_attention_block_gqa_rope_causal_matches_formula():
+    b_, s_, h_, hkv, d = 2, 5, 4, 2, 4
+    hidden, qkv_w, out_w = rand(b_, s_, 12), rand(12, (h_ + 2 * hkv) * d), rand(h_ * d, 6)
+    qkv_bias, cos, sin = rand((h_ + 2 * hkv) * d), rand(s_, 1), rand(s_, 1)
+    b = GraphBuilder("f")
+    args = [b.input(n, x.shape) for n, x in zip("hwobcs", (hidden, qkv_w, out_w, qkv_bias, cos, sin))]
+    h, w, o, bias, c, s = args
+    b.output(b.fused_attention_block(
+        h, w, o, None, bias, None, c, s, num_heads=h_, num_kv_heads=hkv, head_dim=d, mask_kind="causal", n_rot=2
+    ))  # fmt: skip
+    (out,) = run_function(b.module(), "f", [hidden, qkv_w, out_w, qkv_bias, cos, sin])
+    expected = attention_block_ref(
+        hidden, qkv_w, out_w, h_, hkv, d, causal=True, qkv_bias=qkv_bias, cos=cos, sin=sin, n_rot=2
+    )
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_attention_block_custom_mask_and_biases_match_formula():
+    hidden, qkv_w, out_w = rand(2, 3, 8), rand(8, 24), rand(8, 8)
+    keep = np.array([[1, 0, 1], [1, 1, 0]], np.float32)
+    qkv_bias, out_bias = rand(24), rand(8)
+    out = run_op(
+        "fused_attention_block", [hidden, qkv_w, out_w, keep, qkv_bias, out_bias],
+        num_heads=2, head_dim=4, mask_kind="custom",
+    )  # fmt: skip
+    expected = attention_block_ref(hidden, qkv_w, out_w, 2, 2, 4, keep=keep, qkv_bias=qkv_bias, out_bias=out_bias)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+
+
+def test_attention_block_unfuses_to_its_chain_with_equal_values():
+    hidden, qkv_w, out_w, cos, sin = rand(2, 5, 16), rand(16, 32), rand(16, 16), rand(5, 4), rand(5, 4)
+
+    def build(b, h, w, o, c, s):
+        return b.fused_attention_block(
+            h, w, o, None, None, None, c, s, num_heads=2, num_kv_heads=1, head_dim=8, mask_kind="causal"
+        )
+
+    fused, unfused, module = unfused_outputs(build, [hidden, qkv_w, out_w, cos, sin])
+    ops = body_ops(module)
+    assert ops.count("mir.matmul") == 2 and ops.count("mir.narrow") == 3 and ops.count("mir.rope") == 2
+    assert ops.count("mir.attention") == 1
+    np.testing.assert_array_equal(fused[0], unfused[0])
+
+
+def test_attention_block_with_dynamic_batch_and_seq_runs_and_unfuses_after_specialising():
+    from rlx_xdsl.transforms.specialize import SpecializeShapesPass
+
+    b = GraphBuilder("f")
+    h, w, o = b.input("h", [D, D, 8]), b.param("w", [8, 24]), b.param("o", [8, 8])
+    b.output(b.fused_attention_block(h, w, o, num_heads=2, head_dim=4, mask_kind="causal"))
+    module = b.module()
+    inputs = [rand(2, 3, 8), rand(8, 24), rand(8, 8)]
+    (out,) = run_function(module, "f", inputs)
+    expected = attention_block_ref(inputs[0], inputs[1], inputs[2], 2, 2, 4, causal=True)
+    np.testing.assert_allclose(out, expected, rtol=1e-4, atol=1e-5)
+    with pytest.raises(Exception, match="cannot be expanded while batch and seq are both dynamic"):
+        UnfusePass().apply(Context(), module.clone())
+    SpecializeShapesPass(shapes=("h=2x3x8",)).apply(Context(), module)
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    np.testing.assert_array_equal(run_function(module, "f", inputs)[0], out)
+
+
+def test_attention_block_traits():
+    assert precision_class(FusedAttentionBlockOp) is Precision.DATA_MOVEMENT  # RLX's table
+
+
+# mir.fused_transformer_layer ---------------------------------------------------------------
+
+
+def test_transformer_layer_matches_formula_and_chain():
+    e, inner = 8, 12
+    hidden = rand(2, 4, e)
+    weights = [rand(e, 3 * e), rand(e, e), rand(e), rand(e), rand(e, inner), rand(inner, e), rand(e), rand(e)]
+    biases = [rand(3 * e), rand(e), rand(inner), rand(e)]
+    b = GraphBuilder("f")
+    args = [b.input(f"a{i}", x.shape) for i, x in enumerate([hidden, *weights, *biases])]
+    b.output(b.fused_transformer_layer(
+        *args[:9], None, *args[9:], num_heads=2, head_dim=4, activation="gelu", eps1=1e-5, eps2=1e-6,
+        mask_kind="causal",
+    ))  # fmt: skip
+    module = b.module()
+    inputs = [hidden, *weights, *biases]
+    (out,) = run_function(module, "f", inputs)
+    qkv_w, out_w, g1, b1, up_w, down_w, g2, b2 = weights
+    attn = attention_block_ref(hidden, qkv_w, out_w, 2, 2, 4, causal=True, qkv_bias=biases[0], out_bias=biases[1])
+    h = layer_norm_ref(hidden + attn, g1, b1, -1, 1e-5)
+    ffn = gelu_ref(h @ up_w + biases[2]) @ down_w + biases[3]
+    np.testing.assert_allclose(out, layer_norm_ref(h + ffn, g2, b2, -1, 1e-6), rtol=1e-4, atol=1e-4)
+
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    assert "mir.fused_transformer_layer" not in str(module)
+    assert body_ops(module).count("mir.layer_norm") == 2
+    np.testing.assert_array_equal(run_function(module, "f", inputs)[0], out)
+
+
+def test_transformer_layer_traits():
+    assert precision_class(FusedTransformerLayerOp) is Precision.COMPUTE
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

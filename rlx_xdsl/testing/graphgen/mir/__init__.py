@@ -11,6 +11,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     conv,
     elementwise,
     fused,
+    fused_regions,
     indexing,
     loss,
     norm,
@@ -34,4 +35,5 @@ GROUPS = (
     regions,
     structured,
     fused,
+    fused_regions,
 )

@@ -1,0 +1,96 @@
+"""`rlx-lower-control-flow`: `mir.if` to `mir.where`, bounded `mir.while` unrolled.
+
+RLX's `LowerControlFlow` (`inline_if`, then `unroll_while`), which fusion
+needs first because regions hide their ops from the patterns:
+
+* `mir.if`: both branches are inlined (their captures bound to the operands)
+  and each result becomes `where(pred, then_value, else_value)`. RLX keeps only
+  the first result; here **every** result is kept. The predicate (one element)
+  is reshaped to a scalar, so the select broadcasts exactly to the result.
+* `mir.while` with `max_iterations = N`: N copies of cond and body. Iteration
+  i runs the body on the current values, and each carried value becomes
+  `where(active, body_value, previous)`, where `active` holds while every
+  condition so far held, so values freeze once the loop would have stopped.
+  RLX keeps only the first carried value; here **every** one is kept.
+* a `mir.while` without a bound cannot be unrolled: a located error.
+
+Both branches (and every body copy) are evaluated whatever the condition;
+that is RLX's semantics, harmless for the pure ops regions hold. Inlined ops
+keep their source locations (RLX loses HIR provenance here).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import numpy as np
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import SSAValue
+from xdsl.passes import ModulePass
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
+from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.shapes import shape_of
+from rlx_xdsl.transforms.fusion.matching import apply_patterns
+from rlx_xdsl.transforms.inlining import inline_block
+
+
+def scalar_truth(e: Emitter, pred: SSAValue) -> SSAValue:
+    """A rank-0 i1 that is true when the one-element `pred` is nonzero (what the interpreter tests)."""
+    if dtypes.dtype_of(pred.type.element_type).kind != "bool":
+        zero = e.mir.constant(np.zeros((), dtypes.numpy_dtype(pred.type.element_type)))
+        pred = e.mir.compare(pred, zero, "ne")
+    return pred if shape_of(pred.type) == () else e.mir.reshape(pred, new_shape=[])
+
+
+class InlineIf(RewritePattern):
+    """`mir.if` becomes both branches inlined and one `where` per result."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: IfOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        then_values = inline_block(e, op.then_region.block, op.captures)
+        else_values = inline_block(e, op.else_region.block, op.captures)
+        truth = scalar_truth(e, op.pred)
+        e.replace(op, *(e.mir.where(truth, t, f) for t, f in zip(then_values, else_values)))
+
+
+class UnrollWhile(RewritePattern):
+    """A bounded `mir.while` becomes `max_iterations` frozen-update copies of cond and body."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: WhileOp, rewriter: PatternRewriter) -> None:
+        limit = op.iteration_limit
+        if limit is None:
+            raise OpError(
+                op,
+                f"'{op.name}' without max_iterations cannot be unrolled by rlx-lower-control-flow "
+                "(give the loop a bound)",
+            )
+        e = Emitter.replacing(op, rewriter)
+        carried = list(op.init)
+        active: SSAValue | None = None
+        for _ in range(limit):
+            (cond,) = inline_block(e, op.cond_region.block, carried)
+            holds = scalar_truth(e, cond)
+            active = holds if active is None else e.mir.where(active, holds, active)
+            updated = inline_block(e, op.body_region.block, carried)
+            carried = [e.mir.where(active, new, old) for new, old in zip(updated, carried)]
+        e.replace(op, *carried)
+
+
+@dataclass(frozen=True)
+class LowerControlFlowPass(ModulePass):
+    """Lower mir.if to where and unroll bounded mir.while loops, keeping every result (RLX's LowerControlFlow).
+
+    A mir.while without max_iterations is an error.
+    """
+
+    name = "rlx-lower-control-flow"
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        apply_patterns(op, InlineIf(), UnrollWhile(), recursive=True)

@@ -1,0 +1,96 @@
+"""What fusion patterns ask about values and ops, and how they are applied.
+
+RLX decides fusibility from whole-graph use counts in which graph outputs do
+not count, so it can fuse away a value the graph also returns. In SSA form a
+use by `func.return` is a use like any other: "used once" below means the
+value is consumed by exactly one op and is not a function result.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, BlockArgument, Operation, SSAValue
+from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
+
+from rlx_xdsl.dialects.mir.elementwise import UnaryOperation
+from rlx_xdsl.dialects.traits import is_elementwise
+from rlx_xdsl.shapes import shape_of
+
+
+def sole_user(value: SSAValue) -> Operation | None:
+    """The op consuming `value`, when exactly one op consumes it (once)."""
+    return value.get_user_of_unique_use()
+
+
+def used_once_by(value: SSAValue, user: Operation) -> bool:
+    """`value`'s only use is by `user`."""
+    return sole_user(value) is user
+
+
+def owner_if(value: SSAValue, op_class: type[Operation] | tuple[type[Operation], ...]):
+    """The op of class `op_class` that defines `value`, or None."""
+    owner = value.owner
+    return owner if isinstance(owner, op_class) else None
+
+
+def rank(value: SSAValue) -> int:
+    return len(shape_of(value.type))
+
+
+def activation_kind(op: Operation):
+    """The RLX `Activation` kind of an activation op, or None for other ops."""
+    return op.KIND if isinstance(op, UnaryOperation) else None
+
+
+def is_fusable_step(op: Operation) -> bool:
+    """An elementwise op without regions: what elementwise regions and epilogues absorb."""
+    return is_elementwise(op) and not op.regions
+
+
+def dominates(value: SSAValue, op: Operation) -> bool:
+    """`value` is available at `op`: a block argument of an enclosing block, or defined earlier."""
+    if isinstance(value, BlockArgument):
+        block: Block | None = op.parent_block()
+        while block is not None:
+            if block is value.block:
+                return True
+            parent = block.parent_op()
+            block = parent.parent_block() if parent is not None else None
+        return False
+    owner = value.owner
+    assert isinstance(owner, Operation)
+    if owner.parent_block() is not op.parent_block():
+        return False
+    return owner.is_before_in_block(op)
+
+
+def in_block_order(members: set[Operation], last: Operation) -> list[Operation]:
+    """`members` (in `last`'s block, none after it) in block order.
+
+    Walks back from `last` only as far as the earliest member, so collecting a
+    fused chain costs its span, not the block's length.
+    """
+    found: list[Operation] = []
+    op: Operation | None = last
+    while op is not None and len(found) < len(members):
+        if op in members:
+            found.append(op)
+        op = op.prev_op
+    return found[::-1]
+
+
+def apply_patterns(
+    module: ModuleOp, *patterns: RewritePattern, recursive: bool = False, reverse: bool = False
+) -> bool:
+    """Apply `patterns` over `module`; True if anything changed.
+
+    Unlike xDSL's default greedy applier this never erases unrelated dead ops
+    (fusion passes change what they fuse; `rlx-dce` removes dead code, as in
+    RLX's pipeline). `recursive` re-walks the module until nothing changes, for
+    passes whose rewrites create new matches; otherwise one sweep suffices.
+    """
+    pattern = patterns[0] if len(patterns) == 1 else GreedyRewritePatternApplier(list(patterns), dce_enabled=False)
+    walker = PatternRewriteWalker(pattern, apply_recursively=recursive, walk_reverse=reverse)
+    return walker.rewrite_module(module)

@@ -1,0 +1,148 @@
+"""`rlx-fusion-pipeline{target skip-fusion keep-regions}`: RLX's per-target fusion pass lists.
+
+RLX's `fusion_passes_for_supported` builds the list from the fused ops a
+target claims, always in this order (the CPU target gets all 13):
+
+     1 rlx-lower-control-flow          8 rlx-fuse-swiglu-dual-matmul   (FusedSwiGLU)
+     2 rlx-lower-dot-general             -- skip-fusion stops after 2 --
+     3 rlx-fuse-attention-block  (FusedAttentionBlock)
+     4 rlx-fuse-matmul-bias-act  (FusedMatMulBiasAct)
+     5 rlx-fuse-residual-layer-norm (FusedResidualLN)
+     6 rlx-fuse-residual-rms-norm (FusedResidualRmsNorm)
+     7 rlx-fuse-rms-norm-reshape  (always)
+     9 rlx-fuse-shared-input-matmul    (MatMul)
+    10 rlx-fuse-swiglu                 (FusedSwiGLU)
+    11 rlx-mark-elementwise-regions    (always; the target's caps)
+    12 rlx-unfuse-elementwise-regions  (unless the target keeps regions)
+    13 rlx-dce
+
+then, as RLX's `CompilePipeline` does after the list, `rlx-clip-elementwise-regions`
+with the target's caps when regions are kept. `target=best` is the CPU list
+with our beyond-RLX passes: `rlx-constant-fold` after the lowerings,
+`rlx-fuse-matmul-epilogue` before regions are marked, regions kept, no caps.
+
+Targets (RLX's `supported_for_target`): cpu claims every fused op and
+unfuses regions; metal lacks FusedAttentionBlock; cuda and rocm lack
+FusedSwiGLU; tpu claims MatMul, ElementwiseRegion, FusedMatMulBiasAct and
+FusedResidualLN only; wgpu claims everything. GPU targets and tpu keep
+regions with RLX's 32-step / 16-input caps; cpu's caps are unbounded.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from xdsl.context import Context
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.passes import ModulePass
+
+from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
+from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
+from rlx_xdsl.transforms.fusion.attention_block import FuseAttentionBlockPass
+from rlx_xdsl.transforms.fusion.control_flow import LowerControlFlowPass
+from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneralPass
+from rlx_xdsl.transforms.fusion.elementwise_regions import (
+    ClipElementwiseRegionsPass,
+    MarkElementwiseRegionsPass,
+    UnfuseElementwiseRegionsPass,
+)
+from rlx_xdsl.transforms.fusion.matmul_bias_act import FuseMatmulBiasActPass
+from rlx_xdsl.transforms.fusion.matmul_epilogue import FuseMatmulEpiloguePass
+from rlx_xdsl.transforms.fusion.residual_norm import FuseResidualLayerNormPass, FuseResidualRmsNormPass
+from rlx_xdsl.transforms.fusion.rms_norm_reshape import FuseRmsNormReshapePass
+from rlx_xdsl.transforms.fusion.shared_input_matmul import FuseSharedInputMatmulPass
+from rlx_xdsl.transforms.fusion.swiglu import FuseSwigluDualMatmulPass, FuseSwigluPass
+
+ALL = frozenset(
+    {
+        "FusedAttentionBlock", "FusedMatMulBiasAct", "FusedResidualLN", "FusedResidualRmsNorm",
+        "FusedSwiGLU", "FusedTransformerLayer", "MatMul", "ElementwiseRegion",
+    }
+)  # fmt: skip
+"""The RLX op kinds whose support decides which fusion passes a target runs."""
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a backend claims, as far as fusion cares."""
+
+    supports: frozenset[str]
+    keep_regions: bool
+    max_steps: int = 32
+    max_inputs: int = 16
+    beyond_rlx: bool = False
+
+
+TARGETS: dict[str, Target] = {
+    "cpu": Target(ALL, keep_regions=False, max_steps=0, max_inputs=0),
+    "metal": Target(ALL - {"FusedAttentionBlock"}, keep_regions=True),
+    "cuda": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
+    "rocm": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
+    "tpu": Target(
+        frozenset({"MatMul", "ElementwiseRegion", "FusedMatMulBiasAct", "FusedResidualLN"}), keep_regions=True
+    ),
+    "wgpu": Target(ALL, keep_regions=True),
+    "best": Target(ALL, keep_regions=True, max_steps=0, max_inputs=0, beyond_rlx=True),
+}
+
+FUSIONS: tuple[tuple[str | None, Callable[[], ModulePass]], ...] = (
+    ("FusedAttentionBlock", FuseAttentionBlockPass),
+    ("FusedMatMulBiasAct", FuseMatmulBiasActPass),
+    ("FusedResidualLN", FuseResidualLayerNormPass),
+    ("FusedResidualRmsNorm", FuseResidualRmsNormPass),
+    (None, FuseRmsNormReshapePass),
+    ("FusedSwiGLU", FuseSwigluDualMatmulPass),
+    ("MatMul", FuseSharedInputMatmulPass),
+    ("FusedSwiGLU", FuseSwigluPass),
+)
+"""RLX's fusion passes 3-10, each with the op kind a target must claim for it (None: always)."""
+
+
+def fusion_passes(
+    target: str = "cpu", skip_fusion: bool = False, keep_regions: bool | None = None
+) -> list[ModulePass]:
+    """The passes `rlx-fusion-pipeline` runs for `target`, in RLX's order."""
+    profile = TARGETS.get(target)
+    if profile is None:
+        raise ValueError(f"unknown fusion target '{target}' (expected one of: {', '.join(TARGETS)})")
+    passes: list[ModulePass] = [LowerControlFlowPass(), LowerDotGeneralPass()]
+    if skip_fusion:
+        return passes
+    if profile.beyond_rlx:
+        passes.append(ConstantFoldPass())
+    passes += [make() for kind, make in FUSIONS if kind is None or kind in profile.supports]
+    if profile.beyond_rlx:
+        passes.append(FuseMatmulEpiloguePass())
+    keep = profile.keep_regions if keep_regions is None else keep_regions
+    passes.append(MarkElementwiseRegionsPass(max_steps=profile.max_steps, max_inputs=profile.max_inputs))
+    if not keep:
+        passes.append(UnfuseElementwiseRegionsPass())
+    passes.append(DeadCodeEliminationPass())
+    if keep:
+        passes.append(ClipElementwiseRegionsPass(max_steps=profile.max_steps, max_inputs=profile.max_inputs))
+    return passes
+
+
+@dataclass(frozen=True)
+class FusionPipelinePass(ModulePass):
+    """Run RLX's fusion pass list for a target: lowerings, fusions, elementwise regions, DCE.
+
+    target: cpu, metal, cuda, rocm, tpu, wgpu (RLX's lists) or best (adds our
+    beyond-RLX passes); skip-fusion keeps only the two lowerings; keep-regions
+    overrides whether the target keeps elementwise regions.
+    """
+
+    name = "rlx-fusion-pipeline"
+
+    target: str = field(default="cpu", metadata={"syntax": "|".join(TARGETS)})
+    skip_fusion: bool = False
+    keep_regions: bool | None = field(default=None, metadata={"syntax": "true|false"})
+
+    def __post_init__(self) -> None:
+        if self.target not in TARGETS:  # a bad option is a usage error, before any IR is read
+            raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        for pass_ in fusion_passes(self.target, self.skip_fusion, self.keep_regions):
+            pass_.apply(ctx, op)

@@ -1,0 +1,372 @@
+"""The fusion report: what fused, what was missed, and why (RLX's `FusionReport`).
+
+    report = FusionReport.analyze(before, after)   # two modules (or functions)
+    report = FusionReport.scan(module)             # one module, before = after
+    print(report)                                  # RLX's text
+    report.to_json()                               # the same, as a dict
+
+Counts follow RLX 0.2.6's `fusion_report.rs`: node counts before and after,
+matmuls before and after, and per-kind counts on the after graph; the three
+miss scanners (`matmul_bias_act`, `shared_input_matmul`, `swiglu`) run on
+the after graph and give each miss a `MissReason` and RLX's hint. A "node" is
+what RLX's graph holds: function arguments plus the ops of the function body
+(terminators excepted; a region op counts once).
+
+Where RLX names a bare node id, a miss here names the op's source location
+(`FILE:LINE:COL`, `locations.op_position`) and, when the op comes from an HIR
+block, that block's label (a `NameLoc` in its location). Uses count function
+results, so a matmul the function also returns is a `MultiConsumer` miss. One
+scan goes beyond RLX: an activation-free `fused_matmul_bias_act` followed by
+an activation the pass does not fuse is reported (RLX reports only unfused
+matmuls, so that miss is silent there).
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from dataclasses import dataclass, field, fields
+from typing import Any
+
+from xdsl.dialects import func
+from xdsl.dialects.builtin import CallSiteLoc, FusedLoc, ModuleOp, NameLoc
+from xdsl.ir import Attribute, Operation, SSAValue
+from xdsl.traits import IsTerminator
+
+from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
+from rlx_xdsl.dialects.mir.attrs import Activation
+from rlx_xdsl.dialects.mir.contraction import MatmulOp
+from rlx_xdsl.dialects.mir.elementwise import AddOp, MulOp, SiluOp, UnaryOperation
+from rlx_xdsl.dialects.mir.fused import (
+    FusedAttentionBlockOp,
+    FusedMatmulBiasActOp,
+    FusedResidualLayerNormOp,
+    FusedResidualRmsNormOp,
+    FusedSwigluOp,
+    FusedTransformerLayerOp,
+)
+from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+from rlx_xdsl.dialects.mir.shape import NarrowOp
+from rlx_xdsl.locations import op_position
+from rlx_xdsl.shapes import shape_of
+from rlx_xdsl.transforms.fusion.matmul_bias_act import EPILOGUE_ACTIVATIONS
+
+HINTS = {
+    "MultiConsumer": "single-consumer chain required — clone input or use HirOp::LinearFused",
+    "NonAddBiasConsumer": "use linear+bias or HirModule::linear_fused",
+    "BiasRankTooHigh": "bias must be rank-1",
+    "UnsupportedEpilogueActivation": "FuseMatMulBiasAct supports Gelu/Silu only",
+    "SharedMatmulCount": "use shared_linear_pair or HirOp::SwiGLU",
+    "SwigluGateBeforeUp": "pass up_w before gate_w in swiglu_ffn",
+    "SwigluNotSharedInput": "gate and up must share the same input",
+    "NotFused": "check inspect_pipeline / RLX_FUSION_REPORT=1",
+}
+"""RLX's `fusion_hint` text for each `MissReason`."""
+
+
+def rust_name(kind: Activation) -> str:
+    """RLX's name of an activation (`gelu_approx` -> `GeluApprox`), as its `Debug` prints it."""
+    return "".join(part.capitalize() for part in kind.value.split("_"))
+
+
+@dataclass(frozen=True)
+class MissReason:
+    """Why a recognisable pattern did not collapse: RLX's `MissReason` and its payload."""
+
+    kind: str
+    rank: int | None = None
+    count: int | None = None
+    activation: Activation | None = None
+
+    def __str__(self) -> str:
+        """As RLX's `{:?}` prints it: `BiasRankTooHigh { rank: 2 }`, `UnsupportedEpilogueActivation(Exp)`."""
+        if self.rank is not None:
+            return f"{self.kind} {{ rank: {self.rank} }}"
+        if self.count is not None:
+            return f"{self.kind} {{ count: {self.count} }}"
+        if self.activation is not None:
+            return f"{self.kind}({rust_name(self.activation)})"
+        return self.kind
+
+    @property
+    def hint(self) -> str:
+        return HINTS[self.kind]
+
+
+@dataclass(frozen=True)
+class MissedFusion:
+    """One fusion opportunity left in the graph, at an op's source position."""
+
+    pattern: str
+    op: Operation = field(repr=False, compare=False)
+    reason: MissReason
+    location: str | None
+    label: str | None
+
+    @property
+    def hint(self) -> str:
+        return self.reason.hint
+
+    def __str__(self) -> str:
+        where = self.location or self.op.name
+        context = f" ({self.label})" if self.label else ""
+        return f"{self.pattern} @ {where}{context} — {self.reason} → {self.hint}"
+
+    def to_json(self) -> dict[str, Any]:
+        detail = {k: v for k, v in (("rank", self.reason.rank), ("count", self.reason.count)) if v is not None}
+        if self.reason.activation is not None:
+            detail["activation"] = rust_name(self.reason.activation)
+        return {
+            "pattern": self.pattern,
+            "op": self.op.name,
+            "location": self.location,
+            "label": self.label,
+            "reason": self.reason.kind,
+            "detail": detail,
+            "hint": self.hint,
+        }
+
+
+def hir_label(location: Attribute) -> str | None:
+    """The name of the first `NameLoc` in a location (the HIR block an op was lowered from)."""
+    match location:
+        case NameLoc():
+            return location.desc.data
+        case CallSiteLoc():
+            return hir_label(location.callee) or hir_label(location.caller)
+        case FusedLoc():
+            return next(filter(None, map(hir_label, location.locations.data)), None)
+        case _:
+            return None
+
+
+def missed(pattern: str, op: Operation, reason: MissReason) -> MissedFusion:
+    position = op_position(op)
+    return MissedFusion(pattern, op, reason, str(position) if position else None, hir_label(op.location))
+
+
+# What is counted -----------------------------------------------------------------------
+
+COUNTED: dict[str, type[Operation]] = {
+    "attention": AttentionOp,
+    "rope": RopeOp,
+    "narrow": NarrowOp,
+    "silu": SiluOp,
+    "mul": MulOp,
+    "fused_matmul_bias_act": FusedMatmulBiasActOp,
+    "fused_swiglu": FusedSwigluOp,
+    "fused_residual_ln": FusedResidualLayerNormOp,
+    "fused_residual_rms_norm": FusedResidualRmsNormOp,
+    "fused_attention_block": FusedAttentionBlockOp,
+    "fused_transformer_layer": FusedTransformerLayerOp,
+    "elementwise_region": ElementwiseRegionOp,
+    "fused_matmul_epilogue": FusedMatmulEpilogueOp,
+}
+"""RLX's per-kind counters (plus our epilogue op), by the op class they count."""
+
+
+def functions(root: ModuleOp | func.FuncOp) -> list[func.FuncOp]:
+    return [root] if isinstance(root, func.FuncOp) else [op for op in root.walk() if isinstance(op, func.FuncOp)]
+
+
+def graph_ops(root: ModuleOp | func.FuncOp) -> list[Operation]:
+    """Every op of the functions' bodies, nested ones included (RLX's sub-graphs are graphs too)."""
+    return [op for f in functions(root) for op in f.body.walk() if not op.has_trait(IsTerminator)]
+
+
+def node_count(root: ModuleOp | func.FuncOp) -> int:
+    """RLX's `graph.len()`: arguments plus top-level ops (a region op is one node)."""
+    return sum(
+        len(f.args) + sum(1 for op in f.body.block.ops if not op.has_trait(IsTerminator)) for f in functions(root)
+    )
+
+
+def op_counts(root: ModuleOp | func.FuncOp) -> Counter[type[Operation]]:
+    return Counter(type(op) for op in graph_ops(root))
+
+
+# The scanners ---------------------------------------------------------------------------
+
+
+def uses(value: SSAValue) -> list[Operation]:
+    """The ops using `value`, once per use; a function result counts (it is a consumer)."""
+    return [use.operation for use in value.uses]
+
+
+def scan_matmul_bias_act(ops: list[Operation]) -> list[MissedFusion]:
+    """Matmuls that did not become `fused_matmul_bias_act`, and why."""
+    out = []
+    for op in ops:
+        if isinstance(op, MatmulOp):
+            reason = matmul_miss(op)
+        elif isinstance(op, FusedMatmulBiasActOp) and op.kind is None:
+            reason = activation_miss(op.result)
+        else:
+            continue
+        if reason is not None:
+            out.append(missed("matmul_bias_act", op, reason))
+    return out
+
+
+def matmul_miss(mm: MatmulOp) -> MissReason | None:
+    users = uses(mm.result)
+    if len(users) != 1:
+        return MissReason("MultiConsumer") if users else None
+    add = users[0]
+    if not isinstance(add, AddOp):
+        return MissReason("NonAddBiasConsumer")
+    bias = add.rhs if add.lhs is mm.result else add.lhs
+    bias_rank = len(shape_of(bias.type))
+    if bias_rank > 1:
+        return MissReason("BiasRankTooHigh", rank=bias_rank)
+    return activation_miss(add.result)
+
+
+def activation_miss(value: SSAValue) -> MissReason | None:
+    """An activation consuming `value` alone that the fusion does not fold."""
+    users = uses(value)
+    if len(users) == 1 and isinstance(users[0], UnaryOperation) and users[0].KIND not in EPILOGUE_ACTIVATIONS:
+        return MissReason("UnsupportedEpilogueActivation", activation=users[0].KIND)
+    return None
+
+
+def scan_shared_input_matmul(ops: list[Operation]) -> list[MissedFusion]:
+    """Matmuls still sharing their input: a fusable pair (`NotFused`), or more (`SharedMatmulCount`)."""
+    groups: dict[SSAValue, list[MatmulOp]] = {}
+    for op in ops:
+        if isinstance(op, MatmulOp):
+            groups.setdefault(op.lhs, []).append(op)
+    out = []
+    for matmuls in groups.values():
+        if len(matmuls) == 2:
+            w1, w2 = (shape_of(m.rhs.type) for m in matmuls)
+            if len(w1) == 2 and len(w2) == 2 and w1[0] == w2[0]:
+                out.append(missed("shared_input_matmul", matmuls[0], MissReason("NotFused")))
+        elif len(matmuls) > 2:
+            out.append(missed("shared_input_matmul", matmuls[0], MissReason("SharedMatmulCount", count=len(matmuls))))
+    return out
+
+
+def scan_swiglu(ops: list[Operation]) -> list[MissedFusion]:
+    """`mul(x @ w_up, silu(x @ w_gate))` left unfused: not one input, or the gate declared first."""
+    position = {op: index for index, op in enumerate(ops)}
+    out = []
+    for op in ops:
+        if not isinstance(op, MulOp):
+            continue
+        lhs, rhs = op.lhs.owner, op.rhs.owner
+        if isinstance(rhs, SiluOp):
+            up, silu = lhs, rhs
+        elif isinstance(lhs, SiluOp):
+            up, silu = rhs, lhs
+        else:
+            continue
+        gate = silu.input.owner
+        if not isinstance(up, MatmulOp) or not isinstance(gate, MatmulOp):
+            continue
+        if up.lhs is not gate.lhs:
+            out.append(missed("swiglu", op, MissReason("SwigluNotSharedInput")))
+        elif position.get(gate, -1) < position.get(up, -1):
+            out.append(missed("swiglu", op, MissReason("SwigluGateBeforeUp")))
+    return out
+
+
+def scan_misses(root: ModuleOp | func.FuncOp) -> list[MissedFusion]:
+    ops = graph_ops(root)
+    return [*scan_matmul_bias_act(ops), *scan_shared_input_matmul(ops), *scan_swiglu(ops)]
+
+
+# The report -------------------------------------------------------------------------------
+
+
+@dataclass
+class FusionReport:
+    """Before/after fusion statistics and the missed-pattern tally (RLX's fields and order)."""
+
+    nodes_before: int = 0
+    nodes_after: int = 0
+    matmul_before: int = 0
+    attention: int = 0
+    rope: int = 0
+    narrow: int = 0
+    matmul_after: int = 0
+    silu: int = 0
+    mul: int = 0
+    fused_matmul_bias_act: int = 0
+    fused_swiglu: int = 0
+    fused_residual_ln: int = 0
+    fused_residual_rms_norm: int = 0
+    fused_attention_block: int = 0
+    fused_transformer_layer: int = 0
+    elementwise_region: int = 0
+    transform_region: int = 0
+    batch_elementwise_region: int = 0
+    fk_prologue_region: int = 0
+    fused_matmul_epilogue: int = 0
+    """Beyond RLX: matmuls with a fused epilogue (not in RLX's summary line)."""
+    missed: list[MissedFusion] = field(default_factory=list)
+
+    @classmethod
+    def analyze(cls, before: ModuleOp | func.FuncOp, after: ModuleOp | func.FuncOp) -> FusionReport:
+        """Compare the graph before fusion with the result (counts are of `after` unless named `_before`)."""
+        counts = op_counts(after)
+        return cls(
+            nodes_before=node_count(before),
+            nodes_after=node_count(after),
+            matmul_before=op_counts(before)[MatmulOp],
+            matmul_after=counts[MatmulOp],
+            missed=scan_misses(after),
+            **{name: counts[op_class] for name, op_class in COUNTED.items()},
+        )
+
+    @classmethod
+    def scan(cls, graph: ModuleOp | func.FuncOp) -> FusionReport:
+        """The report of one graph, taken as both before and after."""
+        return cls.analyze(graph, graph)
+
+    def _missed_in(self, pattern: str) -> int:
+        return sum(1 for m in self.missed if m.pattern == pattern)
+
+    def missed_matmul_bias_act(self) -> int:
+        return self._missed_in("matmul_bias_act")
+
+    def missed_swiglu(self) -> int:
+        return self._missed_in("swiglu")
+
+    def missed_shared_matmul(self) -> int:
+        return self._missed_in("shared_input_matmul")
+
+    def summary_line(self) -> str:
+        """RLX's one-line summary (0.2.6 fields)."""
+        return (
+            f"nodes={self.nodes_before}→{self.nodes_after} matmul={self.matmul_before}→{self.matmul_after} "
+            f"fused_mm_act={self.fused_matmul_bias_act} fused_swiglu={self.fused_swiglu} "
+            f"elementwise_region={self.elementwise_region} transform_region={self.transform_region} "
+            f"batch_region={self.batch_elementwise_region} fk_prologue={self.fk_prologue_region} "
+            f"missed_mm_act={self.missed_matmul_bias_act()} missed_swiglu={self.missed_swiglu()} "
+            f"missed_shared_mm={self.missed_shared_matmul()}"
+        )
+
+    def __str__(self) -> str:
+        """RLX's `Display`: a header, the summary line, then one line per miss."""
+        lines = ["fusion report:", f"  {self.summary_line()}"]
+        if self.missed:
+            lines.append("  missed patterns:")
+            lines += [f"    {m}" for m in self.missed]
+        return "\n".join(lines) + "\n"
+
+    def to_json(self) -> dict[str, Any]:
+        """Every counter, the summary line and the misses, for `--fusion-report=json`."""
+        counters = {f.name: getattr(self, f.name) for f in fields(self) if f.name != "missed"}
+        return {
+            **counters,
+            "missed_matmul_bias_act": self.missed_matmul_bias_act(),
+            "missed_swiglu": self.missed_swiglu(),
+            "missed_shared_matmul": self.missed_shared_matmul(),
+            "summary": self.summary_line(),
+            "missed": [m.to_json() for m in self.missed],
+        }
+
+    def render(self, form: str = "text") -> str:
+        """The report as `text` (RLX's display) or `json`."""
+        return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n" if form == "json" else str(self)

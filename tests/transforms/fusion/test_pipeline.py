@@ -1,0 +1,137 @@
+"""`rlx-fusion-pipeline`: RLX's per-target pass lists, and what `target=best` reaches."""
+
+from collections import Counter
+
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.testing.graphgen import inputs_for
+from rlx_xdsl.tools.rlx_opt import RlxOptMain
+from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
+from rlx_xdsl.transforms.fusion.metrics import kernel_stats
+from rlx_xdsl.transforms.fusion.pipeline import TARGETS, FusionPipelinePass, fusion_passes
+
+# RLX's `fusion_passes_for_supported` for the CPU target, written out from rlx-semantics §2.3.
+RLX_CPU = [
+    "LowerControlFlow", "lower_dot_general", "fuse_attention_block", "fuse_matmul_bias_act",
+    "fuse_residual_ln", "fuse_residual_rms_norm", "fuse_rms_norm_reshape", "fuse_swiglu_dual_matmul",
+    "fuse_shared_input_matmul", "fuse_swiglu", "mark_elementwise_regions", "unfuse_elementwise_regions",
+    "dead_code_elimination",
+]  # fmt: skip
+OURS = {
+    "LowerControlFlow": "rlx-lower-control-flow",
+    "lower_dot_general": "rlx-lower-dot-general",
+    "fuse_attention_block": "rlx-fuse-attention-block",
+    "fuse_matmul_bias_act": "rlx-fuse-matmul-bias-act",
+    "fuse_residual_ln": "rlx-fuse-residual-layer-norm",
+    "fuse_residual_rms_norm": "rlx-fuse-residual-rms-norm",
+    "fuse_rms_norm_reshape": "rlx-fuse-rms-norm-reshape",
+    "fuse_swiglu_dual_matmul": "rlx-fuse-swiglu-dual-matmul",
+    "fuse_shared_input_matmul": "rlx-fuse-shared-input-matmul",
+    "fuse_swiglu": "rlx-fuse-swiglu",
+    "mark_elementwise_regions": "rlx-mark-elementwise-regions",
+    "unfuse_elementwise_regions": "rlx-unfuse-elementwise-regions",
+    "dead_code_elimination": "rlx-dce",
+}
+
+
+def names(target: str, **options) -> list[str]:
+    return [p.name for p in fusion_passes(target, **options)]
+
+
+def test_cpu_list_is_rlx_s_13_passes_in_order():
+    """RLX's `cpu_pipeline_includes_attention_block`: 13 passes, [2] attention block, DCE last."""
+    cpu = names("cpu")
+    assert len(cpu) == 13
+    assert cpu == [OURS[n] for n in RLX_CPU]
+    assert cpu[2] == "rlx-fuse-attention-block" and cpu[-1] == "rlx-dce"
+
+
+def test_skip_fusion_keeps_only_the_lowerings():
+    """RLX's `metal_skip_fusion_only_lowers_dot`: 2 passes."""
+    for target in TARGETS:
+        assert names(target, skip_fusion=True) == ["rlx-lower-control-flow", "rlx-lower-dot-general"]
+
+
+def test_target_claims_decide_the_fusions():
+    metal, cuda, tpu = names("metal"), names("cuda"), names("tpu")
+    assert "rlx-fuse-attention-block" not in metal  # metal_supported_ops_omit_attention_block_fusion
+    assert "rlx-fuse-matmul-bias-act" in cuda  # cuda_supported_ops_fuse_matmul_bias_act
+    assert "rlx-fuse-swiglu" not in cuda and "rlx-fuse-swiglu-dual-matmul" not in cuda
+    assert names("rocm") == cuda
+    assert tpu == [
+        "rlx-lower-control-flow", "rlx-lower-dot-general", "rlx-fuse-matmul-bias-act",
+        "rlx-fuse-residual-layer-norm", "rlx-fuse-rms-norm-reshape", "rlx-fuse-shared-input-matmul",
+        "rlx-mark-elementwise-regions", "rlx-dce", "rlx-clip-elementwise-regions",
+    ]  # fmt: skip
+
+
+def test_regions_are_unfused_on_cpu_and_kept_elsewhere():
+    """RLX's `cpu_unfuses_elementwise_regions` and `metal_keeps_elementwise_regions_by_default`."""
+    assert "rlx-unfuse-elementwise-regions" in names("cpu")
+    assert "rlx-unfuse-elementwise-regions" not in names("metal")
+    assert "rlx-clip-elementwise-regions" in names("metal")
+    assert "rlx-unfuse-elementwise-regions" in names("metal", keep_regions=False)
+    assert "rlx-unfuse-elementwise-regions" not in names("cpu", keep_regions=True)
+    mark = next(p for p in fusion_passes("metal") if p.name == "rlx-mark-elementwise-regions")
+    assert (mark.max_steps, mark.max_inputs) == (32, 16)
+
+
+def test_best_adds_our_passes_to_the_cpu_list():
+    best = names("best")
+    assert best.index("rlx-constant-fold") < best.index("rlx-fuse-attention-block")
+    assert best.index("rlx-fuse-swiglu") < best.index("rlx-fuse-matmul-epilogue") < best.index(
+        "rlx-mark-elementwise-regions"
+    )
+    assert "rlx-unfuse-elementwise-regions" not in best
+
+
+def test_every_pipeline_pass_is_a_registered_pass():
+    registered = get_all_passes()
+    for target in TARGETS:
+        for pass_ in fusion_passes(target):
+            assert registered[pass_.name]() is type(pass_)
+
+
+def test_unknown_target_is_an_error():
+    with pytest.raises(ValueError, match="unknown fusion target 'gpu' \\(expected one of: cpu, metal"):
+        fusion_passes("gpu")
+    with pytest.raises(ValueError, match="target=gpu: 'gpu' is not one of cpu, metal"):
+        FusionPipelinePass(target="gpu")
+
+
+def test_fusion_passes_are_listed_by_rlx_opt(capsys):
+    RlxOptMain(args=["--list-passes"]).run()
+    listed = capsys.readouterr().out
+    for name in FUSION_PASSES:
+        assert f"  {name}\n" in listed
+    assert '--target=cpu|metal|cuda|rocm|tpu|wgpu|best (default: "cpu")' in listed
+
+
+def swiglu_residual_rms_block():
+    """The anchors' block: `rms_norm(x + W2(silu(W1 x + b1) * (W3 x)))`, x 8x64, hidden 128."""
+    b = GraphBuilder("block")
+    x = b.input("x", [8, 64])
+    w1, b1, w3 = b.param("w1", [64, 128]), b.param("b1", [128]), b.param("w3", [64, 128])
+    w2, g, beta = b.param("w2", [128, 64]), b.param("g", [64]), b.param("beta", [64])
+    h = b.mul(b.silu(b.add(b.matmul(x, w1), b1)), b.matmul(x, w3))
+    b.output(b.rms_norm(b.add(x, b.matmul(h, w2)), g, beta, eps=1e-6))
+    return b.module()
+
+
+@pytest.mark.parametrize(("target", "kernels"), [("cpu", 5), ("best", 4)])
+def test_swiglu_block_kernel_counts(target, kernels):
+    """RLX's CPU list leaves 5 kernels; `best` reaches IREE's 4 (3 matmuls and a reduction)."""
+    module = swiglu_residual_rms_block()
+    assert kernel_stats(module).kernels == 8
+    inputs = inputs_for(module)
+    before = run_function(module, None, inputs)
+    FusionPipelinePass(target=target).apply(Context(), module)
+    module.verify()
+    assert kernel_stats(module).kernels == kernels
+    np.testing.assert_allclose(run_function(module, None, inputs)[0], before[0], rtol=1e-5, atol=1e-5)
+    ops = Counter(op.name for op in module.ops.first.body.block.ops)
+    assert ops["mir.fused_residual_rms_norm"] == 1 and ops["mir.fused_matmul_bias_act"] == 1
