@@ -23,7 +23,7 @@ HEAVY = ("numpy", "ml_dtypes", "rlx_xdsl.interpreters")
 
 INFERENCE = (
     "rlx-specialize{shapes=x=1x16x64,cos=16x8,sin=16x8},rlx-canonicalize,rlx-dce,"
-    "rlx-amp{policy=auto-mixed},rlx-fold-casts,rlx-plan-memory"
+    "rlx-fusion-pipeline{target=cpu},rlx-amp{policy=auto-mixed},rlx-fold-casts,rlx-plan-memory"
 )
 
 
