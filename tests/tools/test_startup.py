@@ -12,6 +12,8 @@ import json
 import subprocess
 import sys
 import textwrap
+import tomllib
+from pathlib import Path
 
 import pytest
 
@@ -78,3 +80,37 @@ def test_a_run_gives_the_collector_its_settings_back(llama_file, tmp_path, capsy
     assert run_opt([str(llama_file), "-p", "rlx-dce", "-o", str(tmp_path / "out.mlir")]) == 0
     assert gc.get_threshold() == before
     assert gc.get_freeze_count() == 0
+
+
+def test_the_rlx_opt_script_imports_the_tool_at_a_compilers_pace():
+    """The console script sets the collector's pace before the tool's imports run."""
+    from rlx_xdsl.tools.collector import OLDER, YOUNG
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
+    assert scripts["rlx-opt"] == "rlx_xdsl.tools.launch:rlx_opt"
+    script = textwrap.dedent(
+        """
+        import gc, json, sys
+
+        seen = []
+
+        class Probe:  # notes the collector's pace when the tool's module is imported
+            def find_spec(self, name, path=None, target=None):
+                if name == "rlx_xdsl.tools.rlx_opt":
+                    seen.append(gc.get_threshold())
+                return None
+
+        sys.meta_path.insert(0, Probe())
+        sys.argv = ["rlx-opt", "--version"]
+        from rlx_xdsl.tools.launch import rlx_opt
+        try:
+            rlx_opt()
+        except SystemExit:
+            pass
+        print(json.dumps(seen))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "rlx-opt" in proc.stdout  # the tool ran (--version)
+    assert json.loads(proc.stdout.splitlines()[-1]) == [[YOUNG, OLDER, OLDER]]
