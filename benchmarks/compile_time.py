@@ -30,7 +30,8 @@ CPU time (user + sys of the child, `resource.getrusage(RUSAGE_CHILDREN)`): for
 each N of --process-layers and each pipeline of `PIPELINES`, `rlx-opt FILE -p
 PIPELINE -o OUT` and stock `xdsl-opt FILE -o OUT` (parse, verify, print) run back
 to back --process-repeat times; the ratio is the median of ours over the median
-of stock. Run in the same process, a breakdown of the inference pipeline the way
+of stock. rlx_xdsl's bytecode is written first (`compile_bytecode`), as an installed
+package has it. Run in the same process, a breakdown of the inference pipeline the way
 rlx-opt runs it (parse, verify, each pass, the verify after it, print) gives each
 phase's ops/s.
 
@@ -305,9 +306,10 @@ def compare_processes(path: Path, layers: int, ops: int, repeat: int) -> list[Pr
 def pipeline_phases(path: Path) -> dict[str, float]:
     """CPU seconds of each phase of `rlx-opt FILE -p <inference>`, run as rlx-opt runs it:
     parse, verify, each pass and the verify after it (when the pass may have changed the
-    IR), print."""
+    IR), print, at rlx-opt's garbage-collector pace."""
     from rlx_xdsl.diagnostics import verify_located
     from rlx_xdsl.source import parse_source
+    from rlx_xdsl.tools.collector import tool_run_pace
     from rlx_xdsl.tools.rlx_opt import RlxOptMain
     from rlx_xdsl.transforms.pipeline import run_pass
 
@@ -321,12 +323,13 @@ def pipeline_phases(path: Path) -> dict[str, float]:
         phases[phase] = phases.get(phase, 0.0) + time.process_time() - start
         return result
 
-    module, _ = timed("parse", lambda: parse_source(main.ctx, text, str(path), verify=False))
-    timed("verify", lambda: verify_located(module))
-    for pass_ in main.pipeline_spec.passes:
-        if timed(pass_.name, lambda: run_pass(pass_, main.ctx, module, module)):
-            timed("verify after passes", lambda: verify_located(module))
-    timed("print", lambda: main.output_resulting_program(module))
+    with tool_run_pace():  # rlx-opt's garbage-collector settings
+        module, _ = timed("parse", lambda: parse_source(main.ctx, text, str(path), verify=False))
+        timed("verify", lambda: verify_located(module))
+        for pass_ in main.pipeline_spec.passes:
+            if timed(pass_.name, lambda: run_pass(pass_, main.ctx, module, module)):
+                timed("verify after passes", lambda: verify_located(module))
+        timed("print", lambda: main.output_resulting_program(module))
     return phases
 
 
