@@ -93,24 +93,49 @@ def test_the_rlx_opt_script_imports_the_tool_at_a_compilers_pace():
         """
         import gc, json, sys
 
-        seen = []
-
         class Probe:  # notes the collector's pace when the tool's module is imported
             def find_spec(self, name, path=None, target=None):
                 if name == "rlx_xdsl.tools.rlx_opt":
-                    seen.append(gc.get_threshold())
+                    print("pace", json.dumps(gc.get_threshold()), file=sys.stderr, flush=True)
                 return None
 
         sys.meta_path.insert(0, Probe())
         sys.argv = ["rlx-opt", "--version"]
         from rlx_xdsl.tools.launch import rlx_opt
-        try:
-            rlx_opt()
-        except SystemExit:
-            pass
-        print(json.dumps(seen))
+        rlx_opt()
         """
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
     assert "rlx-opt" in proc.stdout  # the tool ran (--version)
-    assert json.loads(proc.stdout.splitlines()[-1]) == [[YOUNG, OLDER, OLDER]]
+    paces = [json.loads(line[len("pace ") :]) for line in proc.stderr.splitlines() if line.startswith("pace ")]
+    assert paces == [[YOUNG, OLDER, OLDER]]
+
+
+def _launch(args: list[str], stdin: str | None = None) -> subprocess.CompletedProcess:
+    """`rlx-opt ARGS` through the console script's entry point, in a fresh interpreter."""
+    script = f"import sys; sys.argv = ['rlx-opt', *{args!r}]; from rlx_xdsl.tools.launch import rlx_opt; rlx_opt()"
+    return subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, input=stdin)
+
+
+def test_the_script_ends_without_tear_down_yet_flushes_everything(tmp_path, capsys):
+    """The process skips the interpreter's tear-down, so the streams are flushed by hand:
+    all of stdout (larger than a pipe's buffer), all of the -o file, the exit status."""
+    llama_file = tmp_path / "llama.mlir"
+    llama_file.write_text(print_ir(build_llama(32)))
+    proc = _launch([str(llama_file), "-p", "rlx-dce"])
+    assert proc.returncode == 0, proc.stderr
+    assert run_opt([str(llama_file), "-p", "rlx-dce"]) == 0
+    expected = capsys.readouterr().out
+    assert len(expected) > 65536 and proc.stdout == expected
+    out = tmp_path / "out.mlir"
+    assert _launch([str(llama_file), "-p", "rlx-dce", "-o", str(out)]).returncode == 0
+    assert out.read_text() == expected
+
+
+def test_the_script_keeps_every_exit_status():
+    bad = _launch(["-"], stdin="func.func @f() {\n  %x = mir.nope\n}\n")
+    assert bad.returncode == 1 and bad.stderr.startswith("<stdin>:3:1: error: ")
+    assert _launch(["--help"]).returncode == 0
+    usage = _launch(["--no-such-flag"])
+    assert usage.returncode == 2 and "usage" in usage.stderr
