@@ -2,6 +2,7 @@
 
     python benchmarks/compile_time.py [--max-layers 32] [--repeat 5] [--no-stock]
                                       [--process-layers 4,32,128] [--process-repeat 5]
+                                      [--baseline DIR]
 
 For N = 1, 2, 4, ... up to --max-layers it builds `build_llama(N)`, prints it
 to a temporary .mlir file, and then times, in this one process:
@@ -256,10 +257,10 @@ def rlx_opt() -> str | None:
     return str(candidate) if candidate.exists() else shutil.which("rlx-opt")
 
 
-def child_cpu(command: list[str]) -> float:
+def child_cpu(command: list[str], env: dict[str, str] | None = None) -> float:
     """CPU seconds (user + sys) `command` took as a child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, capture_output=True)
+    subprocess.run(command, check=True, capture_output=True, env=env)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -273,10 +274,20 @@ class ProcessRatio:
     pipeline: str
     ours: list[float]
     stock: list[float]
+    baseline: list[float] = dataclasses.field(default_factory=list)
+    """The --baseline tree's rlx-opt, paired the same way (empty without --baseline)."""
+    baseline_stock: list[float] = dataclasses.field(default_factory=list)
+    """Stock xdsl-opt loading the --baseline tree's dialects."""
 
     @property
     def ratio(self) -> float:
         return statistics.median(self.ours) / statistics.median(self.stock)
+
+    @property
+    def baseline_ratio(self) -> float | None:
+        if not self.baseline:
+            return None
+        return statistics.median(self.baseline) / statistics.median(self.baseline_stock)
 
 
 def compile_bytecode() -> None:
@@ -288,18 +299,31 @@ def compile_bytecode() -> None:
     compileall.compile_dir(str(Path(rlx_xdsl.__file__).parent), quiet=1)
 
 
-def compare_processes(path: Path, layers: int, ops: int, repeat: int) -> list[ProcessRatio]:
-    """Each pipeline's `rlx-opt` run paired with a stock `xdsl-opt` run, `repeat` times."""
+def compare_processes(
+    path: Path, layers: int, ops: int, repeat: int, baseline: Path | None = None
+) -> list[ProcessRatio]:
+    """Each pipeline's `rlx-opt` run paired with a stock `xdsl-opt` run, `repeat` times.
+
+    With `baseline` (another rlx-xdsl source tree, e.g. `git archive main`), each pair is
+    followed by that tree's rlx-opt (`python -m rlx_xdsl.tools.rlx_opt`) and stock
+    xdsl-opt, both importing rlx_xdsl from it (PYTHONPATH): before and after in one run.
+    """
     out = str(path.with_suffix(".out.mlir"))
     stock_command = [xdsl_opt(), str(path), "-o", out]
+    base_env = dict(os.environ, PYTHONPATH=str(baseline)) if baseline is not None else None
     results = []
     for name in PIPELINES:
-        command = [rlx_opt(), str(path), "-p", pipeline_text(name)[0], "-o", out]
-        ours, stock = [], []
+        pipeline = pipeline_text(name)[0]
+        command = [rlx_opt(), str(path), "-p", pipeline, "-o", out]
+        base_command = [sys.executable, "-m", "rlx_xdsl.tools.rlx_opt", str(path), "-p", pipeline, "-o", out]
+        result = ProcessRatio(layers, ops, name, [], [])
         for _ in range(repeat):
-            ours.append(child_cpu(command))
-            stock.append(child_cpu(stock_command))
-        results.append(ProcessRatio(layers, ops, name, ours, stock))
+            result.ours.append(child_cpu(command))
+            result.stock.append(child_cpu(stock_command))
+            if base_env is not None:
+                result.baseline.append(child_cpu(base_command, base_env))
+                result.baseline_stock.append(child_cpu(stock_command, base_env))
+        results.append(result)
     return results
 
 
@@ -342,12 +366,23 @@ def process_tables(ratios: list[ProcessRatio], phases: dict[int, tuple[int, dict
         text, missing = pipeline_text(name)
         lines.append(f"# pipeline {name}: {text}")
         lines += [f"#   (not registered, left out: {spec})" for spec in missing]
-    lines.append(f"{'layers':>6} {'ops':>6}  {'pipeline':<16} {'rlx-opt s':>10} {'xdsl-opt s':>11} {'ratio':>7}")
+    with_baseline = any(r.baseline for r in ratios)
+    columns = f"{'layers':>6} {'ops':>6}  {'pipeline':<16} {'rlx-opt s':>10} {'xdsl-opt s':>11} {'ratio':>7}"
+    if with_baseline:
+        lines.append("# baseline = the --baseline tree's rlx-opt and stock xdsl-opt loading its dialects")
+        columns += f" {'baseline s':>11} {'its xdsl-opt s':>15} {'baseline ratio':>15}"
+    lines.append(columns)
     for r in ratios:
-        lines.append(
+        line = (
             f"{r.layers:>6} {r.ops:>6}  {r.pipeline:<16} {statistics.median(r.ours):10.3f} "
             f"{statistics.median(r.stock):11.3f} {r.ratio:7.2f}"
         )
+        if r.baseline:
+            line += (
+                f" {statistics.median(r.baseline):11.3f} {statistics.median(r.baseline_stock):15.3f} "
+                f"{r.baseline_ratio:15.2f}"
+            )
+        lines.append(line)
     lines += ["", f"# in-process CPU time of each phase of the {INFERENCE} pipeline, as rlx-opt runs it (one run)"]
     lines.append(f"{'layers':>6} {'ops':>6}  {'phase':<32} {'seconds':>9} {'ops/s':>10} {'share':>6}")
     for layers, (ops, times) in phases.items():
@@ -504,6 +539,12 @@ def main(argv=None) -> int:
         "--process-repeat", type=int, default=5, help="paired runs per whole-process ratio (median; default 5)"
     )
     parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another rlx-xdsl source tree (e.g. `git archive main` unpacked) whose rlx-opt and "
+        "dialects the whole-process comparison also runs, paired the same way",
+    )
     args = parser.parse_args(argv)
     if args.max_layers < 1 or args.repeat < 1 or args.process_repeat < 1:
         parser.error("--max-layers, --repeat and --process-repeat must be at least 1")
@@ -525,12 +566,14 @@ def main(argv=None) -> int:
         if stock and not args.no_process and rlx_opt() is not None:
             ratios, phases = [], {}
             compile_bytecode()
+            if args.baseline is not None:
+                compileall.compile_dir(str(args.baseline / "rlx_xdsl"), quiet=1)
             for n in process_layers:
                 print(f"comparing processes on {n} layer(s)...", file=sys.stderr)
                 module = build_llama(n, **CONFIG)
                 path = workdir / f"process_llama_{n}.mlir"
                 path.write_text(print_module(module))
-                ratios += compare_processes(path, n, count_ops(module), args.process_repeat)
+                ratios += compare_processes(path, n, count_ops(module), args.process_repeat, args.baseline)
                 phases[n] = (count_ops(module), pipeline_phases(path))
             lines += ["", *process_tables(ratios, phases, args.process_repeat)]
     print("\n".join(lines))
