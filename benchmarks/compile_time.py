@@ -257,10 +257,10 @@ def rlx_opt() -> str | None:
     return str(candidate) if candidate.exists() else shutil.which("rlx-opt")
 
 
-def child_cpu(command: list[str], env: dict[str, str] | None = None) -> float:
+def child_cpu(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
     """CPU seconds (user + sys) `command` took as a child process."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
-    subprocess.run(command, check=True, capture_output=True, env=env)
+    subprocess.run(command, check=True, capture_output=True, env=env, cwd=cwd)
     after = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
 
@@ -305,11 +305,13 @@ def compare_processes(
     """Each pipeline's `rlx-opt` run paired with a stock `xdsl-opt` run, `repeat` times.
 
     With `baseline` (another rlx-xdsl source tree, e.g. `git archive main`), each pair is
-    followed by that tree's rlx-opt (`python -m rlx_xdsl.tools.rlx_opt`) and stock
-    xdsl-opt, both importing rlx_xdsl from it (PYTHONPATH): before and after in one run.
+    followed by that tree's rlx-opt (`python -m rlx_xdsl.tools.rlx_opt`, run in the tree:
+    `-m` puts the working directory first on the path) and stock xdsl-opt, both importing
+    rlx_xdsl from it (PYTHONPATH): before and after in one run.
     """
     out = str(path.with_suffix(".out.mlir"))
     stock_command = [xdsl_opt(), str(path), "-o", out]
+    baseline = baseline.resolve() if baseline is not None else None
     base_env = dict(os.environ, PYTHONPATH=str(baseline)) if baseline is not None else None
     results = []
     for name in PIPELINES:
@@ -321,8 +323,8 @@ def compare_processes(
             result.ours.append(child_cpu(command))
             result.stock.append(child_cpu(stock_command))
             if base_env is not None:
-                result.baseline.append(child_cpu(base_command, base_env))
-                result.baseline_stock.append(child_cpu(stock_command, base_env))
+                result.baseline.append(child_cpu(base_command, base_env, baseline))
+                result.baseline_stock.append(child_cpu(stock_command, base_env, baseline))
         results.append(result)
     return results
 
