@@ -65,7 +65,7 @@ from xdsl.printer import Printer
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
 from rlx_xdsl.testing.llama_hir import build_llama_hir
-from rlx_xdsl.testing.training import build_llama_training
+from rlx_xdsl.testing.training import build_llama_loss, build_llama_training
 from rlx_xdsl.transforms import get_all_passes
 
 CONFIG = dict(DEFAULT_DIMS)
@@ -88,6 +88,8 @@ PASS_OPTIONS: dict[str, dict] = {
     "rlx-amp": {"policy": "auto-mixed-conservative"},
     # The default caps (32 steps) keep every region of the graph; one step unfuses them all.
     "rlx-clip-elementwise-regions": {"max_steps": 1},
+    # The loss workload's function (build_llama_loss keeps the name @llama).
+    "rlx-grad": {"func": "llama"},
 }
 """Options for passes that would otherwise do nothing (or cannot run) on the graph."""
 
@@ -110,6 +112,10 @@ PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     # Elementwise regions to take apart: the decoder after rlx-mark-elementwise-regions.
     "rlx-unfuse-elementwise-regions": build_llama_with_regions,
     "rlx-clip-elementwise-regions": build_llama_with_regions,
+    # Autodiff: the decoder with a mean softmax-cross-entropy loss (rlx-grad differentiates
+    # it with respect to every weight); rlx-prepare-ad decomposes the training graph's kernels.
+    "rlx-grad": build_llama_loss,
+    "rlx-prepare-ad": build_llama_training,
 }
 """Graphs for passes that only rewrite ops the LLaMA graph does not contain."""
 

@@ -64,3 +64,12 @@ def _same_bits(values: np.ndarray) -> bool:
     """Every element of the flat array has the first one's bytes (NaNs included)."""
     raw = np.ascontiguousarray(values).view(np.uint8).reshape(values.size, -1)
     return bool((raw == raw[0]).all())
+
+
+def splat_dense(value: float | int | bool, element_type: Attribute, shape) -> DenseIntOrFPElementsAttr:
+    """A splat `dense<value>` of `shape`: one stored element, whatever the size.
+
+    Zeros and scale factors the size of a weight matrix cost O(1) in IR text.
+    """
+    single = numpy_to_dense(np.asarray(value), element_type)
+    return DenseIntOrFPElementsAttr(TensorType(single.get_element_type(), list(shape)), single.data)

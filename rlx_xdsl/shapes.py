@@ -134,6 +134,19 @@ def broadcast_axes(from_shape: Sequence[int], to_shape: Sequence[int]) -> tuple[
     return tuple(axes)
 
 
+def unbroadcast_axes(operand_shape: Sequence[int], result_shape: Sequence[int]) -> tuple[Shape, Shape]:
+    """How to sum a gradient of `result_shape` back to a broadcast operand's shape.
+
+    Returns `(leading, ones)`: first sum away the `leading` axes the operand
+    lacks (dropping them), then sum the axes where the operand has a 1 (`ones`,
+    numbered after the drop), keeping them as size 1. A `?` operand dim is taken
+    to equal the result's (as RLX does); `rlx-specialize` makes that exact.
+    """
+    axes = broadcast_axes(operand_shape, result_shape)
+    lead = len(result_shape) - len(operand_shape)
+    return tuple(a for a in axes if a < lead), tuple(a - lead for a in axes if a >= lead)
+
+
 def normalize_axis(axis: int, rank: int) -> int:
     """Map a possibly negative axis into [0, rank); ShapeError when out of range."""
     if not -rank <= axis < rank:

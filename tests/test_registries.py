@@ -6,6 +6,10 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from rlx_xdsl.autodiff.prepare import prepare_rewrites
+from rlx_xdsl.autodiff.registry import VJP_RULES
+from rlx_xdsl.autodiff.registry import load_rules as load_vjp_rules
+from rlx_xdsl.autodiff.rules.mir import PENDING as VJP_PENDING
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
 from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
@@ -27,6 +31,7 @@ load_rules()
 load_linalg_lowerings()
 # Every registry and the ops it must cover. Issues that add a registry add a row.
 load_decompositions()
+load_vjp_rules()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS] + lir.ALL_OPS),
@@ -38,6 +43,11 @@ COVERAGE = [
         "backward decompositions",
         DECOMPOSITIONS,
         [op for op in backward.OPS if op is not backward.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp],
+    ),
+    (
+        "VJP rules (ops rlx-prepare-ad keeps, but known gaps)",
+        VJP_RULES,
+        [op for op in ALL_OPS if op not in YIELDS and not prepare_rewrites(op) and op not in VJP_PENDING],
     ),
 ]
 

@@ -68,19 +68,25 @@ def _loss(f: Function, args: Sequence[np.ndarray], cotangent: np.ndarray) -> flo
     return float(np.sum(cotangent * f(*args), dtype=np.float64))
 
 
+def _moved(x: np.ndarray, step: np.ndarray, like: np.ndarray) -> np.ndarray:
+    """`x + step` in the argument's own dtype (the interpreter checks argument types at run time)."""
+    return (x + step).astype(np.asarray(like).dtype, copy=False)
+
+
 def numerical_vjp(
     f: Function, args: Sequence[np.ndarray], wrt: int, cotangent: np.ndarray, eps: float = EPS
 ) -> np.ndarray:
     """`d/d args[wrt] sum(cotangent * f(*args))`, one central difference per element."""
     args = list(args)
-    x = np.asarray(args[wrt], np.float64)
+    original = args[wrt]
+    x = np.asarray(original, np.float64)
     grad = np.zeros_like(x)
     for index in np.ndindex(x.shape):
         step = np.zeros_like(x)
         step[index] = eps
-        args[wrt] = x + step
+        args[wrt] = _moved(x, step, original)
         up = _loss(f, args, cotangent)
-        args[wrt] = x - step
+        args[wrt] = _moved(x, -step, original)
         down = _loss(f, args, cotangent)
         grad[index] = (up - down) / (2 * eps)
     return grad
@@ -96,10 +102,11 @@ def numerical_directional(
 ) -> float:
     """`d/dt sum(cotangent * f(..., args[wrt] + t direction, ...))` at t = 0."""
     args = list(args)
-    x = np.asarray(args[wrt], np.float64)
-    args[wrt] = x + eps * direction
+    original = args[wrt]
+    x = np.asarray(original, np.float64)
+    args[wrt] = _moved(x, eps * direction, original)
     up = _loss(f, args, cotangent)
-    args[wrt] = x - eps * direction
+    args[wrt] = _moved(x, -eps * direction, original)
     down = _loss(f, args, cotangent)
     return (up - down) / (2 * eps)
 
@@ -140,3 +147,70 @@ def check_directional(
     for direction in directions:
         numeric = numerical_directional(f, args, wrt, direction, cotangent, eps)
         np.testing.assert_allclose(np.sum(grad * direction), numeric, rtol=rtol, atol=atol)
+
+
+# Whole functions through rlx-grad -------------------------------------------------------
+
+
+def check_gradients(
+    module: ModuleOp,
+    name: str,
+    inputs: Sequence[np.ndarray],
+    wrt: Sequence[int],
+    *,
+    cotangent: np.ndarray | None = None,
+    mode: str = "strict",
+    seed: int = 0,
+    eps: float = EPS,
+    rtol: float = RTOL,
+    atol: float = ATOL,
+) -> list[np.ndarray]:
+    """Differentiate `@name` with `rlx-grad`, run `@name_grad`, and check it.
+
+    The gradient function must return `@name`'s own outputs first (loss, then
+    aux), and for each argument index in `wrt` the VJP of the loss with
+    `cotangent` (default: random), which is compared with central differences
+    of `@name`. Returns the gradients.
+    """
+    from rlx_xdsl.autodiff.grad import Mode, build_gradient
+
+    forward = module_function(module, name)
+    outputs = run_function(module, name, inputs)
+    if cotangent is None:
+        rng = np.random.default_rng(seed)
+        cotangent = rng.standard_normal(np.shape(outputs[0])).astype(np.asarray(outputs[0]).dtype)
+    build_gradient(module, name, [str(i) for i in wrt], Mode(mode))
+    module.verify()
+    results = run_function(module, f"{name}_grad", [*inputs, cotangent])
+    assert len(results) == len(outputs) + len(wrt), "expected [loss, aux..., gradients...]"
+    for result, output in zip(results, outputs):
+        np.testing.assert_array_equal(result, output)
+    gradients = results[len(outputs) :]
+    for index, gradient in zip(wrt, gradients):
+        check_vjp(gradient, forward, inputs, index, cotangent, eps=eps, rtol=rtol, atol=atol)
+    return gradients
+
+
+def one_sided_derivatives(
+    f: Function,
+    args: Sequence[np.ndarray],
+    wrt: int,
+    direction: np.ndarray,
+    cotangent: np.ndarray,
+    eps: float = EPS,
+) -> tuple[float, float]:
+    """The right and left derivatives of `sum(cotangent * f)` along `direction` at `args`.
+
+    Where they differ `f` has a kink or a jump there (relu at 0, a tie, a value
+    crossing an integer boundary before a cast), and no gradient can match the
+    central difference: random-graph checks skip such points.
+    """
+    args = list(args)
+    original = args[wrt]
+    x = np.asarray(original, np.float64)
+    at = _loss(f, args, cotangent)
+    args[wrt] = _moved(x, eps * direction, original)
+    right = (_loss(f, args, cotangent) - at) / eps
+    args[wrt] = _moved(x, -eps * direction, original)
+    left = (at - _loss(f, args, cotangent)) / eps
+    return right, left

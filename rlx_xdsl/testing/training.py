@@ -90,3 +90,22 @@ def build_llama_training(n_layers: int, *, vocab: int = 32, **dims) -> ModuleOp:
     body.erase_op(ret)
     function.update_function_type()
     return module
+
+
+def build_llama_loss(n_layers: int, *, vocab: int = 32, **dims) -> ModuleOp:
+    """`build_llama(n_layers, vocab=vocab, **dims)` with a scalar loss: the mean softmax
+    cross-entropy of the logits against fixed labels. The training workload of `rlx-grad`
+    (`rlx-grad{func=llama}` differentiates it with respect to every weight)."""
+    module = build_llama(n_layers, vocab=vocab, **dims)
+    function = next(op for op in module.ops if isinstance(op, func.FuncOp))
+    body = function.body.block
+    ret = body.last_op
+    e = Emitter.before(ret)
+    (logits,) = ret.operands
+    rows = e.mir.reshape(logits, new_shape=[-1, vocab])
+    labels = e.mir.constant(np.arange(rows.type.get_shape()[0]) % vocab, "i64")
+    per_token = e.mir.softmax_cross_entropy_with_logits(rows, labels)
+    e.insert(func.ReturnOp(e.mir.reduce(per_token, kind="mean", axes=[0])))
+    body.erase_op(ret)
+    function.update_function_type()
+    return module

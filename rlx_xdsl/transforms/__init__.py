@@ -62,6 +62,18 @@ def _convert_mir_to_linalg() -> type[ModulePass]:
     return ConvertMirToLinalgPass
 
 
+def _grad() -> type[ModulePass]:
+    from rlx_xdsl.autodiff.grad import GradPass
+
+    return GradPass
+
+
+def _prepare_ad() -> type[ModulePass]:
+    from rlx_xdsl.autodiff.prepare import PrepareAdPass
+
+    return PrepareAdPass
+
+
 def _lower_hir() -> type[ModulePass]:
     from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 
@@ -108,9 +120,11 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-dce": _dce,
         "rlx-decompose-backward": _decompose_backward,
         "rlx-fold-casts": _fold_casts,
+        "rlx-grad": _grad,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-plan-memory": _plan_memory,
+        "rlx-prepare-ad": _prepare_ad,
         "rlx-specialize": _specialize,
         "rlx-unfuse": _unfuse,
         "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,

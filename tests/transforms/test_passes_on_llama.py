@@ -7,6 +7,8 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType
 
+from rlx_xdsl.autodiff.grad import GradPass
+from rlx_xdsl.autodiff.prepare import PrepareAdPass
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
@@ -55,6 +57,7 @@ def test_every_pass_is_checked_here():
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
+        "rlx-prepare-ad", "rlx-grad",
     } | set(FUSION_PASSES)  # fmt: skip
 
 
@@ -269,3 +272,37 @@ def test_linalg_lowering_computes_the_graph_on_iree(llama):
     module.verify()
     (got,) = run_function(parse_module(text), "llama", inputs, backend="iree")
     assert_matches(got, expected[0], approximate=True)
+
+
+def test_prepare_ad_keeps_the_training_graph_outputs_and_leaves_no_backward_kernel(training):
+    text, inputs, expected = training
+    module = parse_module(text)
+    PrepareAdPass().apply(make_context(), module)
+    module.verify()
+    assert not any(op.name.endswith("_backward") for op in module.walk())
+    for want, out in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-5)
+
+
+def test_grad_keeps_the_llama_graph_and_its_gradient_matches_directional_differences(llama):
+    """The forward is untouched, @llama_grad recomputes its output, and the gradient of
+    `sum(c * out)` along a random direction of every weight matches a central difference
+    (in f32: eps 1e-2, tolerance 2e-2)."""
+    text, inputs, expected = llama
+    module = parse_module(text)
+    GradPass(func="llama", wrt=tuple(str(i) for i in range(3, len(inputs)))).apply(make_context(), module)
+    module.verify()
+    assert str(module.ops.first) == str(parse_module(text).ops.first)
+    rng = np.random.default_rng(2)
+    cotangent = rng.standard_normal(expected[0].shape).astype(np.float32)
+    out, *gradients = run_function(module, "llama_grad", [*inputs, cotangent])
+    np.testing.assert_array_equal(out, expected[0])
+    directions = [rng.standard_normal(x.shape).astype(np.float32) for x in inputs[3:]]
+    predicted = sum(float(np.sum(g * d)) for g, d in zip(gradients, directions, strict=True))
+
+    def loss(t):
+        moved = [*inputs[:3], *(x + t * d for x, d in zip(inputs[3:], directions))]
+        return float(np.sum(cotangent * run_function(module, "llama", moved)[0], dtype=np.float64))
+
+    numeric = (loss(1e-2) - loss(-1e-2)) / 2e-2
+    np.testing.assert_allclose(predicted, numeric, rtol=2e-2)

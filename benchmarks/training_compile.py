@@ -1,0 +1,206 @@
+"""Training-compile benchmark: the size and the cost of the gradient of an N-layer LLaMA loss.
+
+    python benchmarks/training_compile.py [--max-layers 32] [--repeat 5]
+
+For N = 1, 2, 4, ... up to --max-layers it builds `build_llama_loss(N)` (the
+decoder, an LM head and a mean softmax-cross-entropy loss, in `@llama`), writes
+it to a temporary .mlir file and measures:
+
+* ops: MIR ops of the forward function, of the gradient function `@llama_grad`
+  after `rlx-prepare-ad,rlx-grad{func=llama},rlx-dce` (it recomputes the forward,
+  as RLX's does), and its backward part (gradient minus forward); the ratios
+  backward/forward and gradient/forward must stay flat as N grows (linear size);
+* in process (best of --repeat, each on a freshly parsed module): the three passes
+  of the training compile, and their total;
+* the Python function calls the three passes make per forward op (`cProfile`):
+  a count that machine load does not change, so it shows linear scaling even
+  when wall times are noisy;
+* command lines (best of --repeat, start-up included): `rlx-opt FILE -p
+  'rlx-prepare-ad,rlx-grad{func=llama},rlx-dce'` (parse, verify after each pass,
+  print both functions) against stock `xdsl-opt FILE` (parse, verify, print the
+  forward), as CPU time of the subprocess (user + system, less sensitive to other
+  jobs than wall time) and as wall time; and the passes alone against the stock
+  CPU time.
+
+Nothing here asserts on timings; the numbers are for reading (see README.md).
+"""
+
+from __future__ import annotations
+
+import argparse
+import cProfile
+import os
+import platform
+import pstats
+import resource
+import subprocess
+import sys
+import tempfile
+from pathlib import Path
+
+import xdsl
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+
+sys.path.insert(0, str(Path(__file__).parent))
+from compile_time import CONFIG, best_time, layer_counts, print_module, xdsl_opt  # noqa: E402
+
+from rlx_xdsl.autodiff.grad import GradPass  # noqa: E402
+from rlx_xdsl.autodiff.prepare import PrepareAdPass  # noqa: E402
+from rlx_xdsl.context import make_context, parse_module  # noqa: E402
+from rlx_xdsl.interpreters import find_function  # noqa: E402
+from rlx_xdsl.testing.training import build_llama_loss  # noqa: E402
+from rlx_xdsl.transforms.dce import DeadCodeEliminationPass  # noqa: E402
+
+PIPELINE = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
+PASSES = (PrepareAdPass(), GradPass(func="llama"), DeadCodeEliminationPass())
+
+
+def function_ops(module: ModuleOp, name: str) -> int:
+    """The ops in `@name`'s body, its `func.return` excluded."""
+    function = find_function(module, name)
+    return sum(1 for op in function.walk() if op is not function and not isinstance(op, func.ReturnOp))
+
+
+def rlx_opt() -> str:
+    return str(Path(sys.executable).parent / "rlx-opt")
+
+
+def wall(command: list[str], repeat: int) -> float:
+    return best_time(lambda: subprocess.run(command, check=True, capture_output=True), repeat)
+
+
+def cpu(command: list[str], repeat: int) -> float:
+    """Best user + system CPU time of the command, over `repeat` runs."""
+    times = []
+    for _ in range(repeat):
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        subprocess.run(command, check=True, capture_output=True)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        times.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+    return min(times)
+
+
+def calls(text: str, name: str, ctx) -> int:
+    """Python function calls made by the three passes on a fresh module."""
+    module = parse_module(text, name, ctx)
+    profile = cProfile.Profile()
+    profile.enable()
+    for pass_ in PASSES:
+        pass_.apply(ctx, module)
+    profile.disable()
+    return pstats.Stats(profile).total_calls
+
+
+def measure(layers: int, repeat: int, workdir: Path) -> dict:
+    path = workdir / f"llama_loss_{layers}.mlir"
+    path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
+    text, name = path.read_text(), str(path)
+    ctx = make_context()
+    module = parse_module(text, name, ctx)
+    for pass_ in PASSES:
+        pass_.apply(ctx, module)
+    forward, gradient = function_ops(module, "llama"), function_ops(module, "llama_grad")
+    seconds = {
+        p.name: best_time(lambda m, p=p: p.apply(ctx, m), repeat, setup=lambda: _prefix(text, name, ctx, p))
+        for p in PASSES
+    }
+    out = str(workdir / "out.mlir")
+    ours, stock = [rlx_opt(), name, "-p", PIPELINE, "-o", out], [xdsl_opt(), name, "-o", out]
+    return {
+        "layers": layers,
+        "forward": forward,
+        "gradient": gradient,
+        "seconds": seconds,
+        "calls": calls(text, name, ctx),
+        "rlx_opt": wall(ours, repeat),
+        "stock": wall(stock, repeat),
+        "rlx_opt_cpu": cpu(ours, repeat),
+        "stock_cpu": cpu(stock, repeat),
+    }
+
+
+def _prefix(text: str, name: str, ctx, upto) -> ModuleOp:
+    """A fresh module with the passes before `upto` applied (the setup of its timing)."""
+    module = parse_module(text, name, ctx)
+    for pass_ in PASSES:
+        if pass_ is upto:
+            break
+        pass_.apply(ctx, module)
+    return module
+
+
+def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[str]:
+    """The tables, as lines of text."""
+    config = ", ".join(f"{k}={v}" for k, v in CONFIG.items())
+    lines = [
+        f"# rlx-xdsl training compile: build_llama_loss(N, {config}), pipeline {PIPELINE}",
+        f"# best of {repeat} runs; xDSL {xdsl.__version__}; Python {platform.python_version()}; "
+        f"{os.cpu_count()} CPUs; {platform.machine()}",
+        "# fwd/grad/bwd = MIR ops of @llama / of @llama_grad / of its backward part (grad - fwd)",
+        f"# start-up CPU time on an empty module: rlx-opt -p rlx-prepare-ad {startup[0]:.3f} s, "
+        f"xdsl-opt {startup[1]:.3f} s",
+        "",
+        f"{'layers':>6} {'fwd':>6} {'grad':>6} {'bwd':>6} {'bwd/fwd':>8} {'grad/fwd':>9}",
+    ]
+    for r in rows:
+        backward = r["gradient"] - r["forward"]
+        lines.append(
+            f"{r['layers']:>6} {r['forward']:>6} {r['gradient']:>6} {backward:>6} "
+            f"{backward / r['forward']:8.2f} {r['gradient'] / r['forward']:9.2f}"
+        )
+    names = [p.name for p in PASSES]
+    lines += [
+        "",
+        f"{'layers':>6} " + " ".join(f"{n:>15}" for n in names) + f" {'passes':>8} {'us/fwd op':>10}"
+        f" {'calls/fwd op':>13}",
+    ]
+    for r in rows:
+        total = sum(r["seconds"].values())
+        lines.append(
+            f"{r['layers']:>6} "
+            + " ".join(f"{r['seconds'][n]:15.4f}" for n in names)
+            + f" {total:8.4f} {total / r['forward'] * 1e6:10.1f} {r['calls'] / r['forward']:13.0f}"
+        )
+    lines += [
+        "",
+        "# command lines: CPU s (user + system) and wall s; ratios of CPU times",
+        f"{'layers':>6} {'rlx-opt cpu':>12} {'stock cpu':>10} {'rlx-opt wall':>13} {'stock wall':>11} "
+        f"{'rlx-opt/stock':>14} {'passes/stock':>13}",
+    ]
+    for r in rows:
+        passes = sum(r["seconds"].values())
+        lines.append(
+            f"{r['layers']:>6} {r['rlx_opt_cpu']:12.3f} {r['stock_cpu']:10.3f} {r['rlx_opt']:13.3f} "
+            f"{r['stock']:11.3f} {r['rlx_opt_cpu'] / r['stock_cpu']:14.2f} {passes / r['stock_cpu']:13.2f}"
+        )
+    return lines
+
+
+def main(argv=None) -> int:
+    parser = argparse.ArgumentParser(description="Size and cost of the gradient of N-layer LLaMA losses.")
+    parser.add_argument("--max-layers", type=int, default=32)
+    parser.add_argument("--repeat", type=int, default=5)
+    args = parser.parse_args(argv)
+    if xdsl_opt() is None:
+        parser.error("xdsl-opt is not installed next to this Python")
+    with tempfile.TemporaryDirectory(prefix="rlx-train-bench-") as tmp:
+        workdir = Path(tmp)
+        empty = workdir / "empty.mlir"
+        empty.write_text("builtin.module {}\n")
+        out = str(workdir / "out.mlir")
+        startup = (
+            # rlx-prepare-ad imports what the pipeline needs (rlx-grad needs a function to run on)
+            cpu([rlx_opt(), str(empty), "-p", "rlx-prepare-ad", "-o", out], args.repeat),
+            cpu([xdsl_opt(), str(empty), "-o", out], args.repeat),
+        )
+        rows = []
+        for n in layer_counts(args.max_layers):
+            print(f"measuring {n} layer(s)...", file=sys.stderr)
+            rows.append(measure(n, args.repeat, workdir))
+    print("\n".join(report(rows, startup, args.repeat)))
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""VJP rules, one package per dialect (`mir`), one module per op group."""

@@ -1,0 +1,11 @@
+"""VJP rules of the fused group: none, on purpose.
+
+Every fused op (`fused_matmul_bias_act`, `fused_swiglu`,
+`fused_residual_rms_norm`, `fused_residual_layer_norm`, `fused_attention_block`,
+`fused_transformer_layer`) is the chain of primitives its `rlx-unfuse` rule
+expands it into; the `unfuse` step of `rlx-prepare-ad` does that, and the
+primitives' rules differentiate it (RLX's `prepare_graph_for_ad` unfuses
+everything). One expansion serves the interpreter, the linalg lowering and
+autodiff, so a fused op cannot drift from its gradient. A fused op that
+registers a rule here would be kept whole instead.
+"""

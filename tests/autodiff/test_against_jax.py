@@ -1,0 +1,131 @@
+"""Composite graphs differentiated by `rlx-prepare-ad` + `rlx-grad`, against `jax.vjp`.
+
+The forward graphs run in f32 on both sides: the interpreter runs `@f_grad`, and
+`testing.jax_oracle` evaluates `@f` with jax.numpy formulas written independently
+of the kernels and the VJP rules; gradients agree to 2e-3 (JAX's `check_grads`
+tolerance for f32).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[test]'")
+
+from rlx_xdsl.autodiff.grad import build_gradient  # noqa: E402
+from rlx_xdsl.autodiff.prepare import prepare_for_ad  # noqa: E402
+from rlx_xdsl.builder import GraphBuilder  # noqa: E402
+from rlx_xdsl.graph import graph_args  # noqa: E402
+from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.testing.jax_oracle import jax_vjp  # noqa: E402
+from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
+
+TOL = 2e-3
+RNG = np.random.default_rng(99)
+
+
+def rand(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def compare_with_jax(module, name, inputs, cotangent=None):
+    """Gradients of every rlx.param argument: rlx-grad's against jax.vjp's."""
+    function = find_function(module, name)
+    wrt = [a.index for a in graph_args(function) if a.is_param]
+    if cotangent is None:
+        cotangent = np.ones(function.function_type.outputs.data[0].get_shape(), np.float32)
+    expected_loss, expected = jax_vjp(module, name, inputs, wrt, cotangent)
+    prepare_for_ad(module)
+    build_gradient(module, name)
+    module.verify()
+    loss, *rest = run_function(module, f"{name}_grad", [*inputs, cotangent])
+    np.testing.assert_allclose(loss, expected_loss, rtol=TOL, atol=TOL)
+    gradients = rest[len(rest) - len(wrt) :]
+    for index, got, want in zip(wrt, gradients, expected, strict=True):
+        assert got.shape == want.shape, graph_args(function)[index].name
+        np.testing.assert_allclose(got, want, rtol=TOL, atol=TOL, err_msg=graph_args(function)[index].name)
+        assert np.abs(want).max() > 1e-3, "a vanishing gradient would prove nothing"
+
+
+def test_mlp_with_softmax_cross_entropy_loss():
+    b = GraphBuilder("loss")
+    x = b.input("x", [8, 16])
+    labels = b.input("labels", [8], "i64")
+    w1, b1 = b.param("w1", [16, 32]), b.param("b1", [32])
+    w2, b2 = b.param("w2", [32, 10]), b.param("b2", [10])
+    hidden = b.relu(b.add(b.matmul(x, w1), b1))
+    logits = b.add(b.matmul(hidden, w2), b2)
+    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
+    inputs = [
+        rand(8, 16),
+        RNG.integers(0, 10, 8),
+        rand(16, 32, scale=0.3),
+        rand(32),
+        rand(32, 10, scale=0.3),
+        rand(10),
+    ]
+    compare_with_jax(b.module(), "loss", inputs)
+
+
+def test_conv_net_with_max_and_mean_pooling():
+    b = GraphBuilder("loss")
+    x = b.input("x", [2, 1, 8, 8])
+    labels = b.input("labels", [2], "i64")
+    w1, b1 = b.param("w1", [4, 1, 3, 3]), b.param("b1", [1, 4, 1, 1])
+    w2, w3 = b.param("w2", [6, 4, 3, 3]), b.param("w3", [24, 10])
+    h = b.relu(b.add(b.conv(x, w1, kernel_size=[3, 3], padding=[1, 1]), b1))
+    h = b.pool(h, kind="max", kernel_size=[2, 2])
+    h = b.tanh(b.conv(h, w2, kernel_size=[3, 3], padding=[1, 1]))
+    h = b.pool(h, kind="mean", kernel_size=[2, 2])
+    logits = b.matmul(b.reshape(h, new_shape=[2, 24]), w3)
+    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
+    inputs = [
+        rand(2, 1, 8, 8),
+        RNG.integers(0, 10, 2),
+        rand(4, 1, 3, 3),
+        rand(1, 4, 1, 1),
+        rand(6, 4, 3, 3, scale=0.3),
+        rand(24, 10, scale=0.3),
+    ]
+    compare_with_jax(b.module(), "loss", inputs)
+
+
+def test_one_llama_decoder_layer():
+    """Grouped-query attention (repeat_kv by narrow/concat), rope, rms_norm, SwiGLU;
+    seeded by a random cotangent."""
+    dims = {"batch": 1, "seq": 4, "dim": 16, "n_heads": 2, "n_kv_heads": 1, "ffn": 24}
+    module = build_llama(1, **dims)
+    function = find_function(module, "llama")
+    cos, sin = rope_tables(dims["seq"], dims["dim"] // dims["n_heads"])
+    inputs = [rand(1, 4, 16), cos, sin]
+    for arg in graph_args(function)[3:]:
+        shape = arg.type.get_shape()
+        inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
+    compare_with_jax(module, "llama", inputs, cotangent=rand(1, 4, 16))
+
+
+@pytest.mark.parametrize("sign", [1.0, -1.0], ids=["then", "else"])
+def test_a_graph_through_if_and_while(sign):
+    """`mir.if` (JAX: `lax.cond`) picks a branch by the sign of `sum(x)`; a bounded `mir.while`
+    stops after 2 of its 3 allowed steps (JAX: the same steps, frozen once the condition fails)."""
+    b = GraphBuilder("loss")
+    x, w = b.param("x", [2, 4]), b.param("w", [4, 4])
+    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
+    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
+    h = b.if_(
+        positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.mul(rb.sin(x), x)
+    )
+    h, _, _ = b.while_(
+        [h, w, b.constant(np.zeros(1), "f32")],
+        lambda rb, h, w, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
+        lambda rb, h, w, i: (
+            rb.add(rb.tanh(rb.matmul(h, w)), h),
+            w,
+            rb.add(i, rb.constant(np.ones(1), "f32")),
+        ),
+        max_iterations=3,
+    )
+    b.output(b.reduce(b.mul(h, h), kind="sum", axes=[0, 1]))
+    x0 = sign * (np.abs(rand(2, 4)) + 0.1)
+    compare_with_jax(b.module(), "loss", [x0, rand(4, 4, scale=0.5)])
