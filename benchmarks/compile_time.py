@@ -1,6 +1,8 @@
 """Compile-time benchmark: how long rlx-xdsl takes on N-layer LLaMA graphs.
 
     python benchmarks/compile_time.py [--max-layers 32] [--repeat 5] [--no-stock]
+                                      [--process-layers 4,32,128] [--process-repeat 5]
+                                      [--baseline DIR]
 
 For N = 1, 2, 4, ... up to --max-layers it builds `build_llama(N)`, prints it
 to a temporary .mlir file, and then times, in this one process:
@@ -24,16 +26,29 @@ start-up, so the start-up on an empty file is reported too and the second
 ratio subtracts it. The linearity table divides the time per op at the largest
 N by the time per op at the smallest N: about 1 means linear scaling.
 
+Then, unless --no-process, it compares whole processes (start-up included) in
+CPU time (user + sys of the child, `resource.getrusage(RUSAGE_CHILDREN)`): for
+each N of --process-layers and each pipeline of `PIPELINES`, `rlx-opt FILE -p
+PIPELINE -o OUT` and stock `xdsl-opt FILE -o OUT` (parse, verify, print) run back
+to back --process-repeat times; the ratio is the median of ours over the median
+of stock. rlx_xdsl's bytecode is written first (`compile_bytecode`), as an installed
+package has it. Run in the same process, a breakdown of the inference pipeline the way
+rlx-opt runs it (parse, verify, each pass, the verify after it, print) gives each
+phase's ops/s.
+
 Nothing here asserts on timings; the numbers are for reading (see README.md).
 """
 
 from __future__ import annotations
 
 import argparse
+import compileall
 import dataclasses
 import os
 import platform
+import resource
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -111,6 +126,27 @@ PRODUCED_OPS: dict[str, Callable[..., ModuleOp]] = {
 """Workload passes whose rows count the ops of the graph they produce, not of their input."""
 
 TOTAL = "ours (total)"
+
+_SHAPES = ",".join(PASS_OPTIONS["rlx-specialize"]["shapes"])
+PIPELINES: dict[str, tuple[str, ...]] = {
+    # The issue's reference pipeline: bind the inputs, then remove dead code.
+    "specialize-dce": (f"rlx-specialize{{shapes={_SHAPES}}}", "rlx-dce"),
+    # The longest inference compile of a MIR graph: every inference pass, in the order
+    # a compiler runs them (see README.md); passes not registered yet are left out.
+    "inference": (
+        f"rlx-specialize{{shapes={_SHAPES}}}",
+        "rlx-canonicalize",
+        "rlx-dce",
+        "rlx-fusion-pipeline{target=cpu}",
+        "rlx-amp{policy=auto-mixed}",
+        "rlx-fold-casts",
+        "rlx-plan-memory",
+    ),
+}
+"""The `rlx-opt -p` pipelines compared, whole process, with stock `xdsl-opt`."""
+
+INFERENCE = "inference"
+"""The pipeline broken down phase by phase."""
 
 
 @dataclasses.dataclass
@@ -208,6 +244,162 @@ def time_stock(path: str, repeat: int) -> float:
     """Best wall time of `xdsl-opt FILE -o /dev/null` (start-up included)."""
     command = [xdsl_opt(), path, "-o", os.devnull]
     return best_time(lambda: subprocess.run(command, check=True, capture_output=True), repeat)
+
+
+# Whole processes: rlx-opt pipelines against stock xdsl-opt ---------------------
+
+
+def pipeline_text(name: str) -> tuple[str, list[str]]:
+    """The `-p` text of pipeline `name` from the registered passes, and the passes left out."""
+    registered = get_all_passes()
+    kept, missing = [], []
+    for spec in PIPELINES[name]:
+        (kept if spec.split("{")[0] in registered else missing).append(spec)
+    return ",".join(kept), missing
+
+
+def rlx_opt() -> str | None:
+    candidate = Path(sys.executable).parent / "rlx-opt"
+    return str(candidate) if candidate.exists() else shutil.which("rlx-opt")
+
+
+def child_cpu(command: list[str], env: dict[str, str] | None = None, cwd: Path | None = None) -> float:
+    """CPU seconds (user + sys) `command` took as a child process."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN)
+    subprocess.run(command, check=True, capture_output=True, env=env, cwd=cwd)
+    after = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return (after.ru_utime - before.ru_utime) + (after.ru_stime - before.ru_stime)
+
+
+@dataclasses.dataclass
+class ProcessRatio:
+    """Paired whole-process CPU times of one pipeline on one graph."""
+
+    layers: int
+    ops: int
+    pipeline: str
+    ours: list[float]
+    stock: list[float]
+    baseline: list[float] = dataclasses.field(default_factory=list)
+    """The --baseline tree's rlx-opt, paired the same way (empty without --baseline)."""
+    baseline_stock: list[float] = dataclasses.field(default_factory=list)
+    """Stock xdsl-opt loading the --baseline tree's dialects."""
+
+    @property
+    def ratio(self) -> float:
+        return statistics.median(self.ours) / statistics.median(self.stock)
+
+    @property
+    def baseline_ratio(self) -> float | None:
+        if not self.baseline:
+            return None
+        return statistics.median(self.baseline) / statistics.median(self.baseline_stock)
+
+
+def compile_bytecode() -> None:
+    """Write rlx_xdsl's bytecode first, as an installed package has it: with
+    PYTHONDONTWRITEBYTECODE set (or a source file just edited), every rlx-opt process
+    would compile those modules again, which stock xdsl-opt (installed) never does."""
+    import rlx_xdsl
+
+    compileall.compile_dir(str(Path(rlx_xdsl.__file__).parent), quiet=1)
+
+
+def compare_processes(
+    path: Path, layers: int, ops: int, repeat: int, baseline: Path | None = None
+) -> list[ProcessRatio]:
+    """Each pipeline's `rlx-opt` run paired with a stock `xdsl-opt` run, `repeat` times.
+
+    With `baseline` (another rlx-xdsl source tree, e.g. `git archive main`), each pair is
+    followed by that tree's rlx-opt (`python -m rlx_xdsl.tools.rlx_opt`, run in the tree:
+    `-m` puts the working directory first on the path) and stock xdsl-opt, both importing
+    rlx_xdsl from it (PYTHONPATH): before and after in one run.
+    """
+    out = str(path.with_suffix(".out.mlir"))
+    stock_command = [xdsl_opt(), str(path), "-o", out]
+    baseline = baseline.resolve() if baseline is not None else None
+    base_env = dict(os.environ, PYTHONPATH=str(baseline)) if baseline is not None else None
+    results = []
+    for name in PIPELINES:
+        pipeline = pipeline_text(name)[0]
+        command = [rlx_opt(), str(path), "-p", pipeline, "-o", out]
+        base_command = [sys.executable, "-m", "rlx_xdsl.tools.rlx_opt", str(path), "-p", pipeline, "-o", out]
+        result = ProcessRatio(layers, ops, name, [], [])
+        for _ in range(repeat):
+            result.ours.append(child_cpu(command))
+            result.stock.append(child_cpu(stock_command))
+            if base_env is not None:
+                result.baseline.append(child_cpu(base_command, base_env, baseline))
+                result.baseline_stock.append(child_cpu(stock_command, base_env, baseline))
+        results.append(result)
+    return results
+
+
+def pipeline_phases(path: Path) -> dict[str, float]:
+    """CPU seconds of each phase of `rlx-opt FILE -p <inference>`, run as rlx-opt runs it:
+    parse, verify, each pass and the verify after it (when the pass may have changed the
+    IR), print, at rlx-opt's garbage-collector pace."""
+    from rlx_xdsl.diagnostics import verify_located
+    from rlx_xdsl.source import parse_source
+    from rlx_xdsl.tools.collector import tool_run_pace
+    from rlx_xdsl.tools.rlx_opt import RlxOptMain
+    from rlx_xdsl.transforms.pipeline import run_pass
+
+    main = RlxOptMain(args=[str(path), "-p", pipeline_text(INFERENCE)[0]])
+    text = path.read_text()
+    phases: dict[str, float] = {}
+
+    def timed(phase: str, action: Callable[[], object]) -> object:
+        start = time.process_time()
+        result = action()
+        phases[phase] = phases.get(phase, 0.0) + time.process_time() - start
+        return result
+
+    with tool_run_pace():  # rlx-opt's garbage-collector settings
+        module, _ = timed("parse", lambda: parse_source(main.ctx, text, str(path), verify=False))
+        timed("verify", lambda: verify_located(module))
+        for pass_ in main.pipeline_spec.passes:
+            if timed(pass_.name, lambda: run_pass(pass_, main.ctx, module, module)):
+                timed("verify after passes", lambda: verify_located(module))
+        timed("print", lambda: main.output_resulting_program(module))
+    return phases
+
+
+def process_tables(ratios: list[ProcessRatio], phases: dict[int, tuple[int, dict[str, float]]], repeat: int) -> list[str]:
+    lines = [
+        f"# whole process, CPU time (user+sys), median of {repeat} paired runs: "
+        "`rlx-opt FILE -p PIPELINE -o OUT` / `xdsl-opt FILE -o OUT`",
+    ]
+    for name in PIPELINES:
+        text, missing = pipeline_text(name)
+        lines.append(f"# pipeline {name}: {text}")
+        lines += [f"#   (not registered, left out: {spec})" for spec in missing]
+    with_baseline = any(r.baseline for r in ratios)
+    columns = f"{'layers':>6} {'ops':>6}  {'pipeline':<16} {'rlx-opt s':>10} {'xdsl-opt s':>11} {'ratio':>7}"
+    if with_baseline:
+        lines.append("# baseline = the --baseline tree's rlx-opt and stock xdsl-opt loading its dialects")
+        columns += f" {'baseline s':>11} {'its xdsl-opt s':>15} {'baseline ratio':>15}"
+    lines.append(columns)
+    for r in ratios:
+        line = (
+            f"{r.layers:>6} {r.ops:>6}  {r.pipeline:<16} {statistics.median(r.ours):10.3f} "
+            f"{statistics.median(r.stock):11.3f} {r.ratio:7.2f}"
+        )
+        if r.baseline:
+            line += (
+                f" {statistics.median(r.baseline):11.3f} {statistics.median(r.baseline_stock):15.3f} "
+                f"{r.baseline_ratio:15.2f}"
+            )
+        lines.append(line)
+    lines += ["", f"# in-process CPU time of each phase of the {INFERENCE} pipeline, as rlx-opt runs it (one run)"]
+    lines.append(f"{'layers':>6} {'ops':>6}  {'phase':<32} {'seconds':>9} {'ops/s':>10} {'share':>6}")
+    for layers, (ops, times) in phases.items():
+        total = sum(times.values())
+        for phase, seconds in [*times.items(), ("total", total)]:
+            lines.append(
+                f"{layers:>6} {ops:>6}  {phase:<32} {seconds:9.4f} {_rate(ops, seconds)} {seconds / total:6.1%}"
+            )
+    return lines
 
 
 # The benchmark -----------------------------------------------------------------
@@ -345,10 +537,26 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--repeat", type=int, default=5, help="runs per measurement; the best is reported (default 5)"
     )
-    parser.add_argument("--no-stock", action="store_true", help="skip the xdsl-opt subprocess comparison")
+    parser.add_argument("--no-stock", action="store_true", help="skip every comparison with xdsl-opt (the whole-process one too)")
+    parser.add_argument(
+        "--process-layers",
+        default="4,32,128",
+        help="graph sizes of the whole-process comparison (comma-separated; default 4,32,128)",
+    )
+    parser.add_argument(
+        "--process-repeat", type=int, default=5, help="paired runs per whole-process ratio (median; default 5)"
+    )
+    parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
+    parser.add_argument(
+        "--baseline",
+        type=Path,
+        help="another rlx-xdsl source tree (e.g. `git archive main` unpacked) whose rlx-opt and "
+        "dialects the whole-process comparison also runs, paired the same way",
+    )
     args = parser.parse_args(argv)
-    if args.max_layers < 1 or args.repeat < 1:
-        parser.error("--max-layers and --repeat must be at least 1")
+    if args.max_layers < 1 or args.repeat < 1 or args.process_repeat < 1:
+        parser.error("--max-layers, --repeat and --process-repeat must be at least 1")
+    process_layers = [int(n) for n in args.process_layers.split(",") if n]
     stock = not args.no_stock and xdsl_opt() is not None
     passes, skipped = instantiate_passes()
     with tempfile.TemporaryDirectory(prefix="rlx-bench-") as tmp:
@@ -362,7 +570,21 @@ def main(argv=None) -> int:
         for n in layer_counts(args.max_layers):
             print(f"measuring {n} layer(s)...", file=sys.stderr)
             results.append(measure(n, passes, args.repeat, workdir, stock))
-    print("\n".join(report(results, passes, skipped, startup, args.repeat)))
+        lines = report(results, passes, skipped, startup, args.repeat)
+        if stock and not args.no_process and rlx_opt() is not None:
+            ratios, phases = [], {}
+            compile_bytecode()
+            if args.baseline is not None:
+                compileall.compile_dir(str(args.baseline / "rlx_xdsl"), quiet=1)
+            for n in process_layers:
+                print(f"comparing processes on {n} layer(s)...", file=sys.stderr)
+                module = build_llama(n, **CONFIG)
+                path = workdir / f"process_llama_{n}.mlir"
+                path.write_text(print_module(module))
+                ratios += compare_processes(path, n, count_ops(module), args.process_repeat, args.baseline)
+                phases[n] = (count_ops(module), pipeline_phases(path))
+            lines += ["", *process_tables(ratios, phases, args.process_repeat)]
+    print("\n".join(lines))
     return 0
 
 

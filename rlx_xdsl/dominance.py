@@ -103,7 +103,15 @@ def first_non_dominated_use(root: Operation) -> BadUse | None:
     """
     positions = _Positions()
     for op in preorder(root):
+        block = op.parent
+        ordered = block is not None and not _is_graph_region(block.parent)
         for index, value in enumerate(op.operands):
+            owner = value.owner
+            if ordered and owner.parent is block:  # defined earlier in the same block (the usual case)
+                if owner is not op and positions.before(owner, op):
+                    continue
+            elif ordered and owner is block:  # an argument of the user's own block
+                continue
             if dominates(value, op, positions) is False and _defined_under(value, root):
                 return BadUse(op, index, value)
     return None

@@ -13,18 +13,19 @@ hexadecimal blob. Everything else prints as upstream does.
 
 from __future__ import annotations
 
+import sys
 from dataclasses import dataclass
 from io import StringIO
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, ModuleOp
+from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 from xdsl.syntax_printer import SyntaxPrinter
 from xdsl.targets.mlir import MLIRTarget
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, memo
 
 HEX_BLOB_ELEMENTS = 100
 """Constants with more elements print as one hexadecimal string (as in xDSL and MLIR)."""
@@ -99,8 +100,50 @@ class ExactConstants:
         printer.print_string(f"0x{bits:0{scalar.dtype.itemsize * 2}X}")
 
 
-class RlxPrinter(ExactConstants, Printer):
-    """xDSL's `Printer`, with constants printed bit-exactly."""
+class TypeTexts:
+    """Printer mixin: a tensor type is printed once, then written again from its text.
+
+    A graph repeats a few `tensor<…>` types on every line, and printing one through
+    xDSL's printer costs a few dozen calls; the printer remembers each one's text (by
+    identity first, then by value), for as long as it prints.
+    """
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        if type(attribute) is not TensorType or not memo.enabled():
+            super().print_attribute(attribute)  # type: ignore[misc]
+            return
+        printer: Printer = self  # type: ignore[assignment]
+        texts: dict = printer.__dict__.setdefault("_rlx_type_texts", {})
+        entry = texts.get(id(attribute))
+        if entry is None or entry[0] is not attribute:
+            text = texts.get(attribute)
+            if text is None:
+                text = texts[attribute] = self._text_of(attribute)
+            entry = texts[id(attribute)] = (attribute, text)  # the attribute stays alive: its id stays unique
+        printer.print_string(entry[1])
+
+    def _text_of(self, attribute: Attribute) -> str:
+        printer: Printer = self  # type: ignore[assignment]
+        stream, column = printer.stream, printer._current_column
+        printer.stream = StringIO()
+        try:
+            super().print_attribute(attribute)  # type: ignore[misc]
+            return printer.stream.getvalue()
+        finally:
+            printer.stream, printer._current_column = stream, column
+
+    def print_string(self, text: str, *, indent: int | None = None) -> None:
+        """Upstream's, with text on one line written straight to the stream."""
+        if "\n" in text:
+            super().print_string(text, indent=indent)  # type: ignore[misc]
+            return
+        printer: Printer = self  # type: ignore[assignment]
+        printer._current_column += len(text)
+        (printer.stream or sys.stdout).write(text)
+
+
+class RlxPrinter(TypeTexts, ExactConstants, Printer):
+    """xDSL's `Printer`, with constants printed bit-exactly and type texts remembered."""
 
 
 class RlxSyntaxPrinter(ExactConstants, SyntaxPrinter):

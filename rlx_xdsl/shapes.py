@@ -12,6 +12,8 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute
 
+from rlx_xdsl.memo import BoundedMemo, enabled
+
 DYNAMIC = DYNAMIC_INDEX
 
 Shape = tuple[int, ...]
@@ -54,8 +56,17 @@ def num_elements(shape: Sequence[int]) -> int | None:
     return n
 
 
+_TENSOR_TYPES: BoundedMemo[TensorType] = BoundedMemo(1 << 14)
+"""Tensor types built by `tensor`, by element type and shape (building one verifies it)."""
+
+
 def tensor(element_type: Attribute, shape: Sequence[int]) -> TensorType:
-    return TensorType(element_type, list(shape))
+    """The tensor type of `shape` over `element_type`; equal requests share one attribute."""
+    if not enabled():
+        return TensorType(element_type, list(shape))
+    key = (element_type, tuple(shape))
+    known = _TENSOR_TYPES.get(key)
+    return known if known is not None else _TENSOR_TYPES.put(key, TensorType(element_type, list(shape)))
 
 
 def shape_of(t: Attribute) -> Shape:

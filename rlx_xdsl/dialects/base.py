@@ -19,7 +19,7 @@ start with the quoted op name.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -34,12 +34,16 @@ from xdsl.irdl.declarative_assembly_format import (
 from xdsl.parser import Parser
 from xdsl.printer import Printer
 from xdsl.rewriter import Rewriter
+from xdsl.traits import OpTraitInvT
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.memo import BoundedMemo, enabled
 from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape
 
 _PENDING = NoneType()
+
+_NOT_LOOKED_UP = object()
 
 FUNCTIONAL = "attr-dict `:` functional-type(operands, results)"
 """The tail of every MIR assembly format: attributes, then the op's full signature."""
@@ -131,6 +135,54 @@ def types_compatible(declared: Attribute, inferred: Attribute) -> bool:
     return len(ds) == len(is_) and all(map(dims_match, ds, is_))
 
 
+_INFERRED: BoundedMemo[tuple[Attribute, ...]] = BoundedMemo(1 << 14)
+"""Inferred result types by `InferenceKey`."""
+
+_VERIFIED: BoundedMemo[bool] = BoundedMemo(1 << 14)
+"""The `InferenceKey`s of ops whose declared result types matched the inferred ones."""
+
+
+class InferenceKey:
+    """Everything type inference and the attribute checks read of an op: its class, operand
+    types, properties and declared result types (casts and `mir.iota` take their target
+    from these).
+
+    Attributes hash recursively in Python, so the key hashes itself once, when a memo
+    first asks; comparing two keys compares their attributes, which is immediate when
+    they are the same objects (an op unchanged since its key was made).
+    """
+
+    __slots__ = ("parts", "_hash")
+
+    def __init__(self, parts: tuple) -> None:
+        self.parts = parts
+        self._hash: int | None = None
+
+    def __hash__(self) -> int:
+        if self._hash is None:
+            self._hash = hash(self.parts)
+        return self._hash
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, InferenceKey) and self.parts == other.parts
+
+
+def inference_key(op: RlxOperation) -> InferenceKey | None:
+    """`op`'s `InferenceKey`, or None (do not remember) when the memos are off or the op
+    has regions, whose bodies inference reads too."""
+    if op.regions or not enabled():
+        return None
+    properties = tuple(op.properties.items())
+    return InferenceKey(
+        (
+            type(op),
+            tuple([operand.type for operand in op.operands]),
+            tuple(sorted(properties)) if len(properties) > 1 else properties,
+            tuple([result.type for result in op.results]),
+        )
+    )
+
+
 class RlxOperation(IRDLOperation):
     """Common behaviour of HIR/MIR/LIR ops (not itself an op definition)."""
 
@@ -155,6 +207,22 @@ class RlxOperation(IRDLOperation):
         if result_types is None:
             self.refresh_result_types()
 
+    @classmethod
+    def get_trait(cls, trait: type[OpTraitInvT] | OpTraitInvT) -> OpTraitInvT | None:
+        """xDSL's lookup (a scan of the class's traits), remembered per class and trait type:
+        passes ask every op for its precision class, views and effects, over and over."""
+        if not isinstance(trait, type):
+            return super().get_trait(trait)
+        traits = cls.traits.traits  # a new set when a trait is added: the memo starts over
+        known = cls.__dict__.get("_rlx_traits_by_type")
+        if known is None or known[0] is not traits:
+            known = (traits, {})
+            setattr(cls, "_rlx_traits_by_type", known)
+        found = known[1].get(trait, _NOT_LOOKED_UP)
+        if found is _NOT_LOOKED_UP:
+            found = known[1][trait] = super().get_trait(trait)
+        return found
+
     # Hooks for subclasses -------------------------------------------------
 
     def check_attributes(self) -> None:
@@ -167,12 +235,22 @@ class RlxOperation(IRDLOperation):
     # Shared machinery -------------------------------------------------------
 
     def inferred_types(self) -> Sequence[Attribute]:
-        """Run attribute checks and inference, normalising helper errors."""
+        """Run attribute checks and inference, normalising helper errors.
+
+        Remembered (`_INFERRED`) by everything inference reads (`inference_key`): an
+        op like one seen before, or unchanged since, is not inferred again.
+        """
+        return self._inferred_types(inference_key(self))
+
+    def _inferred_types(self, key: InferenceKey | None) -> Sequence[Attribute]:
+        if key is not None and (known := _INFERRED.get(key)) is not None:
+            return known
         self.check_attributes()
         try:
-            return self.infer_result_types()
+            inferred = tuple(self.infer_result_types())
         except (ShapeError, dtypes.UnsupportedDTypeError) as e:
             raise VerifyException(f"'{self.name}' {e.args[0] if e.args else e}") from e
+        return _INFERRED.put(key, inferred) if key is not None else inferred
 
     def inferred_types_for(self, operand_types: Sequence[Attribute]) -> Sequence[Attribute]:
         """The result types inference gives when the operands have `operand_types`.
@@ -198,8 +276,21 @@ class RlxOperation(IRDLOperation):
         return changed
 
     def verify_(self) -> None:
+        """Inferred and declared result types agree (xDSL has checked the structure before).
+
+        An op whose `inference_key` verified before passes at once: verifying after every
+        pass costs, per op unchanged since it last verified, building its key and comparing
+        it with the one it verified with (the same attribute objects), not its inference.
+        """
+        key = inference_key(self)
+        if key is not None:
+            if self.__dict__.get("_rlx_verified_key") == key:
+                return  # unchanged since it last verified: compared by identity, nothing hashed
+            if _VERIFIED.get(key):
+                self._rlx_verified_key = key
+                return
         self._require_rlx_dtypes("operand", self.operands)
-        inferred = self.inferred_types()
+        inferred = self._inferred_types(key)
         if len(inferred) != len(self.results):
             raise VerifyException(
                 f"'{self.name}' expected {len(inferred)} results, got {len(self.results)}"
@@ -212,6 +303,9 @@ class RlxOperation(IRDLOperation):
                     f"declared type {res.type}"
                 )
         self._require_rlx_dtypes("result", self.results)  # e.g. a constant of i3
+        if key is not None:
+            _VERIFIED.put(key, True)
+            self._rlx_verified_key = key
 
     def _require_rlx_dtypes(self, what: str, values: Sequence[SSAValue]) -> None:
         for value in values:
@@ -247,17 +341,22 @@ def tensor_type(value: SSAValue | Attribute) -> TensorType:
     return t
 
 
-def require(condition: bool, op: IRDLOperation, message: str) -> None:
-    """Raise `'<op>' <message>` as a VerifyException unless `condition` holds."""
+def require(condition: bool, op: IRDLOperation, message: str | Callable[[], str]) -> None:
+    """Raise `'<op>' <message>` as a VerifyException unless `condition` holds.
+
+    A message that formats values is passed as a `lambda: f"..."`, built only when the
+    check fails: formatting a type prints it, which would cost more than the check.
+    """
     if not condition:
-        raise VerifyException(f"'{op.name}' {message}")
+        text = message if isinstance(message, str) else message()
+        raise VerifyException(f"'{op.name}' {text}")
 
 
 def require_float(op: IRDLOperation, t: TensorType, what: str = "operand") -> None:
     require(
         dtypes.is_float(t.element_type),
         op,
-        f"{what} must have a floating-point element type, got {t.element_type}",
+        lambda: f"{what} must have a floating-point element type, got {t.element_type}",
     )
 
 
@@ -266,7 +365,7 @@ def require_rank(op: IRDLOperation, t: TensorType, rank: int | Sequence[int], wh
     require(
         t.get_num_dims() in ranks,
         op,
-        f"{what} must have rank {' or '.join(map(str, ranks))}, got {fmt_shape(t.get_shape())}",
+        lambda: f"{what} must have rank {' or '.join(map(str, ranks))}, got {fmt_shape(t.get_shape())}",
     )
 
 
@@ -275,7 +374,7 @@ def require_min_rank(op: IRDLOperation, t: TensorType, least: int, what: str) ->
     require(
         t.get_num_dims() >= least,
         op,
-        f"{what} must have rank >= {least}, got {fmt_shape(t.get_shape())}",
+        lambda: f"{what} must have rank >= {least}, got {fmt_shape(t.get_shape())}",
     )
 
 
@@ -294,7 +393,7 @@ def require_same_element_type(
         require(
             t.element_type == reference.element_type,
             op,
-            mismatch.format(what=what, expected=reference.element_type, actual=t.element_type),
+            lambda: mismatch.format(what=what, expected=reference.element_type, actual=t.element_type),
         )
 
 
@@ -304,13 +403,13 @@ def require_index_type(op: IRDLOperation, t: TensorType, what: str = "indices") 
     require(
         kind in ("int", "uint", "float"),
         op,
-        f"{what} must have an integer or floating-point element type, got {t.element_type}",
+        lambda: f"{what} must have an integer or floating-point element type, got {t.element_type}",
     )
 
 
 def _require_at_least(op: IRDLOperation, least: int, values: Mapping[str, int]) -> None:
     for name, value in values.items():
-        require(value >= least, op, f"{name} must be >= {least}, got {value}")
+        require(value >= least, op, lambda: f"{name} must be >= {least}, got {value}")
 
 
 def require_non_negative(op: IRDLOperation, **values: int) -> None:

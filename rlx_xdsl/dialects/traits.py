@@ -113,13 +113,19 @@ def _role_table(op_class: type[Operation]) -> tuple[tuple[str, Role], ...]:
     return tuple((name, declared.get(name, Role.DATA)) for name in names)
 
 
+@cache
+def _all_data(op_class: type[Operation]) -> bool:
+    """Every operand of `op_class` is DATA (most ops): no need to size its operand groups."""
+    return all(role is Role.DATA for _, role in _role_table(op_class))
+
+
 def operand_roles(op: Operation) -> list[Role]:
     """The role of each of `op`'s operands, in operand order (DATA unless declared).
 
     Ops without IRDL operand definitions (another framework's) are all DATA.
     """
     table = _role_table(type(op))
-    if not table:
+    if not table or _all_data(type(op)):
         return [Role.DATA] * len(op.operands)
     roles: list[Role] = []
     for name, role in table:

@@ -45,6 +45,7 @@ from rlx_xdsl.diagnostics import (
 from rlx_xdsl.locations import LineIndex, SourcePos
 from rlx_xdsl.printer import RlxMLIRTarget, RlxPrinter
 from rlx_xdsl.source import SPLIT_MARKER, TOO_DEEP, SourceError, decode, parse_source, split_chunks
+from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
@@ -299,15 +300,16 @@ class RlxOptMain(xDSLOptMain):
         return module, lines
 
     def apply_passes(self, prog: ModuleOp) -> None:
-        """Run each pass, verifying after it (as mlir-opt does; the input was verified when parsed)."""
+        """Run each pass, verifying after it as mlir-opt does: unless verification is off, or
+        the pass reported that it left the IR alone (the input was verified when parsed)."""
         verify = not self.args.disable_verify
         passes = self.pipeline_spec.passes
         for index, pass_ in enumerate(passes):
             start = time.perf_counter()
-            run_pass(pass_, self.ctx, prog, prog)
+            changed = run_pass(pass_, self.ctx, prog, prog)
             if self.args.time_passes:
                 print(f"Pass {pass_} took {time.perf_counter() - start} seconds")
-            if verify:
+            if verify and changed:
                 verify_after(pass_, prog)
             if self.args.print_between_passes and index + 1 < len(passes):
                 print(f"IR after {pass_}:")
@@ -486,7 +488,8 @@ def run_opt(argv: Sequence[str] | None = None) -> int:
     argparse's own exits (--help, --version, bad flags) still raise SystemExit.
     """
     try:
-        return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
+        with tool_run_pace():
+            return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
     except ToolError as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
     except BrokenPipeError:

@@ -25,8 +25,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
@@ -39,7 +39,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.mir.elementwise import (
     AddOp,
     CastOp,
@@ -52,20 +51,29 @@ from rlx_xdsl.dialects.mir.elementwise import (
 from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, ReshapeOp, TransposeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
+from rlx_xdsl.transforms.pipeline import ReportsChanges
+
+if TYPE_CHECKING:
+    import numpy as np
 
 # What the patterns ask of values ----------------------------------------------------
 
 
 def constant_elements(value: SSAValue) -> np.ndarray | None:
-    """`value`'s elements when a `mir.constant` defines it, else None."""
+    """`value`'s elements when a `mir.constant` defines it, else None (numpy is loaded
+    only for graphs with constants: a start-up cost every `rlx-opt` run would pay)."""
     owner = value.owner
-    return dense_to_numpy(owner.value) if isinstance(owner, ConstantOp) else None
+    if not isinstance(owner, ConstantOp):
+        return None
+    from rlx_xdsl.dense import dense_to_numpy
+
+    return dense_to_numpy(owner.value)
 
 
 def is_filled_with(value: SSAValue, number: int) -> bool:
     """`value` is a `mir.constant` whose every element equals `number`."""
     elements = constant_elements(value)
-    return elements is not None and bool(np.all(elements == number))
+    return elements is not None and bool((elements == number).all())
 
 
 def broadcast_keeps_shape(value: SSAValue, others: Sequence[SSAValue]) -> bool:
@@ -309,7 +317,7 @@ def canonicalize(module: ModuleOp) -> bool:
 
 
 @dataclass(frozen=True)
-class CanonicalizePass(ModulePass):
+class CanonicalizePass(ReportsChanges, ModulePass):
     """Fold ops that compute nothing and merge stacked reshapes and transposes.
 
     Folds x+0, x-0, x*1, -(-x), identity reshape/transpose/cast/expand, `where`
@@ -326,5 +334,5 @@ class CanonicalizePass(ModulePass):
 
     name = "rlx-canonicalize"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        canonicalize(op)
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        return canonicalize(op)

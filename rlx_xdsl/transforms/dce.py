@@ -24,6 +24,8 @@ from xdsl.traits import (
     SymbolOpInterface,
 )
 
+from rlx_xdsl.transforms.pipeline import ReportsChanges
+
 
 class PurityCache:
     """Memoised "has no side effects, including everything nested in it".
@@ -110,7 +112,7 @@ def eliminate_dead_code_in_block(block: Block) -> int:
 
 
 @dataclass(frozen=True)
-class DeadCodeEliminationPass(ModulePass):
+class DeadCodeEliminationPass(ReportsChanges, ModulePass):
     """Remove unused side-effect-free ops (one reverse sweep per func.func).
 
     Regions count as pure only when their bodies are. Unlike RLX, unused
@@ -119,6 +121,6 @@ class DeadCodeEliminationPass(ModulePass):
 
     name = "rlx-dce"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for function in [f for f in op.walk() if isinstance(f, func.FuncOp)]:
-            eliminate_dead_code(function)
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
+        return sum(eliminate_dead_code(function) for function in functions) > 0

@@ -40,6 +40,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.canonicalize import IdentityCast
+from rlx_xdsl.transforms.pipeline import ReportsChanges
 
 # What a value is --------------------------------------------------------------------
 
@@ -240,7 +241,7 @@ def fold_casts(module: ModuleOp) -> bool:
 
 
 @dataclass(frozen=True)
-class FoldCastsPass(ModulePass):
+class FoldCastsPass(ReportsChanges, ModulePass):
     """Remove identity casts, shorten exact cast chains and merge duplicate casts.
 
     Only plain casts are touched, and only where the values stay exactly the
@@ -251,5 +252,5 @@ class FoldCastsPass(ModulePass):
 
     name = "rlx-fold-casts"
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        fold_casts(op)
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        return fold_casts(op)

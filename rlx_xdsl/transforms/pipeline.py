@@ -71,13 +71,36 @@ class PassFailure(Exception):
         self.op = cause.op if isinstance(cause, OpError) else op
 
 
-def run_pass(pass_: ModulePass, ctx: Context, module: ModuleOp, anchor: Operation) -> None:
-    """Apply one pass, turning any exception into a `PassFailure` located at `anchor`."""
+class ReportsChanges:
+    """Mixin of a pass that tells the pipeline when it left the IR as it found it.
+
+    mlir-opt verifies after each pass unless the pass preserved all analyses, i.e.
+    did not touch the IR: what the last verification accepted is still valid. Such
+    a pass implements `apply_and_report`, which returns False only when the IR is
+    exactly as it was; any other pass counts as having changed it.
+    """
+
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        """Run the pass; whether it may have changed the IR."""
+        raise NotImplementedError
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        self.apply_and_report(ctx, op)
+
+
+def run_pass(pass_: ModulePass, ctx: Context, module: ModuleOp, anchor: Operation) -> bool:
+    """Apply one pass, turning any exception into a `PassFailure` located at `anchor`.
+
+    Returns whether the pass may have changed the IR (False only from a
+    `ReportsChanges` pass that left it alone): the IR needs verifying again only then.
+    """
     if isinstance(pass_, AnchoredPipelinePass):
-        pass_.apply(ctx, module)  # locates failures of its inner passes itself
-        return
+        return pass_.apply_and_report(ctx, module)  # locates failures of its inner passes itself
     try:
+        if isinstance(pass_, ReportsChanges):
+            return pass_.apply_and_report(ctx, module)
         pass_.apply(ctx, module)
+        return True
     except Exception as e:
         raise PassFailure(pass_, anchor, e) from e
 
@@ -96,7 +119,7 @@ def verify_after(pass_: ModulePass | None, op: Operation) -> None:
 
 
 @dataclass(frozen=True)
-class AnchoredPipelinePass(ModulePass):
+class AnchoredPipelinePass(ReportsChanges, ModulePass):
     """Runs a nested pipeline on each op named `anchor` directly inside the module."""
 
     name = "anchored-pipeline"
@@ -105,28 +128,33 @@ class AnchoredPipelinePass(ModulePass):
     passes: tuple[ModulePass, ...] = ()
     verify_each: bool = field(default=True, compare=False)
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        changed = False
         for target in [child for child in _children(op) if child.name == self.anchor]:
-            self._run_nested(ctx, target, self.passes)
+            changed |= self._run_nested(ctx, target, self.passes)
+        return changed
 
-    def _run_nested(self, ctx: Context, target: Operation, passes: tuple[ModulePass, ...]) -> None:
-        """Run `passes` on `target`, following it if a pass replaces it."""
+    def _run_nested(self, ctx: Context, target: Operation, passes: tuple[ModulePass, ...]) -> bool:
+        """Run `passes` on `target`, following it if a pass replaces it; whether any changed it."""
+        changed = False
         for index, pass_ in enumerate(passes):
             if isinstance(target, ModuleOp):
-                run_pass(pass_, ctx, target, target)
+                pass_changed = run_pass(pass_, ctx, target, target)
                 current = [target]
             else:
                 with _isolated(target) as (module, current):
-                    run_pass(pass_, ctx, module, target)
-            if self.verify_each:
+                    pass_changed = run_pass(pass_, ctx, module, target)
+            changed |= pass_changed
+            if self.verify_each and pass_changed:
                 for op in current:
                     verify_after(pass_, op)
             if len(current) != 1:  # erased, or split into several ops: go on with each
                 for op in current:
                     if op.name == self.anchor:
-                        self._run_nested(ctx, op, passes[index + 1 :])
-                return
+                        changed |= self._run_nested(ctx, op, passes[index + 1 :])
+                return changed
             target = current[0]
+        return changed
 
     def __str__(self) -> str:
         return f"{self.anchor}({','.join(map(str, self.passes))})"

@@ -31,6 +31,7 @@ from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dialects.traits import RegionSignatureInterface
 from rlx_xdsl.graph import argument_names
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.pipeline import ReportsChanges
 
 
 class SpecializeError(OpError, PassFailedException):
@@ -176,6 +177,10 @@ class _TypeJournal:
             self._results.append((op, old))
             self._retyped.update(op.results)
 
+    def changed_any(self) -> bool:
+        """Whether any argument or result got a new type (the signatures follow them)."""
+        return bool(self._args or self._results)
+
     def retyped_any(self, values: Sequence[SSAValue]) -> bool:
         """Whether any of `values` got a new type so far."""
         return any(v in self._retyped for v in values)
@@ -238,8 +243,9 @@ def _retype(
 
 def set_argument_types(
     plans: Sequence[tuple[func.FuncOp, Sequence[Attribute]]], reason: str = "changing argument types"
-) -> None:
-    """Give functions new argument types and re-infer all their types, all or nothing.
+) -> bool:
+    """Give functions new argument types and re-infer all their types, all or nothing;
+    whether any type changed.
 
     Raises `SpecializeError` at the first op whose inference fails (its message
     says why, after `reason`), leaving every function as it was.
@@ -251,20 +257,22 @@ def set_argument_types(
     except BaseException:
         journal.undo()
         raise
+    return journal.changed_any()
 
 
-def specialize(module: ModuleOp, bindings: dict[str, Binding], function_name: str | None = None) -> None:
-    """Apply `bindings` to the arguments of the selected functions of `module`."""
+def specialize(module: ModuleOp, bindings: dict[str, Binding], function_name: str | None = None) -> bool:
+    """Apply `bindings` to the arguments of the selected functions of `module`; whether any
+    type changed (binding dims to the sizes they have changes nothing)."""
     if not bindings:
-        return
+        return False
     functions = _select_functions(module, function_name)
     _check_names_known(module, functions, bindings)
     plans = [(f, bound_argument_types(f, bindings)) for f in functions]
-    set_argument_types(plans, "binding " + ", ".join(str(b) for b in bindings.values()))
+    return set_argument_types(plans, "binding " + ", ".join(str(b) for b in bindings.values()))
 
 
 @dataclass(frozen=True)
-class SpecializeShapesPass(ModulePass):
+class SpecializeShapesPass(ReportsChanges, ModulePass):
     """Bind dynamic argument dims to static sizes and re-infer every type.
 
     `shapes` holds NAME=DIMS bindings (`x=2x128`; `?` keeps a dim; NAME is the
@@ -279,5 +287,5 @@ class SpecializeShapesPass(ModulePass):
     shapes: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME=DIMS,..."})
     func: str | None = field(default=None, metadata={"syntax": "NAME"})
 
-    def apply(self, ctx: Context, op: ModuleOp) -> None:
-        specialize(op, parse_bindings(self.shapes), self.func)
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        return specialize(op, parse_bindings(self.shapes), self.func)

@@ -223,3 +223,22 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     assert "# linearity: time per op at 2 layers / time per op at 1 layers" in out
     assert "# pass rlx-decompose-backward runs on build_llama_training(N)" in out
     assert "rlx-lower-softmax-cross-entropy" in out.split("# linearity")[1]
+
+
+def test_compile_time_benchmark_breaks_the_inference_pipeline_down(tmp_path, monkeypatch):
+    """Each phase of the whole-process pipeline is timed, the verify only after passes that changed the IR."""
+    import importlib.util
+
+    path = Path(__file__).resolve().parents[2] / "benchmarks" / "compile_time.py"
+    spec = importlib.util.spec_from_file_location("compile_time", path)
+    bench = importlib.util.module_from_spec(spec)
+    monkeypatch.setitem(sys.modules, "compile_time", bench)
+    spec.loader.exec_module(bench)
+    graph = tmp_path / "llama.mlir"
+    graph.write_text(bench.print_module(build_llama(1)))
+    phases = bench.pipeline_phases(graph)
+    passes = [spec.split("{")[0] for spec in bench.PIPELINES[bench.INFERENCE]]
+    assert "rlx-fusion-pipeline" in passes and "rlx-plan-memory" in passes
+    assert list(phases)[:2] == ["parse", "verify"] and list(phases)[-1] == "print"
+    assert set(passes) <= set(phases) and "verify after passes" in phases
+    assert all(seconds >= 0 for seconds in phases.values())

@@ -30,7 +30,7 @@ from rlx_xdsl.tools import rlx_opt
 from rlx_xdsl.tools.expectations import parse_expectations
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms import get_all_passes
-from rlx_xdsl.transforms.pipeline import parse_pipeline
+from rlx_xdsl.transforms.pipeline import ReportsChanges, parse_pipeline
 
 # Inputs -----------------------------------------------------------------------------------
 
@@ -123,6 +123,17 @@ class BreakPass(ModulePass):
 
 
 @dataclass(frozen=True)
+class BreakSilentlyPass(ReportsChanges, ModulePass):
+    """Test pass: break the IR like `test-break`, then claim it changed nothing."""
+
+    name = "test-break-silently"
+
+    def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
+        BreakPass().apply(ctx, op)
+        return False
+
+
+@dataclass(frozen=True)
 class CountSiblingsPass(ModulePass):
     """Test pass: tag each function with how many ops the module it is given holds."""
 
@@ -193,6 +204,7 @@ class SyntaxPass(ModulePass):
 TEST_PASSES = (
     RaisePass,
     BreakPass,
+    BreakSilentlyPass,
     CountSiblingsPass,
     EraseFunctionsPass,
     OptionsPass,
@@ -408,6 +420,41 @@ def test_pass_that_breaks_the_ir_is_caught_by_the_verifier(opt, write):
         assert run.status == 1
         assert run.err.startswith(f"{path}:{line}:3: error: 'mir.add' inferred result type"), pipeline
         assert "note: the IR became invalid in pass 'test-break'" in run.err
+
+
+def test_no_verification_after_a_pass_that_reports_it_changed_nothing(opt, write):
+    """As mlir-opt skips the verifier after a pass that preserved all analyses: the IR the
+    last verification accepted is still valid. (A pass that lies is believed: this one
+    breaks the IR and says it did not, so its output is printed unverified.)"""
+    path = write("good.mlir", GOOD)
+    for pipeline in ("test-break-silently", "func.func(test-break-silently)"):
+        run = opt(path, "-p", pipeline)
+        assert run.status == 0, run.err
+        assert "-> tensor<2x3xi32>" in run.out
+
+
+def test_verify_runs_after_exactly_the_passes_that_changed_the_ir(opt, write, monkeypatch):
+    verified: list[str] = []
+    real = rlx_opt.verify_after
+    monkeypatch.setattr(rlx_opt, "verify_after", lambda pass_, op: (verified.append(pass_.name), real(pass_, op)))
+    path = write("good.mlir", GOOD)
+    # GOOD has one dead op: rlx-dce removes it; nothing is left for a second rlx-dce,
+    # rlx-canonicalize, rlx-fold-casts, or rlx-specialize binding %a to its own shape.
+    passes = "rlx-dce,rlx-dce,rlx-canonicalize,rlx-fold-casts,rlx-specialize{shapes=arg0=2x3 func=f},test-options"
+    assert opt(path, "-p", passes).status == 0
+    assert verified == ["rlx-dce", "test-options"]  # test-options does not report: always verified
+    verified.clear()
+    dynamic = write(
+        "dynamic.mlir",
+        "func.func @h(%x: tensor<?x3xf32>) -> tensor<?x3xf32> {\n"
+        "  %0 = mir.relu %x : (tensor<?x3xf32>) -> tensor<?x3xf32>\n"
+        "  func.return %0 : tensor<?x3xf32>\n}\n",
+    )
+    assert opt(dynamic, "-p", "rlx-specialize{shapes=arg0=2x3}").status == 0
+    assert verified == ["rlx-specialize"]
+    verified.clear()
+    assert opt(path, "--disable-verify", "-p", "rlx-dce,test-options").status == 0
+    assert verified == []
 
 
 def test_failing_stock_pass_reports_without_traceback(write):

@@ -15,14 +15,17 @@ backwards), then the largest, each at the lowest gap. No order wins on every
 graph, which is why `rlx-plan-memory`'s `auto` keeps the best. Run on requests
 without in-place merging, `first_fit` is exactly RLX's planner.
 
-Cost. Requests live over the whole schedule (inputs, parameters, constants)
-overlap everything; they are kept as one coalesced set of byte ranges instead of
-being compared one by one. Every other request is checked only against the
-placed requests that overlap it in time, found by one sweep beforehand. With n
-requests and E pairs of temporaries live at the same time, planning costs
-O(n log n + E log E): linear in n for a graph whose number of simultaneously live
-values is bounded (a stack of layers), quadratic only in a graph where everything
-is live at once.
+Cost. A fit depends only on the union of the byte ranges it must avoid, never on
+which request holds which byte, so requests are never compared pair by pair.
+Requests live over the whole schedule (inputs, parameters, constants) overlap
+everything; they are kept as one coalesced set of byte ranges. The other placed
+requests are indexed by live range (`TimeIndex`, a segment tree over the steps
+holding coalesced byte ranges), so the bytes taken by everything overlapping a
+live range are the union of O(log steps) sets. Planning costs O(n log steps)
+set operations on sets that stay small when the arena is packed densely: linear
+in practice even where many values live long (parameters cast to f16 once at the
+top of a function by `rlx-amp` overlap every later temporary: comparing pairs
+made that quadratic).
 """
 
 from __future__ import annotations
@@ -53,14 +56,19 @@ class ByteRanges:
         self.starts: list[int] = []
         self.ends: list[int] = []
 
-    def add(self, start: int, end: int) -> None:
-        first = bisect_left(self.ends, start)  # first range ending at or after `start`
-        last = bisect_right(self.starts, end)  # ranges starting at or before `end`
+    def add(self, start: int, end: int) -> bool:
+        """Take `[start, end)` in; False when it was held already (nothing changes)."""
+        starts, ends = self.starts, self.ends
+        first = bisect_left(ends, start)  # first range ending at or after `start`
+        if first < len(starts) and starts[first] <= start and end <= ends[first]:
+            return False
+        last = bisect_right(starts, end)  # ranges starting at or before `end`
         if first < last:
-            start = min(start, self.starts[first])
-            end = max(end, self.ends[last - 1])
-        self.starts[first:last] = [start]
-        self.ends[first:last] = [end]
+            start = min(start, starts[first])
+            end = max(end, ends[last - 1])
+        starts[first:last] = [start]
+        ends[first:last] = [end]
+        return True
 
     def __len__(self) -> int:
         return len(self.starts)
@@ -127,20 +135,6 @@ def by_lifetime(requests: Sequence[Request]) -> list[int]:
     )
 
 
-def _overlapping_in_time(requests: Sequence[Request], members: Sequence[int]) -> list[list[int]]:
-    """For each of `members`, the other members whose live ranges overlap it (one sweep)."""
-    neighbours: list[list[int]] = [[] for _ in requests]
-    live: list[tuple[int, int]] = []  # (death, index) heap of members born so far and still live
-    for i in sorted(members, key=lambda i: (requests[i].birth, i)):
-        while live and live[0][0] < requests[i].birth:
-            heapq.heappop(live)
-        for _, j in live:
-            neighbours[i].append(j)
-            neighbours[j].append(i)
-        heapq.heappush(live, (requests[i].death, i))
-    return neighbours
-
-
 def by_birth(requests: Sequence[Request]) -> list[int]:
     """Born first, then largest, then in schedule order."""
     return sorted(range(len(requests)), key=lambda i: (requests[i].birth, -requests[i].raw_size, requests[i].order))
@@ -151,30 +145,96 @@ def by_death(requests: Sequence[Request]) -> list[int]:
     return sorted(range(len(requests)), key=lambda i: (-requests[i].death, -requests[i].raw_size, requests[i].order))
 
 
+class TimeIndex:
+    """The byte ranges of placed requests, found by the steps they live over.
+
+    A segment tree over the steps `0..last_step`: a request is stored, as coalesced byte
+    ranges, in `cover` at the O(log steps) nodes its live range splits into and in
+    `within` at those nodes and their ancestors. Two node ranges that intersect are
+    nested, so the requests overlapping a step range are those `within` the nodes
+    it splits into and those that `cover` one of their ancestors.
+    """
+
+    def __init__(self, last_step: int) -> None:
+        self.leaves = 1
+        while self.leaves < last_step + 1:
+            self.leaves *= 2
+        self.cover: dict[int, ByteRanges] = {}
+        self.within: dict[int, ByteRanges] = {}
+
+    def split(self, birth: int, death: int) -> tuple[list[int], set[int]]:
+        """The nodes exactly covering steps `[birth, death]`, and their strict ancestors."""
+        nodes, low, high = [], birth + self.leaves, death + self.leaves + 1
+        while low < high:
+            if low & 1:
+                nodes.append(low)
+                low += 1
+            if high & 1:
+                high -= 1
+                nodes.append(high)
+            low >>= 1
+            high >>= 1
+        ancestors: set[int] = set()
+        for node in nodes:
+            node >>= 1
+            while node and node not in ancestors:
+                ancestors.add(node)
+                node >>= 1
+        return nodes, ancestors
+
+    def add(self, split: tuple[list[int], set[int]], start: int, end: int) -> None:
+        """Place `[start, end)` over the steps `split` (from `split(birth, death)`).
+
+        A node's `within` holds its children's, so going up from a node stops at the
+        first ancestor that holds the range already: all above it do too.
+        """
+        for node in split[0]:
+            _ranges(self.cover, node).add(start, end)
+            while node and _ranges(self.within, node).add(start, end):
+                node >>= 1
+
+    def overlapping(self, split: tuple[list[int], set[int]]) -> Blockers:
+        """The byte ranges of placed requests live at some of the steps `split`, by start."""
+        nodes, ancestors = split
+        found: Blockers = []
+        for node in nodes:
+            if (ranges := self.within.get(node)) is not None:
+                found.extend(zip(ranges.starts, ranges.ends))
+        for node in ancestors:
+            if (ranges := self.cover.get(node)) is not None:
+                found.extend(zip(ranges.starts, ranges.ends))
+        found.sort()
+        return found
+
+
+def _ranges(table: dict[int, ByteRanges], node: int) -> ByteRanges:
+    ranges = table.get(node)
+    if ranges is None:
+        ranges = table[node] = ByteRanges()
+    return ranges
+
+
 def place(requests: Sequence[Request], end: int, fit: Fit, order: Order = by_size) -> list[int]:
     """Offsets for `requests` (schedule steps `0..end`), visited in `order`."""
-    throughout = [r.birth == 0 and r.death >= end for r in requests]
-    temporaries = [i for i, r in enumerate(requests) if not throughout[i] and r.size]
-    neighbours = _overlapping_in_time(requests, temporaries)
     permanent = ByteRanges()  # placed requests live throughout
     everything = ByteRanges()  # every placed request, over all steps
-    offsets: list[int | None] = [None] * len(requests)
+    temporaries = TimeIndex(max((r.death for r in requests), default=0))  # the others, by live range
+    offsets = [0] * len(requests)
     for i in order(requests):
-        size = requests[i].size
+        request = requests[i]
+        size = request.size
         if size == 0:
-            offsets[i] = 0
             continue
-        if throughout[i]:
+        if request.birth == 0 and request.death >= end:
             offset = fit(size, everything, [])
             permanent.add(offset, offset + size)
         else:
-            blockers = sorted(
-                (o, o + requests[j].size) for j in neighbours[i] if (o := offsets[j]) is not None
-            )
-            offset = fit(size, permanent, blockers)
+            steps = temporaries.split(request.birth, request.death)
+            offset = fit(size, permanent, temporaries.overlapping(steps))
+            temporaries.add(steps, offset, offset + size)
         everything.add(offset, offset + size)
         offsets[i] = offset
-    return [o if o is not None else 0 for o in offsets]
+    return offsets
 
 
 def first_fit(requests: Sequence[Request], end: int) -> list[int]:

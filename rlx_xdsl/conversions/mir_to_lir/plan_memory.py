@@ -156,12 +156,22 @@ def pack(layout: Layout, alignment: int, strategy: str) -> Packing:
     return Packing(strategy, arena, placed, chained)
 
 
-def best_packing(layout: Layout, alignment: int, strategy: str) -> Packing:
-    """The packing of `strategy`, or under `auto` the smallest arena of all (earliest on ties)."""
+def best_packing(layout: Layout, alignment: int, strategy: str, bound: int) -> Packing:
+    """The packing of `strategy`, or under `auto` the smallest arena of all (earliest on ties).
+
+    `auto` stops at the first packing whose arena is the lower bound `bound`: no later
+    strategy can beat it, and ties go to the earliest anyway.
+    """
     if strategy != "auto":
         return pack(layout, alignment, strategy)
-    candidates = [pack(layout, alignment, s) for s in STRATEGIES[1:]]
-    return min(candidates, key=lambda p: p.arena)
+    best = None
+    for candidate in STRATEGIES[1:]:
+        packing = pack(layout, alignment, candidate)
+        if best is None or packing.arena < best.arena:
+            best = packing
+        if best.arena <= bound:
+            break
+    return best
 
 
 # Writing the plan into the IR -----------------------------------------------------------
@@ -169,16 +179,32 @@ def best_packing(layout: Layout, alignment: int, strategy: str) -> Packing:
 
 def placements(layout: Layout, packing: Packing) -> list[Placement]:
     result: list[Placement] = []
+    attrs = _Interned()
     for facts, role in zip(layout.schedule.values, layout.roles):
         i = facts.index
         if role is Role.BUFFER:
-            result.append(SlotAttr(packing.offsets[i], facts.nbytes, i in packing.in_place))
+            result.append(attrs.get(SlotAttr, packing.offsets[i], facts.nbytes, i in packing.in_place))
         elif role is Role.VIEW:
             root_offset = packing.offsets[layout.root[i]]
-            result.append(ViewAttr(root_offset + layout.byte_offset[i], facts.nbytes, layout.byte_offset[i]))
+            result.append(attrs.get(ViewAttr, root_offset + layout.byte_offset[i], facts.nbytes, layout.byte_offset[i]))
         else:
-            result.append(ExternalAttr())
+            result.append(attrs.get(ExternalAttr))
     return result
+
+
+class _Interned:
+    """One attribute per distinct value: layers reuse the same slots, and building an
+    attribute (which verifies it) costs more than looking it up."""
+
+    def __init__(self) -> None:
+        self._known: dict[tuple, Attribute] = {}
+
+    def get(self, cls: type[Attribute], *args: object) -> Attribute:
+        key = (cls, *args)
+        attr = self._known.get(key)
+        if attr is None:
+            attr = self._known[key] = cls(*args)
+        return attr
 
 
 def _with_entry(attrs: ArrayAttr | None, count: int, values: Sequence[Attribute | None]) -> ArrayAttr:
@@ -209,7 +235,7 @@ def strip_plan(function: func.FuncOp) -> None:
         function.res_attrs = _with_entry(function.res_attrs, n, [None] * n)
 
 
-def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: int) -> PlanOp:
+def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: int, bound: int) -> PlanOp:
     """Annotate the function with the plan and open it with a `lir.plan` op."""
     function, block = schedule.function, schedule.function.body.block
     placed = placements(layout, packing)
@@ -217,17 +243,18 @@ def write_plan(schedule: Schedule, layout: Layout, packing: Packing, alignment: 
     function.res_attrs = _with_entry(
         function.res_attrs, len(schedule.outputs), [placed[i] for i in schedule.outputs]
     )
+    phases = _Interned()
     for op, phase in zip(schedule.ops, derive_phases(schedule)):
         results = [placed[schedule.index[r]] for r in op.results]
         if len(results) == 1:
             op.attributes[SLOT_KEY] = results[0]
         elif results:
             op.attributes[SLOT_KEY] = ArrayAttr(results)
-        op.attributes[PHASE_KEY] = PhaseAttr(phase)
+        op.attributes[PHASE_KEY] = phases.get(PhaseAttr, phase)
     plan = PlanOp(
         arena_bytes=packing.arena,
         naive_bytes=naive_bytes(layout, alignment),
-        lower_bound_bytes=lower_bound_bytes(layout, alignment),
+        lower_bound_bytes=bound,
         alignment=alignment,
         strategy=packing.strategy,
     )
@@ -240,8 +267,9 @@ def plan_function(function: func.FuncOp, options: Options) -> PlanOp:
     strip_plan(function)
     schedule = Schedule.of(function)
     layout = Layout.of(schedule, choose_roles(schedule, options))
-    packing = best_packing(layout, options.alignment, options.strategy)
-    return write_plan(schedule, layout, packing, options.alignment)
+    bound = lower_bound_bytes(layout, options.alignment)
+    packing = best_packing(layout, options.alignment, options.strategy, bound)
+    return write_plan(schedule, layout, packing, options.alignment, bound)
 
 
 # The pass ------------------------------------------------------------------------------

@@ -105,7 +105,7 @@ def projection(op: RlxOperation, x: TensorType, w: TensorType, what: str, x_what
     require(
         dims_match(k_x, k_w),
         op,
-        f"{what} has {fmt_dim(k_w)} rows but {x_what} has {fmt_dim(k_x)} features",
+        lambda: f"{what} has {fmt_dim(k_w)} rows but {x_what} has {fmt_dim(k_x)} features",
     )
     return [*x.get_shape()[:-1], n]
 
@@ -116,7 +116,7 @@ def require_shape(op: RlxOperation, t: TensorType, expected: Sequence[int], what
     require(
         len(shape) == len(expected) and all(map(dims_match, shape, expected)),
         op,
-        f"{what} shape {fmt_shape(shape)} must be {fmt_shape(expected)}",
+        lambda: f"{what} shape {fmt_shape(shape)} must be {fmt_shape(expected)}",
     )
 
 
@@ -129,6 +129,6 @@ def require_one_dynamic(op: RlxOperation, shape: Sequence[int], what: str) -> No
     require(
         list(shape[:2]).count(DYNAMIC) <= 1,
         op,
-        f"{what} shape {fmt_shape(shape)} may have at most one dynamic dim among batch and "
+        lambda: f"{what} shape {fmt_shape(shape)} may have at most one dynamic dim among batch and "
         "sequence (the lowering reshapes with one -1)",
     )

@@ -149,11 +149,11 @@ class LlamaDecoderBlockOp(AttentionOperation, HirOperation):
         require(
             heads % kv_heads == 0,
             self,
-            f"num_heads {heads} is not a multiple of num_kv_heads {kv_heads}",
+            lambda: f"num_heads {heads} is not a multiple of num_kv_heads {kv_heads}",
         )
-        require(head_dim % 2 == 0, self, f"head_dim must be even for RoPE, got {head_dim}")
+        require(head_dim % 2 == 0, self, lambda: f"head_dim must be even for RoPE, got {head_dim}")
         eps = self.eps.value.data
-        require(eps > 0, self, f"eps must be positive, got {eps}")
+        require(eps > 0, self, lambda: f"eps must be positive, got {eps}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         types = float_operands(
@@ -170,7 +170,7 @@ class LlamaDecoderBlockOp(AttentionOperation, HirOperation):
             require(
                 broadcasts_to(shape, (dim,)),
                 self,
-                f"{what} shape {fmt_shape(shape)} does not broadcast to the hidden dim {fmt_shape((dim,))}",
+                lambda: f"{what} shape {fmt_shape(shape)} does not broadcast to the hidden dim {fmt_shape((dim,))}",
             )
         require_shape(self, types["q_w"], (dim, q_cols), "q_w")
         require_shape(self, types["k_w"], (dim, kv_cols), "k_w")
@@ -188,7 +188,7 @@ class LlamaDecoderBlockOp(AttentionOperation, HirOperation):
                 require(
                     broadcasts_to(table, rotated),
                     self,
-                    f"{what} shape {fmt_shape(table)} does not broadcast to {fmt_shape(rotated)}",
+                    lambda: f"{what} shape {fmt_shape(table)} does not broadcast to {fmt_shape(rotated)}",
                 )
         q = tensor(x.element_type, (batch, heads, seq, head_dim))
         self.check_mask(q, q)

@@ -54,7 +54,7 @@ class LinearOperation(HirOperation):
             require(
                 broadcasts_to(bias, shape) and list(broadcast_shapes(shape, bias)) == shape,
                 self,
-                f"bias shape {fmt_shape(bias)} does not broadcast to the projection {fmt_shape(shape)}",
+                lambda: f"bias shape {fmt_shape(bias)} does not broadcast to the projection {fmt_shape(shape)}",
             )
         return [tensor(types["x"].element_type, shape)]
 

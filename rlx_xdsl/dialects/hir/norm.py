@@ -35,7 +35,7 @@ class LastAxisNormOperation(NormOperation, HirOperation):
             require(
                 broadcasts_to(affine, region),
                 self,
-                f"{what} shape {fmt_shape(affine)} does not broadcast to the normalised "
+                lambda: f"{what} shape {fmt_shape(affine)} does not broadcast to the normalised "
                 f"shape {fmt_shape(region)}",
             )
 

@@ -67,7 +67,7 @@ class PlanOp(RlxOperation):
         require(
             alignment >= 1 and alignment & (alignment - 1) == 0,
             self,
-            f"alignment must be a power of two, got {alignment}",
+            lambda: f"alignment must be a power of two, got {alignment}",
         )
         require_non_negative(
             self,

@@ -111,29 +111,29 @@ class AttentionOperation(HeadOperation):
             require_positive(self, window=self.window.value.data)
         if self.attn_logit_softcap is not None:
             cap = self.attn_logit_softcap.value.data
-            require(cap > 0, self, f"attn_logit_softcap must be > 0, got {cap}")
+            require(cap > 0, self, lambda: f"attn_logit_softcap must be > 0, got {cap}")
 
     def check_heads(self, q: TensorType, k: TensorType, v: TensorType) -> None:
         """q has `num_heads` heads of `head_dim`; k and v agree and group evenly."""
         num_heads, head_dim = self.num_heads.value.data, self.head_dim.value.data
         batch, heads, _, dim = q.get_shape()
-        require(dims_match(heads, num_heads), self, f"q has {heads} heads but num_heads is {num_heads}")
-        require(dims_match(dim, head_dim), self, f"q head dim {dim} differs from head_dim {head_dim}")
+        require(dims_match(heads, num_heads), self, lambda: f"q has {heads} heads but num_heads is {num_heads}")
+        require(dims_match(dim, head_dim), self, lambda: f"q head dim {dim} differs from head_dim {head_dim}")
         require(
             all(dims_match(a, b) for a, b in zip(k.get_shape(), v.get_shape())),
             self,
-            f"k shape {fmt_shape(k.get_shape())} differs from v shape {fmt_shape(v.get_shape())}",
+            lambda: f"k shape {fmt_shape(k.get_shape())} differs from v shape {fmt_shape(v.get_shape())}",
         )
         kv_batch, kv_heads, _, kv_dim = k.get_shape()
-        require(dims_match(kv_batch, batch), self, f"k/v batch {kv_batch} differs from q batch {batch}")
+        require(dims_match(kv_batch, batch), self, lambda: f"k/v batch {kv_batch} differs from q batch {batch}")
         require(
-            dims_match(kv_dim, head_dim), self, f"k/v head dim {kv_dim} differs from head_dim {head_dim}"
+            dims_match(kv_dim, head_dim), self, lambda: f"k/v head dim {kv_dim} differs from head_dim {head_dim}"
         )
         if kv_heads != DYNAMIC:
             require(
                 num_heads % kv_heads == 0,
                 self,
-                f"num_heads {num_heads} is not a multiple of the {kv_heads} k/v heads",
+                lambda: f"num_heads {num_heads} is not a multiple of the {kv_heads} k/v heads",
             )
 
     def check_mask(self, q: TensorType, k: TensorType) -> None:
@@ -142,7 +142,7 @@ class AttentionOperation(HeadOperation):
         require(
             (self.mask is not None) == needs_mask,
             self,
-            f"mask_kind {self.kind} {'requires a' if needs_mask else 'takes no'} mask operand",
+            lambda: f"mask_kind {self.kind} {'requires a' if needs_mask else 'takes no'} mask operand",
         )
         if self.mask is None:
             return
@@ -153,7 +153,7 @@ class AttentionOperation(HeadOperation):
             require(
                 m.get_num_dims() == 2 and all(map(dims_match, m.get_shape(), (batch, sk))),
                 self,
-                f"custom mask shape {fmt_shape(m.get_shape())} must be [batch, keys] = "
+                lambda: f"custom mask shape {fmt_shape(m.get_shape())} must be [batch, keys] = "
                 f"{fmt_shape((batch, sk))}",
             )
             return
@@ -162,7 +162,7 @@ class AttentionOperation(HeadOperation):
         require(
             broadcasts_to(m.get_shape(), scores),
             self,
-            f"bias mask shape {fmt_shape(m.get_shape())} does not broadcast to the scores "
+            lambda: f"bias mask shape {fmt_shape(m.get_shape())} does not broadcast to the scores "
             f"shape {fmt_shape(scores)}",
         )
 
@@ -268,7 +268,7 @@ class RopeOperation(HeadOperation):
         require(
             0 < n_rot <= head_dim and n_rot % 2 == 0,
             self,
-            f"n_rot must be even and in (0, head_dim = {head_dim}], got {n_rot}",
+            lambda: f"n_rot must be even and in (0, head_dim = {head_dim}], got {n_rot}",
         )
 
     def check_rotated(self, rotated: SSAValue, what: str) -> TensorType:
@@ -280,13 +280,13 @@ class RopeOperation(HeadOperation):
         require_same_element_type(self, x, {"cos": cos, "sin": sin})
         head_dim = self.head_dim.value.data
         last = x.get_shape()[-1]
-        require(dims_match(last, head_dim), self, f"{what} last dim {last} differs from head_dim {head_dim}")
+        require(dims_match(last, head_dim), self, lambda: f"{what} last dim {last} differs from head_dim {head_dim}")
         table = (*x.get_shape()[:-1], self.n_rot.value.data // 2)
         for name, t in (("cos", cos), ("sin", sin)):
             require(
                 broadcasts_to(t.get_shape(), table),
                 self,
-                f"{name} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
+                lambda: f"{name} shape {fmt_shape(t.get_shape())} does not broadcast to {fmt_shape(table)}",
             )
         return tensor(x.element_type, (*x.get_shape()[:-1], head_dim))
 

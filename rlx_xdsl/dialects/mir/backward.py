@@ -85,12 +85,12 @@ class GradientOperation(RlxOperation):
         require(
             len(shape) == len(dy_shape) and all(map(dims_match, shape, dy_shape)),
             self,
-            f"{what} shape {fmt_shape(dy_shape)} differs from the forward result shape {fmt_shape(shape)}",
+            lambda: f"{what} shape {fmt_shape(dy_shape)} differs from the forward result shape {fmt_shape(shape)}",
         )
         require(
             dy_type.element_type == expected.element_type,
             self,
-            f"{what} element type {dy_type.element_type} differs from the forward result's "
+            lambda: f"{what} element type {dy_type.element_type} differs from the forward result's "
             f"{expected.element_type}",
         )
         return tensor(expected.element_type, [refine_dim(a, b) for a, b in zip(shape, dy_shape)])
@@ -160,7 +160,7 @@ class NormGradientOperation(GradientOperation):
     def check_attributes(self) -> None:
         eps = getattr(self, "eps", None)
         if eps is not None:
-            require(eps.value.data > 0, self, f"eps must be positive, got {eps.value.data}")
+            require(eps.value.data > 0, self, lambda: f"eps must be positive, got {eps.value.data}")
 
     def float_operand(self, value: SSAValue, what: str) -> TensorType:
         t = tensor_type(value)
@@ -192,7 +192,7 @@ class AxisNormGradientOperation(NormGradientOperation):
         require(
             broadcasts_to(shape, region),
             self,
-            f"gamma shape {fmt_shape(shape)} does not broadcast to the normalised shape {fmt_shape(region)}",
+            lambda: f"gamma shape {fmt_shape(shape)} does not broadcast to the normalised shape {fmt_shape(region)}",
         )
 
     def input_gradient(self) -> list[Attribute]:
@@ -328,7 +328,7 @@ class GroupNormGradientOperation(NormGradientOperation):
         super().check_attributes()
         groups = getattr(self, "num_groups", None)
         if groups is not None:
-            require(groups.value.data >= 1, self, f"num_groups must be at least 1, got {groups.value.data}")
+            require(groups.value.data >= 1, self, lambda: f"num_groups must be at least 1, got {groups.value.data}")
 
     def channels_of(self, x: TensorType) -> int:
         """The channel dim of `x[N, C, spatial...]`, which the group count must divide."""
@@ -336,7 +336,7 @@ class GroupNormGradientOperation(NormGradientOperation):
         require(
             len(shape) >= 3,
             self,
-            f"operand must have rank at least 3 ([N, C, spatial...]), got {fmt_shape(shape)}",
+            lambda: f"operand must have rank at least 3 ([N, C, spatial...]), got {fmt_shape(shape)}",
         )
         channels = shape[1]
         groups = getattr(self, "num_groups", None)
@@ -344,7 +344,7 @@ class GroupNormGradientOperation(NormGradientOperation):
             require(
                 channels == DYNAMIC or channels % groups.value.data == 0,
                 self,
-                f"{channels} channels do not split into {groups.value.data} groups",
+                lambda: f"{channels} channels do not split into {groups.value.data} groups",
             )
         return channels
 
@@ -385,7 +385,7 @@ class GroupNormBackwardInputOp(GroupNormGradientOperation):
         require(
             len(s) == 1 and dims_match(s[0], channels),
             self,
-            f"gamma must have shape [C] = {fmt_shape([channels])}, got {fmt_shape(s)}",
+            lambda: f"gamma must have shape [C] = {fmt_shape([channels])}, got {fmt_shape(s)}",
         )
         return [self.cotangent(x)]
 
@@ -798,7 +798,7 @@ class GatherBackwardOp(GradientOperation):
         require(
             dy.get_num_dims() >= index_rank,
             self,
-            f"dy {fmt_shape(dy.get_shape())} has fewer dims than indices {fmt_shape(indices.get_shape())}",
+            lambda: f"dy {fmt_shape(dy.get_shape())} has fewer dims than indices {fmt_shape(indices.get_shape())}",
         )
         axis = self.table_axis()
         shape = dy.get_shape()
@@ -806,7 +806,7 @@ class GatherBackwardOp(GradientOperation):
         require(
             all(map(dims_match, gathered, indices.get_shape())),
             self,
-            f"dy dims {fmt_shape(gathered)} at axis {axis} differ from the indices shape "
+            lambda: f"dy dims {fmt_shape(gathered)} at axis {axis} differ from the indices shape "
             f"{fmt_shape(indices.get_shape())}",
         )
         table = [*shape[:axis], self.dim_size.value.data, *shape[axis + index_rank :]]

@@ -10,12 +10,10 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-import numpy as np
 from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import MIR
 from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp, IotaOp
@@ -33,6 +31,10 @@ class MirNamespace(OpNamespace):
 
     def constant(self, value: Any, dtype: str | Attribute | None = None) -> SSAValue:
         """A `mir.constant` holding `value`; Python floats default to f32."""
+        import numpy as np  # only constants need it: a pass that emits none starts faster
+
+        from rlx_xdsl.dense import numpy_to_dense
+
         array = np.asarray(value)
         et = element_type(dtype) if dtype is not None else None
         if et is None and array.dtype == np.float64:

@@ -67,7 +67,7 @@ def matmul_type(op: RlxOperation, lhs: SSAValue, rhs: SSAValue, what: tuple[str,
     require_min_rank(op, b, 2, what[1])
     *a_batch, m, k_a = a.get_shape()
     *b_batch, k_b, n = b.get_shape()
-    require(dims_match(k_a, k_b), op, f"contraction dims {fmt_dim(k_a)} and {fmt_dim(k_b)} differ")
+    require(dims_match(k_a, k_b), op, lambda: f"contraction dims {fmt_dim(k_a)} and {fmt_dim(k_b)} differ")
     try:
         batch = broadcast_shapes(a_batch, b_batch)
     except ShapeError:
@@ -129,10 +129,10 @@ class DotGeneralOp(RlxOperation):
             require(
                 len(l_axes) == len(r_axes),
                 self,
-                f"lhs_{kind} {fmt_list(l_axes)} and rhs_{kind} {fmt_list(r_axes)} differ in length",
+                lambda: f"lhs_{kind} {fmt_list(l_axes)} and rhs_{kind} {fmt_list(r_axes)} differ in length",
             )
         for side, axes in (("lhs", lb + lc), ("rhs", rb + rc)):
-            require(len(set(axes)) == len(axes), self, f"{side} batch and contracting axes repeat an axis")
+            require(len(set(axes)) == len(axes), self, lambda: f"{side} batch and contracting axes repeat an axis")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         a, b = tensor_type(self.lhs), tensor_type(self.rhs)
@@ -141,13 +141,13 @@ class DotGeneralOp(RlxOperation):
         for side, shape, axes in (("lhs", a_shape, lb + lc), ("rhs", b_shape, rb + rc)):
             rank = len(shape)
             for axis in axes:
-                require(0 <= axis < rank, self, f"{side} axis {axis} is out of range for rank {rank}")
+                require(0 <= axis < rank, self, lambda: f"{side} axis {axis} is out of range for rank {rank}")
         for kind, l_axes, r_axes in (("contracting", lc, rc), ("batch", lb, rb)):
             for i, j in zip(l_axes, r_axes):
                 require(
                     dims_match(a_shape[i], b_shape[j]),
                     self,
-                    f"{kind} dims lhs[{i}] = {fmt_dim(a_shape[i])} and rhs[{j}] = {fmt_dim(b_shape[j])} differ",
+                    lambda: f"{kind} dims lhs[{i}] = {fmt_dim(a_shape[i])} and rhs[{j}] = {fmt_dim(b_shape[j])} differ",
                 )
         batch = [refine_dim(a_shape[i], b_shape[j]) for i, j in zip(lb, rb)]
         lhs_free = [d for i, d in enumerate(a_shape) if i not in lb + lc]
@@ -176,10 +176,10 @@ class DenseSolveOp(RlxOperation):
         require_rank(self, a, 2, "matrix")
         require_rank(self, b, (1, 2), "rhs")
         rows, cols = a.get_shape()
-        require(dims_match(rows, cols), self, f"matrix must be square, got {fmt_shape(a.get_shape())}")
+        require(dims_match(rows, cols), self, lambda: f"matrix must be square, got {fmt_shape(a.get_shape())}")
         size = refine_dim(rows, cols)
         n, *k = b.get_shape()
-        require(dims_match(n, size), self, f"rhs has {fmt_dim(n)} rows but the matrix has {fmt_dim(size)}")
+        require(dims_match(n, size), self, lambda: f"rhs has {fmt_dim(n)} rows but the matrix has {fmt_dim(size)}")
         return [tensor(dtypes.promote(a.element_type, b.element_type), [refine_dim(n, size), *k])]
 
 

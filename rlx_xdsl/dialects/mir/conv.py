@@ -67,9 +67,9 @@ class WindowOperation(RlxOperation):
     def check_attributes(self) -> None:
         for name, least in self.PAIR_MINIMUMS.items():
             values = self.pair(name)
-            require(len(values) == 2, self, f"{name} must have 2 values (H, W), got {len(values)}")
+            require(len(values) == 2, self, lambda: f"{name} must have 2 values (H, W), got {len(values)}")
             require(
-                min(values) >= least, self, f"{name} values must be >= {least}, got {list(values)}"
+                min(values) >= least, self, lambda: f"{name} values must be >= {least}, got {list(values)}"
             )
 
     def spatial_output(self, x: TensorType) -> Pair:
@@ -95,7 +95,7 @@ class WindowOperation(RlxOperation):
             require(
                 size + 2 * pad >= extent,
                 self,
-                f"input {axis} {size} with padding {pad} is smaller than the kernel extent {extent}",
+                lambda: f"input {axis} {size} with padding {pad} is smaller than the kernel extent {extent}",
             )
             out.append((size + 2 * pad - extent) // stride + 1)
         return out[0], out[1]
@@ -140,13 +140,13 @@ class ConvOperation(WindowOperation):
             require(
                 channels == DYNAMIC or channels % groups == 0,
                 self,
-                f"{what} channels {channels} are not divisible by groups {groups}",
+                lambda: f"{what} channels {channels} are not divisible by groups {groups}",
             )
         if cin != DYNAMIC:
             require(
                 dims_match(w_cin, cin // groups),
                 self,
-                f"w has {w_cin} input channels per group, expected {cin} / {groups} = {cin // groups}",
+                lambda: f"w has {w_cin} input channels per group, expected {cin} / {groups} = {cin // groups}",
             )
 
     def check_kernel(self, w: TensorType) -> None:
@@ -155,7 +155,7 @@ class ConvOperation(WindowOperation):
         require(
             all(map(dims_match, w.get_shape()[2:], kernel)),
             self,
-            f"w spatial dims {fmt_shape(w.get_shape()[2:])} differ from kernel_size {list(kernel)}",
+            lambda: f"w spatial dims {fmt_shape(w.get_shape()[2:])} differ from kernel_size {list(kernel)}",
         )
 
 
@@ -221,13 +221,13 @@ class PoolOperation(WindowOperation):
 
     def check_attributes(self) -> None:
         kind = self.kind.data
-        require(kind in POOL_KINDS, self, f"kind must be max or mean, got {kind}")
+        require(kind in POOL_KINDS, self, lambda: f"kind must be max or mean, got {kind}")
         super().check_attributes()
         for pad, kernel in zip(self.pair("padding"), self.pair("kernel_size")):
             require(
                 pad < kernel,
                 self,
-                f"padding {pad} must be smaller than the kernel size {kernel} "
+                lambda: f"padding {pad} must be smaller than the kernel size {kernel} "
                 "so that every window covers an input cell",
             )
 

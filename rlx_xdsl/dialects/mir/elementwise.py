@@ -115,13 +115,13 @@ class IotaOp(RlxOperation):
         require(
             kind in ("int", "uint", "float"),
             self,
-            f"result must have an integer or floating-point element type, got {t.element_type}",
+            lambda: f"result must have an integer or floating-point element type, got {t.element_type}",
         )
         require(t.get_num_dims() >= 1, self, "result must have rank at least 1, got a scalar")
         require(
             is_static(t.get_shape()),
             self,
-            f"result shape {fmt_shape(t.get_shape())} must be static (no operand gives the size of a `?` dim)",
+            lambda: f"result shape {fmt_shape(t.get_shape())} must be static (no operand gives the size of a `?` dim)",
         )
         self.normalized_dimension()
         return [t]
@@ -138,17 +138,17 @@ def keeps_element_type(op: Operation) -> bool:
 def check_cast_config(op: RlxOperation, config: CastConfigAttr, source: TensorType, to: Attribute) -> None:
     """A blocked-scaling cast: a float tensor of rank >= 2 to a float type, blocks of >= 1 element."""
     block = config.block
-    require(len(block) == 2, op, f"sf_block must be [rows, cols], got {list(block)}")
+    require(len(block) == 2, op, lambda: f"sf_block must be [rows, cols], got {list(block)}")
     require_positive(op, **{"sf_block rows": block[0], "sf_block cols": block[1]})
     require(
         dtypes.is_float(source.element_type) and dtypes.is_float(to),
         op,
-        f"a cast with sf_block scales floats to floats, not {source.element_type} to {to}",
+        lambda: f"a cast with sf_block scales floats to floats, not {source.element_type} to {to}",
     )
     require(
         source.get_num_dims() >= 2,
         op,
-        f"a cast with sf_block needs an operand of rank >= 2 (blocks span the last two dims), "
+        lambda: f"a cast with sf_block needs an operand of rank >= 2 (blocks span the last two dims), "
         f"got {fmt_shape(source.get_shape())}",
     )
 
@@ -179,7 +179,7 @@ class CastOp(RlxOperation):
         super().__init__(
             operands=[input],
             properties={"config": config},
-            result_types=[TensorType(to, src.get_shape())],
+            result_types=[tensor(to, src.get_shape())],
         )
 
     @property
@@ -194,7 +194,7 @@ class CastOp(RlxOperation):
     def infer_result_types(self) -> Sequence[Attribute]:
         # The target dtype is carried by the result type itself, as in arith casts.
         to = tensor_type(self.result.type).element_type
-        require(dtypes.is_supported(to), self, f"cannot cast to unsupported element type {to}")
+        require(dtypes.is_supported(to), self, lambda: f"cannot cast to unsupported element type {to}")
         source = tensor_type(self.input)
         if self.config is not None:
             check_cast_config(self, self.config, source, to)

@@ -121,11 +121,11 @@ class FusedMatmulBiasActOp(RlxOperation):
         require(
             broadcasts_to(bias.get_shape(), product.get_shape()),
             self,
-            f"bias shape {fmt_shape(bias.get_shape())} does not broadcast to the matmul result shape "
+            lambda: f"bias shape {fmt_shape(bias.get_shape())} does not broadcast to the matmul result shape "
             f"{fmt_shape(product.get_shape())}",
         )
-        if self.kind is not None and activation_op(self.kind).FLOAT_ONLY:
-            require_float(self, product, f"the result of activation {self.kind}")
+        if self.kind is not None and activation_op(self.kind).FLOAT_ONLY and not dtypes.is_float(product.element_type):
+            require_float(self, product, f"the result of activation {self.kind}")  # fails: the message is needed
         return [product]
 
 
@@ -167,10 +167,10 @@ class FusedSwigluOp(RlxOperation):
         require(
             width == DYNAMIC or width % 2 == 0,
             self,
-            f"last dim {width} does not split into equal up and gate halves",
+            lambda: f"last dim {width} does not split into equal up and gate halves",
         )
         target = x.element_type if self.cast_to is None else self.cast_to
-        require(dtypes.is_supported(target), self, f"cannot cast to unsupported element type {target}")
+        require(dtypes.is_supported(target), self, lambda: f"cannot cast to unsupported element type {target}")
         return [tensor(target, [*lead, width if width == DYNAMIC else width // 2])]
 
 

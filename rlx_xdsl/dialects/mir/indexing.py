@@ -97,7 +97,7 @@ class ScatterAddOp(IndexedOperation):
         require(
             dims_match(rows, count),
             self,
-            f"updates {fmt_shape(updates.get_shape())} and indices {fmt_shape(indices.get_shape())} "
+            lambda: f"updates {fmt_shape(updates.get_shape())} and indices {fmt_shape(indices.get_shape())} "
             "differ in their first dim",
         )
         return [tensor(updates.element_type, [self.dim_size.value.data, *rest])]

@@ -49,7 +49,7 @@ class CrossEntropyOperation(RlxOperation):
         t = tensor_type(vector)
         require_rank(self, t, 1, what)
         m = t.get_shape()[0]
-        require(dims_match(n, m), self, f"{what} has {fmt_dim(m)} rows but logits has {fmt_dim(n)}")
+        require(dims_match(n, m), self, lambda: f"{what} has {fmt_dim(m)} rows but logits has {fmt_dim(n)}")
         return refine_dim(n, m)
 
     def check_labels(self, n: int, labels: SSAValue) -> int:
@@ -116,7 +116,7 @@ class SoftmaxCrossEntropyOp(CrossEntropyOperation):
         require(
             len(target_shape) == 2 and all(map(dims_match, shape, target_shape)),
             self,
-            f"targets shape {fmt_shape(target_shape)} does not match logits shape "
+            lambda: f"targets shape {fmt_shape(target_shape)} does not match logits shape "
             f"{fmt_shape(shape)}",
         )
         self.check_logits_dtype(logits, self.targets, "targets")

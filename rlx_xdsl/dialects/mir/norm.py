@@ -52,7 +52,7 @@ class NormOperation(RlxOperation):
 
     def check_attributes(self) -> None:
         eps = self.eps.value.data
-        require(eps > 0, self, f"eps must be positive, got {eps}")
+        require(eps > 0, self, lambda: f"eps must be positive, got {eps}")
 
     def normalized_input_type(self) -> TensorType:
         """The type of the tensor being normalised: x's (fused residual norms: x + residual)."""
@@ -97,7 +97,7 @@ class AxisNormOperation(NormOperation):
             require(
                 broadcasts_to(shape, region),
                 self,
-                f"{what} shape {fmt_shape(shape)} does not broadcast to the normalised "
+                lambda: f"{what} shape {fmt_shape(shape)} does not broadcast to the normalised "
                 f"shape {fmt_shape(region)}",
             )
         return [x]
@@ -180,7 +180,7 @@ class GroupNormOp(NormOperation):
     def check_attributes(self) -> None:
         super().check_attributes()
         groups = self.num_groups.value.data
-        require(groups >= 1, self, f"num_groups must be at least 1, got {groups}")
+        require(groups >= 1, self, lambda: f"num_groups must be at least 1, got {groups}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x = self.check_operands()
@@ -188,20 +188,20 @@ class GroupNormOp(NormOperation):
         require(
             len(shape) >= 3,
             self,
-            f"operand must have rank at least 3 ([N, C, spatial...]), got {fmt_shape(shape)}",
+            lambda: f"operand must have rank at least 3 ([N, C, spatial...]), got {fmt_shape(shape)}",
         )
         channels, groups = shape[1], self.num_groups.value.data
         require(
             channels == DYNAMIC or channels % groups == 0,
             self,
-            f"{channels} channels do not split into {groups} groups",
+            lambda: f"{channels} channels do not split into {groups} groups",
         )
         for what, value in self.affine_operands():
             s = tensor_type(value).get_shape()
             require(
                 len(s) == 1 and dims_match(s[0], channels),
                 self,
-                f"{what} must have shape [C] = {fmt_shape([channels])}, got {fmt_shape(s)}",
+                lambda: f"{what} must have shape [C] = {fmt_shape([channels])}, got {fmt_shape(s)}",
             )
         return [x]
 

@@ -47,14 +47,14 @@ def unit_flag(value: bool) -> UnitAttr | None:
 def require_orderable(op: RlxOperation, t: TensorType) -> None:
     """max/min/top-k compare elements, which complex numbers do not allow."""
     kind = dtypes.dtype_of(t.element_type).kind
-    require(kind != "complex", op, f"cannot order elements of type {t.element_type}")
+    require(kind != "complex", op, lambda: f"cannot order elements of type {t.element_type}")
 
 
 def require_not_bool(op: RlxOperation, t: TensorType) -> None:
     """i1 has no numeric sum; RLX itself casts conditions to f32 before reducing them."""
     kind = dtypes.dtype_of(t.element_type).kind
     require(
-        kind != "bool", op, f"operand of type {t.element_type} must be cast to a numeric type first"
+        kind != "bool", op, lambda: f"operand of type {t.element_type} must be cast to a numeric type first"
     )
 
 
@@ -106,7 +106,7 @@ class ReduceOp(RlxOperation):
         require(
             len(set(axes)) == len(axes),
             self,
-            f"axes {list(raw)} name the same axis more than once",
+            lambda: f"axes {list(raw)} name the same axis more than once",
         )
         return tuple(sorted(axes))
 
@@ -207,14 +207,14 @@ class TopkOp(RlxOperation):
         super().__init__(operands=[input], properties={"k": i64_attr(k)})
 
     def check_attributes(self) -> None:
-        require(self.k.value.data >= 1, self, f"k must be at least 1, got {self.k.value.data}")
+        require(self.k.value.data >= 1, self, lambda: f"k must be at least 1, got {self.k.value.data}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)
         require(t.get_num_dims() >= 1, self, "operand must have rank at least 1, got a scalar")
         require_orderable(self, t)
         k, last = self.k.value.data, t.get_shape()[-1]
-        require(last == DYNAMIC or k <= last, self, f"k = {k} exceeds the last dim {last}")
+        require(last == DYNAMIC or k <= last, self, lambda: f"k = {k} exceeds the last dim {last}")
         shape = [*t.get_shape()[:-1], k]
         return [tensor(t.element_type, shape), tensor(i64, shape)]
 

@@ -105,9 +105,9 @@ def yielded_types(region: Region) -> list[Attribute]:
 
 def region_yield(op: RlxOperation, region: Region, what: str) -> YieldOp:
     """The `mir.yield` ending `region`'s single block."""
-    require(len(region.blocks) == 1, op, f"{what} region must have exactly one block")
+    require(len(region.blocks) == 1, op, lambda: f"{what} region must have exactly one block")
     terminator = region.block.last_op
-    require(isinstance(terminator, YieldOp), op, f"{what} region must end with 'mir.yield'")
+    require(isinstance(terminator, YieldOp), op, lambda: f"{what} region must end with 'mir.yield'")
     assert isinstance(terminator, YieldOp)
     return terminator
 
@@ -119,7 +119,7 @@ def check_region_args(op: RegionOperandsInterface, region: Region, what: str, of
     require(
         tuple(actual) == tuple(expected),
         op,
-        f"{what} region argument types {fmt_types(actual)} do not match the {of} types "
+        lambda: f"{what} region argument types {fmt_types(actual)} do not match the {of} types "
         f"{fmt_types(expected)}",
     )
 
@@ -131,12 +131,12 @@ def check_predicate(op: RlxOperation, value: SSAValue, what: str) -> None:
     require(
         kind != "complex",
         op,
-        f"{what} must have an i1 or real numeric element type, got {t.element_type}",
+        lambda: f"{what} must have an i1 or real numeric element type, got {t.element_type}",
     )
     require(
         all(dims_match(d, 1) for d in t.get_shape()),
         op,
-        f"{what} must have exactly one element, got shape {fmt_shape(t.get_shape())}",
+        lambda: f"{what} must have exactly one element, got shape {fmt_shape(t.get_shape())}",
     )
 
 
@@ -196,7 +196,7 @@ class IfOp(RlxOperation, RegionOperandsInterface):
         require(
             then_types == else_types,
             self,
-            f"then region yields {fmt_types(then_types)} but else region yields "
+            lambda: f"then region yields {fmt_types(then_types)} but else region yields "
             f"{fmt_types(else_types)}",
         )
         return then_types
@@ -265,7 +265,7 @@ class WhileOp(RlxOperation, RegionOperandsInterface):
         require(
             len(cond_yield.values) == 1,
             self,
-            f"cond region must yield exactly one value, got {len(cond_yield.values)}",
+            lambda: f"cond region must yield exactly one value, got {len(cond_yield.values)}",
         )
         check_predicate(self, cond_yield.values[0], "cond region's yielded value")
         body_yield = region_yield(self, self.body_region, "body")
@@ -274,7 +274,7 @@ class WhileOp(RlxOperation, RegionOperandsInterface):
         require(
             body_types == carried,
             self,
-            f"body region yields {fmt_types(body_types)} but the carried types are "
+            lambda: f"body region yields {fmt_types(body_types)} but the carried types are "
             f"{fmt_types(carried)}",
         )
         return carried

@@ -81,8 +81,8 @@ class ReshapeOp(RlxOperation):
     def check_attributes(self) -> None:
         shape = self.new_shape.get_values()
         for d in shape:
-            require(d >= -1, self, f"new_shape entries must be >= -1, got {d}")
-        require(shape.count(-1) <= 1, self, f"new_shape {fmt_list(shape)} has more than one -1")
+            require(d >= -1, self, lambda: f"new_shape entries must be >= -1, got {d}")
+        require(shape.count(-1) <= 1, self, lambda: f"new_shape {fmt_list(shape)} has more than one -1")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)
@@ -110,7 +110,7 @@ class TransposeOp(RlxOperation):
         require(
             sorted(perm) == list(range(rank)),
             self,
-            f"perm {fmt_list(perm)} is not a permutation of the {rank} axes",
+            lambda: f"perm {fmt_list(perm)} is not a permutation of the {rank} axes",
         )
         shape = t.get_shape()
         return [tensor(t.element_type, [shape[p] for p in perm])]
@@ -163,7 +163,7 @@ class NarrowOp(RlxOperation):
         require(
             shape[axis] == DYNAMIC or start + length <= shape[axis],
             self,
-            f"start {start} + len {length} exceeds dim {shape[axis]} of axis {axis}",
+            lambda: f"start {start} + len {length} exceeds dim {shape[axis]} of axis {axis}",
         )
         shape[axis] = length
         return [tensor(t.element_type, shape)]
@@ -205,13 +205,13 @@ class ConcatOp(RlxOperation):
         require(
             t.get_num_dims() == first.get_num_dims(),
             self,
-            f"operand #{index} has rank {t.get_num_dims()}, expected {first.get_num_dims()}",
+            lambda: f"operand #{index} has rank {t.get_num_dims()}, expected {first.get_num_dims()}",
         )
         pairs = enumerate(zip(t.get_shape(), first.get_shape()))
         require(
             all(dims_match(a, b) for i, (a, b) in pairs if i != axis),
             self,
-            f"operand #{index} has shape {fmt_shape(t.get_shape())}, which differs from "
+            lambda: f"operand #{index} has shape {fmt_shape(t.get_shape())}, which differs from "
             f"{fmt_shape(first.get_shape())} outside axis {axis}",
         )
 
@@ -251,7 +251,7 @@ class ExpandOp(RlxOperation):
 
     def check_attributes(self) -> None:
         for d in self.target_shape.get_values():
-            require(d >= -1, self, f"target_shape entries must be >= -1, got {d}")
+            require(d >= -1, self, lambda: f"target_shape entries must be >= -1, got {d}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)

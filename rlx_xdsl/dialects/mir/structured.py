@@ -92,7 +92,7 @@ def check_region_signature(op: RlxOperation, region: Region, what: str, names: s
     require(
         actual == expected,
         op,
-        f"{what} region argument types {fmt_types(actual)} do not match the expected "
+        lambda: f"{what} region argument types {fmt_types(actual)} do not match the expected "
         f"{names} types {fmt_types(expected)}",
     )
 
@@ -103,7 +103,7 @@ def check_yield(op: RlxOperation, region: Region, what: str, expected: Sequence[
     require(
         yielded == tuple(expected),
         op,
-        f"{what} region yields {fmt_types(yielded)} but the {names} types are {fmt_types(expected)}",
+        lambda: f"{what} region yields {fmt_types(yielded)} but the {names} types are {fmt_types(expected)}",
     )
 
 
@@ -111,12 +111,12 @@ def check_stacked(op: RlxOperation, values: Sequence[SSAValue], length: int, wha
     """Each of `values` stacks `length` steps along dim 0."""
     for index, value in enumerate(values):
         t = tensor_type(value)
-        require(t.get_num_dims() >= 1, op, f"{what} #{index} must have rank >= 1, got a rank-0 tensor")
+        require(t.get_num_dims() >= 1, op, lambda: f"{what} #{index} must have rank >= 1, got a rank-0 tensor")
         lead = t.get_shape()[0]
         require(
             dims_match(lead, length),
             op,
-            f"{what} #{index} has leading dim {fmt_dim(lead)} but length is {length}",
+            lambda: f"{what} #{index} has leading dim {fmt_dim(lead)} but length is {length}",
         )
 
 
@@ -155,7 +155,7 @@ class ScanProperties:
         require_positive(self, length=self.steps)
         k = self.checkpoints
         if k is not None:
-            require(1 <= k <= self.steps, self, f"num_checkpoints must be in 1..={self.steps}, got {k}")
+            require(1 <= k <= self.steps, self, lambda: f"num_checkpoints must be in 1..={self.steps}, got {k}")
 
 
 def scan_property_dict(length: int, save_trajectory: bool, num_checkpoints: int | None) -> dict:
@@ -333,16 +333,16 @@ class ScanBackwardOp(RlxOperation, ScanProperties, RegionSignatureInterface):
         n = len(carry)
         require(n >= 1, self, "must have at least one carry")
         for what, values in (("trajectory", self.trajectory), ("upstream", self.upstream)):
-            require(len(values) == n, self, f"expected one {what} per carry ({n}), got {len(values)}")
+            require(len(values) == n, self, lambda: f"expected one {what} per carry ({n}), got {len(values)}")
         for index, (c, traj, up) in enumerate(zip(carry, self.trajectory, self.upstream)):
             rows = stacked_type(self.trajectory_rows, c)
             require(
                 types_compatible(traj.type, rows),
                 self,
-                f"trajectory #{index} must be {rows}, got {traj.type}",
+                lambda: f"trajectory #{index} must be {rows}, got {traj.type}",
             )
             want = rows if self.saves_trajectory else c
-            require(types_compatible(up.type, want), self, f"upstream #{index} must be {want}, got {up.type}")
+            require(types_compatible(up.type, want), self, lambda: f"upstream #{index} must be {want}, got {up.type}")
         check_stacked(self, self.xs, self.steps, "xs")
         check_region_signature(self, self.vjp, "vjp", "(carry, x_t, d_next)")
         steps = [step_type(x.type) for x in self.xs]
@@ -352,7 +352,7 @@ class ScanBackwardOp(RlxOperation, ScanProperties, RegionSignatureInterface):
             require(
                 has_forward,
                 self,
-                f"needs a forward region to recompute the steps between its {self.trajectory_rows} "
+                lambda: f"needs a forward region to recompute the steps between its {self.trajectory_rows} "
                 "checkpoints",
             )
             check_region_signature(self, self.forward, "forward", "(carry, x_t)")
@@ -455,7 +455,7 @@ def unify_dim(op: RlxOperation, label: str, sources: Sequence[tuple[str, int]]) 
         if known == DYNAMIC:
             known, first = dim, what
         else:
-            require(dim == known, op, f"dim {label} differs: {first} has {known} but {what} has {dim}")
+            require(dim == known, op, lambda: f"dim {label} differs: {first} has {known} but {what} has {dim}")
     return known
 
 

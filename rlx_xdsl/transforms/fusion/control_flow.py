@@ -23,7 +23,6 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-import numpy as np
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
@@ -42,6 +41,8 @@ from rlx_xdsl.transforms.inlining import inline_block
 def scalar_truth(e: Emitter, pred: SSAValue) -> SSAValue:
     """A rank-0 i1 that is true when the one-element `pred` is nonzero (what the interpreter tests)."""
     if dtypes.dtype_of(pred.type.element_type).kind != "bool":
+        import numpy as np  # here only: graphs without control flow never load it
+
         zero = e.mir.constant(np.zeros((), dtypes.numpy_dtype(pred.type.element_type)))
         pred = e.mir.compare(pred, zero, "ne")
     return pred if shape_of(pred.type) == () else e.mir.reshape(pred, new_shape=[])

@@ -37,7 +37,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
-from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 from rlx_xdsl.transforms.fusion.attention_block import FuseAttentionBlockPass
 from rlx_xdsl.transforms.fusion.control_flow import LowerControlFlowPass
@@ -110,6 +109,10 @@ def fusion_passes(
     if skip_fusion:
         return passes
     if profile.beyond_rlx:
+        # Imported here: constant folding loads the interpreter (numpy, xDSL's interpreters),
+        # which the RLX targets never need.
+        from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
+
         passes.append(ConstantFoldPass())
     passes += [make() for kind, make in FUSIONS if kind is None or kind in profile.supports]
     if profile.beyond_rlx:

@@ -105,14 +105,18 @@ def test_every_strategy_plans_random_graphs_and_auto_beats_or_ties_rlx(module):
     # every plan of every random graph goes through the verifier, which checks exactly that.
     text = str(module)
     _, rlx_arena = rlx_plan(parse_module(text).ops.first)
-    arenas = {}
+    arenas, chosen = {}, None
     for strategy in STRATEGIES:
         planned = plan(parse_module(text), strategy=strategy)
         arenas[strategy] = figures(planned)["arena"]
         assert figures(planned)["bound"] <= arenas[strategy] <= figures(planned)["naive"]
+        if strategy == "auto":
+            chosen = plan_of(planned.ops.first).strategy.data
     assert arenas["rlx"] == rlx_arena  # our implementation of RLX's planner is RLX's planner
     assert arenas["auto"] <= rlx_arena
     assert arenas["auto"] == min(arenas[s] for s in STRATEGIES if s != "auto")
+    # `auto` keeps the first strategy (in STRATEGIES order) reaching the smallest arena.
+    assert chosen == next(s for s in STRATEGIES if s != "auto" and arenas[s] == arenas["auto"])
 
 
 def test_auto_beats_rlx_on_llama_and_reaches_the_lower_bound():
