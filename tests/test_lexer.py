@@ -15,6 +15,7 @@ from xdsl.utils.mlir_lexer import MLIRTokenKind
 
 from rlx_xdsl.parser import RlxLexer
 from rlx_xdsl.printer import print_ir
+from rlx_xdsl.testing.corpus import examples, lit_inputs
 from rlx_xdsl.testing.llama import build_llama
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -42,7 +43,7 @@ def tokens(lexer_class: type[RlxLexer], text: str) -> list[tuple]:
 
 
 def files() -> list[Path]:
-    return sorted([*ROOT.glob("lit_tests/**/*.mlir"), *ROOT.glob("examples/*.mlir")])
+    return [*lit_inputs(), *examples()]
 
 
 @pytest.mark.parametrize("path", files(), ids=lambda p: str(p.relative_to(ROOT)))

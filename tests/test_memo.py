@@ -20,6 +20,7 @@ from rlx_xdsl.locations import LocatingParser
 from rlx_xdsl.memo import BoundedMemo, without_memos
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.shapes import tensor
+from rlx_xdsl.testing.corpus import lit_inputs
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.tools.rlx_opt import run_opt
@@ -75,10 +76,6 @@ def test_hir_llama_lowers_to_the_same_text_with_and_without_memos(capsys, graphs
     _, hir = graphs
     with_memos, plain = with_and_without_memos(capsys, str(hir), "-p", "rlx-lower-hir," + INFERENCE)
     assert with_memos == plain and with_memos[0] == 0
-
-
-def lit_inputs() -> list[Path]:
-    return sorted(ROOT.glob("lit_tests/**/*.mlir"))
 
 
 @pytest.mark.parametrize("path", lit_inputs(), ids=lambda p: str(p.relative_to(ROOT)))

@@ -18,12 +18,12 @@ from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.lir.attrs import SlotAttr
-from rlx_xdsl.dialects.lir.liveness import PlanError
 from rlx_xdsl.graph import argument_names, random_inputs
 from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
 from rlx_xdsl.interpreters.lir import ArenaRun, ArenaRunError
 from rlx_xdsl.shapes import DYNAMIC, is_static
 from rlx_xdsl.source import SourceError, parse_source, split_chunks
+from rlx_xdsl.testing.corpus import lit_inputs
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass
@@ -103,7 +103,7 @@ def _lit_functions():
     """(name, function text) for each function of the lit tests that MIR can run and LIR can plan
     (dynamic argument dims bound to 2)."""
     found = []
-    for path in sorted(LIT.rglob("*.mlir")):
+    for path in lit_inputs():
         for chunk, offset in split_chunks(path.read_text()):
             try:
                 module, _ = parse_source(make_context(), chunk, path.name, line_offset=offset)
