@@ -13,7 +13,11 @@ REPO = Path(__file__).resolve().parents[2]
 
 def lit_inputs() -> list[Path]:
     """Every `.mlir` file under `lit_tests/`, lit's `Output/` scratch folders excluded."""
-    return sorted(p for p in (REPO / "lit_tests").rglob("*.mlir") if "Output" not in p.relative_to(REPO).parts)
+    return sorted(
+        p
+        for p in (REPO / "lit_tests").rglob("*.mlir")
+        if "Output" not in p.relative_to(REPO).parts
+    )
 
 
 def examples() -> list[Path]:
