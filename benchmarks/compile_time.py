@@ -95,7 +95,9 @@ PASS_OPTIONS: dict[str, dict] = {
 
 def build_llama_with_regions(n_layers: int, **dims) -> ModuleOp:
     """`build_llama(n_layers)` with its elementwise chains marked as regions."""
-    from rlx_xdsl.transforms.fusion.elementwise_regions import MarkElementwiseRegionsPass
+    from rlx_xdsl.transforms.fusion.elementwise_regions import (
+        MarkElementwiseRegionsPass,
+    )
 
     module = build_llama(n_layers, **dims)
     MarkElementwiseRegionsPass().apply(make_context(), module)
@@ -431,7 +433,7 @@ def measure(
                 ops = count_ops(PRODUCED_OPS[pass_name](layers, **CONFIG))
         try:
             elapsed = time_pass(pass_, graph_text, graph_name, repeat)
-        except Exception as e:  # noqa: BLE001 - a broken pass is reported, not fatal
+        except Exception as e:
             print(f"{pass_name} failed on {layers} layers: {type(e).__name__}: {e}", file=sys.stderr)
             elapsed = float("nan")
         if ops is None:

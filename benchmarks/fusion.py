@@ -43,7 +43,7 @@ from rlx_xdsl.transforms.fusion.metrics import kernel_stats
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compile_time import best_time, print_module, time_stock, xdsl_opt  # noqa: E402
+from compile_time import best_time, print_module, time_stock, xdsl_opt
 
 TARGETS = ("cpu", "metal", "cuda", "tpu", "best")
 

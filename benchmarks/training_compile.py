@@ -43,14 +43,14 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 sys.path.insert(0, str(Path(__file__).parent))
-from compile_time import CONFIG, best_time, layer_counts, print_module, xdsl_opt  # noqa: E402
+from compile_time import CONFIG, best_time, layer_counts, print_module, xdsl_opt
 
-from rlx_xdsl.autodiff.grad import GradPass  # noqa: E402
-from rlx_xdsl.autodiff.prepare import PrepareAdPass  # noqa: E402
-from rlx_xdsl.context import make_context, parse_module  # noqa: E402
-from rlx_xdsl.interpreters import find_function  # noqa: E402
-from rlx_xdsl.testing.training import build_llama_loss  # noqa: E402
-from rlx_xdsl.transforms.dce import DeadCodeEliminationPass  # noqa: E402
+from rlx_xdsl.autodiff.grad import GradPass
+from rlx_xdsl.autodiff.prepare import PrepareAdPass
+from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.testing.training import build_llama_loss
+from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
 PIPELINE = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
 PASSES = (PrepareAdPass(), GradPass(func="llama"), DeadCodeEliminationPass())

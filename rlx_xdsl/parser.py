@@ -27,7 +27,6 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     AnyFloat,
     BytesAttr,
-    ComplexType,
     DenseIntOrFPElementsAttr,
     FloatAttr,
     IndexType,

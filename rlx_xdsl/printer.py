@@ -19,7 +19,12 @@ from io import StringIO
 from typing import IO
 
 from xdsl.context import Context
-from xdsl.dialects.builtin import ComplexType, DenseIntOrFPElementsAttr, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    ComplexType,
+    DenseIntOrFPElementsAttr,
+    ModuleOp,
+    TensorType,
+)
 from xdsl.ir import Attribute, Operation
 from xdsl.printer import Printer
 from xdsl.syntax_printer import SyntaxPrinter
@@ -41,7 +46,10 @@ class ExactConstants:
         super().print_attribute(attribute)  # type: ignore[misc]
 
     def _print_dense_floats(self, attr: DenseIntOrFPElementsAttr) -> None:
-        from rlx_xdsl.dense import dense_to_numpy, stored_elements  # numpy only when needed
+        from rlx_xdsl.dense import (  # numpy only when needed
+            dense_to_numpy,
+            stored_elements,
+        )
 
         printer: Printer = self  # type: ignore[assignment]
         values = stored_elements(attr)

@@ -17,7 +17,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
-from rlx_xdsl.diagnostics import Diagnostic, OpError, describe, op_diagnostic, parse_error_diagnostic, verify_located
+from rlx_xdsl.diagnostics import (
+    Diagnostic,
+    OpError,
+    describe,
+    op_diagnostic,
+    parse_error_diagnostic,
+    verify_located,
+)
 from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos
 
 SPLIT_MARKER = "// -----"

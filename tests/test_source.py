@@ -8,7 +8,14 @@ import pytest
 from rlx_xdsl.context import make_context
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.printer import print_ir
-from rlx_xdsl.source import SPLIT_MARKER, TOO_DEEP, SourceError, decode, parse_source, split_chunks
+from rlx_xdsl.source import (
+    SPLIT_MARKER,
+    TOO_DEEP,
+    SourceError,
+    decode,
+    parse_source,
+    split_chunks,
+)
 from rlx_xdsl.tools.deep import run_deep
 
 CTX = make_context()

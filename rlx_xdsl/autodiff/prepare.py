@@ -322,4 +322,4 @@ class PrepareAdPass(ModulePass):
         prepare_for_ad(op)
 
 
-from rlx_xdsl.autodiff import prepare_structured  # noqa: E402, F401  (implements its steps)
+from rlx_xdsl.autodiff import prepare_structured  # noqa: F401  (implements its steps)

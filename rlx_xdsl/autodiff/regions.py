@@ -24,7 +24,9 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.grad import _Sweep  # the sweep rlx-grad runs over a function's block
+from rlx_xdsl.autodiff.grad import (
+    _Sweep,  # the sweep rlx-grad runs over a function's block
+)
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.dce import eliminate_dead_code_in_block

@@ -164,7 +164,7 @@ def _runtime_device(device: Device):
     runtime = _iree_runtime()
     try:
         return runtime.Config(device.driver)
-    except Exception as e:  # noqa: BLE001 - the runtime reports a missing driver as RuntimeError
+    except Exception as e:
         # IREE's message reads "<source>:<line>: UNAVAILABLE; <reason>; <hint>".
         reason = re.sub(r"^.*?: [A-Z_]+; ", "", str(e.__cause__ or e)).split("; ")[0]
         if device.name == "cuda":

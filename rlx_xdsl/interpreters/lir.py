@@ -112,7 +112,7 @@ class ArenaRun:
         for op in self.planned.schedule.ops:
             try:
                 self.step(op)
-            except Exception as e:  # noqa: BLE001 - reported at the op that failed
+            except Exception as e:
                 raise ArenaRunError(op, e) from e
         terminator = block.last_op
         assert terminator is not None

@@ -21,22 +21,31 @@ os.environ.setdefault(
     "XLA_FLAGS", "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true"
 )
 
-import jax  # noqa: E402  (after XLA_FLAGS)
-import jax.numpy as jnp  # noqa: E402
-import numpy as np  # noqa: E402
-from xdsl.dialects import func  # noqa: E402
-from xdsl.dialects.builtin import ModuleOp  # noqa: E402
-from xdsl.ir import Block, Operation, SSAValue  # noqa: E402
+import jax
+import jax.numpy as jnp
+import numpy as np
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
 
-from rlx_xdsl import dtypes  # noqa: E402
-from rlx_xdsl.dense import dense_to_numpy  # noqa: E402
-from rlx_xdsl.dialects.base import tensor_type  # noqa: E402
-from rlx_xdsl.dialects.mir import attention as att  # noqa: E402
-from rlx_xdsl.dialects.mir import contraction, conv, indexing, loss, norm, reduction, regions, shape  # noqa: E402
-from rlx_xdsl.dialects.mir import elementwise as ew  # noqa: E402
-from rlx_xdsl.dialects.mir.attrs import ReduceKind  # noqa: E402
-from rlx_xdsl.interpreters import find_function  # noqa: E402
-from rlx_xdsl.registry import OpRegistry  # noqa: E402
+from rlx_xdsl import dtypes
+from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir import attention as att
+from rlx_xdsl.dialects.mir import (
+    contraction,
+    conv,
+    indexing,
+    loss,
+    norm,
+    reduction,
+    regions,
+    shape,
+)
+from rlx_xdsl.dialects.mir import elementwise as ew
+from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.registry import OpRegistry
 
 jax.config.update("jax_enable_x64", True)
 

@@ -44,7 +44,14 @@ from rlx_xdsl.diagnostics import (
 )
 from rlx_xdsl.locations import LineIndex, SourcePos
 from rlx_xdsl.printer import RlxMLIRTarget, RlxPrinter
-from rlx_xdsl.source import SPLIT_MARKER, TOO_DEEP, SourceError, decode, parse_source, split_chunks
+from rlx_xdsl.source import (
+    SPLIT_MARKER,
+    TOO_DEEP,
+    SourceError,
+    decode,
+    parse_source,
+    split_chunks,
+)
 from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations

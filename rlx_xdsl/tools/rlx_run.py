@@ -46,13 +46,13 @@ from xdsl.ir import Operation
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
-from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.dialects.lir import plan_of
+from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
 from rlx_xdsl.interpreters.checks import require_memory
 from rlx_xdsl.interpreters.lir import ArenaRunError, run_planned
-from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.locations import LineIndex
+from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
 from rlx_xdsl.tools.deep import run_deep
@@ -260,7 +260,7 @@ def execute(module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: 
     interpreter.listeners = (*interpreter.listeners, running)
     try:
         outputs = call_function(interpreter, f, inputs)
-    except Exception as e:  # noqa: BLE001 - any interpreter failure is reported, not traced
+    except Exception as e:
         culprit = running.stack[-1] if running.stack else f
         cause = TOO_DEEP if isinstance(e, RecursionError) else describe(e)
         message, note = f"interpretation failed: {cause}", f"while running @{f.sym_name.data}"
@@ -286,7 +286,7 @@ def execute_on_iree(
         raise RunError(str(e)) from None
     try:
         return compiled.run(f.sym_name.data, inputs)
-    except Exception as e:  # noqa: BLE001 - the runtime reports failures as several exception types
+    except Exception as e:
         raise RunError(f"IREE failed while running @{f.sym_name.data}: {describe(e)}") from None
 
 

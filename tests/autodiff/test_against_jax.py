@@ -13,13 +13,13 @@ import pytest
 
 pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[test]'")
 
-from rlx_xdsl.autodiff.grad import build_gradient  # noqa: E402
-from rlx_xdsl.autodiff.prepare import prepare_for_ad  # noqa: E402
-from rlx_xdsl.builder import GraphBuilder  # noqa: E402
-from rlx_xdsl.graph import graph_args  # noqa: E402
-from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
-from rlx_xdsl.testing.jax_oracle import jax_vjp  # noqa: E402
-from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
+from rlx_xdsl.autodiff.grad import build_gradient
+from rlx_xdsl.autodiff.prepare import prepare_for_ad
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.graph import graph_args
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.testing.jax_oracle import jax_vjp
+from rlx_xdsl.testing.llama import build_llama, rope_tables
 
 TOL = 2e-3
 RNG = np.random.default_rng(99)

@@ -27,13 +27,17 @@ from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.autodiff.rules.mir import PENDING
 from rlx_xdsl.diagnostics import OpError, verify_located
-from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
 from rlx_xdsl.dialects.mir.structured import CustomFnOp
+from rlx_xdsl.dialects.traits import Role, operand_roles
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import graph_args
 from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.testing.gradcheck import module_function, numerical_directional, one_sided_derivatives
+from rlx_xdsl.testing.gradcheck import (
+    module_function,
+    numerical_directional,
+    one_sided_derivatives,
+)
 from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
 from rlx_xdsl.testing.widen import widen_to_f64
 
@@ -53,12 +57,14 @@ def is_float(value) -> bool:
 
 
 def feeds_a_bias_mask(function, arg) -> bool:
-    """An additive attention bias is a MASK operand: by convention (RLX's too) it carries no
-    gradient, although the loss depends on it smoothly. Arguments feeding one are not checked."""
+    """An additive attention bias is a MASK operand (of `mir.attention`, a fused attention
+    block, ...): by convention (RLX's too) it carries no gradient, although the loss depends on
+    it smoothly. Arguments feeding a MASK operand, read from the ops' declared operand roles,
+    are not checked."""
     reached = {arg}
     for op in function.walk():
         if any(v in reached for v in op.operands):
-            if isinstance(op, AttentionOp) and op.mask in reached and op.kind == MaskKind.BIAS:
+            if any(v in reached and role == Role.MASK for v, role in zip(op.operands, operand_roles(op))):
                 return True
             reached.update(op.results)
     return False

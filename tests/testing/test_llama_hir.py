@@ -9,7 +9,12 @@ from rlx_xdsl.context import parse_module
 from rlx_xdsl.graph import argument_names
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.testing.llama import build_llama
-from rlx_xdsl.testing.llama_hir import EXAMPLE_CONFIG, build_llama_hir, llama_hir_text, main
+from rlx_xdsl.testing.llama_hir import (
+    EXAMPLE_CONFIG,
+    build_llama_hir,
+    llama_hir_text,
+    main,
+)
 
 EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "llama_hir.mlir"
 

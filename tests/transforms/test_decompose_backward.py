@@ -20,7 +20,11 @@ from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
-from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, DecomposeBackwardPass, load_rules
+from rlx_xdsl.transforms.decompose_backward import (
+    DECOMPOSITIONS,
+    DecomposeBackwardPass,
+    load_rules,
+)
 
 RNG = np.random.default_rng(99)
 KERNELS = [op for op in bw.OPS if op is not bw.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp]

@@ -6,7 +6,12 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Policy, block_location, located
+from rlx_xdsl.conversions.hir_to_mir.registry import (
+    LOWERINGS,
+    Policy,
+    block_location,
+    located,
+)
 from rlx_xdsl.dialects.hir.linear import (
     LinearFusedOp,
     LinearOp,

@@ -21,7 +21,13 @@ from xdsl.ir.affine import AffineMap
 from rlx_xdsl.conversions.mir_to_linalg.contraction import contract
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, Scalars, accumulator
-from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, Dim, Tensors, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.tensors import (
+    PARALLEL,
+    Dim,
+    Tensors,
+    identity,
+    loops,
+)
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.dtypes import DType
 

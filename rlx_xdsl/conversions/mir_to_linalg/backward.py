@@ -11,7 +11,11 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, by_expansion
+from rlx_xdsl.conversions.mir_to_linalg.lowering import (
+    LOWERINGS,
+    Lowering,
+    by_expansion,
+)
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, load_rules
 

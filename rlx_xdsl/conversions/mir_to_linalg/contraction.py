@@ -19,10 +19,10 @@ from xdsl.ir.affine import AffineMap
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import I64, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import (
-    element_type,
     PARALLEL,
     Dim,
     Tensors,
+    element_type,
     identity,
     loops,
 )

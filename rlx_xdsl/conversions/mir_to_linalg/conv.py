@@ -20,7 +20,11 @@ from xdsl.ir.affine import AffineExpr, AffineMap
 
 from rlx_xdsl.conversions.mir_to_linalg.contraction import contract
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
-from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator, lowest_value
+from rlx_xdsl.conversions.mir_to_linalg.scalars import (
+    Scalars,
+    accumulator,
+    lowest_value,
+)
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, Dim, identity
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation

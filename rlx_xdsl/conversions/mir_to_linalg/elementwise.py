@@ -18,14 +18,24 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, LoweringError
+from rlx_xdsl.conversions.mir_to_linalg.lowering import (
+    LOWERINGS,
+    Lowering,
+    LoweringError,
+)
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
-from rlx_xdsl.conversions.mir_to_linalg.tensors import Dim, PARALLEL, broadcast_map, identity, static_shape
+from rlx_xdsl.conversions.mir_to_linalg.tensors import (
+    PARALLEL,
+    Dim,
+    broadcast_map,
+    identity,
+    static_shape,
+)
 from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dtypes import DType, promote
-from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.registry import OpRegistry
+from rlx_xdsl.shapes import DYNAMIC
 
 
 @LOWERINGS.register(ew.ConstantOp)
@@ -55,7 +65,7 @@ def lower_iota(lw: Lowering, op: ew.IotaOp) -> Sequence[SSAValue]:
     dims = list(op.result.type.get_shape())
     init = lw.empty(dims, dt)
     rank = len(dims)
-    body = lambda s, _: s.from_index(s.loop_index(axis), dt)  # noqa: E731
+    body = lambda s, _: s.from_index(s.loop_index(axis), dt)
     return lw.generic([], [(init, identity(rank))], [PARALLEL] * rank, body)
 
 

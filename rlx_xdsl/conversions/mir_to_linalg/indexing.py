@@ -19,7 +19,12 @@ from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
-from rlx_xdsl.conversions.mir_to_linalg.tensors import element_type, PARALLEL, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.tensors import (
+    PARALLEL,
+    element_type,
+    identity,
+    loops,
+)
 from rlx_xdsl.dialects.mir import indexing as ix
 from rlx_xdsl.shapes import normalize_axis
 

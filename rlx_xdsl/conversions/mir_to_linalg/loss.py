@@ -15,7 +15,11 @@ from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
-from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator, lowest_value
+from rlx_xdsl.conversions.mir_to_linalg.scalars import (
+    Scalars,
+    accumulator,
+    lowest_value,
+)
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.dtypes import DType

@@ -24,7 +24,13 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, FunctionType, ModuleOp, TensorType
+from xdsl.dialects.builtin import (
+    ArrayAttr,
+    DictionaryAttr,
+    FunctionType,
+    ModuleOp,
+    TensorType,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
@@ -34,8 +40,8 @@ from xdsl.traits import IsTerminator
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.scalars import UnsupportedDType, storage_type
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
-from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import MissingEntry, OpRegistry

@@ -21,7 +21,11 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, converted_type
+from rlx_xdsl.conversions.mir_to_linalg.lowering import (
+    LOWERINGS,
+    Lowering,
+    converted_type,
+)
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp

@@ -26,14 +26,14 @@ from xdsl.dialects.builtin import (
     TensorType,
     i64,
 )
-from xdsl.dialects.utils import split_dynamic_index_list
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
 from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.dialects.utils import split_dynamic_index_list
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
-from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
 from rlx_xdsl import dtypes
+from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC

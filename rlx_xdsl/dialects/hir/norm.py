@@ -18,7 +18,13 @@ from rlx_xdsl.dialects.base import FUNCTIONAL, require, tensor_type
 from rlx_xdsl.dialects.hir.base import HirOperation, label_attributes
 from rlx_xdsl.dialects.mir.norm import NormOperation
 from rlx_xdsl.dialects.traits import REDUCTION
-from rlx_xdsl.shapes import ShapeError, broadcast_shapes, broadcasts_to, fmt_shape, tensor
+from rlx_xdsl.shapes import (
+    ShapeError,
+    broadcast_shapes,
+    broadcasts_to,
+    fmt_shape,
+    tensor,
+)
 
 LLAMA_EPS = 1e-6
 """The default epsilon of the HIR norms (LLaMA's)."""

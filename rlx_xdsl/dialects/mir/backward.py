@@ -26,7 +26,15 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, UnitAttr, f32
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    UnitAttr,
+    f32,
+)
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
@@ -57,8 +65,18 @@ from rlx_xdsl.dialects.base import (
     require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl.dialects.mir.attention import AttentionOperation, MaskKind, MaskKindAttr, RopeOperation
-from rlx_xdsl.dialects.mir.attrs import Activation, ActivationAttr, ReduceKind, ReduceKindAttr
+from rlx_xdsl.dialects.mir.attention import (
+    AttentionOperation,
+    MaskKind,
+    MaskKindAttr,
+    RopeOperation,
+)
+from rlx_xdsl.dialects.mir.attrs import (
+    Activation,
+    ActivationAttr,
+    ReduceKind,
+    ReduceKindAttr,
+)
 from rlx_xdsl.dialects.mir.conv import ConvOperation, PoolOperation
 from rlx_xdsl.dialects.mir.reduction import unit_flag
 from rlx_xdsl.dialects.traits import (
@@ -72,7 +90,14 @@ from rlx_xdsl.dialects.traits import (
     ViewOf,
     WritesInPlace,
 )
-from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape, normalize_axis, tensor
+from rlx_xdsl.shapes import (
+    DYNAMIC,
+    broadcasts_to,
+    dims_match,
+    fmt_shape,
+    normalize_axis,
+    tensor,
+)
 
 
 class GradientOperation(RlxOperation):

@@ -12,7 +12,13 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, DenseIntOrFPElementsAttr, IntegerAttr, TensorType, i1
+from xdsl.dialects.builtin import (
+    I64,
+    DenseIntOrFPElementsAttr,
+    IntegerAttr,
+    TensorType,
+    i1,
+)
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     AnyAttr,
@@ -54,7 +60,13 @@ from rlx_xdsl.dialects.traits import (
     ViewOf,
     WritesInPlace,
 )
-from rlx_xdsl.shapes import broadcast_shapes, fmt_shape, is_static, normalize_axis, tensor
+from rlx_xdsl.shapes import (
+    broadcast_shapes,
+    fmt_shape,
+    is_static,
+    normalize_axis,
+    tensor,
+)
 
 
 @irdl_op_definition

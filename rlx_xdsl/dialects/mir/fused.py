@@ -69,7 +69,14 @@ from rlx_xdsl.dialects.mir.contraction import MatmulOp, matmul_type
 from rlx_xdsl.dialects.mir.elementwise import AddOp, activation_op
 from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp
 from rlx_xdsl.dialects.mir.shape import NarrowOp, ReshapeOp, TransposeOp
-from rlx_xdsl.dialects.traits import COMPUTE, DATA_MOVEMENT, ELEMENTWISE, REDUCTION, OperandRoles, Role
+from rlx_xdsl.dialects.traits import (
+    COMPUTE,
+    DATA_MOVEMENT,
+    ELEMENTWISE,
+    REDUCTION,
+    OperandRoles,
+    Role,
+)
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, broadcast_shapes, broadcasts_to, fmt_shape, tensor
 

@@ -31,7 +31,12 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import ConstantLike, IsolatedFromAbove, RecursivelySpeculatable, RecursiveMemoryEffect
+from xdsl.traits import (
+    ConstantLike,
+    IsolatedFromAbove,
+    RecursivelySpeculatable,
+    RecursiveMemoryEffect,
+)
 
 from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, require, tensor_type
 from rlx_xdsl.dialects.mir.contraction import matmul_type

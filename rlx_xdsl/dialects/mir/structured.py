@@ -42,7 +42,12 @@ from xdsl.irdl import (
     var_operand_def,
     var_result_def,
 )
-from xdsl.traits import IsolatedFromAbove, Pure, RecursivelySpeculatable, RecursiveMemoryEffect
+from xdsl.traits import (
+    IsolatedFromAbove,
+    Pure,
+    RecursivelySpeculatable,
+    RecursiveMemoryEffect,
+)
 
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,

@@ -18,7 +18,11 @@ from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attention import MaskKind
 from rlx_xdsl.dialects.mir.attrs import Activation, ReduceKind
 from rlx_xdsl.interpreters.common import as_result, widened
-from rlx_xdsl.interpreters.mir.attention import position_keep, repeat_kv_heads, softmax_or_zero
+from rlx_xdsl.interpreters.mir.attention import (
+    position_keep,
+    repeat_kv_heads,
+    softmax_or_zero,
+)
 from rlx_xdsl.interpreters.mir.conv import pad_hw, windows
 from rlx_xdsl.interpreters.mir.elementwise import gelu_cdf, sigmoid
 from rlx_xdsl.interpreters.mir.indexing import checked_indices

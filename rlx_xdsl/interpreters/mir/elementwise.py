@@ -15,7 +15,13 @@ from rlx_xdsl import numerics
 from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
-from rlx_xdsl.interpreters.common import KernelError, as_result, promoted, result_dtype, widened
+from rlx_xdsl.interpreters.common import (
+    KernelError,
+    as_result,
+    promoted,
+    result_dtype,
+    widened,
+)
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 

@@ -8,6 +8,7 @@ in f32 and rounds once.
 from __future__ import annotations
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import indexing as ix
 from rlx_xdsl.interpreters.common import KernelError, as_result
 from rlx_xdsl.numerics import accumulation_dtype, widened

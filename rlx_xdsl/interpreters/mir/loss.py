@@ -10,6 +10,7 @@ only `-inf`, gives NaN.
 from __future__ import annotations
 
 import numpy as np
+
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.interpreters.common import as_result
 from rlx_xdsl.numerics import accumulate_sum, widened

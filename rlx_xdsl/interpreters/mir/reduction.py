@@ -11,9 +11,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlx_xdsl import numerics
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
-from rlx_xdsl import numerics
 from rlx_xdsl.interpreters.common import KernelError, as_result, widened
 
 

@@ -23,7 +23,13 @@ from dataclasses import dataclass
 import numpy as np
 
 from rlx_xdsl.dialects.mir import structured as st
-from rlx_xdsl.interpreters.common import KernelError, RegionRunner, as_result, result_dtype, widened
+from rlx_xdsl.interpreters.common import (
+    KernelError,
+    RegionRunner,
+    as_result,
+    result_dtype,
+    widened,
+)
 from rlx_xdsl.numerics import accumulate_matmul, convert
 
 Carry = tuple[np.ndarray, ...]

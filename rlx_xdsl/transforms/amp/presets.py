@@ -37,7 +37,15 @@ from rlx_xdsl.dialects.mir.loss import (
 from rlx_xdsl.dialects.mir.norm import GroupNormOp, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp
 from rlx_xdsl.registry import OpRegistry
-from rlx_xdsl.transforms.amp.policy import BF16, F16, F32, LOW, PROMOTE, OpRule, OpTablePolicy
+from rlx_xdsl.transforms.amp.policy import (
+    BF16,
+    F16,
+    F32,
+    LOW,
+    PROMOTE,
+    OpRule,
+    OpTablePolicy,
+)
 
 TORCH_CUDA: OpRegistry[OpRule] = OpRegistry("PyTorch CUDA autocast rule")
 TORCH_CPU: OpRegistry[OpRule] = OpRegistry("PyTorch CPU autocast rule")

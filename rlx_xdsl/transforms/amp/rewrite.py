@@ -47,7 +47,11 @@ from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
 from rlx_xdsl.transforms.amp.policy import FLOATS, KEEP, PROMOTE, Policy
-from rlx_xdsl.transforms.fold_casts import CastCache, existing_cast, move_after_definition
+from rlx_xdsl.transforms.fold_casts import (
+    CastCache,
+    existing_cast,
+    move_after_definition,
+)
 
 AMP_FLOATS = frozenset(dtypes.dtype_named(name).element_type for name in FLOATS)
 

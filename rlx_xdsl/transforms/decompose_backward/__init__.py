@@ -39,7 +39,14 @@ DECOMPOSITIONS: OpRegistry[Rule] = OpRegistry("backward decomposition")
 
 def load_rules() -> None:
     """Import the rule modules (kept out of module import: passes load lazily)."""
-    from rlx_xdsl.transforms.decompose_backward import activation, attention, conv, indexing, loss, norm  # noqa: F401
+    from rlx_xdsl.transforms.decompose_backward import (  # noqa: F401
+        activation,
+        attention,
+        conv,
+        indexing,
+        loss,
+        norm,
+    )
 
 
 class DecomposeRegistered(RewritePattern):

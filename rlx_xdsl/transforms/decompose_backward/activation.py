@@ -17,7 +17,12 @@ from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir.backward import ActivationBackwardOp, ReluBackwardOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
-from rlx_xdsl.transforms.decompose_backward.emit import dtype_of, filled, keep_where, scalar
+from rlx_xdsl.transforms.decompose_backward.emit import (
+    dtype_of,
+    filled,
+    keep_where,
+    scalar,
+)
 
 Derivative = Callable[[Emitter, SSAValue], SSAValue]
 

@@ -22,7 +22,11 @@ from xdsl.dialects.builtin import i64
 from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
-from rlx_xdsl.dialects.mir.backward import ConvBackwardInputOp, ConvBackwardWeightOp, PoolBackwardOp
+from rlx_xdsl.dialects.mir.backward import (
+    ConvBackwardInputOp,
+    ConvBackwardWeightOp,
+    PoolBackwardOp,
+)
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS

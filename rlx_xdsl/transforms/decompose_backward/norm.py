@@ -20,7 +20,13 @@ from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, num_elements
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
-from rlx_xdsl.transforms.decompose_backward.emit import mean, reshape_to, scalar, shape_of, total
+from rlx_xdsl.transforms.decompose_backward.emit import (
+    mean,
+    reshape_to,
+    scalar,
+    shape_of,
+    total,
+)
 
 
 def standardized(

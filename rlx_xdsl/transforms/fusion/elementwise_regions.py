@@ -26,13 +26,25 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 from xdsl.traits import ConstantLike
 
-from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+from rlx_xdsl.dialects.mir.fused_regions import (
+    ElementwiseRegionOp,
+    FusedMatmulEpilogueOp,
+)
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.transforms.fusion.matching import apply_patterns, in_block_order, is_fusable_step, sole_user
+from rlx_xdsl.transforms.fusion.matching import (
+    apply_patterns,
+    in_block_order,
+    is_fusable_step,
+    sole_user,
+)
 from rlx_xdsl.transforms.inlining import inline_block
 
 KERNEL_BODIES = (ElementwiseRegionOp, FusedMatmulEpilogueOp)

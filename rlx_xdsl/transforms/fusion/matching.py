@@ -8,11 +8,13 @@ value is consumed by exactly one op and is not a function result.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.pattern_rewriter import GreedyRewritePatternApplier, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import (
+    GreedyRewritePatternApplier,
+    PatternRewriteWalker,
+    RewritePattern,
+)
 
 from rlx_xdsl.dialects.mir.elementwise import UnaryOperation
 from rlx_xdsl.dialects.traits import is_elementwise

@@ -15,7 +15,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
@@ -23,7 +27,12 @@ from rlx_xdsl.dialects.mir.elementwise import AddOp
 from rlx_xdsl.dialects.mir.fused import FusedMatmulBiasActOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import broadcasts_to, shape_of
-from rlx_xdsl.transforms.fusion.matching import activation_kind, apply_patterns, rank, sole_user
+from rlx_xdsl.transforms.fusion.matching import (
+    activation_kind,
+    apply_patterns,
+    rank,
+    sole_user,
+)
 
 EPILOGUE_ACTIVATIONS = frozenset({Activation.GELU, Activation.SILU})
 """The activations RLX fuses into the matmul's epilogue."""

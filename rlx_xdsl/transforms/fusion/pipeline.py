@@ -48,7 +48,10 @@ from rlx_xdsl.transforms.fusion.elementwise_regions import (
 )
 from rlx_xdsl.transforms.fusion.matmul_bias_act import FuseMatmulBiasActPass
 from rlx_xdsl.transforms.fusion.matmul_epilogue import FuseMatmulEpiloguePass
-from rlx_xdsl.transforms.fusion.residual_norm import FuseResidualLayerNormPass, FuseResidualRmsNormPass
+from rlx_xdsl.transforms.fusion.residual_norm import (
+    FuseResidualLayerNormPass,
+    FuseResidualRmsNormPass,
+)
 from rlx_xdsl.transforms.fusion.rms_norm_reshape import FuseRmsNormReshapePass
 from rlx_xdsl.transforms.fusion.shared_input_matmul import FuseSharedInputMatmulPass
 from rlx_xdsl.transforms.fusion.swiglu import FuseSwigluDualMatmulPass, FuseSwigluPass

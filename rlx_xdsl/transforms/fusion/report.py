@@ -45,7 +45,10 @@ from rlx_xdsl.dialects.mir.fused import (
     FusedSwigluOp,
     FusedTransformerLayerOp,
 )
-from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+from rlx_xdsl.dialects.mir.fused_regions import (
+    ElementwiseRegionOp,
+    FusedMatmulEpilogueOp,
+)
 from rlx_xdsl.dialects.mir.shape import NarrowOp
 from rlx_xdsl.locations import op_position
 from rlx_xdsl.shapes import shape_of

@@ -21,7 +21,12 @@ from rlx_xdsl.dialects.mir.elementwise import AddOp
 from rlx_xdsl.dialects.mir.fused import FusedResidualLayerNormOp, FusedResidualRmsNormOp
 from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.transforms.fusion.matching import apply_patterns, owner_if, rank, used_once_by
+from rlx_xdsl.transforms.fusion.matching import (
+    apply_patterns,
+    owner_if,
+    rank,
+    used_once_by,
+)
 
 FUSED_FORM: dict[type[AxisNormOperation], type[AxisNormOperation]] = {
     LayerNormOp: FusedResidualLayerNormOp,

@@ -7,21 +7,32 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, StringAttr, TensorType, f32
 from xdsl.ir import Block, Region
-from xdsl.irdl import irdl_op_definition, operand_def, region_def, result_def, traits_def, var_operand_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    region_def,
+    result_def,
+    traits_def,
+    var_operand_def,
+)
 from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 
 from rlx_xdsl.backends.iree import IreeModule
-from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
-from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS, ConvertMirToLinalgPass, lower_module
+from rlx_xdsl.conversions.mir_to_linalg import (
+    LOWERINGS,
+    ConvertMirToLinalgPass,
+    lower_module,
+)
 from rlx_xdsl.conversions.mir_to_linalg.elementwise import lower_elementwise_region
-from rlx_xdsl.dialects.base import RlxOperation, tensor_type
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dtypes import c64
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.llama import build_llama

@@ -10,7 +10,12 @@ from xdsl.dialects.builtin import TensorType, f32
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.dialects.hir.linear import LinearFusedOp, LinearOp, SharedLinearPairOp, SwigluOp
+from rlx_xdsl.dialects.hir.linear import (
+    LinearFusedOp,
+    LinearOp,
+    SharedLinearPairOp,
+    SwigluOp,
+)
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC

@@ -9,6 +9,7 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import Options, choose_roles
 from rlx_xdsl.dialects.lir.attrs import Phase
 from rlx_xdsl.dialects.lir.liveness import (
     Kind,
@@ -21,7 +22,6 @@ from rlx_xdsl.dialects.lir.liveness import (
     lower_bound_bytes,
     naive_bytes,
 )
-from rlx_xdsl.conversions.mir_to_lir.plan_memory import Options, choose_roles
 from rlx_xdsl.shapes import DYNAMIC
 
 

@@ -12,7 +12,13 @@ from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import Options, plan_function
 from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.dialects.lir import LIR, plan_of
-from rlx_xdsl.dialects.lir.attrs import ExternalAttr, Phase, PhaseAttr, SlotAttr, ViewAttr
+from rlx_xdsl.dialects.lir.attrs import (
+    ExternalAttr,
+    Phase,
+    PhaseAttr,
+    SlotAttr,
+    ViewAttr,
+)
 from rlx_xdsl.dialects.lir.liveness import PlanError
 from rlx_xdsl.dialects.lir.names import ValueNames
 from rlx_xdsl.dialects.lir.plan import PlanOp

@@ -256,7 +256,7 @@ def test_rope_rotation_preserves_pair_norms():
     x = randn(1, 2, 7, 4)
     cos, sin = rope_tables(7, 4)
     out = run_op("rope", [x, cos, sin], head_dim=4, n_rot=4)
-    norms = lambda t: np.hypot(t[..., :2], t[..., 2:])  # noqa: E731
+    norms = lambda t: np.hypot(t[..., :2], t[..., 2:])
     np.testing.assert_allclose(norms(out), norms(x), rtol=1e-5)
 
 

@@ -18,11 +18,22 @@ from xdsl.utils.exceptions import VerifyException
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attrs import Activation
-from rlx_xdsl.dialects.traits import Precision, data_operands, is_elementwise, precision_class, view_source
+from rlx_xdsl.dialects.traits import (
+    Precision,
+    data_operands,
+    is_elementwise,
+    precision_class,
+    view_source,
+)
 from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
-from rlx_xdsl.testing.gradcheck import check_directional, check_vjp, mir_function, numerical_vjp
+from rlx_xdsl.testing.gradcheck import (
+    check_directional,
+    check_vjp,
+    mir_function,
+    numerical_vjp,
+)
 from rlx_xdsl.testing.oracles import run_op
 
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-backward.mlir"

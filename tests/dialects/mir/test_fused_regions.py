@@ -10,8 +10,15 @@ from xdsl.dialects.builtin import TensorType, f32, i1
 from xdsl.traits import RecursiveMemoryEffect
 
 from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
-from rlx_xdsl.dialects.traits import Precision, RegionSignatureInterface, precision_class
+from rlx_xdsl.dialects.mir.fused_regions import (
+    ElementwiseRegionOp,
+    FusedMatmulEpilogueOp,
+)
+from rlx_xdsl.dialects.traits import (
+    Precision,
+    RegionSignatureInterface,
+    precision_class,
+)
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test

@@ -367,8 +367,8 @@ def test_custom_fn_derivative_bodies_are_not_executed():
 
 def test_custom_fn_regions_state_their_signatures():
     def build(b, x, n):
-        vjp = lambda rb, x, n, y, dy: (dy, n)  # noqa: E731
-        jvp = lambda rb, x, n, y, tx, tn: tx  # noqa: E731
+        vjp = lambda rb, x, n, y, dy: (dy, n)
+        jvp = lambda rb, x, n, y, tx, tn: tx
         return b.custom_fn([x, n], lambda rb, x, n: rb.cos(x), vjp, jvp)
 
     module = module_of(build, ([4], "f32"), ([2], "i32"))

@@ -12,7 +12,13 @@ from collections import Counter
 import numpy as np
 import pytest
 from xdsl.context import Context
-from xdsl.dialects.builtin import FileLineColLoc, FusedLoc, IntAttr, ModuleOp, StringAttr
+from xdsl.dialects.builtin import (
+    FileLineColLoc,
+    FusedLoc,
+    IntAttr,
+    ModuleOp,
+    StringAttr,
+)
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.interpreters import run_function
@@ -28,7 +34,10 @@ from rlx_xdsl.transforms.fusion.elementwise_regions import (
 )
 from rlx_xdsl.transforms.fusion.matmul_bias_act import FuseMatmulBiasActPass
 from rlx_xdsl.transforms.fusion.matmul_epilogue import FuseMatmulEpiloguePass
-from rlx_xdsl.transforms.fusion.residual_norm import FuseResidualLayerNormPass, FuseResidualRmsNormPass
+from rlx_xdsl.transforms.fusion.residual_norm import (
+    FuseResidualLayerNormPass,
+    FuseResidualRmsNormPass,
+)
 from rlx_xdsl.transforms.fusion.rms_norm_reshape import FuseRmsNormReshapePass
 from rlx_xdsl.transforms.fusion.shared_input_matmul import FuseSharedInputMatmulPass
 from rlx_xdsl.transforms.fusion.swiglu import FuseSwigluDualMatmulPass, FuseSwigluPass

@@ -12,7 +12,11 @@ from rlx_xdsl.testing.graphgen import inputs_for
 from rlx_xdsl.tools.rlx_opt import RlxOptMain
 from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats
-from rlx_xdsl.transforms.fusion.pipeline import TARGETS, FusionPipelinePass, fusion_passes
+from rlx_xdsl.transforms.fusion.pipeline import (
+    TARGETS,
+    FusionPipelinePass,
+    fusion_passes,
+)
 
 # RLX's `fusion_passes_for_supported` for the CPU target, written out from rlx-semantics §2.3.
 RLX_CPU = [

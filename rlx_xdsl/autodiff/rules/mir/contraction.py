@@ -6,7 +6,13 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.emit import cast_to, element_type, inverse_permutation, transpose_last_two, unbroadcast
+from rlx_xdsl.autodiff.emit import (
+    cast_to,
+    element_type,
+    inverse_permutation,
+    transpose_last_two,
+    unbroadcast,
+)
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp

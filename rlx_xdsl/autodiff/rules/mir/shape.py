@@ -4,10 +4,22 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.emit import inverse_permutation, reshape_to, splat, unbroadcast, zeros_like
+from rlx_xdsl.autodiff.emit import (
+    inverse_permutation,
+    reshape_to,
+    splat,
+    unbroadcast,
+    zeros_like,
+)
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, NarrowOp, ReshapeOp, TransposeOp
+from rlx_xdsl.dialects.mir.shape import (
+    ConcatOp,
+    ExpandOp,
+    NarrowOp,
+    ReshapeOp,
+    TransposeOp,
+)
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, normalize_axis
 

@@ -17,8 +17,8 @@
 from __future__ import annotations
 
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
 from rlx_xdsl.autodiff.regions import inline_region, vjp_region
+from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanBackwardOp, ScanOp
 from rlx_xdsl.emitter import Emitter
 

@@ -6,7 +6,12 @@ from rlx_xdsl.dialects.hir.blocks import LlamaDecoderBlockOp
 from rlx_xdsl.testing.graphgen.hir.attention import mask_options
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import MAX_DIM, GraphState
-from rlx_xdsl.testing.graphgen.values import divisors, element_type, floats_of_rank, shape_of
+from rlx_xdsl.testing.graphgen.values import (
+    divisors,
+    element_type,
+    floats_of_rank,
+    shape_of,
+)
 
 
 @RECIPES.register(LlamaDecoderBlockOp)

@@ -2,7 +2,12 @@
 
 from __future__ import annotations
 
-from rlx_xdsl.dialects.hir.linear import LinearFusedOp, LinearOp, SharedLinearPairOp, SwigluOp
+from rlx_xdsl.dialects.hir.linear import (
+    LinearFusedOp,
+    LinearOp,
+    SharedLinearPairOp,
+    SwigluOp,
+)
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.mir.fused import TAME_ACTIVATIONS
 from rlx_xdsl.testing.graphgen.recipes import RECIPES

@@ -6,8 +6,7 @@ import numpy as np
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl.dialects.mir.attrs import Activation
-from rlx_xdsl.dialects.mir.elementwise import ConstantOp
-from rlx_xdsl.dialects.mir.elementwise import activation_op
+from rlx_xdsl.dialects.mir.elementwise import ConstantOp, activation_op
 from rlx_xdsl.dialects.mir.fused import (
     FusedAttentionBlockOp,
     FusedMatmulBiasActOp,
@@ -22,8 +21,8 @@ from rlx_xdsl.testing.graphgen.state import MAX_DIM, GraphState, dense
 from rlx_xdsl.testing.graphgen.values import (
     divisors,
     element_type,
-    floats_of_rank,
     float_min_rank,
+    floats_of_rank,
     is_float,
     rank,
     shape_of,

@@ -27,12 +27,21 @@ from rlx_xdsl.dialects.mir.elementwise import (
     TanhOp,
     WhereOp,
 )
-from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+from rlx_xdsl.dialects.mir.fused_regions import (
+    ElementwiseRegionOp,
+    FusedMatmulEpilogueOp,
+)
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import broadcast_shapes
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import MAX_DIM, GraphState
-from rlx_xdsl.testing.graphgen.values import broadcasts, element_type, float_min_rank, is_float, shape_of
+from rlx_xdsl.testing.graphgen.values import (
+    broadcasts,
+    element_type,
+    float_min_rank,
+    is_float,
+    shape_of,
+)
 
 UNARY = (NegOp, AbsOp, ReluOp, TanhOp, SigmoidOp, SiluOp)
 BINARY = (AddOp, SubOp, MulOp, MaxOp)
@@ -40,7 +49,7 @@ BINARY = (AddOp, SubOp, MulOp, MaxOp)
 
 def body_chain(s: GraphState, rb: GraphBuilder, values: Sequence[SSAValue]) -> SSAValue:
     """Combine every value with binary ops, then 0-2 unary ops, sometimes a compare + where."""
-    emit = lambda op_class, *operands, **props: rb.emit(op_class(*operands, **props))  # noqa: E731
+    emit = lambda op_class, *operands, **props: rb.emit(op_class(*operands, **props))
     result = values[0]
     for value in values[1:]:
         result = emit(s.choice(BINARY), result, value)

@@ -28,7 +28,11 @@ from rlx_xdsl.dialects.mir.structured import (
     SelectiveScanOp,
 )
 from rlx_xdsl.registry import OpClass
-from rlx_xdsl.testing.graphgen.mir.regions import elementwise_chain, region_body, region_emit
+from rlx_xdsl.testing.graphgen.mir.regions import (
+    elementwise_chain,
+    region_body,
+    region_emit,
+)
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import Emit, GraphState
 from rlx_xdsl.testing.graphgen.values import (
