@@ -13,7 +13,6 @@ from collections.abc import Callable
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Dialect
-from xdsl.parser import Parser
 from xdsl.universe import Universe
 
 
@@ -54,4 +53,7 @@ def make_context(allow_unregistered: bool = False) -> Context:
 
 
 def parse_module(text: str, name: str = "<input>", ctx: Context | None = None) -> ModuleOp:
-    return Parser(ctx or make_context(), text, name).parse_module()
+    """Parse `text` with `RlxParser`, as `rlx-opt` does (exact literals, the type memo)."""
+    from rlx_xdsl.parser import RlxParser
+
+    return RlxParser(ctx or make_context(), text, name).parse_module()
