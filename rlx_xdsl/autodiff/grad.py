@@ -115,7 +115,7 @@ def _arg_attrs(function: func.FuncOp) -> list[dict[str, Attribute]]:
 
 
 @dataclass
-class _Sweep:
+class ReverseSweep:
     """State of one reverse sweep over the copied forward block."""
 
     block: Block
@@ -239,7 +239,7 @@ def build_gradient(
     outputs = list(copy_return.arguments)
     seed = _add_seed(copy, outputs[0])
 
-    sweep = _Sweep(block, originals)
+    sweep = ReverseSweep(block, originals)
     sweep.mark_active([block.args[i] for i in indices])
     if outputs[0] in sweep.active:
         sweep.cotangents[outputs[0]] = seed

@@ -3,7 +3,7 @@
 `vjp_region(body)` is the region counterpart of `rlx-grad`: for a body
 `(a...) -> (y...)` ending with `mir.yield`, it builds `(a..., dy...) -> (da...)`,
 the vector-Jacobian product of the body with every argument, by the same
-reverse sweep `rlx-grad` runs over a function (`_Sweep`, the same `VJP_RULES`).
+reverse sweep `rlx-grad` runs over a function (`ReverseSweep`, the same `VJP_RULES`).
 The body's ops are recomputed at the start of the new region (RLX's scan rule
 takes `grad(body, all inputs)` the same way); whatever the gradients do not use
 is swept away afterwards. A body op on a gradient path without a rule is a
@@ -24,9 +24,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.grad import (
-    _Sweep,  # the sweep rlx-grad runs over a function's block
-)
+from rlx_xdsl.autodiff.grad import ReverseSweep
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.dce import eliminate_dead_code_in_block
@@ -48,7 +46,7 @@ def vjp_region(body: Region) -> Region:
         if value.name_hint and SSAValue.is_valid_name(f"d_{value.name_hint}"):
             seed.name_hint = f"d_{value.name_hint}"
 
-    sweep = _Sweep(block, {op: op for op in block.ops})
+    sweep = ReverseSweep(block, {op: op for op in block.ops})
     sweep.mark_active(inputs)
     e = Emitter(Builder(InsertPoint.before(terminator)), terminator.location)
     for value, seed in zip(terminator.values, seeds):
