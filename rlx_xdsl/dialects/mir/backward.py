@@ -77,7 +77,7 @@ from rlx_xdsl.dialects.mir.attrs import (
     ReduceKind,
     ReduceKindAttr,
 )
-from rlx_xdsl.dialects.mir.conv import ConvOperation, PoolOperation
+from rlx_xdsl.dialects.mir.conv import CONV_PROPS, POOL_PROPS, ConvOperation, PoolOperation
 from rlx_xdsl.dialects.mir.reduction import unit_flag
 from rlx_xdsl.dialects.traits import (
     COMPUTE,
@@ -582,12 +582,6 @@ class AttentionBackwardOp(AttentionOperation, GradientOperation):
 # Convolution and pooling ------------------------------------------------------------
 
 
-CONV_PROPS = (
-    "`kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
-    "`dilation` `=` $dilation `groups` `=` $groups "
-)
-
-
 class ConvGradientOperation(ConvOperation, GradientOperation):
     """The conv gradients: the forward's window, dilation and groups, and its shape rules."""
 
@@ -722,10 +716,7 @@ class PoolBackwardOp(PoolOperation, GradientOperation):
     stride = prop_def(I64_ARRAY)
     padding = prop_def(I64_ARRAY)
     traits = traits_def(Pure(), DATA_MOVEMENT)
-    assembly_format = (
-        "$x `,` $dy `kind` `=` $kind `kernel_size` `=` $kernel_size `stride` `=` $stride "
-        "`padding` `=` $padding " + FUNCTIONAL
-    )
+    assembly_format = "$x `,` $dy " + POOL_PROPS + FUNCTIONAL
 
     def __init__(
         self,

@@ -101,6 +101,16 @@ class WindowOperation(RlxOperation):
         return out[0], out[1]
 
 
+CONV_PROPS = (
+    "`kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
+    "`dilation` `=` $dilation `groups` `=` $groups "
+)
+"""A convolution's window in assembly (`mir.conv` and its gradients)."""
+
+POOL_PROPS = "`kind` `=` $kind `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
+"""A pooling window in assembly (`mir.pool` and its gradient)."""
+
+
 class ConvOperation(WindowOperation):
     """The checks conv and its two backward ops share: the window with dilation, and groups.
 
@@ -180,10 +190,7 @@ class ConvOp(ConvOperation):
     dilation = prop_def(I64_ARRAY)
     groups = prop_def(IntegerAttr[I64])
     traits = traits_def(Pure(), COMPUTE)
-    assembly_format = (
-        "$x `,` $w `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
-        "`dilation` `=` $dilation `groups` `=` $groups " + FUNCTIONAL
-    )
+    assembly_format = "$x `,` $w " + CONV_PROPS + FUNCTIONAL
 
     def __init__(
         self,
@@ -260,10 +267,7 @@ class PoolOp(PoolOperation):
     stride = prop_def(I64_ARRAY)
     padding = prop_def(I64_ARRAY)
     traits = traits_def(Pure(), DATA_MOVEMENT)
-    assembly_format = (
-        "$x `kind` `=` $kind `kernel_size` `=` $kernel_size `stride` `=` $stride `padding` `=` $padding "
-        + FUNCTIONAL
-    )
+    assembly_format = "$x " + POOL_PROPS + FUNCTIONAL
 
     def __init__(
         self,
