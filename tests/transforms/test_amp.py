@@ -27,6 +27,8 @@ from rlx_xdsl.dialects.mir import shape as sh
 from rlx_xdsl.dialects.traits import REDUCTION, operand_roles
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
+from rlx_xdsl.shapes import fmt_shape
+from rlx_xdsl.testing.loosen import loosen_returned
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.amp.policy import CLASS_POLICIES
 from rlx_xdsl.transforms.amp.presets import TORCH_PRESETS
@@ -453,6 +455,48 @@ def test_fold_casts_finds_nothing_after_amp(module, policy):
     after_amp = str(module)
     FoldCastsPass().apply(Context(), module)
     assert str(module) == after_amp
+
+
+# Declared shapes --------------------------------------------------------------------------
+
+DECLARED_LOOSER = """
+func.func @f(%x: tensor<3xf32>, %d: tensor<?xf32>, %m: tensor<2x3xf32>)
+    -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+  %a = mir.add %x, %d : (tensor<3xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %r = mir.reshape %m new_shape = [6] : (tensor<2x3xf32>) -> tensor<?xf32>
+  %e = mir.expand %x target_shape = [2, 3] : (tensor<3xf32>) -> tensor<?x?xf32>
+  func.return %a, %r, %e : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+}"""
+
+
+@pytest.mark.parametrize("policy", [p for p in LOW_POLICIES if p in CLASS_POLICIES])
+def test_values_keep_their_declared_shapes(policy):
+    """Inference knows each result is static; the results keep saying `?` (issue: `func.return` broke)."""
+    module = amp(parse_module(DECLARED_LOOSER), policy=policy)
+    retyped = [op for op in module.walk() if isinstance(op, ew.AddOp | sh.ReshapeOp | sh.ExpandOp)]
+    assert [fmt_shape(tensor_type(op.result).get_shape()) for op in retyped] == ["[?]", "[?]", "[?, ?]"]
+    assert all(element(op.result) != f32 for op in retyped)  # these policies lower every class
+    x = np.array([1.0, 2.0, 3.0], np.float32)
+    outputs = run_function(module, "f", [x, x, np.arange(6, dtype=np.float32).reshape(2, 3)])
+    assert [o.shape for o in outputs] == [(3,), (6,), (2, 3)]
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=10), st.sampled_from(POLICIES))
+def test_random_graphs_with_looser_declared_types_stay_valid(module, policy):
+    """Returned values declared with `?` dims: AMP (then rlx-fold-casts) keeps them declared so."""
+    loosen_returned(module)
+    signature = module.ops.first.function_type
+    inputs = inputs_for(module)
+    with np.errstate(all="ignore"):
+        before = run_function(module, None, inputs)
+        amp(module, policy=policy)
+        FoldCastsPass().apply(Context(), module)
+        module.verify()
+        after = run_function(module, None, inputs)
+    assert module.ops.first.function_type == signature
+    for got, want in zip(after, before, strict=True):
+        assert got.shape == want.shape and got.dtype == want.dtype
 
 
 # Error bounds: ops whose error stays proportional to the rounding of their inputs (no
