@@ -16,7 +16,9 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
+from rlx_xdsl.dialects.hir.blocks import LlamaDecoderBlockOp
 from rlx_xdsl.dialects.mir import attention as at
 from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.dialects.mir import elementwise as ew
@@ -28,6 +30,7 @@ from rlx_xdsl.dialects.traits import REDUCTION, operand_roles
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.shapes import fmt_shape
+from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.testing.loosen import loosen_returned
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.amp.policy import CLASS_POLICIES
@@ -319,6 +322,20 @@ def test_region_bodies_are_rewritten_like_functions():
     assert element(exp.result) == f16
     for flag, want in zip((True, False), expected):
         np.testing.assert_allclose(run_function(module, "f", [np.array([flag]), x])[0], want, rtol=2e-3)
+
+
+# HIR ------------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("policy", ["auto-mixed-conservative", "torch-cpu", "always-f32"])
+def test_hir_blocks_are_refused_with_a_hint_to_lower_first(policy):
+    """A block holds ops of several precisions: AMP on it would differ from AMP after rlx-lower-hir."""
+    module = build_llama_hir(n_layers=1)
+    before = str(module)
+    with pytest.raises(OpError, match="'hir.llama_decoder_block' is an HIR block .* run rlx-lower-hir first") as caught:
+        AutoMixedPrecisionPass(policy=policy).apply(Context(), module)
+    assert isinstance(caught.value.op, LlamaDecoderBlockOp)
+    assert str(module) == before
 
 
 # Options and overrides ---------------------------------------------------------------------

@@ -249,8 +249,28 @@ class ExplicitCast(RewritePattern):
                 rewriter.replace(user, (), [other.result])
 
 
+def refuse_hir_blocks(module: ModuleOp) -> None:
+    """An OpError at the first op `rlx-lower-hir` would expand: AMP chooses per MIR op.
+
+    A block (`hir.llama_decoder_block`) holds ops the policy puts in different
+    precisions (matmuls low, norms f32): one choice for the whole block would
+    give another program than the same policy after lowering.
+    """
+    from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
+
+    for op in module.walk():
+        if LOWERINGS.lookup(op) is not None:
+            raise OpError(
+                op,
+                f"'rlx-amp' chooses a precision per MIR op, and '{op.name}' is an HIR block "
+                "(its ops may need different precisions): run rlx-lower-hir first "
+                "(-p 'rlx-lower-hir,rlx-amp{...}')",
+            )
+
+
 def auto_mixed_precision(module: ModuleOp, policy: Policy) -> int:
     """Rewrite every function of `module` under `policy`; return the number of casts inserted."""
+    refuse_hir_blocks(module)
     amp = AmpRewrite.of(module, policy)
     patterns = [ExplicitCast(amp), RetypeToPolicy(amp), KeepSignature(amp)]
     walker = PatternRewriteWalker(
