@@ -3,8 +3,8 @@
 // RUN: rlx-opt %s -p 'rlx-amp{policy=torch-cpu}' | filecheck %s
 
 // CHECK-LABEL: func.func @f
-// CHECK:       %h = mir.matmul {{.*}} -> tensor<2x4xbf16>
 // CHECK:       %g_bf16 = mir.cast %g : (tensor<4xf32>) -> tensor<4xbf16>
+// CHECK:       %h = mir.matmul {{.*}} -> tensor<2x4xbf16>
 // CHECK:       %n = mir.layer_norm %h, %g_bf16, %s_bf16 {{.*}} -> tensor<2x4xbf16>
 // CHECK:       %n_f32 = mir.cast %n : (tensor<2x4xbf16>) -> tensor<2x4xf32>
 // CHECK:       %m = mir.layer_norm %x, %g, %s {{.*}} -> tensor<2x4xf32>
