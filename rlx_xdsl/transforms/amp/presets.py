@@ -67,19 +67,30 @@ CROSS_ENTROPY_OPS = (SoftmaxCrossEntropyWithLogitsOp, SoftmaxCrossEntropyOp, Sof
 
 
 def sum_or_prod_in_f32(op: Operation) -> str:
-    """CUDA lists `sum` and `prod` as f32; `mean`, `amax` and `amin` are unlisted."""
+    """f32 for sum and prod, promote for mean, max and min.
+
+    CUDA lists `sum` and `prod` as f32; `mean`, `amax` and `amin` are unlisted.
+    """
     assert isinstance(op, ReduceOp)
     return F32 if op.kind.data in (ReduceKind.SUM, ReduceKind.PROD) else PROMOTE
 
 
 def prod_in_f32(op: Operation) -> str:
-    """CPU lists `prod` as f32; the other reductions are unlisted."""
+    """f32 for prod, promote for sum, mean, max and min.
+
+    CPU autocast runs `prod` in f32 (it is on the fp32 list of `autocast_mode.cpp`,
+    though not in the test lists); the other reductions are unlisted.
+    """
     assert isinstance(op, ReduceOp)
     return F32 if op.kind.data == ReduceKind.PROD else PROMOTE
 
 
 def like_input(op: Operation) -> str:
-    """The precision of the op's first operand (its data input), which its weights join."""
+    """input (the data input's precision; the weights join it).
+
+    PyTorch's CPU norms are on no autocast list; given a bf16 input and f32
+    weights they return bf16.
+    """
     element = tensor_type(op.operands[0]).element_type
     name = dtypes.dtype_of(element).name
     return name if name in FLOATS else PROMOTE
@@ -104,6 +115,14 @@ TORCH_PRESETS: dict[str, tuple[OpRegistry[OpRule], str]] = {
     "torch-cpu": (TORCH_CPU, BF16),
 }
 """Each preset's table and its default low precision (`torch.get_autocast_dtype`)."""
+
+
+def rule_text(rule: OpRule) -> str:
+    """How `docs/amp.md` shows a table entry: the choice, or the first line of a rule's docstring."""
+    if isinstance(rule, str):
+        return rule
+    assert rule.__doc__ is not None, f"{rule.__name__} needs a docstring (docs/amp.md shows its first line)"
+    return rule.__doc__.splitlines()[0].rstrip(".")
 
 
 def torch_preset(name: str, low: str | None = None) -> OpTablePolicy:
