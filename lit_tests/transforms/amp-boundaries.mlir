@@ -97,3 +97,42 @@ func.func @kept(%x: tensor<4xf32>, %d: tensor<4xf64>) -> (tensor<4xf32>, tensor<
   %m = mir.add %d, %d : (tensor<4xf64>, tensor<4xf64>) -> tensor<4xf64>
   func.return %t, %m : tensor<4xf32>, tensor<4xf64>
 }
+
+// -----
+
+// Values keep their declared shapes: inference knows `add` of a 3 and a ? is 3, and the
+// reshape and expand results are static, but each result still says `?` (only its element
+// type changes), so the function's results are still its declared types.
+// CHECK-LABEL: func.func @declared_shapes(%x: tensor<3xf32>, %d: tensor<?xf32>, %m: tensor<2x3xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+// CHECK-NEXT:    %x_bf16 = mir.cast %x : (tensor<3xf32>) -> tensor<3xbf16>
+// CHECK-NEXT:    %d_bf16 = mir.cast %d : (tensor<?xf32>) -> tensor<?xbf16>
+// CHECK-NEXT:    %m_bf16 = mir.cast %m : (tensor<2x3xf32>) -> tensor<2x3xbf16>
+// CHECK-NEXT:    %a = mir.add %x_bf16, %d_bf16 : (tensor<3xbf16>, tensor<?xbf16>) -> tensor<?xbf16>
+// CHECK-NEXT:    %a_f32 = mir.cast %a : (tensor<?xbf16>) -> tensor<?xf32>
+// CHECK-NEXT:    %r = mir.reshape %m_bf16 new_shape = [6] : (tensor<2x3xbf16>) -> tensor<?xbf16>
+// CHECK-NEXT:    %r_f32 = mir.cast %r : (tensor<?xbf16>) -> tensor<?xf32>
+// CHECK-NEXT:    %e = mir.expand %x_bf16 target_shape = [2, 3] : (tensor<3xbf16>) -> tensor<?x?xbf16>
+// CHECK-NEXT:    %e_f32 = mir.cast %e : (tensor<?x?xbf16>) -> tensor<?x?xf32>
+// CHECK-NEXT:    func.return %a_f32, %r_f32, %e_f32 : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+func.func @declared_shapes(%x: tensor<3xf32>, %d: tensor<?xf32>, %m: tensor<2x3xf32>) -> (tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>) {
+  %a = mir.add %x, %d : (tensor<3xf32>, tensor<?xf32>) -> tensor<?xf32>
+  %r = mir.reshape %m new_shape = [6] : (tensor<2x3xf32>) -> tensor<?xf32>
+  %e = mir.expand %x target_shape = [2, 3] : (tensor<3xf32>) -> tensor<?x?xf32>
+  func.return %a, %r, %e : tensor<?xf32>, tensor<?xf32>, tensor<?x?xf32>
+}
+
+// -----
+
+// A program cast that also changes the declared shape is not reused for a cast of the
+// same element type (its result says `?`, the silu's operand says 3).
+// CHECK-LABEL: func.func @shape_changing_cast(%x: tensor<3xf32>) -> (tensor<?xbf16>, tensor<3xf32>) {
+// CHECK-NEXT:    %h = mir.cast %x : (tensor<3xf32>) -> tensor<?xbf16>
+// CHECK-NEXT:    %x_bf16 = mir.cast %x : (tensor<3xf32>) -> tensor<3xbf16>
+// CHECK-NEXT:    %s = mir.silu %x_bf16 : (tensor<3xbf16>) -> tensor<3xbf16>
+// CHECK-NEXT:    %s_f32 = mir.cast %s : (tensor<3xbf16>) -> tensor<3xf32>
+// CHECK-NEXT:    func.return %h, %s_f32 : tensor<?xbf16>, tensor<3xf32>
+func.func @shape_changing_cast(%x: tensor<3xf32>) -> (tensor<?xbf16>, tensor<3xf32>) {
+  %h = mir.cast %x : (tensor<3xf32>) -> tensor<?xbf16>
+  %s = mir.silu %x : (tensor<3xf32>) -> tensor<3xf32>
+  func.return %h, %s : tensor<?xbf16>, tensor<3xf32>
+}

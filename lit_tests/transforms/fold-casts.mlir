@@ -69,3 +69,22 @@ func.func @kept(%x: tensor<4x4xf32>) -> tensor<4x4xf32> {
   %dead = mir.cast %x : (tensor<4x4xf32>) -> tensor<4x4xf16>
   func.return %s : tensor<4x4xf32>
 }
+
+// -----
+
+// A cast whose declared shape differs from its operand's keeps the program's types: the
+// chain is neither shortened to %x (tensor<3x...>) nor started from it, and two casts
+// declaring different shapes are not merged.
+// CHECK-LABEL: func.func @declared_shapes(%x: tensor<3xf16>) -> (tensor<?xf16>, tensor<?xf64>, tensor<?xf32>, tensor<3xf32>) {
+// CHECK-NEXT:    %a = mir.cast %x : (tensor<3xf16>) -> tensor<?xf32>
+// CHECK-NEXT:    %back = mir.cast %a : (tensor<?xf32>) -> tensor<?xf16>
+// CHECK-NEXT:    %wide = mir.cast %a : (tensor<?xf32>) -> tensor<?xf64>
+// CHECK-NEXT:    %same = mir.cast %x : (tensor<3xf16>) -> tensor<3xf32>
+// CHECK-NEXT:    func.return %back, %wide, %a, %same : tensor<?xf16>, tensor<?xf64>, tensor<?xf32>, tensor<3xf32>
+func.func @declared_shapes(%x: tensor<3xf16>) -> (tensor<?xf16>, tensor<?xf64>, tensor<?xf32>, tensor<3xf32>) {
+  %a = mir.cast %x : (tensor<3xf16>) -> tensor<?xf32>
+  %back = mir.cast %a : (tensor<?xf32>) -> tensor<?xf16>
+  %wide = mir.cast %a : (tensor<?xf32>) -> tensor<?xf64>
+  %same = mir.cast %x : (tensor<3xf16>) -> tensor<3xf32>
+  func.return %back, %wide, %a, %same : tensor<?xf16>, tensor<?xf64>, tensor<?xf32>, tensor<3xf32>
+}

@@ -14,6 +14,12 @@ its input and is never touched):
 * two casts of one value to one type are one cast, placed right after the
   value's definition so that it dominates every use of both.
 
+A cast whose declared shape says more or less than its operand's
+(`tensor<3xf16> -> tensor<?xf32>`) is part of the program's types: it is never
+shortened, never the start a chain is shortened to, and never merged with a
+cast of another declared type, so every value keeps the type it was declared
+with (a `func.return` compares types exactly).
+
 The same rules serve `rlx-amp`, which must not leave work for this pass:
 `CastCache` hands out "this value, as that element type" through them, reusing
 an existing cast when there is one.
@@ -39,6 +45,7 @@ from xdsl.rewriter import InsertPoint
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.canonicalize import IdentityCast
 from rlx_xdsl.transforms.pipeline import ReportsChanges
 
@@ -51,21 +58,32 @@ def element_type(value: SSAValue) -> Attribute:
     return t.element_type
 
 
+def cast_type(value: SSAValue, to: Attribute) -> TensorType:
+    """The type of `value` cast to element type `to`: its declared shape, over `to`."""
+    return tensor(to, shape_of(value.type))
+
+
 def plain_cast_of(value: SSAValue) -> CastOp | None:
     """The plain `mir.cast` defining `value`, if one does."""
     owner = value.owner
     return owner if isinstance(owner, CastOp) and owner.is_plain else None
 
 
+def keeps_declared_shape(cast: CastOp) -> bool:
+    """The cast's result declares its operand's shape (it changes the element type only)."""
+    return shape_of(cast.result.type) == shape_of(cast.input.type)
+
+
 def shortest_source(value: SSAValue, to: Attribute) -> SSAValue:
     """The value to convert to `to` that gives `cast(value -> to)` through the fewest casts.
 
-    Walks back through plain casts that converted exactly: converting their input
-    instead gives the same values (see the module docstring). The result is
-    `value` itself when no such cast defines it.
+    Walks back through plain casts that converted exactly and kept the declared
+    shape: converting their input instead gives the same values (see the module
+    docstring) of the same declared type. The result is `value` itself when no
+    such cast defines it; it always has `value`'s declared shape.
     """
     inner = plain_cast_of(value)
-    while inner is not None:
+    while inner is not None and keeps_declared_shape(inner):
         source = element_type(inner.input)
         if not dtypes.converts_exactly(source, element_type(value)):
             break
@@ -77,14 +95,14 @@ def shortest_source(value: SSAValue, to: Attribute) -> SSAValue:
 
 
 def existing_cast(value: SSAValue, to: Attribute, besides: Operation | None = None) -> CastOp | None:
-    """A plain cast of `value` to element type `to` already in the IR (other than `besides`)."""
+    """A plain cast of `value` to the type `to` (shape included) already in the IR (other than `besides`)."""
     for use in value.uses:
         user = use.operation
         if (
             user is not besides
             and isinstance(user, CastOp)
             and user.is_plain
-            and element_type(user.result) == to
+            and user.result.type == to
         ):
             return user
     return None
@@ -160,6 +178,7 @@ class CastCache:
         """How many casts this cache inserted (reused ones are not counted)."""
 
     def cast(self, value: SSAValue, to: Attribute, rewriter: PatternRewriter) -> SSAValue:
+        """`value` as element type `to`, of type `cast_type(value, to)`."""
         value = shortest_source(value, to)
         if element_type(value) == to:
             return value
@@ -167,7 +186,7 @@ class CastCache:
         cached = self._casts.get(key)
         if cached is not None:
             return cached
-        cast = existing_cast(value, to)
+        cast = existing_cast(value, cast_type(value, to))
         if cast is not None:
             cast.detach()
         else:
@@ -193,7 +212,7 @@ class CastOfExactCast(RewritePattern):
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter) -> None:
-        if not op.is_plain:
+        if not (op.is_plain and keeps_declared_shape(op)):
             return
         inner = plain_cast_of(op.input)
         to = element_type(op.result)
@@ -223,7 +242,7 @@ class DuplicateCast(RewritePattern):
     def match_and_rewrite(self, op: CastOp, rewriter: PatternRewriter) -> None:
         if not op.is_plain:
             return
-        other = existing_cast(op.input, element_type(op.result), besides=op)
+        other = existing_cast(op.input, op.result.type, besides=op)
         if other is None:
             return
         move_after_definition(op, rewriter)

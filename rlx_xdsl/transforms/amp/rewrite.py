@@ -46,6 +46,7 @@ from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
+from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.amp.policy import FLOATS, KEEP, PROMOTE, Policy
 from rlx_xdsl.transforms.fold_casts import (
     CastCache,
@@ -62,6 +63,13 @@ def amp_float(value: SSAValue) -> Attribute | None:
     if isinstance(t, TensorType) and t.element_type in AMP_FLOATS:
         return t.element_type
     return None
+
+
+def with_declared_shape(declared: Attribute, inferred: Attribute) -> Attribute:
+    """`inferred`'s element type on `declared`'s shape: AMP changes dtypes, never declared shapes."""
+    if isinstance(declared, TensorType) and isinstance(inferred, TensorType):
+        return tensor(inferred.element_type, shape_of(declared))
+    return inferred
 
 
 def _is_float_tensor(value: SSAValue) -> bool:
@@ -142,14 +150,21 @@ class AmpRewrite:
         return dtypes.dtype_named(choice).element_type
 
     def retype_results(self, op: RlxOperation, rewriter: PatternRewriter, target: Attribute) -> None:
-        """Give `op`'s results the types it infers from its new operands."""
+        """Give `op`'s results the element types it infers from its new operands, on their declared shapes.
+
+        Inference may know more of a shape than the program declared (`add` of a
+        `3` and a `?` is `3`); a value whose type says `?` keeps saying it, so
+        its users (a `func.return`, a region op, another framework's op) still
+        see the type they were written with.
+        """
         try:
             inferred = op.inferred_types()
         except VerifyException as error:
             raise OpError(
                 op, f"rlx-amp cannot compute '{op.name}' in {target}: {error}"
             ) from error
-        for result, new_type in zip(op.results, inferred, strict=True):
+        for result, inferred_type in zip(op.results, inferred, strict=True):
+            new_type = with_declared_shape(result.type, inferred_type)
             if result.type != new_type:
                 rewriter.replace_value_with_new_type(result, new_type)
 
@@ -228,14 +243,34 @@ class ExplicitCast(RewritePattern):
                 continue
             to = user.result.type
             assert isinstance(to, TensorType)
-            other = existing_cast(source, to.element_type, besides=user)
+            other = existing_cast(source, to, besides=user)
             if other is not None:
                 move_after_definition(other, rewriter)
                 rewriter.replace(user, (), [other.result])
 
 
+def refuse_hir_blocks(module: ModuleOp) -> None:
+    """An OpError at the first op `rlx-lower-hir` would expand: AMP chooses per MIR op.
+
+    A block (`hir.llama_decoder_block`) holds ops the policy puts in different
+    precisions (matmuls low, norms f32): one choice for the whole block would
+    give another program than the same policy after lowering.
+    """
+    from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
+
+    for op in module.walk():
+        if LOWERINGS.lookup(op) is not None:
+            raise OpError(
+                op,
+                f"'rlx-amp' chooses a precision per MIR op, and '{op.name}' is an HIR block "
+                "(its ops may need different precisions): run rlx-lower-hir first "
+                "(-p 'rlx-lower-hir,rlx-amp{...}')",
+            )
+
+
 def auto_mixed_precision(module: ModuleOp, policy: Policy) -> int:
     """Rewrite every function of `module` under `policy`; return the number of casts inserted."""
+    refuse_hir_blocks(module)
     amp = AmpRewrite.of(module, policy)
     patterns = [ExplicitCast(amp), RetypeToPolicy(amp), KeepSignature(amp)]
     walker = PatternRewriteWalker(
