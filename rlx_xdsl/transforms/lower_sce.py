@@ -71,7 +71,7 @@ def class_ids(e: Emitter, op: IndexedCrossEntropyOperation) -> SSAValue:
 
 
 def one_hot(e: Emitter, op: Operation, logits: SSAValue, ids: SSAValue) -> SSAValue:
-    """`[N, C]` rows in the logits' dtype: 1 where `ids[n] == c`, else 0."""
+    """`[N, C]` i1 rows: true where `ids[n] == c`."""
     logits_type = tensor_type(logits)
     classes = logits_type.get_shape()[1]
     if classes == DYNAMIC:
@@ -81,7 +81,7 @@ def one_hot(e: Emitter, op: Operation, logits: SSAValue, ids: SSAValue) -> SSAVa
             "dynamic class count, and the one-hot's mir.iota ramp needs it static",
         )
     ramp = e.mir.iota([1, classes], i64, dimension=1)
-    return e.mir.cast(e.mir.compare(ids, ramp, "eq"), logits_type.element_type)
+    return e.mir.compare(ids, ramp, "eq")
 
 
 def unless_ignored(e: Emitter, op: IndexedCrossEntropyOperation, ids: SSAValue, rows: SSAValue) -> SSAValue:
@@ -108,25 +108,20 @@ def rows_of(e: Emitter, value: SSAValue, result_type: TensorType) -> SSAValue:
     return e.mir.reshape(value, new_shape=shape)
 
 
-def weighted_sum(e: Emitter, targets: SSAValue, shifted: SSAValue) -> SSAValue:
-    """`sum_c t * (x - m)` per row, where classes with `t == 0` add nothing.
-
-    `x - m` is `-inf` for a `-inf` logit; a plain product would make `0 * -inf = NaN`
-    of a class that the loss does not select.
-    """
-    selected = e.mir.compare(targets, scalar(e, 0.0, targets), "ne")
-    terms = keep_where(e, selected, e.mir.mul(targets, shifted))
-    return e.mir.reduce(terms, kind="sum", axes=[1], keep_dim=True)
-
-
-def cross_entropy(e: Emitter, logits: SSAValue, targets: SSAValue) -> SSAValue:
+def cross_entropy(e: Emitter, logits: SSAValue, targets: SSAValue, selected: SSAValue) -> SSAValue:
     """`logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]` as `[N, 1]`, computed with
-    the max subtracted."""
+    the max subtracted; `selected` (i1) marks the classes whose target is not 0.
+
+    Only selected classes enter the weighted sum, through a `where`: `x - m` is `-inf` for
+    a `-inf` logit, and a plain product would make `0 * -inf = NaN` of a class that the
+    loss does not select.
+    """
     et = tensor_type(logits).element_type
     rowmax = e.mir.reduce(logits, kind="max", axes=[1], keep_dim=True)
     shifted = e.mir.sub(logits, rowmax)
     sum_exp = e.mir.reduce(e.mir.exp(shifted), kind="sum", axes=[1], keep_dim=True)
-    picked = weighted_sum(e, targets, shifted)
+    terms = keep_where(e, selected, e.mir.mul(targets, shifted))
+    picked = e.mir.reduce(terms, kind="sum", axes=[1], keep_dim=True)
     mass = e.mir.reduce(targets, kind="sum", axes=[1], keep_dim=True)
     leftover = e.mir.mul(rowmax, e.mir.sub(e.mir.constant(1.0, et), mass))
     return e.mir.add(e.mir.sub(e.mir.log(sum_exp), picked), leftover)
@@ -139,18 +134,22 @@ def per_row(e: Emitter, loss: SSAValue, result_type: TensorType) -> SSAValue:
 
 def lower_indexed_loss(e: Emitter, op: SoftmaxCrossEntropyWithLogitsOp) -> SSAValue:
     ids = class_ids(e, op)
-    loss = cross_entropy(e, op.logits, one_hot(e, op, op.logits, ids))
+    hit = one_hot(e, op, op.logits, ids)
+    targets = e.mir.cast(hit, tensor_type(op.logits).element_type)
+    loss = cross_entropy(e, op.logits, targets, hit)
     return per_row(e, unless_ignored(e, op, ids, loss), op.result.type)
 
 
 def lower_dense_loss(e: Emitter, op: SoftmaxCrossEntropyOp) -> SSAValue:
-    return per_row(e, cross_entropy(e, op.logits, op.targets), op.result.type)
+    selected = e.mir.compare(op.targets, scalar(e, 0.0, op.targets), "ne")
+    return per_row(e, cross_entropy(e, op.logits, op.targets, selected), op.result.type)
 
 
 def lower_loss_backward(e: Emitter, op: SoftmaxCrossEntropyBackwardOp) -> SSAValue:
     """`(softmax(logits) - one_hot(labels)) * d_loss[:, None]`, 0 in ignored rows."""
     ids = class_ids(e, op)
-    diff = e.mir.sub(e.mir.softmax(op.logits, axis=1), one_hot(e, op, op.logits, ids))
+    hit = e.mir.cast(one_hot(e, op, op.logits, ids), tensor_type(op.logits).element_type)
+    diff = e.mir.sub(e.mir.softmax(op.logits, axis=1), hit)
     grad = e.mir.mul(diff, e.mir.reshape(op.d_loss, new_shape=[-1, 1]))
     return rows_of(e, unless_ignored(e, op, ids, grad), op.result.type)
 
