@@ -130,7 +130,8 @@ def test_column_labels_lower_like_row_labels(labels_dtype):
     inputs = sce_inputs(4, 5, labels=labels)
     before, after = run_before_and_after(sce_graph(4, 5, labels_dtype=labels_dtype, column=True), inputs)
     assert_outputs_close(before, after)
-    rows = run_function(sce_graph(4, 5, labels_dtype=labels_dtype), "f", [inputs[0], labels[:, 0], *inputs[2:]])
+    row_labels = [inputs[0], labels[:, 0], *inputs[2:]]
+    rows = run_function(sce_graph(4, 5, labels_dtype=labels_dtype), "f", row_labels)
     assert_outputs_close(rows, after)
 
 

@@ -37,6 +37,7 @@ def label_map(n_loops: int, labels: SSAValue) -> AffineMap:
     """Labels `[N]` or `[N, 1]` read at row loop 0 of an `n_loops`-loop nest."""
     return loops(n_loops, [0] if len(labels.type.get_shape()) == 1 else [0, None])
 
+
 Target = Callable[[Scalars, SSAValue], SSAValue]
 """`target(s, operand_element) -> t[n, c]` in the accumulator dtype."""
 
@@ -118,13 +119,18 @@ def _per_row_loss(
 @LOWERINGS.register(loss.SoftmaxCrossEntropyWithLogitsOp)
 def lower_sce_with_logits(lw: Lowering, op: loss.SoftmaxCrossEntropyWithLogitsOp) -> Sequence[SSAValue]:
     dt, label_dt = lw.result_dtype(), lw.operand_dtype(1)
-    per_row = _per_row_loss(lw, op, op.labels, label_map(2, op.labels), one_hot(label_dt, accumulator(dt)))
+    target = one_hot(label_dt, accumulator(dt))
+    per_row = _per_row_loss(lw, op, op.labels, label_map(2, op.labels), target)
     if op.ignored_label() is None:
         return [per_row]
     keep = unless_ignored(op, label_dt, dt)
+
+    def body(s: Scalars, value: SSAValue, label: SSAValue, _) -> SSAValue:
+        return keep(s, label, value)
+
     inputs = [(per_row, identity(1)), (op.labels, label_map(1, op.labels))]
     init = lw.empty(lw.dims(per_row), dt)
-    return lw.generic(inputs, [(init, identity(1))], [PARALLEL], lambda s, value, label, _: keep(s, label, value))
+    return lw.generic(inputs, [(init, identity(1))], [PARALLEL], body)
 
 
 @LOWERINGS.register(loss.SoftmaxCrossEntropyOp)

@@ -211,7 +211,12 @@ IGNORED_LABELS = np.array([0, -100, 2, -100, 1, 3], np.int64)
 
 @pytest.mark.parametrize(
     ("labels", "ignore_index"),
-    [(IGNORED_LABELS, -100), (LABELS, 2), (LABELS.reshape(6, 1), 4), (IGNORED_LABELS.astype(np.float32), -100)],
+    [
+        (IGNORED_LABELS, -100),
+        (LABELS, 2),
+        (LABELS.reshape(6, 1), 4),
+        (IGNORED_LABELS.astype(np.float32), -100),
+    ],
     ids=["negative", "a-class", "column", "float-labels"],
 )
 def test_ignore_index_matches_torch(labels, ignore_index):
