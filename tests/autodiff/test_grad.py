@@ -7,6 +7,8 @@ from io import StringIO
 
 import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 from xdsl.dialects import func
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
@@ -96,6 +98,27 @@ def test_loss_drop_removes_the_ops_only_the_loss_needed():
     assert "mir.reduce" in names  # the gradient of b unbroadcasts dh
     forward_square = [op for op in find_function(module, "loss_grad").walk() if op.name == "mir.mul"]
     assert all(op.operands[0] is not op.operands[1] for op in forward_square)  # h * h is gone
+
+
+def test_cross_entropy_with_ignore_index_matches_torchs_mean_and_its_gradient():
+    """PyTorch's mean over the rows not ignored, built from the per-row op; `loss=drop`."""
+    b = GraphBuilder("loss")
+    x = b.param("x", [5, 4], "f64")
+    labels = b.input("labels", [5, 1], "i64")
+    per_row = b.softmax_cross_entropy_with_logits(x, labels, ignore_index=-100)
+    kept = b.cast(b.compare(labels, b.constant(-100, labels.type.element_type), "ne"), per_row.type.element_type)
+    b.output(b.div(b.reduce(per_row, kind="sum", axes=[0]), b.reduce(kept, kind="sum", axes=[0, 1])))
+    module = b.module()
+    GradPass(func="loss", loss="drop").apply(make_context(), module)
+    logits, ids = rand(5, 4), np.array([[1], [-100], [3], [0], [-100]])
+    (d_x,) = run_function(module, "loss_grad", [logits, ids, np.array(1.0)])
+    (loss,) = run_function(module, "loss", [logits, ids])
+    x_torch = torch.from_numpy(logits).requires_grad_()
+    expected = F.cross_entropy(x_torch, torch.from_numpy(ids[:, 0]), ignore_index=-100)
+    expected.backward()
+    np.testing.assert_allclose(loss, expected.item(), rtol=1e-12)
+    np.testing.assert_allclose(d_x, x_torch.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert np.all(d_x[[1, 4]] == 0)
 
 
 def test_the_forward_function_is_left_unchanged():
