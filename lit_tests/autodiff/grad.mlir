@@ -1,6 +1,7 @@
 // rlx-grad adds @NAME_grad: the forward recomputed, then the backward sweep.
 // RUN: rlx-opt %s --split-input-file -p 'rlx-grad{func=loss}' | filecheck %s
 // RUN: rlx-opt %s --split-input-file -p 'rlx-grad{func=loss wrt=x,1 mode=training}' | filecheck %s --check-prefix=WRT
+// RUN: rlx-opt %s --split-input-file -p 'rlx-grad{func=loss loss=drop}' | filecheck %s --check-prefix=DROP
 
 // The forward is kept; the gradient function takes d_output last and returns
 // [loss, aux, d_w, d_b]; x (not a param) gets no gradient by default. x * x
@@ -37,6 +38,16 @@ func.func @loss(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.n
 // WRT:         %d_w = mir.dot_general
 // WRT:         func.return %l, %z, %d_x, %d_w
 
+// loss=drop (RLX's grad()): the same gradients, no loss result; the ops that only
+// computed the loss (z * z, its sum) are gone.
+// DROP-LABEL: func.func @loss_grad(
+// DROP-SAME:    %d_output: tensor<f32> {rlx.name = "d_output"}) -> (tensor<3x2xf32>, tensor<4x2xf32>, tensor<2xf32>) {
+// DROP-NEXT:    %h = mir.matmul %x, %w
+// DROP-NEXT:    %z = mir.add %h, %b
+// DROP-NOT:     %sq
+// DROP-NOT:     %l =
+// DROP:         func.return %z, %d_w, %d_b : tensor<3x2xf32>, tensor<4x2xf32>, tensor<2xf32>
+
 // -----
 
 // stop_gradient blocks the gradient; in training mode the cut argument gets zeros
@@ -58,3 +69,7 @@ func.func @loss(%x: tensor<3xf32> {rlx.name = "x", rlx.param}, %y: tensor<3xf32>
 // WRT-NEXT:    %d_x = mir.mul %d_output, %s
 // WRT-NEXT:    %d_y = mir.constant dense<0.000000e+00> : tensor<3xf32>
 // WRT-NEXT:    func.return %p, %d_x, %d_y
+
+// DROP-LABEL: func.func @loss_grad(
+// DROP-SAME:    -> tensor<3xf32> {
+// DROP:         func.return %d_x : tensor<3xf32>

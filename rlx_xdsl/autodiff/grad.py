@@ -12,7 +12,10 @@
   omitted, it is every `rlx.param` argument;
 * `mode=strict` (the default): an argument that no gradient reaches is an
   error located where its path to the loss is cut (or at the function), saying
-  why; `mode=training`: its gradient is zeros of its type.
+  why; `mode=training`: its gradient is zeros of its type;
+* `loss=drop` leaves the loss out of the results, `(aux..., d_wrt0, ...)`: RLX's
+  `grad()`, which is `grad_with_loss` with its first output dropped; the default
+  `loss=keep` is `grad_with_loss`. Forward ops only the loss needed are removed.
 
 As RLX's `grad_with_loss` does, the gradient function first recomputes the
 forward (a copy of `@loss`'s body; `@loss` itself is left unchanged), then
@@ -60,6 +63,15 @@ from rlx_xdsl.transforms.dce import eliminate_dead_code
 
 D_OUTPUT = "d_output"
 """The name of the seed argument (RLX's `Input "d_output"`)."""
+
+
+class Loss(Enum):
+    """Whether the gradient function returns the loss (its first result) or not."""
+
+    KEEP = "keep"
+    """`(loss, aux..., grads...)`: RLX's `grad_with_loss`."""
+    DROP = "drop"
+    """`(aux..., grads...)`: RLX's `grad()`."""
 
 
 class Mode(Enum):
@@ -211,7 +223,7 @@ def _add_seed(copy: func.FuncOp, loss: SSAValue) -> SSAValue:
 
 
 def build_gradient(
-    module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode = Mode.STRICT
+    module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode = Mode.STRICT, loss: Loss = Loss.KEEP
 ) -> func.FuncOp:
     """Add `@<name>_grad` to `module` (see the module docstring) and return it."""
     load_rules()
@@ -258,7 +270,8 @@ def build_gradient(
             gradient.name_hint = f"d_{arg.name_hint}"
         gradients.append(gradient)
 
-    new_return = func.ReturnOp(*outputs, *gradients)
+    kept = outputs if loss is Loss.KEEP else outputs[1:]
+    new_return = func.ReturnOp(*kept, *gradients)
     new_return.location = copy_return.location
     block.insert_op_before(new_return, copy_return)
     block.erase_op(copy_return)
@@ -337,8 +350,9 @@ class GradPass(ModulePass):
     `rlx-grad{func=loss wrt=w,b mode=training}`: `wrt` names arguments by
     rlx.name or position (default: the rlx.param arguments); `mode=strict`
     (default) reports an argument that no gradient reaches, `mode=training`
-    gives it zeros. Run `rlx-prepare-ad` first when the function has fused or
-    control-flow ops.
+    gives it zeros; `loss=drop` returns no loss, only aux results and gradients
+    (RLX's `grad()`; default `loss=keep`). Run `rlx-prepare-ad` first when the
+    function has fused or control-flow ops.
     """
 
     name = "rlx-grad"
@@ -346,6 +360,7 @@ class GradPass(ModulePass):
     func: str = field(metadata={"syntax": "NAME"})
     wrt: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,..."})
     mode: str = field(default="strict", metadata={"syntax": "strict|training"})
+    loss: str = field(default="keep", metadata={"syntax": "keep|drop"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:
@@ -354,4 +369,8 @@ class GradPass(ModulePass):
             raise PassFailedException(
                 f"'rlx-grad' mode must be strict or training, got '{self.mode}'"
             ) from None
-        build_gradient(op, self.func, [str(w) for w in self.wrt], mode)
+        try:
+            loss = Loss(self.loss)
+        except ValueError:
+            raise PassFailedException(f"'rlx-grad' loss must be keep or drop, got '{self.loss}'") from None
+        build_gradient(op, self.func, [str(w) for w in self.wrt], mode, loss)

@@ -192,8 +192,12 @@ def _pool(op: conv.PoolOp, x):
 
 
 def _sce_with_logits(op, logits, labels):
-    onehot = jax.nn.one_hot(labels.astype(jnp.int32), logits.shape[1], dtype=logits.dtype)
-    return jax.nn.logsumexp(logits, axis=1) - jnp.sum(onehot * logits, axis=1)
+    """Labels `[N]` or `[N, 1]`; rows labelled `ignore_index` give 0 (and no gradient)."""
+    ids = labels.reshape(-1).astype(jnp.int32)
+    onehot = jax.nn.one_hot(ids, logits.shape[1], dtype=logits.dtype)
+    loss = jax.nn.logsumexp(logits, axis=1) - jnp.sum(onehot * logits, axis=1)
+    ignore = op.ignored_label()
+    return loss if ignore is None else jnp.where(ids == ignore, jnp.zeros_like(loss), loss)
 
 
 JAX_OPS.add(conv.ConvOp, _with_op(_conv))

@@ -373,7 +373,21 @@ def _loss_cases() -> list[OpCase]:
         OpCase("sce_dense", "mir.softmax_cross_entropy %0, %1 : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4xf32>", approximate=True),
         OpCase("sce_backward", "mir.softmax_cross_entropy_backward %0, %1, %2 : (tensor<4x5xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<4x5xf32>",
                approximate=True),
+        # `-inf` logits of unselected classes, `[N, 1]` labels, ignored rows and a NaN label.
+        OpCase("sce_ignore_index", "mir.softmax_cross_entropy_with_logits %0, %1 ignore_index = 2 : (tensor<4x5xf32>, tensor<4x1xf32>) -> tensor<4xf32>",
+               approximate=True, inputs=of(fixed(_SCE_LOGITS), fixed(np.array([[0.0], [2.0], [np.nan], [4.5]], np.float32)))),
+        OpCase("sce_dense_neg_inf", "mir.softmax_cross_entropy %0, %1 : (tensor<4x5xf32>, tensor<4x5xf32>) -> tensor<4xf32>",
+               approximate=True, inputs=of(fixed(_SCE_LOGITS), fixed(_SCE_TARGETS))),
+        OpCase("sce_backward_ignore_index", "mir.softmax_cross_entropy_backward %0, %1, %2 ignore_index = -100 : (tensor<4x5xf32>, tensor<4x1xi32>, tensor<4xf32>) -> tensor<4x5xf32>",
+               approximate=True, inputs=of(fixed(_SCE_LOGITS), fixed(np.array([[1], [-100], [3], [-100]], np.int32)), normal(4))),
     ]  # fmt: skip
+
+
+_SCE_LOGITS = np.array(
+    [[1, -np.inf, 2, 0, 0.5], [0, 1, 2, 3, -np.inf], [-np.inf, 5, 1, 1, 0], [2, 2, -np.inf, -np.inf, 1]], np.float32
+)
+_SCE_TARGETS = np.array([[1, 0, 0, 0, 0], [0, 0.5, 0.5, 0, 0], [0, 1, 0, 0, 0], [0.25, 0.75, 0, 0, 0]], np.float32)
+"""`_SCE_LOGITS` has `-inf` in classes the labels and targets above do not select."""
 
 
 IF_CASE = """func.func @{name}(%p: tensor<1x1xi1>, %x: tensor<3xf32>, %y: tensor<2xi32>) -> (tensor<3xf32>, tensor<2xi32>) {{

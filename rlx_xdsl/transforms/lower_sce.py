@@ -4,13 +4,16 @@ without a native kernel (upstream RLX's `LowerSoftmaxCrossEntropy`).
 Both losses share one chain, the interpreter's formula with the row maximum `m`
 subtracted first:
 
-    loss[n] = log(sum_c exp(x - m)) - sum_c t * (x - m) + m * (1 - sum_c t)
+    loss[n] = log(sum_c exp(x - m)) - sum_{c: t != 0} t * (x - m) + m * (1 - sum_c t)
 
 where `t` is the dense targets, or the one-hot rows of the labels. The last term
 vanishes when a target row sums to one; it keeps the definition
 `logsumexp(x) - sum_c t * x` exact for any other targets (an out-of-range label's
-all-zero row gives the bare logsumexp). The backward is
-`(softmax(x) - one_hot(labels)) * d_loss[:, None]`.
+all-zero row gives the bare logsumexp). Classes whose target is 0 are left out of the
+weighted sum with a `where`, not multiplied by 0: a `-inf` logit makes `x - m = -inf`,
+and `0 * -inf` would turn a finite loss into NaN. The backward is
+`(softmax(x) - one_hot(labels)) * d_loss[:, None]`. Labels may be `[N]` or `[N, 1]`;
+rows labelled `ignore_index` get 0 (loss and gradient) from a final `where`.
 
 Upstream builds the one-hot from one `where` per class and a concat: C ops, so a
 50k vocabulary becomes 50k ops. Here it is one comparison of the labels (as
@@ -39,19 +42,36 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.loss import (
+    IndexedCrossEntropyOperation,
     SoftmaxCrossEntropyBackwardOp,
     SoftmaxCrossEntropyOp,
     SoftmaxCrossEntropyWithLogitsOp,
 )
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
+from rlx_xdsl.transforms.decompose_backward.emit import keep_where, scalar
 
 
-def one_hot(e: Emitter, op: Operation, logits: SSAValue, labels: SSAValue) -> SSAValue:
-    """`[N, C]` rows in the logits' dtype: 1 where `labels[n] == c`, else 0.
+def class_ids(e: Emitter, op: IndexedCrossEntropyOperation) -> SSAValue:
+    """The labels as an `[N, 1]` column of integer class ids.
 
-    Float labels are cast to i64 first, which truncates toward zero as the kernel does.
+    Float labels are cast to i64, which truncates toward zero as the kernel does; a
+    NaN label (which the cast would make 0) becomes an id that selects no class and
+    is not the op's `ignore_index`, as in the kernel.
     """
+    labels = op.labels
+    ids = labels
+    if dtypes.is_float(tensor_type(labels).element_type):
+        no_class = -2 if op.ignored_label() == -1 else -1
+        is_number = e.mir.compare(labels, labels, "eq")
+        ids = e.mir.where(is_number, e.mir.cast(labels, i64), e.mir.constant(no_class, i64))
+    if len(tensor_type(ids).get_shape()) == 1:
+        ids = e.mir.reshape(ids, new_shape=[-1, 1])
+    return ids
+
+
+def one_hot(e: Emitter, op: Operation, logits: SSAValue, ids: SSAValue) -> SSAValue:
+    """`[N, C]` i1 rows: true where `ids[n] == c`."""
     logits_type = tensor_type(logits)
     classes = logits_type.get_shape()[1]
     if classes == DYNAMIC:
@@ -60,12 +80,20 @@ def one_hot(e: Emitter, op: Operation, logits: SSAValue, labels: SSAValue) -> SS
             f"'{op.name}' cannot be lowered: logits {fmt_shape(logits_type.get_shape())} have a "
             "dynamic class count, and the one-hot's mir.iota ramp needs it static",
         )
-    ids = labels
-    if dtypes.is_float(tensor_type(labels).element_type):
-        ids = e.mir.cast(labels, i64)
-    column = e.mir.reshape(ids, new_shape=[-1, 1])
     ramp = e.mir.iota([1, classes], i64, dimension=1)
-    return e.mir.cast(e.mir.compare(column, ramp, "eq"), logits_type.element_type)
+    return e.mir.compare(ids, ramp, "eq")
+
+
+def unless_ignored(e: Emitter, op: IndexedCrossEntropyOperation, ids: SSAValue, rows: SSAValue) -> SSAValue:
+    """`rows` (`[N, 1]` or `[N, C]`), with 0 in the rows whose id is the op's `ignore_index`.
+
+    A `where`, not a product with a 0/1 mask: an ignored row's value may be inf or NaN.
+    """
+    ignore = op.ignored_label()
+    if ignore is None:
+        return rows
+    ignored = e.mir.compare(ids, e.mir.constant(ignore, i64), "eq")
+    return e.mir.where(ignored, scalar(e, 0.0, rows), rows)
 
 
 def rows_of(e: Emitter, value: SSAValue, result_type: TensorType) -> SSAValue:
@@ -80,33 +108,50 @@ def rows_of(e: Emitter, value: SSAValue, result_type: TensorType) -> SSAValue:
     return e.mir.reshape(value, new_shape=shape)
 
 
-def cross_entropy(e: Emitter, logits: SSAValue, targets: SSAValue, result_type: TensorType) -> SSAValue:
-    """`logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]`, computed with the max subtracted."""
+def cross_entropy(e: Emitter, logits: SSAValue, targets: SSAValue, selected: SSAValue) -> SSAValue:
+    """`logsumexp(logits[n]) - sum_c targets[n, c] * logits[n, c]` as `[N, 1]`, computed with
+    the max subtracted; `selected` (i1) marks the classes whose target is not 0.
+
+    Only selected classes enter the weighted sum, through a `where`: `x - m` is `-inf` for
+    a `-inf` logit, and a plain product would make `0 * -inf = NaN` of a class that the
+    loss does not select.
+    """
     et = tensor_type(logits).element_type
     rowmax = e.mir.reduce(logits, kind="max", axes=[1], keep_dim=True)
     shifted = e.mir.sub(logits, rowmax)
     sum_exp = e.mir.reduce(e.mir.exp(shifted), kind="sum", axes=[1], keep_dim=True)
-    picked = e.mir.reduce(e.mir.mul(targets, shifted), kind="sum", axes=[1], keep_dim=True)
+    terms = keep_where(e, selected, e.mir.mul(targets, shifted))
+    picked = e.mir.reduce(terms, kind="sum", axes=[1], keep_dim=True)
     mass = e.mir.reduce(targets, kind="sum", axes=[1], keep_dim=True)
     leftover = e.mir.mul(rowmax, e.mir.sub(e.mir.constant(1.0, et), mass))
-    loss = e.mir.add(e.mir.sub(e.mir.log(sum_exp), picked), leftover)
+    return e.mir.add(e.mir.sub(e.mir.log(sum_exp), picked), leftover)
+
+
+def per_row(e: Emitter, loss: SSAValue, result_type: TensorType) -> SSAValue:
+    """The `[N, 1]` loss as the op's `[N]` result."""
     return rows_of(e, e.mir.reshape(loss, new_shape=[-1]), result_type)
 
 
 def lower_indexed_loss(e: Emitter, op: SoftmaxCrossEntropyWithLogitsOp) -> SSAValue:
-    targets = one_hot(e, op, op.logits, op.labels)
-    return cross_entropy(e, op.logits, targets, op.result.type)
+    ids = class_ids(e, op)
+    hit = one_hot(e, op, op.logits, ids)
+    targets = e.mir.cast(hit, tensor_type(op.logits).element_type)
+    loss = cross_entropy(e, op.logits, targets, hit)
+    return per_row(e, unless_ignored(e, op, ids, loss), op.result.type)
 
 
 def lower_dense_loss(e: Emitter, op: SoftmaxCrossEntropyOp) -> SSAValue:
-    return cross_entropy(e, op.logits, op.targets, op.result.type)
+    selected = e.mir.compare(op.targets, scalar(e, 0.0, op.targets), "ne")
+    return per_row(e, cross_entropy(e, op.logits, op.targets, selected), op.result.type)
 
 
 def lower_loss_backward(e: Emitter, op: SoftmaxCrossEntropyBackwardOp) -> SSAValue:
-    """`(softmax(logits) - one_hot(labels)) * d_loss[:, None]`."""
-    diff = e.mir.sub(e.mir.softmax(op.logits, axis=1), one_hot(e, op, op.logits, op.labels))
+    """`(softmax(logits) - one_hot(labels)) * d_loss[:, None]`, 0 in ignored rows."""
+    ids = class_ids(e, op)
+    hit = e.mir.cast(one_hot(e, op, op.logits, ids), tensor_type(op.logits).element_type)
+    diff = e.mir.sub(e.mir.softmax(op.logits, axis=1), hit)
     grad = e.mir.mul(diff, e.mir.reshape(op.d_loss, new_shape=[-1, 1]))
-    return rows_of(e, grad, op.result.type)
+    return rows_of(e, unless_ignored(e, op, ids, grad), op.result.type)
 
 
 class LowerIndexedLoss(RewritePattern):

@@ -7,11 +7,13 @@ from io import StringIO
 
 import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 from xdsl.dialects import func
 from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.autodiff.grad import GradPass, Mode, build_gradient
+from rlx_xdsl.autodiff.grad import GradPass, Loss, Mode, build_gradient
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.diagnostics import OpError
@@ -69,6 +71,55 @@ def test_the_gradients_match_central_differences_and_the_aux_output_is_passed_th
     module = mlp_module()
     inputs = [rand(3, 4), rand(4, 2), rand(2)]
     check_gradients(module, "loss", inputs, [1, 2], cotangent=np.array(1.0))
+
+
+def test_loss_drop_returns_aux_and_gradients_only_and_they_match_loss_keep():
+    """`loss=drop` is RLX's `grad()`: `grad_with_loss` without its first output."""
+    inputs = [rand(3, 4), rand(4, 2), rand(2), np.array(1.3)]
+    keep_module, drop_module = mlp_module(), mlp_module()
+    GradPass(func="loss").apply(make_context(), keep_module)
+    GradPass(func="loss", loss="drop").apply(make_context(), drop_module)
+    drop = find_function(drop_module, "loss_grad")
+    forward = find_function(drop_module, "loss").function_type
+    assert argument_names(drop) == ["x", "w", "b", "d_output"]
+    assert list(drop.function_type.outputs) == [forward.outputs.data[1], *forward.inputs.data[1:]]
+    with_loss = run_function(keep_module, "loss_grad", inputs)
+    without = run_function(drop_module, "loss_grad", inputs)
+    assert len(without) == len(with_loss) - 1
+    for got, want in zip(without, with_loss[1:], strict=True):
+        np.testing.assert_array_equal(got, want)
+    check_vjp(without[1], module_function(mlp_module(), "loss"), inputs[:3], 1, inputs[3])
+
+
+def test_loss_drop_removes_the_ops_only_the_loss_needed():
+    module = mlp_module()
+    build_gradient(module, "loss", loss=Loss.DROP)
+    names = [op.name for op in find_function(module, "loss_grad").walk()]
+    assert "mir.reduce" in names  # the gradient of b unbroadcasts dh
+    forward_square = [op for op in find_function(module, "loss_grad").walk() if op.name == "mir.mul"]
+    assert all(op.operands[0] is not op.operands[1] for op in forward_square)  # h * h is gone
+
+
+def test_cross_entropy_with_ignore_index_matches_torchs_mean_and_its_gradient():
+    """PyTorch's mean over the rows not ignored, built from the per-row op; `loss=drop`."""
+    b = GraphBuilder("loss")
+    x = b.param("x", [5, 4], "f64")
+    labels = b.input("labels", [5, 1], "i64")
+    per_row = b.softmax_cross_entropy_with_logits(x, labels, ignore_index=-100)
+    kept = b.compare(labels, b.constant(-100, labels.type.element_type), "ne")
+    kept = b.cast(kept, per_row.type.element_type)
+    b.output(b.div(b.reduce(per_row, kind="sum", axes=[0]), b.reduce(kept, kind="sum", axes=[0, 1])))
+    module = b.module()
+    GradPass(func="loss", loss="drop").apply(make_context(), module)
+    logits, ids = rand(5, 4), np.array([[1], [-100], [3], [0], [-100]])
+    (d_x,) = run_function(module, "loss_grad", [logits, ids, np.array(1.0)])
+    (loss,) = run_function(module, "loss", [logits, ids])
+    x_torch = torch.from_numpy(logits).requires_grad_()
+    expected = F.cross_entropy(x_torch, torch.from_numpy(ids[:, 0]), ignore_index=-100)
+    expected.backward()
+    np.testing.assert_allclose(loss, expected.item(), rtol=1e-12)
+    np.testing.assert_allclose(d_x, x_torch.grad.numpy(), rtol=1e-12, atol=1e-15)
+    assert np.all(d_x[[1, 4]] == 0)
 
 
 def test_the_forward_function_is_left_unchanged():
@@ -244,6 +295,11 @@ def test_training_zeros_of_a_dynamic_argument_take_its_run_time_shape():
 def test_the_pass_parses_its_mode():
     with pytest.raises(PassFailedException, match="mode must be strict or training, got 'lenient'"):
         GradPass(func="loss", mode="lenient").apply(make_context(), mlp_module())
+
+
+def test_the_pass_parses_its_loss_option():
+    with pytest.raises(PassFailedException, match="loss must be keep or drop, got 'false'"):
+        GradPass(func="loss", loss="false").apply(make_context(), mlp_module())
 
 
 # Ops without a rule, rules that cannot handle an instance ---------------------------------

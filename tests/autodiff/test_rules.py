@@ -244,6 +244,11 @@ def conv_cases():
 def loss_cases():
     yield case("softmax_cross_entropy_with_logits", rand(4, 5), np.array([0, 4, 2, 2]))
     yield case("softmax_cross_entropy_with_logits", rand(3, 4), np.array([1.0, 3.0, 0.0]), id="float-labels")
+    yield case("softmax_cross_entropy_with_logits", rand(4, 5), np.array([[0], [4], [2], [2]]), id="column-labels")
+    yield case(
+        "softmax_cross_entropy_with_logits", rand(4, 5), np.array([0, -100, 2, -100]), id="ignore-index",
+        ignore_index=-100,
+    )  # fmt: skip
     targets = RNG.random((4, 5))
     yield case("softmax_cross_entropy", rand(4, 5), targets / targets.sum(1, keepdims=True))
 

@@ -286,6 +286,18 @@ def test_softmax_cross_entropy_backward_uses_the_sce_lowering():
     assert "mir.iota" in str(module)
 
 
+def test_softmax_cross_entropy_backward_ignored_rows_and_neg_inf_logits():
+    """Ignored rows get 0 whatever their d_loss (inf here); -inf logits stay out of the way."""
+    logits = RNG.standard_normal((4, 5))
+    logits[[0, 2], [3, 1]] = -np.inf
+    labels, d = np.array([[0], [-1], [2], [-1]]), np.array([0.5, np.inf, -1.0, np.nan])
+    module = assert_decomposition_matches(
+        "softmax_cross_entropy_backward", [logits, labels, d], rtol=1e-12, ignore_index=-1
+    )
+    (grad,) = run_function(module, "f", [logits, labels, d])
+    assert np.all(grad[[1, 3]] == 0) and np.all(np.isfinite(grad))
+
+
 # The pass -------------------------------------------------------------------------------
 
 

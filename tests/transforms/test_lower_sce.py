@@ -4,6 +4,8 @@ and their size does not depend on the number of classes."""
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 
@@ -36,17 +38,20 @@ def op_names(module) -> list[str]:
     return [op.name for op in module.walk() if op.name.startswith("mir.")]
 
 
-def sce_graph(n, c, logits_dtype="f32", labels_dtype="f32", *, dynamic_rows=False):
-    """`@f(logits, labels, d_loss, targets) -> (indexed loss, gradient, dense loss)`."""
+def sce_graph(
+    n, c, logits_dtype="f32", labels_dtype="f32", *, dynamic_rows=False, column=False, ignore_index=None
+):
+    """`@f(logits, labels, d_loss, targets) -> (indexed loss, gradient, dense loss)`; labels
+    `[N]` or (`column`) `[N, 1]`."""
     b = GraphBuilder("f")
     rows = DYNAMIC if dynamic_rows else n
     x = b.input("logits", [rows, c], logits_dtype)
-    labels = b.input("labels", [n], labels_dtype)
+    labels = b.input("labels", [n, 1] if column else [n], labels_dtype)
     d = b.input("d_loss", [n], logits_dtype)
     t = b.input("targets", [rows, c], logits_dtype)
     b.output(
-        b.softmax_cross_entropy_with_logits(x, labels),
-        b.softmax_cross_entropy_backward(x, labels, d),
+        b.softmax_cross_entropy_with_logits(x, labels, ignore_index=ignore_index),
+        b.softmax_cross_entropy_backward(x, labels, d, ignore_index=ignore_index),
         b.softmax_cross_entropy(x, t),
     )
     return b.module()
@@ -92,6 +97,68 @@ def test_out_of_range_labels_keep_the_kernel_semantics():
     (loss_after, *_) = run_function(module, "f", [x, labels, *sce_inputs(6, 5)[2:]])
     lse = np.log(np.exp(x.astype(np.float64)).sum(axis=1))
     np.testing.assert_allclose(loss_after[[0, 1, 2, 5]], lse[[0, 1, 2, 5]], rtol=1e-5)
+
+
+def test_neg_inf_logits_of_unselected_classes_stay_finite():
+    """A `-inf` logit whose class the label or target does not select: the kernels give a
+    finite loss, and so must the lowered graph (`0 * -inf` in the weighted sum was NaN)."""
+    inputs = sce_inputs(4, 5, labels=np.array([0, 2, 4, 1], np.float32))
+    x, _, _, t = inputs
+    x[[0, 1, 2, 3], [1, 4, 0, 3]] = -np.inf
+    t[:] = np.eye(5, dtype=np.float32)[[0, 2, 4, 1]]  # targets on finite logits only
+    before, after = run_before_and_after(sce_graph(4, 5), inputs)
+    assert all(np.isfinite(out).all() for out in before)
+    assert all(np.isfinite(out).all() for out in after)
+    assert_outputs_close(before, after)
+
+
+def test_nan_labels_select_no_class_as_in_the_kernel():
+    """The cast to i64 makes NaN 0; the lowering keeps it out of every class."""
+    labels = np.array([np.nan, 1.0, np.nan, 3.0], np.float32)
+    before, after = run_before_and_after(sce_graph(4, 5), sce_inputs(4, 5, labels=labels))
+    assert_outputs_close(before, after)
+    before, after = run_before_and_after(
+        sce_graph(4, 5, ignore_index=-1), sce_inputs(4, 5, labels=labels)
+    )  # the id NaN gets must not be the ignored one either
+    assert before[0][0] != 0
+    assert_outputs_close(before, after)
+
+
+@pytest.mark.parametrize("labels_dtype", ["f32", "i64", "ui8"])
+def test_column_labels_lower_like_row_labels(labels_dtype):
+    labels = np.array([[0], [3], [4], [1]], dtypes.dtype_named(labels_dtype).numpy)
+    inputs = sce_inputs(4, 5, labels=labels)
+    before, after = run_before_and_after(sce_graph(4, 5, labels_dtype=labels_dtype, column=True), inputs)
+    assert_outputs_close(before, after)
+    row_labels = [inputs[0], labels[:, 0], *inputs[2:]]
+    rows = run_function(sce_graph(4, 5, labels_dtype=labels_dtype), "f", row_labels)
+    assert_outputs_close(rows, after)
+
+
+@pytest.mark.parametrize(
+    ("labels", "labels_dtype", "ignore_index", "column"),
+    [
+        ([0, -100, 2, -100], "i64", -100, False),
+        ([1, 3, 3, 0], "i32", 3, True),
+        ([4.5, 0.0, -0.5, 2.0], "f32", 0, False),  # -0.5 truncates to 0: ignored too
+    ],
+)
+def test_ignore_index_lowered_matches_torch(labels, labels_dtype, ignore_index, column):
+    """Ignored rows: loss 0 and gradient 0 after lowering, as `F.cross_entropy(ignore_index=K)`."""
+    labels = np.array(labels, dtypes.dtype_named(labels_dtype).numpy)
+    if column:
+        labels = labels.reshape(-1, 1)
+    inputs = sce_inputs(4, 5, labels=labels)
+    module = sce_graph(4, 5, labels_dtype=labels_dtype, column=column, ignore_index=ignore_index)
+    before, after = run_before_and_after(module, inputs)
+    assert_outputs_close(before, after)
+    x, _, d, _ = inputs
+    logits = torch.from_numpy(x).requires_grad_()
+    ids = torch.from_numpy(np.trunc(labels.reshape(-1).astype(np.float64)).astype(np.int64))
+    per_row = F.cross_entropy(logits, ids, reduction="none", ignore_index=ignore_index)
+    (per_row * torch.from_numpy(d)).sum().backward()
+    np.testing.assert_allclose(after[0], per_row.detach().numpy(), rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(after[1], logits.grad.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_float_labels_truncate_toward_zero():
@@ -165,17 +232,17 @@ def test_lowered_size_does_not_depend_on_the_class_count():
     """C = 4 and C = 50,000 lower to the same ops; the texts differ only in how C is spelled."""
     small, large = lowered_text(4), lowered_text(50_000)
     assert op_names(parse_module(small)) == op_names(parse_module(large))
-    assert len(op_names(parse_module(large))) == 42  # the 3 SCE ops of `sce_graph`
+    assert len(op_names(parse_module(large))) == 54  # the 3 SCE ops of `sce_graph`
     assert large.replace("50000", "4") == small
     assert len(large) - len(small) == large.count("50000") * (len("50000") - len("4"))
 
 
 def test_one_hot_is_one_comparison_with_an_iota_ramp():
-    module = lower(sce_graph(3, 50_000))
+    module = lower(sce_graph(3, 50_000, labels_dtype="i64"))
     names = op_names(module)
     assert names.count("mir.iota") == 2  # one per indexed op
-    assert names.count("mir.compare") == 2
-    assert "mir.concat" not in names and "mir.where" not in names
+    assert names.count("mir.compare") == 3  # the two one-hots, the dense targets != 0
+    assert "mir.concat" not in names
 
 
 def test_a_dynamic_class_count_is_reported_at_the_op():

@@ -32,3 +32,23 @@ func.func @backward(%l: tensor<4x5xf32>, %y: tensor<4xi64>, %d: tensor<4xf32>) -
   %0 = mir.softmax_cross_entropy_backward %l, %y, %d : (tensor<4x5xf32>, tensor<4xi64>, tensor<4xf32>) -> tensor<4x5xf32>
   func.return %0 : tensor<4x5xf32>
 }
+
+// -----
+
+// Labels [N, 1] are read at (n, 0). A class whose target is 0 adds 0 to the weighted
+// sum through a select (0 * -inf would be NaN); rows labelled ignore_index get 0 from a
+// last elementwise select on the label.
+// CHECK-LABEL: func.func @ignored
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0)>]
+// CHECK:           %[[SELECTED:.*]] = arith.cmpf une
+// CHECK:           %[[PRODUCT:.*]] = arith.mulf
+// CHECK:           arith.select %[[SELECTED]], %[[PRODUCT]]
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%{{.*}}, %y : tensor<4xf32>, tensor<4x1xi64>)
+// CHECK:           %[[IGNORE:.*]] = arith.constant -100 : i64
+// CHECK-NEXT:      %[[IGNORED:.*]] = arith.cmpi eq, %{{.*}}, %[[IGNORE]] : i64
+// CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
+// CHECK-NEXT:      arith.select %[[IGNORED]], %[[ZERO]], %{{.*}} : f32
+func.func @ignored(%l: tensor<4x5xf32>, %y: tensor<4x1xi64>) -> tensor<4xf32> {
+  %0 = mir.softmax_cross_entropy_with_logits %l, %y ignore_index = -100 : (tensor<4x5xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}

@@ -24,9 +24,43 @@ func.func @labels_bool(%x: tensor<4x10xf32>, %l: tensor<4xi1>) -> tensor<4xf32> 
 
 // -----
 
-func.func @labels_rank(%x: tensor<4x10xf32>, %l: tensor<4x1xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'mir.softmax_cross_entropy_with_logits' labels must have rank 1, got [4, 1]}}
-  %0 = mir.softmax_cross_entropy_with_logits %x, %l : (tensor<4x10xf32>, tensor<4x1xf32>) -> tensor<4xf32>
+// Labels are [N] or [N, 1]; any other shape is an error.
+func.func @labels_width(%x: tensor<4x10xf32>, %l: tensor<4x2xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'mir.softmax_cross_entropy_with_logits' labels must have shape [N] or [N, 1], got [4, 2]}}
+  %0 = mir.softmax_cross_entropy_with_logits %x, %l : (tensor<4x10xf32>, tensor<4x2xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @labels_rank(%x: tensor<4x10xf32>, %l: tensor<4x1x1xi64>, %d: tensor<4xf32>) -> tensor<4x10xf32> {
+  // expected-error@+1 {{'mir.softmax_cross_entropy_backward' labels must have shape [N] or [N, 1], got [4, 1, 1]}}
+  %0 = mir.softmax_cross_entropy_backward %x, %l, %d : (tensor<4x10xf32>, tensor<4x1x1xi64>, tensor<4xf32>) -> tensor<4x10xf32>
+  func.return %0 : tensor<4x10xf32>
+}
+
+// -----
+
+func.func @labels_column_rows(%x: tensor<4x10xf32>, %l: tensor<3x1xi32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'mir.softmax_cross_entropy_with_logits' labels has 3 rows but logits has 4}}
+  %0 = mir.softmax_cross_entropy_with_logits %x, %l : (tensor<4x10xf32>, tensor<3x1xi32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+// ignore_index is an i64 property; the dense loss has none.
+func.func @ignore_index_type(%x: tensor<4x10xf32>, %l: tensor<4xi64>) -> tensor<4xf32> {
+  // expected-error@+1 {{1.500000e+00 : f32 should be of base attribute integer}}
+  %0 = "mir.softmax_cross_entropy_with_logits"(%x, %l) <{ignore_index = 1.5 : f32}> : (tensor<4x10xf32>, tensor<4xi64>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @dense_ignore_index(%x: tensor<4x10xf32>, %t: tensor<4x10xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{ignore_index}}
+  %0 = "mir.softmax_cross_entropy"(%x, %t) <{ignore_index = 1 : i64}> : (tensor<4x10xf32>, tensor<4x10xf32>) -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
 }
 

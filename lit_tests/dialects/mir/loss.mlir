@@ -19,6 +19,21 @@ func.func @indexed(%logits: tensor<4x10xf32>, %labels: tensor<4xf32>, %ids: tens
 
 // -----
 
+// Labels may be a column [N, 1]; ignore_index marks the rows that count for nothing.
+// CHECK-LABEL: func.func @ignore_index
+// GENERIC-LABEL: "func.func"() <{sym_name = "ignore_index"
+func.func @ignore_index(%logits: tensor<4x10xf32>, %labels: tensor<4x1xi64>, %d: tensor<4xf32>) -> (tensor<4xf32>, tensor<4x10xf32>) {
+  // CHECK-NEXT: %loss = mir.softmax_cross_entropy_with_logits %logits, %labels ignore_index = -100 : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  // GENERIC: "mir.softmax_cross_entropy_with_logits"(%logits, %labels) <{ignore_index = -100 : i64}> : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  %loss = mir.softmax_cross_entropy_with_logits %logits, %labels ignore_index = -100 : (tensor<4x10xf32>, tensor<4x1xi64>) -> tensor<4xf32>
+  // CHECK-NEXT: %grad = mir.softmax_cross_entropy_backward %logits, %labels, %d ignore_index = 3 : (tensor<4x10xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<4x10xf32>
+  // GENERIC: "mir.softmax_cross_entropy_backward"(%logits, %labels, %d) <{ignore_index = 3 : i64}> : (tensor<4x10xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<4x10xf32>
+  %grad = mir.softmax_cross_entropy_backward %logits, %labels, %d ignore_index = 3 : (tensor<4x10xf32>, tensor<4x1xi64>, tensor<4xf32>) -> tensor<4x10xf32>
+  func.return %loss, %grad : tensor<4xf32>, tensor<4x10xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @dense
 func.func @dense(%logits: tensor<?x8xf16>, %targets: tensor<?x8xf16>) -> tensor<?xf16> {
   // CHECK-NEXT: %loss = mir.softmax_cross_entropy %logits, %targets : (tensor<?x8xf16>, tensor<?x8xf16>) -> tensor<?xf16>

@@ -3,8 +3,11 @@
 Each row's statistics (max, sum of exp(x - max), the target mass and the
 target-weighted shifted logits) come from two `linalg.generic` reductions; the
 loss is then `max * (1 - mass) + log(sum) - weighted`, the interpreter's
-cancellation-free form. Class-index labels become one-hot targets inside the
-loop body (`class == label`), so a label outside `[0, C)` selects no class.
+cancellation-free form. Class-index labels (`[N]` or `[N, 1]`) become one-hot
+targets inside the loop body (`class == label`), so a label outside `[0, C)` (or
+NaN) selects no class. A class whose target is 0 adds nothing to `weighted` (a
+`select`, not `0 * (x - max)`, which is NaN for a `-inf` logit), and rows labelled
+`ignore_index` get 0 from a `select` on the label.
 """
 
 from __future__ import annotations
@@ -16,6 +19,8 @@ from xdsl.ir.affine import AffineMap
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import (
+    BOOL,
+    I64,
     Scalars,
     accumulator,
     lowest_value,
@@ -27,8 +32,21 @@ from rlx_xdsl.dtypes import DType
 ROW = loops(2, [0])
 """A per-row value `[N]` in the `(n, c)` loop nest."""
 
+
+def label_map(n_loops: int, labels: SSAValue) -> AffineMap:
+    """Labels `[N]` or `[N, 1]` read at row loop 0 of an `n_loops`-loop nest."""
+    return loops(n_loops, [0] if len(labels.type.get_shape()) == 1 else [0, None])
+
+
 Target = Callable[[Scalars, SSAValue], SSAValue]
 """`target(s, operand_element) -> t[n, c]` in the accumulator dtype."""
+
+
+def unless_nan(s: Scalars, label: SSAValue, label_dt: DType, hit: SSAValue) -> SSAValue:
+    """`hit`, but false for a NaN float label (which selects nothing, as in the kernel)."""
+    if not label_dt.is_float:
+        return hit
+    return s.select(s.is_nan(label), s.constant(False, BOOL), hit)
 
 
 def one_hot(label_dt: DType, acc: DType) -> Target:
@@ -36,9 +54,24 @@ def one_hot(label_dt: DType, acc: DType) -> Target:
 
     def target(s: Scalars, label: SSAValue) -> SSAValue:
         hit = s.index_compare("eq", s.loop_index(1), s.to_index(label, label_dt))
+        hit = unless_nan(s, label, label_dt, hit)
         return s.select(hit, s.constant(1.0, acc), s.constant(0.0, acc))
 
     return target
+
+
+def unless_ignored(op: loss.IndexedCrossEntropyOperation, label_dt: DType, dt: DType):
+    """`keep(s, label, value)`: `value`, or 0 of `dt` where the label is the op's `ignore_index`."""
+    ignore = op.ignored_label()
+
+    def keep(s: Scalars, label: SSAValue, value: SSAValue) -> SSAValue:
+        if ignore is None:
+            return value
+        as_i64 = s.cast(label, label_dt, I64)  # float labels truncate toward zero
+        hit = unless_nan(s, label, label_dt, s.compare("eq", as_i64, s.constant(ignore, I64), I64))
+        return s.select(hit, s.constant(0, dt), value)
+
+    return keep
 
 
 def _row_max(lw: Lowering, logits: SSAValue, dt: DType, acc: DType) -> SSAValue:
@@ -67,9 +100,13 @@ def _per_row_loss(
         inputs = [(logits, identity(2)), (peak, ROW), (target_operand, target_map)]
         return lw.reduce(inputs, lw.dims(logits), [1], acc, 0, body)
 
+    def weighted_term(s: Scalars, shifted: SSAValue, t: SSAValue) -> SSAValue:
+        zero = s.constant(0.0, acc)
+        return s.select(s.compare("ne", t, zero, acc), s.mul(t, shifted, acc), zero)
+
     exp_sum = row_sum(lambda s, shifted, t: s.exp(shifted))
     mass = row_sum(lambda s, shifted, t: t)
-    weighted = row_sum(lambda s, shifted, t: s.mul(t, shifted, acc))
+    weighted = row_sum(weighted_term)
 
     def combine(s: Scalars, m, e, t, w, _):
         leftover = s.sub(s.constant(1.0, acc), t, acc)
@@ -81,8 +118,19 @@ def _per_row_loss(
 
 @LOWERINGS.register(loss.SoftmaxCrossEntropyWithLogitsOp)
 def lower_sce_with_logits(lw: Lowering, op: loss.SoftmaxCrossEntropyWithLogitsOp) -> Sequence[SSAValue]:
-    acc = accumulator(lw.result_dtype())
-    return [_per_row_loss(lw, op, op.labels, ROW, one_hot(lw.operand_dtype(1), acc))]
+    dt, label_dt = lw.result_dtype(), lw.operand_dtype(1)
+    target = one_hot(label_dt, accumulator(dt))
+    per_row = _per_row_loss(lw, op, op.labels, label_map(2, op.labels), target)
+    if op.ignored_label() is None:
+        return [per_row]
+    keep = unless_ignored(op, label_dt, dt)
+
+    def body(s: Scalars, value: SSAValue, label: SSAValue, _) -> SSAValue:
+        return keep(s, label, value)
+
+    inputs = [(per_row, identity(1)), (op.labels, label_map(1, op.labels))]
+    init = lw.empty(lw.dims(per_row), dt)
+    return lw.generic(inputs, [(init, identity(1))], [PARALLEL], body)
 
 
 @LOWERINGS.register(loss.SoftmaxCrossEntropyOp)
@@ -104,15 +152,18 @@ def lower_sce_backward(lw: Lowering, op: loss.SoftmaxCrossEntropyBackwardOp) -> 
         [(logits, identity(2)), (peak, ROW)], dims, [1], acc, 0,
         lambda s, x, m, e: s.add(e, s.exp(s.sub(s.cast(x, dt, acc), m, acc)), acc),
     )  # fmt: skip
-    target = one_hot(lw.operand_dtype(1), acc)
+    label_dt = lw.operand_dtype(1)
+    target = one_hot(label_dt, acc)
+    keep = unless_ignored(op, label_dt, dt)
     grad_dt = lw.operand_dtype(2)
 
     def body(s: Scalars, x, m, e, label, d_loss, _):
         shifted = s.sub(s.cast(x, dt, acc), m, acc)
         prob = s.exp(s.sub(shifted, s.log(e), acc))
         grad = s.mul(s.sub(prob, target(s, label), acc), s.cast(d_loss, grad_dt, acc), acc)
-        return s.cast(grad, acc, dt)
+        return keep(s, label, s.cast(grad, acc, dt))
 
-    inputs = [(logits, identity(2)), (peak, ROW), (exp_sum, ROW), (op.labels, ROW), (op.d_loss, ROW)]
+    labels = (op.labels, label_map(2, op.labels))
+    inputs = [(logits, identity(2)), (peak, ROW), (exp_sum, ROW), labels, (op.d_loss, ROW)]
     init = lw.empty(dims, dt)
     return lw.generic(inputs, [(init, identity(2))], [PARALLEL, PARALLEL], body)

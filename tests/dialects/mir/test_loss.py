@@ -5,6 +5,8 @@ from pathlib import Path
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
+import torch.nn.functional as F
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
@@ -153,6 +155,100 @@ def test_backward_rows_sum_to_zero_for_in_range_labels():
     np.testing.assert_allclose(out.sum(axis=1), 0.0, atol=1e-6)
 
 
+# Against PyTorch: -inf logits, labels [N, 1], ignore_index ---------------------------
+
+NEG_INF_LOGITS = LOGITS.copy()
+NEG_INF_LOGITS[[0, 1, 3, 5], [1, 0, 4, 2]] = -np.inf  # classes the labels do not select
+
+
+def torch_loss(x: np.ndarray, labels: np.ndarray, reduction="none", **kwargs) -> np.ndarray:
+    target = torch.from_numpy(labels.reshape(-1).astype(np.int64))
+    return F.cross_entropy(torch.from_numpy(x), target, reduction=reduction, **kwargs).numpy()
+
+
+def torch_grad(x: np.ndarray, labels: np.ndarray, d: np.ndarray, **kwargs) -> np.ndarray:
+    """d/dx of `sum(d * cross_entropy(x, labels, reduction="none"))`, by torch's autograd."""
+    logits = torch.from_numpy(x).requires_grad_()
+    target = torch.from_numpy(labels.reshape(-1).astype(np.int64))
+    per_row = F.cross_entropy(logits, target, reduction="none", **kwargs)
+    (per_row * torch.from_numpy(d)).sum().backward()
+    return logits.grad.numpy()
+
+
+def test_neg_inf_logits_of_other_classes_give_torchs_finite_loss():
+    out = run_op("softmax_cross_entropy_with_logits", [NEG_INF_LOGITS, LABELS])
+    assert np.all(np.isfinite(out))
+    np.testing.assert_allclose(out, torch_loss(NEG_INF_LOGITS, LABELS), rtol=1e-5, atol=1e-6)
+    d = RNG.standard_normal(6).astype(np.float32)
+    grad = run_op("softmax_cross_entropy_backward", [NEG_INF_LOGITS, LABELS, d])
+    np.testing.assert_allclose(grad, torch_grad(NEG_INF_LOGITS, LABELS, d), rtol=1e-5, atol=1e-6)
+
+
+def test_dense_neg_inf_logits_with_zero_targets_stay_finite():
+    """Classes whose target is 0 contribute nothing, even at a `-inf` logit."""
+    t = np.eye(5, dtype=np.float32)[LABELS] * 0.75
+    t[np.arange(6), [2, 3, 0, 0, 3, 1]] = 0.25  # a second class per row, never a -inf one
+    assert np.all(np.isfinite(NEG_INF_LOGITS[t != 0]))
+    out = run_op("softmax_cross_entropy", [NEG_INF_LOGITS, t])
+    x64 = NEG_INF_LOGITS.astype(np.float64)
+    expected = logsumexp64(NEG_INF_LOGITS) - np.where(t != 0, t * np.where(t != 0, x64, 0), 0).sum(axis=1)
+    np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-6)
+
+
+@pytest.mark.parametrize("label_dtype", [np.int64, np.int32, np.float32])
+def test_column_labels_match_torch(label_dtype):
+    """Labels `[N, 1]` (RLX reshapes them to `[N]`) give the same losses and gradients."""
+    column = LABELS.reshape(6, 1).astype(label_dtype)
+    out = run_op("softmax_cross_entropy_with_logits", [LOGITS, column])
+    np.testing.assert_allclose(out, torch_loss(LOGITS, LABELS), rtol=1e-5, atol=1e-6)
+    d = RNG.standard_normal(6).astype(np.float32)
+    grad = run_op("softmax_cross_entropy_backward", [LOGITS, column, d])
+    np.testing.assert_allclose(grad, torch_grad(LOGITS, LABELS, d), rtol=1e-5, atol=1e-6)
+
+
+IGNORED_LABELS = np.array([0, -100, 2, -100, 1, 3], np.int64)
+
+
+@pytest.mark.parametrize(
+    ("labels", "ignore_index"),
+    [
+        (IGNORED_LABELS, -100),
+        (LABELS, 2),
+        (LABELS.reshape(6, 1), 4),
+        (IGNORED_LABELS.astype(np.float32), -100),
+    ],
+    ids=["negative", "a-class", "column", "float-labels"],
+)
+def test_ignore_index_matches_torch(labels, ignore_index):
+    """Ignored rows: loss 0 and gradient 0, as `F.cross_entropy(..., ignore_index=K)`."""
+    ids = labels.reshape(-1).astype(np.int64)
+    assert (ids == ignore_index).any() and (ids != ignore_index).any()
+    out = run_op("softmax_cross_entropy_with_logits", [LOGITS, labels], ignore_index=ignore_index)
+    np.testing.assert_allclose(out, torch_loss(LOGITS, ids, ignore_index=ignore_index), rtol=1e-5, atol=1e-6)
+    d = RNG.standard_normal(6).astype(np.float32)
+    grad = run_op("softmax_cross_entropy_backward", [LOGITS, labels, d], ignore_index=ignore_index)
+    expected = torch_grad(LOGITS, ids, d, ignore_index=ignore_index)
+    np.testing.assert_allclose(grad, expected, rtol=1e-5, atol=1e-6)
+    assert np.all(grad[ids == ignore_index] == 0)
+
+
+def test_ignore_index_mean_divides_by_the_rows_not_ignored():
+    """The documented mean: `sum(loss) / count(labels != ignore_index)` is torch's "mean"."""
+    out = run_op("softmax_cross_entropy_with_logits", [LOGITS, IGNORED_LABELS], ignore_index=-100)
+    mean = out.sum() / np.count_nonzero(IGNORED_LABELS != -100)
+    expected = torch_loss(LOGITS, IGNORED_LABELS, reduction="mean", ignore_index=-100)
+    np.testing.assert_allclose(mean, expected, rtol=1e-6)
+
+
+def test_ignored_rows_get_zero_whatever_their_logits_and_d_loss():
+    x = LOGITS.copy()
+    x[1] = np.nan
+    d = np.full(6, np.inf, np.float32)
+    out = run_op("softmax_cross_entropy_with_logits", [x, IGNORED_LABELS], ignore_index=-100)
+    grad = run_op("softmax_cross_entropy_backward", [x, IGNORED_LABELS, d], ignore_index=-100)
+    assert out[1] == 0 and out[3] == 0 and np.all(grad[[1, 3]] == 0)
+
+
 # Types, traits and verifier ---------------------------------------------------------
 
 
@@ -164,6 +260,9 @@ def test_result_types_are_inferred_with_dynamic_batch():
     assert str(b.softmax_cross_entropy_with_logits(x, labels).type) == "tensor<3xf32>"
     assert str(b.softmax_cross_entropy(x, x).type) == "tensor<?xf32>"
     assert str(b.softmax_cross_entropy_backward(x, labels, d).type) == "tensor<3x7xf32>"
+    column = b.input("column", [DYNAMIC, 1], "i64")
+    assert str(b.softmax_cross_entropy_with_logits(x, column).type) == "tensor<?xf32>"
+    assert str(b.softmax_cross_entropy_backward(x, column, d, ignore_index=0).type) == "tensor<?x7xf32>"
 
 
 @pytest.mark.parametrize("op", loss.OPS)

@@ -15,9 +15,11 @@ from rlx_xdsl.shapes import DYNAMIC
 
 @VJP_RULES.register(SoftmaxCrossEntropyWithLogitsOp)
 def sce_with_logits(e: Emitter, op: SoftmaxCrossEntropyWithLogitsOp, cotangents: Cotangents) -> Gradients:
-    """`mir.softmax_cross_entropy_backward`: `(softmax(logits) - one_hot(labels)) * g[:, None]`."""
+    """`mir.softmax_cross_entropy_backward`: `(softmax(logits) - one_hot(labels)) * g[:, None]`,
+    with the forward's `ignore_index` (ignored rows get no gradient)."""
     (g,) = cotangents
-    return [e.mir.softmax_cross_entropy_backward(op.logits, op.labels, g), None]
+    grad = e.mir.softmax_cross_entropy_backward(op.logits, op.labels, g, ignore_index=op.ignored_label())
+    return [grad, None]
 
 
 @VJP_RULES.register(SoftmaxCrossEntropyOp)

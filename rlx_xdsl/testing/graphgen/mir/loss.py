@@ -1,4 +1,8 @@
-"""Recipes of the softmax-cross-entropy MIR ops; labels come from `roles.with_ids`."""
+"""Recipes of the softmax-cross-entropy MIR ops; labels come from `roles.with_ids`.
+
+The indexed ops draw labels shaped `[N]` or `[N, 1]`, and sometimes an `ignore_index`
+among the classes, so that some rows are ignored.
+"""
 
 from __future__ import annotations
 
@@ -21,11 +25,20 @@ def _logits(s: GraphState) -> SSAValue:
     return s.pick(floats_of_rank(2)) or s.operand(s.shape(2, 2))
 
 
+def _labels_shape(s: GraphState, n: int) -> tuple[int, ...]:
+    return s.choice([(n,), (n, 1)])
+
+
+def _ignore_index(s: GraphState, classes: int) -> int | None:
+    return s.integer(0, classes - 1) if s.flag() else None
+
+
 @RECIPES.register(SoftmaxCrossEntropyWithLogitsOp)
 def sce_indexed(s: GraphState, op: OpClass) -> None:
     logits = _logits(s)
     n, c = shape_of(logits)
-    s.emit(op, *with_ids(s, op, (n,), c, logits=logits))
+    operands = with_ids(s, op, _labels_shape(s, n), c, logits=logits)
+    s.emit(op, *operands, ignore_index=_ignore_index(s, c))
 
 
 @RECIPES.register(SoftmaxCrossEntropyOp)
@@ -40,4 +53,5 @@ def sce_backward(s: GraphState, op: OpClass) -> None:
     logits = _logits(s)
     n, c = shape_of(logits)
     d_loss = s.operand((n,), element_type(logits))
-    s.emit(op, *with_ids(s, op, (n,), c, logits=logits, d_loss=d_loss))
+    operands = with_ids(s, op, _labels_shape(s, n), c, logits=logits, d_loss=d_loss)
+    s.emit(op, *operands, ignore_index=_ignore_index(s, c))
