@@ -5,7 +5,8 @@ their `rlx-unfuse` rules (unfolded in time).
 A scan's body is inlined into the loop with its block arguments replaced by the
 loop's carries, the bcasts and the step's slices (`xs[t]`). A saved trajectory is
 a `[length, ...]` tensor filled row by row; with `num_checkpoints` its saved rows are
-sliced out after the loop.
+sliced out after the loop. Each step writes its carries into the loop's iter_args
+(`Tensors.carried_in_place`), as upstream's one-shot bufferization requires.
 
 `mir.scan_backward` first builds the carry entering every step (`[length, ...]`: the
 initial carry and the trajectory shifted by one, or, for a checkpointed trajectory,
