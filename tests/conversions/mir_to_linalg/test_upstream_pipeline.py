@@ -1,7 +1,7 @@
 """Every lowered module goes down to the LLVM dialect with upstream MLIR's standard passes.
 
-Each lit test of `rlx-convert-mir-to-linalg`, the module of every primitive op's cases
-and the LLaMA graph are lowered (`rlx_xdsl.testing.lowering.lowered`, which also reads
+Each lit test of `rlx-convert-mir-to-linalg`, the module of every primitive op's cases,
+the LLaMA graph and random graphs are lowered (`rlx_xdsl.testing.lowering.lowered`, which also reads
 the text back) and run through `mlir-opt` 22 with its default one-shot bufferization
 (function boundaries included), linalg to loops, and the conversions to LLVM. One-shot
 bufferization with defaults rejects a loop whose yielded tensor is not written into its
@@ -17,16 +17,19 @@ import os
 import re
 import shutil
 import subprocess
+import tempfile
 from collections import Counter
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.context import make_context
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.source import SPLIT_MARKER, parse_source, split_chunks
-from rlx_xdsl.testing.lowering import lowered
+from rlx_xdsl.testing.lowering import graph_text, lowered, merged
 
 LIT_DIR = Path(__file__).parents[3] / "lit_tests" / "conversions" / "mir-to-linalg"
 LOWERING_RUN = re.compile(r"^// RUN: rlx-opt %s .*-p rlx-convert-mir-to-linalg \|", re.MULTILINE)
@@ -63,17 +66,18 @@ def mlir_opt() -> str:
     return found
 
 
-def to_llvm(modules: list[ModuleOp], name: str, tmp_path: Path) -> None:
+def to_llvm(modules: list[ModuleOp], name: str) -> None:
     """Run `PIPELINE` on the modules' text; it must succeed and leave LLVM dialect only."""
     tool = mlir_opt()
-    source = tmp_path / name
-    source.write_text(f"\n{SPLIT_MARKER}\n".join(print_ir(m) for m in modules))
-    run = subprocess.run(
-        [tool, "--split-input-file", *PIPELINE, "--mlir-print-op-generic", str(source)],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+    with tempfile.TemporaryDirectory() as folder:
+        source = Path(folder) / name
+        source.write_text(f"\n{SPLIT_MARKER}\n".join(print_ir(m) for m in modules))
+        run = subprocess.run(
+            [tool, "--split-input-file", *PIPELINE, "--mlir-print-op-generic", str(source)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
     assert run.returncode == 0, f"mlir-opt rejected the lowered {name}:\n{run.stderr[:4000]}"
     left = Counter(n for n in GENERIC_OP.findall(run.stdout) if not n.startswith("llvm."))
     del left["builtin.module"]
@@ -90,16 +94,23 @@ def lowered_chunks(path: Path) -> list[ModuleOp]:
 
 
 @pytest.mark.parametrize("path", LIT_FILES, ids=[p.stem for p in LIT_FILES])
-def test_a_lowered_lit_file_goes_down_to_llvm(path, tmp_path):
-    to_llvm(lowered_chunks(path), path.name, tmp_path)
+def test_a_lowered_lit_file_goes_down_to_llvm(path):
+    to_llvm(lowered_chunks(path), path.name)
 
 
-def test_every_op_case_goes_down_to_llvm(lowered_cases, tmp_path):
-    to_llvm([lowered_cases], "op-cases.mlir", tmp_path)
+def test_every_op_case_goes_down_to_llvm(lowered_cases):
+    to_llvm([lowered_cases], "op-cases.mlir")
 
 
-def test_the_llama_graph_goes_down_to_llvm(lowered_llama, tmp_path):
-    to_llvm([lowered_llama], "llama.mlir", tmp_path)
+def test_the_llama_graph_goes_down_to_llvm(lowered_llama):
+    to_llvm([lowered_llama], "llama.mlir")
+
+
+@settings(max_examples=3, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.lists(graph_text(), min_size=4, max_size=4))
+def test_random_graphs_go_down_to_llvm(texts):
+    """Random graphs (four a module, as `mlir-opt` costs a start-up per call)."""
+    to_llvm([lowered(merged(texts))], "random-graphs.mlir")
 
 
 def test_the_lit_files_are_found():
