@@ -4,9 +4,16 @@ xDSL prints a float element through a Python float: a NaN loses its payload (f16
 or its signalling bit, and a NaN splat is not recognised as a splat. `RlxPrinter`
 prints dense float and complex constants from their stored bytes instead: NaN and
 ±inf as the hexadecimal bit pattern MLIR uses (`0x7FC00000`, read back by
-`parser.RlxParser`), finite values by xDSL's shortest round-tripping form, a
-splat (equal bytes everywhere) as one element, and more than 100 elements as a
-hexadecimal blob. Everything else prints as upstream does.
+`parser.RlxParser`), finite values by xDSL's shortest round-tripping form, and
+more than 100 elements as a hexadecimal blob.
+
+A dense attribute prints as it is stored, so that parsing gives back the same
+attribute: one stored element for a larger shape (a splat, `dense.py`) prints as
+one element, and an attribute that stores every element prints every element, even
+when they are equal. xDSL prints the latter as a splat, which the parser stores once,
+and xDSL's own verifiers read the stored elements (`linalg.conv_2d_nchw_fchw` needs
+two strides: `dense<[1, 1]> : tensor<2xi64>`, not `dense<1>`). Everything else prints
+as upstream does.
 
 `print_ir(op)` is the text of an op with this printer; the tools print with it.
 """
@@ -22,6 +29,8 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import (
     ComplexType,
     DenseIntOrFPElementsAttr,
+    IndexType,
+    IntegerType,
     ModuleOp,
     TensorType,
 )
@@ -37,13 +46,31 @@ HEX_BLOB_ELEMENTS = 100
 
 
 class ExactConstants:
-    """Printer mixin: dense float and complex constants print bit-exactly."""
+    """Printer mixin: dense float and complex constants print bit-exactly, and every
+    dense attribute prints as many elements as it stores."""
 
     def print_attribute(self, attribute: Attribute) -> None:
-        if isinstance(attribute, DenseIntOrFPElementsAttr) and _has_float_elements(attribute):
-            self._print_dense_floats(attribute)
-            return
+        if isinstance(attribute, DenseIntOrFPElementsAttr):
+            if _has_float_elements(attribute):
+                self._print_dense_floats(attribute)
+                return
+            if _stores_equal_elements(attribute):
+                self._print_equal_integers(attribute)
+                return
         super().print_attribute(attribute)  # type: ignore[misc]
+
+    def _print_equal_integers(self, attr: DenseIntOrFPElementsAttr) -> None:
+        """Equal integers stored one by one, in full (xDSL would print one)."""
+        import numpy as np
+
+        printer: Printer = self  # type: ignore[assignment]
+        printer.print_string("dense<")
+        if len(attr) > HEX_BLOB_ELEMENTS:
+            printer.print_string(f'"0x{attr.data.data.hex().upper()}"')
+        else:
+            self._print_nested(np.full(attr.get_shape(), attr.get_values()[0], dtype=object), attr)
+        printer.print_string("> : ")
+        printer.print_attribute(attr.get_type())
 
     def _print_dense_floats(self, attr: DenseIntOrFPElementsAttr) -> None:
         from rlx_xdsl.dense import (  # numpy only when needed
@@ -54,7 +81,7 @@ class ExactConstants:
         printer: Printer = self  # type: ignore[assignment]
         values = stored_elements(attr)
         printer.print_string("dense<")
-        if values.size == 1 or (values.size and _all_same_bits(values)):
+        if values.size == 1:
             self._print_element(values.reshape(-1)[0], attr)
         elif values.size > HEX_BLOB_ELEMENTS:
             printer.print_string(f'"0x{attr.data.data.hex().upper()}"')
@@ -83,7 +110,9 @@ class ExactConstants:
 
         printer: Printer = self  # type: ignore[assignment]
         element_type = attr.get_element_type()
-        if isinstance(element_type, ComplexType):
+        if isinstance(element_type, IntegerType | IndexType):
+            printer.print_int(int(value), element_type)
+        elif isinstance(element_type, ComplexType):
             part_type = element_type.element_type
             printer.print_string("(")
             self._print_float(np.float32(np.real(value)), part_type)
@@ -189,9 +218,10 @@ def _has_float_elements(attr: DenseIntOrFPElementsAttr) -> bool:
     return dtypes.is_supported(element_type) and dtypes.is_float(element_type)
 
 
-def _all_same_bits(values) -> bool:
-    """Every element has the same bytes (NaNs included, unlike `==`)."""
-    import numpy as np
-
-    raw = np.ascontiguousarray(values).reshape(-1).view(np.uint8).reshape(values.size, -1)
-    return bool((raw == raw[0]).all())
+def _stores_equal_elements(attr: DenseIntOrFPElementsAttr) -> bool:
+    """An integer attribute storing more than one element, all equal (xDSL's splat text
+    for it would read back as one stored element)."""
+    if not isinstance(attr.get_element_type(), IntegerType | IndexType) or len(attr) < 2:
+        return False
+    values = attr.get_values()
+    return values.count(values[0]) == len(values)

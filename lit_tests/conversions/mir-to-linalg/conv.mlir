@@ -1,11 +1,12 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
-// A plain f32 convolution: tensor.pad with zeros, then linalg.conv_2d_nchw_fchw.
+// A plain f32 convolution: tensor.pad with zeros, then linalg.conv_2d_nchw_fchw. Equal strides
+// print in full: the splat `dense<1>` would read back as one stored stride.
 // CHECK-LABEL: func.func @conv
 // CHECK:         [[P:%.*]] = tensor.pad %x low[0, 0, 1, 1] high[0, 0, 1, 1] {
 // CHECK:           tensor.yield {{%.*}} : f32
 // CHECK:         } : tensor<1x2x5x5xf32> to tensor<1x2x7x7xf32>
-// CHECK:         linalg.conv_2d_nchw_fchw {strides = dense<1> : tensor<2xi64>, dilations = dense<1> : tensor<2xi64>} ins([[P]], %w : tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>)
+// CHECK:         linalg.conv_2d_nchw_fchw {strides = dense<[1, 1]> : tensor<2xi64>, dilations = dense<[1, 1]> : tensor<2xi64>} ins([[P]], %w : tensor<1x2x7x7xf32>, tensor<3x2x3x3xf32>)
 func.func @conv(%x: tensor<1x2x5x5xf32>, %w: tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32> {
   %0 = mir.conv %x, %w kernel_size = [3, 3] stride = [1, 1] padding = [1, 1] dilation = [1, 1] groups = 1 : (tensor<1x2x5x5xf32>, tensor<3x2x3x3xf32>) -> tensor<1x3x5x5xf32>
   func.return %0 : tensor<1x3x5x5xf32>

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
 // The row max, then three row sums (exp of the shifted logits, the target mass, the
 // target-weighted shifted logits); an index label is a one-hot `class == label` in the body.

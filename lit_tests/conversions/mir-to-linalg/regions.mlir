@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
 // mir.if: the one-element predicate becomes an i1; the branches read the captures directly.
 // CHECK-LABEL: func.func @if_(%p: tensor<1xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
@@ -25,6 +25,7 @@ func.func @if_(%p: tensor<1xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
 // -----
 
 // mir.while with max_iterations: an index counter is carried and tested with the condition.
+// The body's next value is copied into its block argument (one-shot bufferization needs that).
 // CHECK-LABEL: func.func @while_
 // CHECK:         [[ZERO:%.*]] = arith.constant 0 : index
 // CHECK-NEXT:    {{%.*}}, {{%.*}} = scf.while ({{%.*}} = %x, {{%.*}} = [[ZERO]]) : (tensor<f32>, index) -> (tensor<f32>, index) {
@@ -32,8 +33,12 @@ func.func @if_(%p: tensor<1xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {
 // CHECK-NEXT:      [[GO:%.*]] = arith.andi {{%.*}}, [[LT]] : i1
 // CHECK-NEXT:      scf.condition([[GO]])
 // CHECK:         } do {
+// CHECK-NEXT:    ^bb0([[A:%[0-9a-z_]+]]: tensor<f32>, {{%.*}}: index):
+// CHECK:           [[NEXT:%.*]] = linalg.generic
+// CHECK:           arith.addf
+// CHECK:           [[CARRIED:%.*]] = linalg.copy ins([[NEXT]] : tensor<f32>) outs([[A]] : tensor<f32>) -> tensor<f32>
 // CHECK:           arith.addi {{%.*}}, {{%.*}} : index
-// CHECK-NEXT:      scf.yield
+// CHECK-NEXT:      scf.yield [[CARRIED]], {{%.*}} : tensor<f32>, index
 func.func @while_(%x: tensor<f32>) -> tensor<f32> {
   %0 = mir.while (%x) max_iterations = 5 : (tensor<f32>) -> tensor<f32> cond {
   ^bb0(%a: tensor<f32>):

@@ -1,13 +1,16 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
 // A scan is an scf.for: the body runs on the carry and the step's slice xs[t]; the
-// trajectory is filled row by row.
+// trajectory is filled row by row. Both are written into the loop's iter_args (the
+// carry by a copy), as one-shot bufferization needs.
 // CHECK-LABEL: func.func @scan
-// CHECK:         scf.for [[T:%.*]] = {{%.*}} to {{%.*}} step {{%.*}} iter_args([[C:%.*]] = %h, [[TR:%.*]] = {{%.*}}) -> (tensor<4xf32>, tensor<7x4xf32>) {
+// CHECK:         scf.for [[T:%[0-9a-z_]+]] = {{%.*}} to {{%.*}} step {{%.*}} iter_args([[C:%[0-9a-z_]+]] = %h, [[TR:%[0-9a-z_]+]] = {{%.*}}) -> (tensor<4xf32>, tensor<7x4xf32>) {
 // CHECK:           [[X:%.*]] = tensor.extract_slice %xs{{\[}}[[T]], 0] [1, 4] [1, 1] : tensor<7x4xf32> to tensor<1x4xf32>
+// CHECK:           [[N:%[0-9a-z_]+]] = linalg.generic
 // CHECK:           arith.addf
-// CHECK:           tensor.insert_slice {{%.*}} into [[TR]]{{\[}}[[T]], 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<7x4xf32>
-// CHECK:           scf.yield
+// CHECK:           [[ROWS:%.*]] = tensor.insert_slice {{%.*}} into [[TR]]{{\[}}[[T]], 0] [1, 4] [1, 1] : tensor<1x4xf32> into tensor<7x4xf32>
+// CHECK-NEXT:      [[NEXT:%.*]] = linalg.copy ins([[N]] : tensor<4xf32>) outs([[C]] : tensor<4xf32>) -> tensor<4xf32>
+// CHECK-NEXT:      scf.yield [[NEXT]], [[ROWS]] : tensor<4xf32>, tensor<7x4xf32>
 // CHECK-NOT:     mir.
 func.func @scan(%h: tensor<4xf32>, %xs: tensor<7x4xf32>) -> tensor<7x4xf32> {
   %r = mir.scan init(%h : tensor<4xf32>) xs(%xs : tensor<7x4xf32>) length = 7 save_trajectory -> tensor<7x4xf32> {
@@ -49,4 +52,27 @@ func.func @expanded(%x: tensor<2x3xf32>, %dy: tensor<2x3xf32>, %w: tensor<3x4xf3
   %1 = mir.fused_matmul_bias_act %x, %w, %b activation = silu : (tensor<2x3xf32>, tensor<3x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
   %2 = mir.stop_gradient %0 : (tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %0, %1, %2 : tensor<2x3xf32>, tensor<2x4xf32>, tensor<2x3xf32>
+}
+
+// -----
+
+// Carries written into their iter_args: carries that swap values are copied out first
+// (a carry is read after the other one was overwritten otherwise); a new value is copied in.
+// CHECK-LABEL: func.func @scan_carries
+// CHECK:         scf.for {{%.*}} = {{%.*}} to {{%.*}} step {{%.*}} iter_args([[P:%[0-9a-z_]+]] = %a, [[Q:%[0-9a-z_]+]] = %b, [[R:%[0-9a-z_]+]] = %c)
+// CHECK:           [[S:%[0-9a-z_]+]] = linalg.generic
+// CHECK:           arith.addf
+// CHECK:           [[OLD_Q:%.*]] = linalg.copy ins([[Q]] : tensor<2xf32>) outs({{%.*}} : tensor<2xf32>) -> tensor<2xf32>
+// CHECK:           [[OLD_P:%.*]] = linalg.copy ins([[P]] : tensor<2xf32>) outs({{%.*}} : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:      [[NEXT_P:%.*]] = linalg.copy ins([[OLD_Q]] : tensor<2xf32>) outs([[P]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:      [[NEXT_Q:%.*]] = linalg.copy ins([[OLD_P]] : tensor<2xf32>) outs([[Q]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:      [[NEXT_R:%.*]] = linalg.copy ins([[S]] : tensor<2xf32>) outs([[R]] : tensor<2xf32>) -> tensor<2xf32>
+// CHECK-NEXT:      scf.yield [[NEXT_P]], [[NEXT_Q]], [[NEXT_R]] : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+func.func @scan_carries(%a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>, %xs: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %p, %q, %r = mir.scan init(%a, %b, %c : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) xs(%xs : tensor<3x2xf32>) length = 3 -> tensor<2xf32>, tensor<2xf32>, tensor<2xf32> {
+  ^bb0(%p0: tensor<2xf32>, %q0: tensor<2xf32>, %r0: tensor<2xf32>, %x: tensor<2xf32>):
+    %s = mir.add %r0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    mir.yield %q0, %p0, %s : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+  func.return %p, %q, %r : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
 }

@@ -158,13 +158,14 @@ def lower_dense_solve(lw: Lowering, op: ct.DenseSolveOp) -> Sequence[SSAValue]:
     return [lw.convert(x, work, out_dt)]
 
 
-def _eliminate(lw: Tensors, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
-    """One Gauss-Jordan step on column `k` of `a` (and the same row operations on `b`)."""
-    pivot_row = _pivot_row(lw, k, a, dt)
-    a = _swap_rows(lw, a, k, pivot_row, dt)
-    b = _swap_rows(lw, b, k, pivot_row, dt)
+def _eliminate(lw: Tensors, k: SSAValue, a_k: SSAValue, b_k: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:
+    """One Gauss-Jordan step on column `k` of `a_k` (and the same row operations on `b_k`),
+    written over them, the loop's carried tensors (as one-shot bufferization requires)."""
+    pivot_row = _pivot_row(lw, k, a_k, dt)
+    a = _swap_rows(lw, a_k, k, pivot_row, dt)
+    b = _swap_rows(lw, b_k, k, pivot_row, dt)
 
-    def update(target: SSAValue) -> SSAValue:
+    def update(target: SSAValue, into: SSAValue) -> SSAValue:
         """Row k divided by the pivot; other rows minus a[i, k] / pivot times that row."""
 
         def body(s: Scalars, x: SSAValue, _: SSAValue) -> SSAValue:
@@ -175,9 +176,9 @@ def _eliminate(lw: Tensors, k: SSAValue, a: SSAValue, b: SSAValue, dt: DType) ->
             on_pivot_row = s.index_compare("eq", i, k)
             return s.select(on_pivot_row, scaled_row_k, s.sub(x, s.mul(factor, scaled_row_k, dt), dt))
 
-        return lw.map_elements([target], lw.dims(target), dt, body)
+        return lw.map_elements([target], lw.dims(target), dt, body, into=into)
 
-    return update(a), update(b)
+    return update(a, a_k), update(b, b_k)
 
 
 def _pivot_row(lw: Tensors, k: SSAValue, a: SSAValue, dt: DType) -> SSAValue:

@@ -195,7 +195,9 @@ def _retype_signatures(module: ModuleOp) -> None:
                 attrs = getattr(op, which)
                 if attrs is not None:
                     cleaned = [DictionaryAttr(_without_plan(dict(d.data))) for d in attrs.data]
-                    setattr(op, which, ArrayAttr(cleaned))
+                    # No attributes left: none at all, as the parser reads `-> tensor<...>`.
+                    kept = any(d.data for d in cleaned)
+                    setattr(op, which, ArrayAttr(cleaned) if kept else None)
         for region in op.regions:
             for block in region.blocks:
                 for arg in block.args:

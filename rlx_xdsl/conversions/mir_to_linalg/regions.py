@@ -9,6 +9,8 @@ arguments replaced by the values they stood for, and its `mir.yield` becomes
 lowered by their own rules like any other op.
 
 `max_iterations` is an extra `index` loop counter that the condition also tests.
+The body writes its next carried values into its block arguments (`linalg.copy`),
+as upstream's one-shot bufferization requires of a loop.
 """
 
 from __future__ import annotations
@@ -26,7 +28,6 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     Lowering,
     converted_type,
 )
-from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.emitter import Emitter
@@ -80,10 +81,12 @@ def lower_while(lw: Lowering, op: WhileOp) -> Sequence[SSAValue]:
     lw.rewriter.replace(cond, scf.ConditionOp(go_on, *before.args))
 
     after = Block(arg_types=[*carried_types, *counter_types])
-    body = inline_body(lw, op.body_region, after.args[: len(carried_types)], after)
-    next_values = list(body.values)
+    carried = after.args[: len(carried_types)]
+    body = inline_body(lw, op.body_region, carried, after)
+    at_end = Tensors(Emitter.before(body))
+    next_values = at_end.carried_in_place(body.values, carried)
     if limit is not None:
-        s = Scalars(Emitter.before(body))
+        s = at_end.s
         next_values.append(s.emit(arith.AddiOp(after.args[-1], s.index_constant(1))))
     lw.rewriter.replace(body, scf.YieldOp(*next_values))
 

@@ -5,7 +5,8 @@ their `rlx-unfuse` rules (unfolded in time).
 A scan's body is inlined into the loop with its block arguments replaced by the
 loop's carries, the bcasts and the step's slices (`xs[t]`). A saved trajectory is
 a `[length, ...]` tensor filled row by row; with `num_checkpoints` its saved rows are
-sliced out after the loop.
+sliced out after the loop. Each step writes its carries into the loop's iter_args
+(`Tensors.carried_in_place`), as upstream's one-shot bufferization requires.
 
 `mir.scan_backward` first builds the carry entering every step (`[length, ...]`: the
 initial carry and the trajectory shifted by one, or, for a checkpointed trajectory,
@@ -62,8 +63,9 @@ def for_loop(lw: Lowering, count: int, init: Sequence[SSAValue]) -> tuple[scf.Fo
     return loop, block, Tensors(Emitter.at_end(block, lw.e.location))
 
 
-def finish(loop_body: Block, values: Sequence[SSAValue]) -> None:
-    loop_body.add_op(scf.YieldOp(*values))
+def finish(b: Tensors, loop_body: Block, values: Sequence[SSAValue]) -> None:
+    """End the loop body yielding `values`, each written into its iter_arg."""
+    loop_body.add_op(scf.YieldOp(*b.carried_in_place(values, loop_body.args[1:])))
 
 
 @LOWERINGS.register(st.ScanOp)
@@ -78,7 +80,7 @@ def lower_scan(lw: Lowering, op: st.ScanOp) -> Sequence[SSAValue]:
     slices = [b.row(x, t) for x in op.xs]
     after = inline(lw, op.body, [*carries, *op.bcasts, *slices], block)
     rows = [b.insert_row(c, r, t) for c, r in zip(after, rows)]
-    finish(block, [*after, *rows])
+    finish(b, block, [*after, *rows])
     results = list(loop.results)
     if not op.saves_trajectory:
         return results[:n]
@@ -114,7 +116,7 @@ def lower_scan_backward(lw: Lowering, op: st.ScanBackwardOp) -> Sequence[SSAValu
     slices = [b.row(x, t) for x in op.xs]
     grads = inline(lw, op.vjp, [*carries, *slices, *d_carry], block)
     d_xs = [b.insert_row(g, d, t) for g, d in zip(grads[n:], d_xs)]
-    finish(block, [*grads[:n], *d_xs])
+    finish(b, block, [*grads[:n], *d_xs])
     return list(loop.results)
 
 
@@ -172,7 +174,7 @@ def _entering_carries(lw: Lowering, op: st.ScanBackwardOp) -> list[SSAValue]:
         entering.append(b.emit(arith.SelectOp(starts, anchor, carry)))
     rows = [b.insert_row(c, r, t) for c, r in zip(entering, rows)]
     nexts = inline(lw, op.forward, [*entering, *(b.row(x, t) for x in op.xs)], block)
-    finish(block, [*nexts, *rows])
+    finish(b, block, [*nexts, *rows])
     return list(loop.results[n:])
 
 

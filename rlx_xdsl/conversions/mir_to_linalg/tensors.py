@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import (
     i64,
 )
 from xdsl.dialects.linalg.attrs import IteratorType, IteratorTypeAttr
-from xdsl.dialects.linalg.ops import FillOp, GenericOp, YieldOp
+from xdsl.dialects.linalg.ops import CopyOp, FillOp, GenericOp, YieldOp
 from xdsl.dialects.utils import split_dynamic_index_list
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
@@ -184,13 +184,19 @@ class Tensors:
         return list(op.results)
 
     def map_elements(
-        self, operands: Sequence[SSAValue], out_dims: Sequence[Dim], out_dt: DType, body: Body
+        self,
+        operands: Sequence[SSAValue],
+        out_dims: Sequence[Dim],
+        out_dt: DType,
+        body: Body,
+        into: SSAValue | None = None,
     ) -> SSAValue:
-        """An elementwise `linalg.generic`: operands broadcast (NumPy rules) to `out_dims`."""
+        """An elementwise `linalg.generic`: operands broadcast (NumPy rules) to `out_dims`,
+        written into a new tensor or over `into` (a loop's carried tensor)."""
         out_shape = static_shape(out_dims)
         rank = len(out_dims)
         inputs = [(v, broadcast_map(v.type.get_shape(), out_shape)) for v in operands]
-        init = self.empty(out_dims, out_dt)
+        init = into if into is not None else self.empty(out_dims, out_dt)
         return self.generic(inputs, [(init, identity(rank))], [PARALLEL] * rank, body)[0]
 
     def reduce(
@@ -210,6 +216,27 @@ class Tensors:
         iterators = [REDUCTION if i in reduced else PARALLEL for i in range(len(loop_dims))]
         out_map = loops(len(loop_dims), kept)
         return self.generic(inputs, [(init, out_map)], iterators, body)[0]
+
+    def copy_into(self, value: SSAValue, into: SSAValue) -> SSAValue:
+        """`value` written over `into` (`linalg.copy`, the same type)."""
+        return self.emit(CopyOp([value], [into]))
+
+    def carried_in_place(self, values: Sequence[SSAValue], carried: Sequence[SSAValue]) -> list[SSAValue]:
+        """The next values of a loop's carried tensors (its iter_args `carried`), written
+        into them: upstream's one-shot bufferization requires each yielded buffer to be
+        its iter_arg's, which a value built in a fresh `tensor.empty` is not.
+
+        A carry that takes another carry's value copies it out first, before that one
+        is overwritten; one that keeps its value, or was already updated in place (a
+        row inserted into it), is yielded as it is.
+        """
+        sources = [
+            self.copy_into(v, self.empty(self.dims(v), dtypes.dtype_of(element_type(v))))
+            if v in carried and v is not c
+            else v
+            for v, c in zip(values, carried, strict=True)
+        ]
+        return [v if _written_into(v, c) else self.copy_into(v, c) for v, c in zip(sources, carried)]
 
     def convert(self, value: SSAValue, src: DType, dst: DType) -> SSAValue:
         """`value` with its elements converted from `src` to `dst` (numpy's `astype`)."""
@@ -358,6 +385,12 @@ class Tensors:
         ]
         result_type = TensorType(element_type(values[0]), out)
         return self.emit(tensor.ConcatOp(list(values), axis, result_type))
+
+
+def _written_into(value: SSAValue, carried: SSAValue) -> bool:
+    """`value` is `carried`, or `carried` with a slice inserted in place."""
+    owner = value.owner
+    return value is carried or (isinstance(owner, tensor.InsertSliceOp) and owner.dest is carried)
 
 
 def regrouping(coarse: Sequence[int], fine: Sequence[int]) -> list[list[int]] | None:

@@ -10,37 +10,17 @@ derandomized, so CI always checks the same graphs, and failures are not shrunk
 import numpy as np
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from xdsl.dialects import func
-from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from rlx_xdsl.backends.iree import IreeModule
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.differential import assert_matches
-from rlx_xdsl.testing.graphgen import graphs
 from rlx_xdsl.testing.llama import build_llama, rope_tables
+from rlx_xdsl.testing.lowering import graph_text, merged
 from rlx_xdsl.testing.training import build_llama_training
 
 GRAPHS_PER_MODULE = 12
-
-
-def merged(texts: list[str]) -> ModuleOp:
-    """The functions of the modules in `texts` in one module, renamed `@g0, @g1, ...`."""
-    functions = []
-    for index, text in enumerate(texts):
-        f = parse_module(text).ops.first.clone()
-        assert isinstance(f, func.FuncOp)
-        f.sym_name = StringAttr(f"g{index}")
-        functions.append(f)
-    return ModuleOp(functions)
-
-
-@st.composite
-def graph_text(draw) -> str:
-    """A random graph as text: Hypothesis prints a failing example, and text prints fast
-    (a `.map(str)` would make it print the module object, which takes minutes)."""
-    return str(draw(graphs(max_ops=10)))
 
 
 @settings(

@@ -1,7 +1,5 @@
 """`rlx-convert-mir-to-linalg`: what the lowered IR is made of, and how it fails."""
 
-import io
-
 import numpy as np
 import pytest
 from xdsl.context import Context
@@ -15,7 +13,6 @@ from xdsl.irdl import (
     traits_def,
     var_operand_def,
 )
-from xdsl.printer import Printer
 from xdsl.traits import IsTerminator, Pure
 
 from rlx_xdsl.backends.iree import IreeModule
@@ -35,30 +32,15 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.differential import assert_matches
+from rlx_xdsl.printer import print_ir
 from rlx_xdsl.testing.llama import build_llama
-from rlx_xdsl.testing.op_cases import all_cases, cases_module
+from rlx_xdsl.testing.lowering import assert_reads_back, lowered
 
 UPSTREAM = {"builtin", "func", "arith", "math", "tensor", "linalg", "scf"}
 
 
-def lowered(module):
-    lower_module(module)
-    return module
-
-
 def op_names(module) -> list[str]:
     return [op.name for op in module.walk()]
-
-
-def printed(module, generic: bool) -> str:
-    out = io.StringIO()
-    Printer(stream=out, print_generic_format=generic).print_op(module)
-    return out.getvalue()
-
-
-@pytest.fixture(scope="module")
-def lowered_cases():
-    return lowered(cases_module(all_cases()))
 
 
 def test_the_result_is_upstream_mlir_that_verifies(lowered_cases):
@@ -67,11 +49,41 @@ def test_the_result_is_upstream_mlir_that_verifies(lowered_cases):
     lowered_cases.verify()
 
 
-@pytest.mark.parametrize("generic", [False, True], ids=["custom", "generic"])
-def test_the_lowered_text_round_trips(lowered_cases, generic):
-    text = printed(lowered_cases, generic)
-    again = parse_module(text)
-    assert printed(again, generic) == text
+def test_the_lowered_text_reads_back():
+    """`lowered` checks it; this is the check failing on a conv whose strides are equal
+    (printed as xDSL's splat `dense<1>`, read back as one stored stride)."""
+    b = GraphBuilder("f")
+    b.output(b.conv(b.input("x", [1, 2, 5, 5]), b.input("w", [3, 2, 3, 3]), kernel_size=[3, 3]))
+    module = b.module()
+    lower_module(module)
+    assert_reads_back(module)
+    assert "strides = dense<[1, 1]> : tensor<2xi64>" in print_ir(module)
+
+
+SWAPPING_SCAN = """
+func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>, %c: tensor<2xf32>, %xs: tensor<3x2xf32>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) {
+  %p, %q, %r = mir.scan init(%a, %b, %c : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) xs(%xs : tensor<3x2xf32>) length = 3 -> tensor<2xf32>, tensor<2xf32>, tensor<2xf32> {
+  ^bb0(%p0: tensor<2xf32>, %q0: tensor<2xf32>, %r0: tensor<2xf32>, %x: tensor<2xf32>):
+    %s = mir.add %r0, %x : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+    mir.yield %q0, %p0, %s : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+  }
+  func.return %p, %q, %r : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>
+}
+"""
+
+
+def test_carries_written_in_place_still_swap_on_iree():
+    """Two carries swap while a third accumulates: each is written into its iter_arg
+    (`Tensors.carried_in_place`), the swapped ones through copies of their old values."""
+    rng = np.random.default_rng(3)
+    a, b, c = (rng.standard_normal(2).astype(np.float32) for _ in range(3))
+    xs = rng.standard_normal((3, 2)).astype(np.float32)
+    p, q, r = a, b, c
+    for x in xs:
+        p, q, r = q, p, r + x
+    got = IreeModule(parse_module(SWAPPING_SCAN)).run("f", [a, b, c, xs])
+    for g, want in zip(got, [p, q, r]):
+        assert_matches(g, want, approximate=False)
 
 
 def single_op(build) -> list[str]:
@@ -254,11 +266,8 @@ def test_a_fused_elementwise_body_lowers_to_one_generic():
     assert_matches(got, want, approximate=True)
 
 
-def test_the_llama_graph_lowers_completely():
-    module = lowered(build_llama(1))
-    assert not [n for n in op_names(module) if n.startswith("mir.")]
-    module.verify()
-    assert str(parse_module(str(module))) == str(module)
+def test_the_llama_graph_lowers_completely(lowered_llama):
+    assert not [n for n in op_names(lowered_llama) if n.startswith("mir.")]
 
 
 def test_a_memory_planned_function_lowers_without_its_plan():

@@ -1,0 +1,20 @@
+"""Lowered modules that several test files of the lowering check (lowering and reading
+them back costs seconds, so each is built once per session)."""
+
+import pytest
+
+from rlx_xdsl.testing.llama import build_llama
+from rlx_xdsl.testing.lowering import lowered
+from rlx_xdsl.testing.op_cases import all_cases, cases_module
+
+
+@pytest.fixture(scope="session")
+def lowered_cases():
+    """Every primitive op's cases, lowered (do not modify)."""
+    return lowered(cases_module(all_cases()))
+
+
+@pytest.fixture(scope="session")
+def lowered_llama():
+    """The one-layer LLaMA graph, lowered (do not modify)."""
+    return lowered(build_llama(1))
