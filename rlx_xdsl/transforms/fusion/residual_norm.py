@@ -83,6 +83,11 @@ def split_bias(add: AddOp) -> tuple[list[Operation], SSAValue, SSAValue, SSAValu
     return [add], add.lhs, add.rhs, None
 
 
+def one_element_type(*values: SSAValue | None) -> bool:
+    """The summands share one element type (the fused op hides no promotion)."""
+    return len({v.type.element_type for v in values if v is not None}) == 1
+
+
 class FuseResidualNorm(RewritePattern):
     """`norm(x + residual [+ bias])` becomes `fused_residual_<norm>` with the norm's axis and eps."""
 
@@ -97,9 +102,8 @@ class FuseResidualNorm(RewritePattern):
         if add is None:
             return
         adds, x, residual, bias = split_bias(add)
-        dtypes = {v.type.element_type for v in (x, residual, bias) if v is not None}
-        if len(dtypes) != 1:
-            return  # the fused op hides no promotion
+        if not one_element_type(x, residual, bias):
+            return
         users = other_users(add, op)
         where = anchor(adds, op, users)
         if where is None:
