@@ -21,7 +21,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
@@ -64,7 +64,7 @@ def anchor(adds: list[Operation], norm: AxisNormOperation, users: list[Operation
     return last if all(dominates(v, last) for v in (norm.gamma, norm.beta)) else None
 
 
-def later_in_block(user: Operation, op: Operation, block) -> bool:
+def later_in_block(user: Operation, op: Operation, block: Block | None) -> bool:
     """`user` (or the op of `block` holding it) comes after `op`."""
     while user.parent_block() is not block:
         user = user.parent_op()
