@@ -11,7 +11,8 @@ activations stay tame), then, side by side:
 * `IREE (unfused MIR)`: the graph lowered by `rlx-convert-mir-to-linalg`, compiled
   by `iree-compile` for the host CPU (`llvm-cpu`, host features) and run with the
   `local-task` driver (all cores); compile time reported separately;
-* `IREE (fused MIR)`: the same after MIR fusion, when a fusion pass is registered;
+* `IREE (fused MIR)`: the same after `rlx-fusion-pipeline{target=best}` (fused ops lower
+  through their expansions, an elementwise region to one `linalg.generic`);
 * `PyTorch eager`: the same decoder written with torch ops (CPU, `torch.no_grad`),
   on the same weights (benchmark-only dependency: `pip install torch`).
 
@@ -36,10 +37,11 @@ from rlx_xdsl.backends import iree as iree_backend
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.llama import RMS_EPS, build_llama, rope_tables
-from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.context import make_context
+from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
-FUSION_PASS = "rlx-fuse"
-"""The MIR fusion pass, once it is registered (then the fused row is measured)."""
+FUSION_TARGET = "best"
+"""The `rlx-fusion-pipeline` target of the fused row."""
 
 
 def log(message: str) -> None:
@@ -133,18 +135,15 @@ def execution_table(config: dict, layers: int, repeat: int) -> list[str]:
     seconds, (got,) = timed(lambda: compiled.run("llama", inputs), repeat)
     rows.append(("IREE llvm-cpu, unfused MIR", seconds, relative_error(got, reference), compile_seconds))
 
-    if FUSION_PASS in get_all_passes():
-        from xdsl.context import Context
-
-        fused = module.clone()
-        get_all_passes()[FUSION_PASS]()().apply(Context(), fused)
-        start = time.perf_counter()
-        fused_compiled = iree_backend.IreeModule(fused)
-        fused_compile = time.perf_counter() - start
-        seconds, (got,) = timed(lambda: fused_compiled.run("llama", inputs), repeat)
-        rows.append(("IREE llvm-cpu, fused MIR", seconds, relative_error(got, reference), fused_compile))
-    else:
-        rows.append(("IREE llvm-cpu, fused MIR", None, None, None))
+    log(f"IREE (fused MIR, target={FUSION_TARGET}): fusing, lowering and compiling ...")
+    fused = module.clone()
+    FusionPipelinePass(target=FUSION_TARGET).apply(make_context(), fused)
+    start = time.perf_counter()
+    fused_compiled = iree_backend.IreeModule(fused)
+    fused_compile = time.perf_counter() - start
+    seconds, (got,) = timed(lambda: fused_compiled.run("llama", inputs), repeat)
+    name = f"IREE llvm-cpu, fused MIR (`rlx-fusion-pipeline{{target={FUSION_TARGET}}}`)"
+    rows.append((name, seconds, relative_error(got, reference), fused_compile))
 
     try:
         import torch
@@ -164,8 +163,7 @@ def execution_table(config: dict, layers: int, repeat: int) -> list[str]:
     ]
     for name, seconds, error, compile_s in rows:
         if seconds is None:
-            note = "not measured: no MIR fusion pass is registered yet" if "fused" in name else "not measured"
-            lines.append(f"| {name} | {note} | | | |")
+            lines.append(f"| {name} | not measured | | | |")
             continue
         ratio = f"{seconds / torch_seconds:.2f}x" if torch_seconds else ""
         err = "reference" if error == 0.0 and name.startswith("numpy") else f"{error:.1e}"

@@ -7,6 +7,9 @@ Workloads:
 
 * the anchors' block (`anchors.md` §2.3): `out = rms_norm(x + W2(silu(W1 x + b1) * (W3 x)))`,
   x 8x64, hidden 128;
+* the real residual pattern of a pre-norm layer, whose sum has two users:
+  `h = x + r; out = h + W2(silu(W1 n) * (W3 n))` with `n = rms_norm(h)`, x and r 8x64,
+  hidden 128;
 * one LLaMA decoder layer (`build_llama(1)` with the benchmark dims).
 
 For each, the graph before fusion and after `rlx-fusion-pipeline{target=T}`:
@@ -65,6 +68,19 @@ def swiglu_block() -> ModuleOp:
     w2, g, beta = b.param("w2", [128, 64]), b.param("g", [64]), b.param("beta", [64])
     h = b.mul(b.silu(b.add(b.matmul(x, w1), b1)), b.matmul(x, w3))
     b.output(b.rms_norm(b.add(x, b.matmul(h, w2)), g, beta, eps=1e-6))
+    return b.module()
+
+
+def residual_ffn_block() -> ModuleOp:
+    """A pre-norm FFN block: the residual sum feeds the norm and the output add."""
+    b = GraphBuilder("residual_block")
+    x, r = b.input("x", [8, 64]), b.input("r", [8, 64])
+    w1, w3, w2 = b.param("w1", [64, 128]), b.param("w3", [64, 128]), b.param("w2", [128, 64])
+    g, beta = b.param("g", [64]), b.param("beta", [64])
+    h = b.add(x, r)
+    n = b.rms_norm(h, g, beta, eps=1e-6)
+    ffn = b.matmul(b.mul(b.silu(b.matmul(n, w1)), b.matmul(n, w3)), w2)
+    b.output(b.add(h, ffn))
     return b.module()
 
 
@@ -141,7 +157,13 @@ def main(argv=None) -> int:
     parser.add_argument("--layers", type=int, default=32, help="LLaMA layers for --compile-time (default 32)")
     parser.add_argument("--repeat", type=int, default=5, help="runs per timing; the best is reported (default 5)")
     args = parser.parse_args(argv)
-    lines = kernel_table([("SwiGLU+residual+RMSNorm", swiglu_block), ("LLaMA decoder layer", llama_layer)])
+    lines = kernel_table(
+        [
+            ("SwiGLU+residual+RMSNorm", swiglu_block),
+            ("residual (2 users)+FFN", residual_ffn_block),
+            ("LLaMA decoder layer", llama_layer),
+        ]
+    )
     lines += ["", ANCHORS]
     if args.compile_time:
         lines += ["", *compile_time(args.layers, args.repeat)]

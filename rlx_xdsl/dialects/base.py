@@ -23,7 +23,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
-from xdsl.irdl import IRDLOperation
+from xdsl.irdl import IRDLOperation, OptResultDef
 from xdsl.irdl.declarative_assembly_format import (
     CustomDirective,
     ParsingState,
@@ -75,18 +75,18 @@ class SignatureDirective(CustomDirective):
                 f"expected {sum(counts)} operand types, got {len(types)}", start, parser.pos
             )
         parser.parse_punctuation("->")
+        results_start = parser.pos
         results = parser.parse_optional_comma_separated_list(parser.Delimiter.PAREN, parser.parse_type)
         results = [parser.parse_type()] if results is None else results
+        results_span = (results_start, parser.pos)
         offset = 0
         for index, count in enumerate(counts):
             state.operand_types[index] = types[offset : offset + count]
             offset += count
         if len(state.result_types) == 1:
             state.result_types[0] = results
-        elif len(results) == len(state.result_types):
-            state.result_types = [[t] for t in results]
         else:
-            parser.raise_error(f"expected {len(state.result_types)} result types, got {len(results)}")
+            state.result_types = _result_groups(state.op_type, results, parser, results_span)
 
     def print(self, printer: Printer, state: PrintingState, op: IRDLOperation) -> None:
         state.print_whitespace(printer)
@@ -101,6 +101,28 @@ class SignatureDirective(CustomDirective):
 
     def is_present(self, op: IRDLOperation) -> bool:
         return True
+
+
+def _result_groups(
+    op_type: type[IRDLOperation], results: list[Attribute], parser: Parser, span: tuple[int, int]
+) -> list[list[Attribute]]:
+    """`results` dealt to the op's result definitions in order, one type each; optional
+    results at the end take what is left (none when the list is short)."""
+    defs = [d for _, d in op_type.get_irdl_definition().results]
+    required = sum(1 for d in defs if not isinstance(d, OptResultDef))
+    if not required <= len(results) <= len(defs):
+        expected = f"{required} to {len(defs)}" if required < len(defs) else f"{required}"
+        parser.raise_error(f"expected {expected} result types, got {len(results)}", *span)
+    remaining = iter(results)
+    spare = len(results) - required
+    groups = []
+    for d in defs:
+        if isinstance(d, OptResultDef):
+            groups.append([next(remaining)] if spare > 0 else [])
+            spare -= 1
+        else:
+            groups.append([next(remaining)])
+    return groups
 
 
 @irdl_custom_directive

@@ -505,6 +505,12 @@ def _fused_cases() -> list[OpCase]:
                inputs=of(ints(-3, 3, 3, 4), ints(-3, 3, 4, 2), fixed(np.int32(1)))),
         OpCase("fused_residual_layer_norm", f"mir.fused_residual_layer_norm %0, %1, bias %2, %3, %4 axis = -1 "
                f"eps = 1.000000e-05 : ({x}, {r}, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> {x}", True),
+        OpCase("fused_residual_norms_keeping_the_sum", (
+            f"mir.fused_residual_rms_norm %0, %1, %3, %4 axis = -1 eps = 1.000000e-06 : ({x}, tensor<3x1xf32>, "
+            f"tensor<4xf32>, tensor<4xf32>) -> ({x}, {x})",
+            f"mir.fused_residual_layer_norm %0, %1, bias %2, %3, %4 axis = -1 eps = 1.000000e-05 : ({x}, "
+            f"tensor<3x1xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> ({x}, {x})",
+        ), True, args=(x, "tensor<3x1xf32>", "tensor<4xf32>", "tensor<4xf32>", "tensor<4xf32>")),
         OpCase("fused_attention_block", "mir.fused_attention_block %0, %1, %2 rope(%3, %4) num_heads = 2 head_dim = 4 "
                "num_kv_heads = 1 mask_kind = causal : (tensor<1x3x8xf32>, tensor<8x16xf32>, tensor<8x8xf32>, "
                "tensor<3x2xf32>, tensor<3x2xf32>) -> tensor<1x3x8xf32>", True),

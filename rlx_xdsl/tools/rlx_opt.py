@@ -22,7 +22,7 @@ import stat
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
@@ -174,7 +174,7 @@ class RlxOptMain(xDSLOptMain):
             const="text",
             choices=("text", "json"),
             metavar="FORMAT",
-            help="print RLX's fusion report (counts before/after the passes, missed fusions and why) "
+            help="print the fusion report (counts before/after the passes, missed fusions and why) "
             "to stderr: text (default) or json",
         )
         _add_flags(
@@ -260,9 +260,14 @@ class RlxOptMain(xDSLOptMain):
         except SourceError as e:
             return ChunkResult(e.source, diagnostics=[e.diagnostic])
         result = ChunkResult(lines)
-        before = module.clone() if self.args.fusion_report else None
+        baseline = None
+        if self.args.fusion_report:
+            from rlx_xdsl.transforms.fusion.report import MirBaseline
+
+            baseline = MirBaseline()
+            baseline.offer(module)
         try:
-            self.apply_passes(module)
+            self.apply_passes(module, after_each=None if baseline is None else baseline.offer)
         except OpError as e:
             result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
             return result
@@ -273,10 +278,10 @@ class RlxOptMain(xDSLOptMain):
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, TOO_DEEP))
             return result
-        if before is not None:
+        if baseline is not None:
             from rlx_xdsl.transforms.fusion.report import FusionReport
 
-            sys.stderr.write(FusionReport.analyze(before, module).render(self.args.fusion_report))
+            sys.stderr.write(FusionReport.analyze(baseline.graph, module).render(self.args.fusion_report))
         try:
             result.output = self.output_resulting_program(module)
         except RecursionError:
@@ -306,9 +311,10 @@ class RlxOptMain(xDSLOptMain):
                 raise SourceError(op_diagnostic(e.op, e.message, e.note), lines) from e
         return module, lines
 
-    def apply_passes(self, prog: ModuleOp) -> None:
+    def apply_passes(self, prog: ModuleOp, after_each: Callable[[ModuleOp], None] | None = None) -> None:
         """Run each pass, verifying after it as mlir-opt does: unless verification is off, or
-        the pass reported that it left the IR alone (the input was verified when parsed)."""
+        the pass reported that it left the IR alone (the input was verified when parsed);
+        then `after_each(prog)` if given (the fusion report's baseline watches the IR)."""
         verify = not self.args.disable_verify
         passes = self.pipeline_spec.passes
         for index, pass_ in enumerate(passes):
@@ -318,6 +324,8 @@ class RlxOptMain(xDSLOptMain):
                 print(f"Pass {pass_} took {time.perf_counter() - start} seconds")
             if verify and changed:
                 verify_after(pass_, prog)
+            if after_each is not None:
+                after_each(prog)
             if self.args.print_between_passes and index + 1 < len(passes):
                 print(f"IR after {pass_}:")
                 RlxPrinter(stream=sys.stdout).print_op(prog)

@@ -131,7 +131,23 @@ def residual_rms_norm(b):
     return b.fused_residual_rms_norm(x, r, g, beta, eps=1e-3)
 
 
+def residual_norm_keeping_the_sum(norm: str):
+    """Both results feed the loss: the sum's cotangent joins the one coming through the norm."""
+
+    def build(b):
+        x, r, c = b.param("x", [3, 4], F64), b.param("r", [3, 4], F64), b.param("c", [4], F64)
+        g, beta = b.param("g", [4], F64), b.param("beta", [4], F64)
+        normed, total = getattr(b, f"fused_residual_{norm}")(x, r, g, beta, c, eps=1e-3, keep_sum=True)
+        return b.add(normed, b.mul(total, b.tanh(total)))
+
+    return build
+
+
 FUSED_GRAPHS = {
+    "residual_rms_norm_keeping_the_sum": (fused.FusedResidualRmsNormOp, residual_norm_keeping_the_sum("rms_norm")),
+    "residual_layer_norm_keeping_the_sum": (
+        fused.FusedResidualLayerNormOp, residual_norm_keeping_the_sum("layer_norm"),
+    ),
     "residual_layer_norm": (fused.FusedResidualLayerNormOp, residual_layer_norm),
     "attention_block_causal_gqa_rope": (fused.FusedAttentionBlockOp, attention_block_causal_gqa_rope),
     "attention_block_custom_mask_softcap": (fused.FusedAttentionBlockOp, attention_block_custom_mask_softcap),
@@ -181,6 +197,7 @@ def test_the_fused_llama_graph_differentiates_and_passes_a_directional_check(tar
     module = build_llama(2, **dims)
     FusionPipelinePass(target=target).apply(Context(), module)
     assert {"mir.fused_attention_block", "mir.fused_swiglu"} <= {op.name for op in module.walk()}
+    assert [op for op in module.walk() if isinstance(op, fused.FusedResidualRmsNormOp) and op.keeps_sum]
     widen_to_f64(module)
     module.verify()
     function = find_function(module, "llama")

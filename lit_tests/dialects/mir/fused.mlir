@@ -61,6 +61,20 @@ func.func @fused_residual_rms_norm(%x: tensor<2x3x4xf32>, %r: tensor<2x3x4xf32>,
 
 // -----
 
+// The sum as a second result: the signature lists both result types, normalised first.
+// CHECK-LABEL: func.func @fused_residual_norms_keep_the_sum
+// GENERIC-LABEL: "func.func"() <{sym_name = "fused_residual_norms_keep_the_sum"
+func.func @fused_residual_norms_keep_the_sum(%x: tensor<2x4xf32>, %r: tensor<1x4xf32>, %c: tensor<4xf32>, %g: tensor<4xf32>, %be: tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
+  // CHECK-NEXT: %n, %h = mir.fused_residual_rms_norm %x, %r, %g, %be axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  // GENERIC: %n, %h = "mir.fused_residual_rms_norm"(%x, %r, %g, %be) <{axis = -1 : i64, eps = 1.000000e-06 : f32, operandSegmentSizes = array<i32: 1, 1, 0, 1, 1>}> : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %n, %h = mir.fused_residual_rms_norm %x, %r, %g, %be axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  // CHECK-NEXT: %m, %h2 = mir.fused_residual_layer_norm %x, %h, bias %c, %g, %be axis = -1 eps = 1.000000e-05 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  %m, %h2 = mir.fused_residual_layer_norm %x, %h, bias %c, %g, %be axis = -1 eps = 1.000000e-05 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>)
+  func.return %n, %m, %h2 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
+}
+
+// -----
+
 // CHECK-LABEL: func.func @fused_residual_layer_norm
 // GENERIC-LABEL: "func.func"() <{sym_name = "fused_residual_layer_norm"
 func.func @fused_residual_layer_norm(%x: tensor<2x4xbf16>, %r: tensor<2x4xbf16>, %b: tensor<4xbf16>, %g: tensor<4xbf16>, %be: tensor<4xbf16>) -> tensor<2x4xbf16> {

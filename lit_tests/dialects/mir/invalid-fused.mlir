@@ -176,6 +176,30 @@ func.func @residual_rms_signature(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: 
 
 // -----
 
+func.func @residual_rms_sum_type(%x: tensor<2x4xf32>, %r: tensor<1x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<1x4xf32> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' inferred result #1 type tensor<2x4xf32> does not match declared type tensor<1x4xf32>}}
+  %0, %1 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<1x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<1x4xf32>)
+  func.return %1 : tensor<1x4xf32>
+}
+
+// -----
+
+func.func @residual_rms_sum_dtype(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf16> {
+  // expected-error@+1 {{'mir.fused_residual_rms_norm' inferred result #1 type tensor<2x4xf32> does not match declared type tensor<2x4xf16>}}
+  %0, %1 = mir.fused_residual_rms_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf16>)
+  func.return %1 : tensor<2x4xf16>
+}
+
+// -----
+
+func.func @residual_ln_three_results(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
+  // expected-error@+1 {{expected 1 to 2 result types, got 3}}
+  %0:3 = mir.fused_residual_layer_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-05 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xf32>, tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>)
+  func.return %0#0 : tensor<2x4xf32>
+}
+
+// -----
+
 func.func @residual_ln_dtype(%x: tensor<2x4xf32>, %r: tensor<2x4xf32>, %g: tensor<4xbf16>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
   // expected-error@+1 {{'mir.fused_residual_layer_norm' gamma element type bf16 differs from the operand's f32}}
   %0 = mir.fused_residual_layer_norm %x, %r, %g, %b axis = -1 eps = 1.000000e-05 : (tensor<2x4xf32>, tensor<2x4xf32>, tensor<4xbf16>, tensor<4xf32>) -> tensor<2x4xf32>

@@ -6,7 +6,7 @@
 // CHECK-LABEL: func.func @bias_gelu
 // CHECK-NEXT:    %0 = mir.fused_matmul_bias_act %x, %w, %b activation = gelu : (tensor<4x15x384xf32>, tensor<384x64xf32>, tensor<64xf32>) -> tensor<4x15x64xf32>
 // CHECK-NEXT:    func.return %0
-// REPORT: nodes=6→4 matmul=1→0 fused_mm_act=1 fused_swiglu=0 elementwise_region=0 transform_region=0 batch_region=0 fk_prologue=0 missed_mm_act=0 missed_swiglu=0 missed_shared_mm=0
+// REPORT: nodes=6→4 matmul=1→0 fused_mm_act=1 fused_swiglu=0 fused_attention_block=0 fused_residual_norm=0 fused_mm_epilogue=0 elementwise_region=0 transform_region=0 batch_region=0 fk_prologue=0 missed_mm_act=0 missed_swiglu=0 missed_shared_mm=0 missed_residual_norm=0
 // LOC: mir.fused_matmul_bias_act {{.*}} loc(fused["{{.*}}matmul-bias-act.mlir":[[# @LINE + 3]]:3, "{{.*}}matmul-bias-act.mlir":[[# @LINE + 4]]:3, "{{.*}}matmul-bias-act.mlir":[[# @LINE + 5]]:3])
 // LOC: func.return
 func.func @bias_gelu(%x: tensor<4x15x384xf32>, %w: tensor<384x64xf32>, %b: tensor<64xf32>) -> tensor<4x15x64xf32> {
@@ -41,7 +41,7 @@ func.func @bias_no_act(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf3
 // CHECK-NEXT:    %0 = mir.fused_matmul_bias_act %x, %w, %b : (tensor<2x8xf32>, tensor<8x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
 // CHECK-NEXT:    %1 = mir.exp %0
 // REPORT: nodes=6→5 matmul=1→0 fused_mm_act=1 {{.*}} missed_mm_act=1
-// REPORT: matmul_bias_act @ {{.*}}matmul-bias-act.mlir:[[# @LINE + 2]]:3 — UnsupportedEpilogueActivation(Exp) → FuseMatMulBiasAct supports Gelu/Silu only
+// REPORT: matmul_bias_act @ {{.*}}matmul-bias-act.mlir:[[# @LINE + 2]]:3 — activation exp is not folded → rlx-fuse-matmul-bias-act folds gelu and silu only
 func.func @exp_epilogue(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> tensor<2x4xf32> {
   %0 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
   %1 = mir.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -71,7 +71,7 @@ func.func @late_bias(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %p: tensor<4xf32>
 // CHECK-NEXT:    %1 = mir.add
 // CHECK-NEXT:    %2 = mir.gelu
 // REPORT: missed_mm_act=1
-// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 2]]:3 — MultiConsumer → single-consumer chain required — clone input or use HirOp::LinearFused
+// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 2]]:3 — the product has 2 users → rlx-fuse-matmul-bias-act needs the product used once
 func.func @matmul_is_an_output(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
   %0 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
   %1 = mir.add %0, %b : (tensor<2x4xf32>, tensor<4xf32>) -> tensor<2x4xf32>
@@ -95,16 +95,20 @@ func.func @add_is_an_output(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor
 
 // -----
 
-// A rank-2 bias and a non-add consumer stay unfused; the report says why.
+// A rank-2 bias, a residual (an add of the product's full shape) and a non-add consumer stay
+// unfused; the report says why, and does not call the residual a bias.
 // CHECK-LABEL: func.func @misses
 // CHECK-NOT:     fused_matmul_bias_act
-// REPORT: missed_mm_act=2
-// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 3]]:3 — BiasRankTooHigh { rank: 2 } → bias must be rank-1
-// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 4]]:3 — NonAddBiasConsumer → use linear+bias or HirModule::linear_fused
-func.func @misses(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>) {
+// REPORT: missed_mm_act=3
+// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 4]]:3 — a bias of rank 2 → rlx-fuse-matmul-bias-act takes a bias of rank 0 or 1
+// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 5]]:3 — no bias add follows → a layer with a bias, written as `hir.linear` with its bias, lowers to mir.fused_matmul_bias_act
+// REPORT: matmul_bias_act @ {{.*}}:[[# @LINE + 6]]:3 — a residual add of a full-shaped value → not a bias: `rlx-fusion-pipeline{target=best}` fuses it into the matmul as an epilogue
+func.func @misses(%x: tensor<2x8xf32>, %w: tensor<8x4xf32>, %b: tensor<1x4xf32>, %r: tensor<2x4xf32>) -> (tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>) {
   %0 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
-  %1 = mir.add %0, %b : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  %1 = mir.add %0, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
   %2 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
-  %3 = mir.mul %2, %b : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
-  func.return %1, %3 : tensor<2x4xf32>, tensor<2x4xf32>
+  %3 = mir.mul %2, %b : (tensor<2x4xf32>, tensor<1x4xf32>) -> tensor<2x4xf32>
+  %4 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x4xf32>) -> tensor<2x4xf32>
+  %5 = mir.add %r, %4 : (tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<2x4xf32>
+  func.return %1, %3, %5 : tensor<2x4xf32>, tensor<2x4xf32>, tensor<2x4xf32>
 }

@@ -39,14 +39,14 @@ func.func @bias_and_axis(%x: tensor<2x8x16xf32>, %res: tensor<2x8x16xf32>, %c: t
 
 // -----
 
-// The sum is also a result (RLX's SAM2 guard) or feeds another op: no fusion.
+// The sum is also a result (RLX's SAM2 guard stops there) or feeds another op: the fused op
+// returns it as its second result, which takes the add's place everywhere else.
 // CHECK-LABEL: func.func @sum_used_elsewhere
-// CHECK-NEXT:    %0 = mir.add
-// CHECK-NEXT:    %1 = mir.layer_norm %0
-// CHECK-NEXT:    %2 = mir.add
-// CHECK-NEXT:    %3 = mir.rms_norm %2
-// CHECK-NEXT:    %4 = mir.neg %2
-// REPORT: nodes=9→9
+// CHECK-NEXT:    [[LN:%[0-9]+]], [[SUM1:%[0-9]+]] = mir.fused_residual_layer_norm %x, %res, %g, %b axis = -1 eps = 1.000000e-05 : (tensor<4x16xf32>, tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK-NEXT:    [[RMS:%[0-9]+]], [[SUM2:%[0-9]+]] = mir.fused_residual_rms_norm %x, %res, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<4x16xf32>, tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>)
+// CHECK-NEXT:    [[NEG:%[0-9]+]] = mir.neg [[SUM2]]
+// CHECK-NEXT:    func.return [[LN]], [[SUM1]], [[RMS]], [[NEG]]
+// REPORT: nodes=9→7
 func.func @sum_used_elsewhere(%x: tensor<4x16xf32>, %res: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>) {
   %0 = mir.add %x, %res : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
   %1 = mir.layer_norm %0, %g, %b axis = -1 eps = 1.000000e-05 : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
@@ -54,6 +54,37 @@ func.func @sum_used_elsewhere(%x: tensor<4x16xf32>, %res: tensor<4x16xf32>, %g: 
   %3 = mir.rms_norm %2, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
   %4 = mir.neg %2 : (tensor<4x16xf32>) -> tensor<4x16xf32>
   func.return %1, %0, %3, %4 : tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A user of the sum before the norm: the fused op takes the add's place, so it dominates that
+// user too (gamma and beta are defined before the add).
+// CHECK-LABEL: func.func @sum_used_before_the_norm
+// CHECK-NEXT:    [[N:%[0-9]+]], [[SUM:%[0-9]+]] = mir.fused_residual_rms_norm %x, %res, %g, %b axis = -1
+// CHECK-NEXT:    [[NEG:%[0-9]+]] = mir.neg [[SUM]]
+// CHECK-NEXT:    func.return [[N]], [[NEG]]
+func.func @sum_used_before_the_norm(%x: tensor<4x16xf32>, %res: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %0 = mir.add %x, %res : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %1 = mir.neg %0 : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %2 = mir.rms_norm %0, %g, %b axis = -1 eps = 1.000000e-06 : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  func.return %2, %1 : tensor<4x16xf32>, tensor<4x16xf32>
+}
+
+// -----
+
+// A user before the norm and gamma computed after the add: no single place sees both, no fusion.
+// CHECK-LABEL: func.func @no_place_for_the_fused_op
+// CHECK-NEXT:    %0 = mir.add
+// CHECK-NEXT:    %1 = mir.neg %0
+// CHECK-NEXT:    %2 = mir.exp %g
+// CHECK-NEXT:    %3 = mir.rms_norm %0, %2, %b
+func.func @no_place_for_the_fused_op(%x: tensor<4x16xf32>, %res: tensor<4x16xf32>, %g: tensor<16xf32>, %b: tensor<16xf32>) -> (tensor<4x16xf32>, tensor<4x16xf32>) {
+  %0 = mir.add %x, %res : (tensor<4x16xf32>, tensor<4x16xf32>) -> tensor<4x16xf32>
+  %1 = mir.neg %0 : (tensor<4x16xf32>) -> tensor<4x16xf32>
+  %2 = mir.exp %g : (tensor<16xf32>) -> tensor<16xf32>
+  %3 = mir.rms_norm %0, %2, %b axis = -1 eps = 1.000000e-06 : (tensor<4x16xf32>, tensor<16xf32>, tensor<16xf32>) -> tensor<4x16xf32>
+  func.return %3, %1 : tensor<4x16xf32>, tensor<4x16xf32>
 }
 
 // -----

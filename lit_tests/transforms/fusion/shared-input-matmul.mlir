@@ -11,7 +11,7 @@
 // CHECK-NEXT:    func.return %a, %b
 // SCAN: nodes=5→5 matmul=2→2 {{.*}} missed_shared_mm=1
 // FUSED: nodes=5→7 matmul=2→1 {{.*}} missed_shared_mm=0
-// SCAN: shared_input_matmul @ {{.*}}shared-input-matmul.mlir:[[# @LINE + 2]]:3 — NotFused → check inspect_pipeline / RLX_FUSION_REPORT=1
+// SCAN: shared_input_matmul @ {{.*}}shared-input-matmul.mlir:[[# @LINE + 2]]:3 — two matmuls of one input are left apart → run rlx-fuse-shared-input-matmul
 func.func @pair(%x: tensor<2x8x64xf32>, %w1: tensor<64x32xf32>, %w2: tensor<64x16xf32>) -> (tensor<2x8x32xf32>, tensor<2x8x16xf32>) {
   %a = mir.matmul %x, %w1 : (tensor<2x8x64xf32>, tensor<64x32xf32>) -> tensor<2x8x32xf32>
   %b = mir.matmul %x, %w2 : (tensor<2x8x64xf32>, tensor<64x16xf32>) -> tensor<2x8x16xf32>
@@ -29,7 +29,7 @@ func.func @pair(%x: tensor<2x8x64xf32>, %w1: tensor<64x32xf32>, %w2: tensor<64x1
 // CHECK-NEXT:    %q = mir.narrow %1 axis = -1 start = 0 len = 8
 // CHECK-NEXT:    %k = mir.narrow %1 axis = -1 start = 8 len = 4
 // CHECK-NEXT:    %v = mir.narrow %1 axis = -1 start = 12 len = 4
-// SCAN: shared_input_matmul @ {{.*}}:[[# @LINE + 3]]:3 — SharedMatmulCount { count: 3 } → use shared_linear_pair or HirOp::SwiGLU
+// SCAN: shared_input_matmul @ {{.*}}:[[# @LINE + 3]]:3 — 3 matmuls share this input → rlx-fuse-shared-input-matmul fuses two matmuls of one input, not more
 func.func @qkv(%h: tensor<5x8xf32>, %wq: tensor<8x8xf32>, %wk_t: tensor<4x8xf32>, %wv: tensor<8x4xf32>) -> (tensor<5x8xf32>, tensor<5x4xf32>, tensor<5x4xf32>) {
   %wk = mir.transpose %wk_t perm = [1, 0] : (tensor<4x8xf32>) -> tensor<8x4xf32>
   %q = mir.matmul %h, %wq : (tensor<5x8xf32>, tensor<8x8xf32>) -> tensor<5x8xf32>

@@ -30,7 +30,7 @@ func.func @swiglu_ffn(%x: tensor<4x64xf32>, %w_up: tensor<64x128xf32>, %w_gate: 
 // DUAL-NEXT:    %gate = mir.matmul
 // DUAL-NEXT:    %up = mir.matmul
 // DUAL-REPORT: missed_swiglu=1
-// DUAL-REPORT: swiglu @ {{.*}}swiglu.mlir:[[# @LINE + 9]]:3 — SwigluGateBeforeUp → pass up_w before gate_w in swiglu_ffn
+// DUAL-REPORT: swiglu @ {{.*}}swiglu.mlir:[[# @LINE + 9]]:3 — the gate matmul comes before the up matmul → rlx-fuse-swiglu-dual-matmul wants the up matmul first
 // CPU-LABEL: func.func @gate_first
 // CPU-NEXT:    %0 = mir.concat %w_gate, %w_up axis = 1
 // CPU-NEXT:    %1 = mir.matmul %x, %0
@@ -61,7 +61,7 @@ func.func @matmul_used_twice(%x: tensor<4x8xf32>, %w_up: tensor<8x8xf32>, %w_gat
 // -----
 
 // Gate and up read different inputs: the report says so.
-// DUAL-REPORT: swiglu @ {{.*}}swiglu.mlir:[[# @LINE + 5]]:3 — SwigluNotSharedInput → gate and up must share the same input
+// DUAL-REPORT: swiglu @ {{.*}}swiglu.mlir:[[# @LINE + 5]]:3 — gate and up read different inputs → the gate and up matmuls must read the same input
 func.func @not_shared(%x: tensor<4x8xf32>, %y: tensor<4x8xf32>, %w_up: tensor<8x8xf32>, %w_gate: tensor<8x8xf32>) -> tensor<4x8xf32> {
   %up = mir.matmul %x, %w_up : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>
   %gate = mir.matmul %y, %w_gate : (tensor<4x8xf32>, tensor<8x8xf32>) -> tensor<4x8xf32>

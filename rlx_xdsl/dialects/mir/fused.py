@@ -9,7 +9,8 @@ chain would not.
 * `mir.fused_matmul_bias_act`: `act(x @ w + bias)` (`FusedMatMulBiasAct`);
 * `mir.fused_swiglu`: `silu(gate) * up` of the two halves of the last axis (`FusedSwiGLU`);
 * `mir.fused_residual_rms_norm`, `mir.fused_residual_layer_norm`: `norm(x + residual (+ bias))`
-  (`FusedResidualRmsNorm`, `FusedResidualLN`), keeping the norm's `axis`, which RLX drops;
+  (`FusedResidualRmsNorm`, `FusedResidualLN`), keeping the norm's `axis`, which RLX drops, and
+  optionally returning the sum too (a second result, as vLLM's `fused_add_rms_norm` does);
 * `mir.fused_attention_block`: qkv projection, head split, rope, attention, output
   projection (`FusedAttentionBlock`);
 * `mir.fused_transformer_layer`: a BERT post-norm encoder layer (`FusedTransformerLayer`).
@@ -40,6 +41,7 @@ from xdsl.irdl import (
     operand_def,
     opt_operand_def,
     opt_prop_def,
+    opt_result_def,
     prop_def,
     result_def,
     traits_def,
@@ -186,7 +188,10 @@ class FusedResidualNormOperation(AxisNormOperation):
 
     The sum follows the `mir.add` chain it replaces, except that its operands
     must share one element type (a fused op hides no promotion); gamma and beta
-    then follow the norm's rule against the sum.
+    then follow the norm's rule against the sum. The optional second result
+    `sum` is that sum itself, for a graph that also uses it (a pre-norm
+    transformer's residual stream: `h = x + r` feeds the norm and the next
+    residual add); its type is the sum's.
     """
 
     def __init__(
@@ -199,12 +204,21 @@ class FusedResidualNormOperation(AxisNormOperation):
         *,
         axis: int = -1,
         eps: float,
+        keep_sum: bool = False,
     ):
+        """`keep_sum` gives the op its second result, the sum."""
         RlxOperation.__init__(
             self,
             operands=[x, residual, bias, gamma, beta],
             properties={"axis": i64_attr(axis), "eps": FloatAttr(eps, f32)},
+            result_types=[x.type, x.type if keep_sum else None],  # placeholders, inferred below
         )
+        self.refresh_result_types()
+
+    @property
+    def keeps_sum(self) -> bool:
+        """The op also returns `x + residual (+ bias)`."""
+        return self.sum is not None
 
     def summands(self) -> dict[str, SSAValue]:
         """The values added before normalising, by operand name."""
@@ -220,12 +234,18 @@ class FusedResidualNormOperation(AxisNormOperation):
         shape = broadcast_shapes(x.get_shape(), *(t.get_shape() for t in types.values()))
         return tensor(x.element_type, shape)
 
+    def infer_result_types(self) -> Sequence[Attribute]:
+        """The normalised sum, then (with the second result) the sum: both of the sum's type."""
+        (normed,) = super().infer_result_types()
+        return [normed, normed] if self.keeps_sum else [normed]
+
 
 SEGMENTED_NORM_FORMAT = (
     "$x `,` $residual `,` (`bias` $bias^ `,`)? $gamma `,` $beta `axis` `=` $axis `eps` `=` $eps "
     + FUNCTIONAL_SEGMENTED
 )
-"""`%x, %residual, bias %b, %gamma, %beta axis = -1 eps = ...` (operands in RLX's order)."""
+"""`%x, %residual, bias %b, %gamma, %beta axis = -1 eps = ... : (...) -> type` (operands in
+RLX's order); with the sum as a second result the signature ends `-> (type, type)`."""
 
 
 @irdl_op_definition
@@ -233,7 +253,8 @@ class FusedResidualRmsNormOp(FusedResidualNormOperation):
     """`rms_norm(x + residual (+ bias), gamma, beta, axis, eps)` (`FusedResidualRmsNorm`).
 
     Operands in RLX's order `[x, residual, (bias), gamma, beta]`; the optional
-    bias is written `bias %b`. Unlike RLX the norm's `axis` is kept.
+    bias is written `bias %b`. Unlike RLX the norm's `axis` is kept, and an
+    optional second result returns the sum (`%n, %h = ... -> (type, type)`).
     """
 
     name = "mir.fused_residual_rms_norm"
@@ -243,6 +264,7 @@ class FusedResidualRmsNormOp(FusedResidualNormOperation):
     gamma = operand_def(TensorType)
     beta = operand_def(TensorType)
     result = result_def(TensorType)
+    sum = opt_result_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
     eps = prop_def(FloatAttr[Float32Type])
     traits = traits_def(Pure(), REDUCTION)
@@ -260,9 +282,10 @@ class FusedResidualRmsNormOp(FusedResidualNormOperation):
         *,
         axis: int = -1,
         eps: float = 1e-6,
+        keep_sum: bool = False,
     ):
         """As `mir.rms_norm`, with RLX's default eps."""
-        super().__init__(x, residual, gamma, beta, bias, axis=axis, eps=eps)
+        super().__init__(x, residual, gamma, beta, bias, axis=axis, eps=eps, keep_sum=keep_sum)
 
 
 @irdl_op_definition
@@ -270,7 +293,8 @@ class FusedResidualLayerNormOp(FusedResidualNormOperation):
     """`layer_norm(x + residual (+ bias), gamma, beta, axis, eps)` (`FusedResidualLN`).
 
     Operands in RLX's order `[x, residual, (bias), gamma, beta]`; the optional
-    bias is written `bias %b`. Unlike RLX the norm's `axis` is kept.
+    bias is written `bias %b`. Unlike RLX the norm's `axis` is kept, and an
+    optional second result returns the sum (`%n, %h = ... -> (type, type)`).
     """
 
     name = "mir.fused_residual_layer_norm"
@@ -280,6 +304,7 @@ class FusedResidualLayerNormOp(FusedResidualNormOperation):
     gamma = operand_def(TensorType)
     beta = operand_def(TensorType)
     result = result_def(TensorType)
+    sum = opt_result_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
     eps = prop_def(FloatAttr[Float32Type])
     traits = traits_def(Pure(), REDUCTION)
@@ -297,9 +322,10 @@ class FusedResidualLayerNormOp(FusedResidualNormOperation):
         *,
         axis: int = -1,
         eps: float = 1e-5,
+        keep_sum: bool = False,
     ):
         """As `mir.layer_norm`, with its default eps."""
-        super().__init__(x, residual, gamma, beta, bias, axis=axis, eps=eps)
+        super().__init__(x, residual, gamma, beta, bias, axis=axis, eps=eps, keep_sum=keep_sum)
 
 
 # Ops defined by their primitive chain ----------------------------------------------------

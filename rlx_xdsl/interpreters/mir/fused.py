@@ -88,18 +88,22 @@ def _normalised_axes(op: fused.FusedResidualNormOperation, total: np.ndarray) ->
     return tuple(range(op.normalized_axis(), total.ndim))
 
 
-def run_fused_residual_rms_norm(op: fused.FusedResidualRmsNormOp, *arrays) -> tuple[np.ndarray]:
+def _residual_norm(op: fused.FusedResidualNormOperation, arrays, normalise) -> tuple[np.ndarray, ...]:
+    """`normalise(x + residual (+ bias))` with gamma and beta applied; then the sum itself
+    when the op keeps it (its second result)."""
     a = _named(op, arrays)
     total = residual_sum(a["x"], a["residual"], a["bias"])
-    normalised = rms_scale(widened(total), _normalised_axes(op, total), op.eps.value.data)
-    return (affine(result_dtype(op), normalised, a["gamma"], a["beta"]),)
+    normalised = normalise(widened(total), _normalised_axes(op, total), op.eps.value.data)
+    normed = affine(result_dtype(op), normalised, a["gamma"], a["beta"])
+    return (normed, total) if op.keeps_sum else (normed,)
 
 
-def run_fused_residual_layer_norm(op: fused.FusedResidualLayerNormOp, *arrays) -> tuple[np.ndarray]:
-    a = _named(op, arrays)
-    total = residual_sum(a["x"], a["residual"], a["bias"])
-    normalised = standardize(widened(total), _normalised_axes(op, total), op.eps.value.data)
-    return (affine(result_dtype(op), normalised, a["gamma"], a["beta"]),)
+def run_fused_residual_rms_norm(op: fused.FusedResidualRmsNormOp, *arrays) -> tuple[np.ndarray, ...]:
+    return _residual_norm(op, arrays, rms_scale)
+
+
+def run_fused_residual_layer_norm(op: fused.FusedResidualLayerNormOp, *arrays) -> tuple[np.ndarray, ...]:
+    return _residual_norm(op, arrays, standardize)
 
 
 def _heads(x: np.ndarray, heads: int) -> np.ndarray:

@@ -98,7 +98,8 @@ def matmul_bias_act(s: GraphState) -> list[SSAValue]:
 
 @exposing
 def residual_norm(s: GraphState) -> list[SSAValue]:
-    """`norm(x + r [+ bias])` with a random axis; misses: the sum has a second consumer."""
+    """`norm(x + r [+ bias])` with a random axis; one in four, the sum also has a consumer before
+    the norm or is returned (RLX misses it; the fused op keeps the sum as its second result)."""
     x = s.need(float_min_rank(1))
     shape, et = shape_of(x), element_type(x)
     total = s.emit(AddOp, x, s.operand(shape, et))

@@ -1,24 +1,31 @@
-"""The fusion report: what fused, what was missed, and why (RLX's `FusionReport`).
+"""The fusion report: what fused, what was missed, and why (after RLX's `FusionReport`).
 
     report = FusionReport.analyze(before, after)   # two modules (or functions)
     report = FusionReport.scan(module)             # one module, before = after
-    print(report)                                  # RLX's text
-    report.to_json()                               # the same, as a dict
+    print(report)                                  # what `rlx-opt --fusion-report` prints
+    report.to_json()                               # the same, as a dict (`--fusion-report=json`)
 
 Counts follow RLX 0.2.6's `fusion_report.rs`: node counts before and after,
-matmuls before and after, and per-kind counts on the after graph; the three
-miss scanners (`matmul_bias_act`, `shared_input_matmul`, `swiglu`) run on
-the after graph and give each miss a `MissReason` and RLX's hint. A "node" is
-what RLX's graph holds: function arguments plus the ops of the function body
-(terminators excepted; a region op counts once).
+matmuls before and after, and per-kind counts on the after graph; the miss
+scanners run on the after graph and give each miss a `MissReason` (RLX's
+reason names, kept as identifiers in the JSON form) described in words, with
+a hint in this project's terms: its passes, `rlx-fusion-pipeline` targets and
+HIR ops. A "node" is what RLX's graph holds: function arguments plus the ops
+of the function body (terminators excepted; a region op counts once).
 
 Where RLX names a bare node id, a miss here names the op's source location
 (`FILE:LINE:COL`, `locations.op_position`) and, when the op comes from an HIR
 block, that block's label (a `NameLoc` in its location). Uses count function
-results, so a matmul the function also returns is a `MultiConsumer` miss. One
-scan goes beyond RLX: an activation-free `fused_matmul_bias_act` followed by
-an activation the pass does not fuse is reported (RLX reports only unfused
-matmuls, so that miss is silent there).
+results, so a matmul the function also returns is a `MultiConsumer` miss.
+
+Beyond RLX: an activation-free `fused_matmul_bias_act` followed by an
+activation the pass does not fuse is reported (RLX reports only unfused
+matmuls); the add of a full-shaped value after a matmul is a `ResidualAdd`,
+not a bias of too high a rank; a matmul whose add went into a residual norm
+is not a miss; an add left in front of a norm is a `residual_norm` miss; the
+summary also counts attention blocks, residual norms and matmul epilogues.
+`MirBaseline` is the graph `rlx-opt --fusion-report` counts as "before": the
+input's first MIR form (after `rlx-lower-hir` when the pipeline lowers HIR).
 """
 
 from __future__ import annotations
@@ -33,6 +40,7 @@ from xdsl.dialects.builtin import CallSiteLoc, FusedLoc, ModuleOp, NameLoc
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.traits import IsTerminator
 
+from rlx_xdsl.dialects.hir.base import HirOperation
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
@@ -41,6 +49,7 @@ from rlx_xdsl.dialects.mir.fused import (
     FusedAttentionBlockOp,
     FusedMatmulBiasActOp,
     FusedResidualLayerNormOp,
+    FusedResidualNormOperation,
     FusedResidualRmsNormOp,
     FusedSwigluOp,
     FusedTransformerLayerOp,
@@ -52,24 +61,56 @@ from rlx_xdsl.dialects.mir.fused_regions import (
 from rlx_xdsl.dialects.mir.shape import NarrowOp
 from rlx_xdsl.locations import op_position
 from rlx_xdsl.shapes import shape_of
+from rlx_xdsl.dialects.mir.norm import LayerNormOp, RmsNormOp
 from rlx_xdsl.transforms.fusion.matmul_bias_act import EPILOGUE_ACTIVATIONS
+from rlx_xdsl.transforms.fusion.residual_norm import (
+    anchor,
+    one_element_type,
+    other_users,
+    residual_add,
+    split_bias,
+)
+
+BEST = "`rlx-fusion-pipeline{target=best}`"
 
 HINTS = {
-    "MultiConsumer": "single-consumer chain required — clone input or use HirOp::LinearFused",
-    "NonAddBiasConsumer": "use linear+bias or HirModule::linear_fused",
-    "BiasRankTooHigh": "bias must be rank-1",
-    "UnsupportedEpilogueActivation": "FuseMatMulBiasAct supports Gelu/Silu only",
-    "SharedMatmulCount": "use shared_linear_pair or HirOp::SwiGLU",
-    "SwigluGateBeforeUp": "pass up_w before gate_w in swiglu_ffn",
-    "SwigluNotSharedInput": "gate and up must share the same input",
-    "NotFused": "check inspect_pipeline / RLX_FUSION_REPORT=1",
+    "MultiConsumer": "rlx-fuse-matmul-bias-act needs the product used once; "
+    "a layer written as `hir.linear_fused` lowers to mir.fused_matmul_bias_act directly",
+    "NonAddBiasConsumer": "a layer with a bias, written as `hir.linear` with its bias, "
+    "lowers to mir.fused_matmul_bias_act",
+    "BiasRankTooHigh": f"rlx-fuse-matmul-bias-act takes a bias of rank 0 or 1; {BEST} fuses any broadcast add "
+    "into the matmul as an epilogue",
+    "ResidualAdd": f"not a bias: {BEST} fuses it into the matmul as an epilogue (rlx-fuse-matmul-epilogue)",
+    "UnsupportedEpilogueActivation": f"rlx-fuse-matmul-bias-act folds gelu and silu only; {BEST} fuses any "
+    "elementwise epilogue",
+    "SharedMatmulCount": "rlx-fuse-shared-input-matmul fuses two matmuls of one input, not more",
+    "SwigluGateBeforeUp": "rlx-fuse-swiglu-dual-matmul wants the up matmul first; `rlx-fusion-pipeline` "
+    "still fuses the pair (rlx-fuse-shared-input-matmul, then rlx-fuse-swiglu with gate_first)",
+    "SwigluNotSharedInput": "the gate and up matmuls must read the same input",
+    "NotFused": "run rlx-fuse-shared-input-matmul (`rlx-opt --print-between-passes` shows what each pass did)",
+    "SumDtypesDiffer": "a fused op hides no promotion: cast the summands to one element type first",
+    "NoPlaceForSum": "a user of the sum comes before the norm and gamma or beta is computed after the add: "
+    "compute them before the add",
+    "NormNotFused": "run rlx-fuse-residual-rms-norm / rlx-fuse-residual-layer-norm "
+    "(a `rlx-fusion-pipeline` target runs them when it claims the fused norm)",
 }
-"""RLX's `fusion_hint` text for each `MissReason`."""
+"""The hint for each `MissReason` kind (RLX's and ours), in this project's terms."""
 
-
-def rust_name(kind: Activation) -> str:
-    """RLX's name of an activation (`gelu_approx` -> `GeluApprox`), as its `Debug` prints it."""
-    return "".join(part.capitalize() for part in kind.value.split("_"))
+DESCRIPTIONS = {
+    "MultiConsumer": "the product has {count} users",
+    "NonAddBiasConsumer": "no bias add follows",
+    "BiasRankTooHigh": "a bias of rank {rank}",
+    "ResidualAdd": "a residual add of a full-shaped value",
+    "UnsupportedEpilogueActivation": "activation {activation} is not folded",
+    "SharedMatmulCount": "{count} matmuls share this input",
+    "SwigluGateBeforeUp": "the gate matmul comes before the up matmul",
+    "SwigluNotSharedInput": "gate and up read different inputs",
+    "NotFused": "two matmuls of one input are left apart",
+    "SumDtypesDiffer": "the residual sum mixes element types",
+    "NoPlaceForSum": "no place sees both the sum's users and the norm's gamma and beta",
+    "NormNotFused": "an add and its norm are left unfused",
+}
+"""What each `MissReason` kind says in the text report, its detail filled in."""
 
 
 @dataclass(frozen=True)
@@ -82,14 +123,9 @@ class MissReason:
     activation: Activation | None = None
 
     def __str__(self) -> str:
-        """As RLX's `{:?}` prints it: `BiasRankTooHigh { rank: 2 }`, `UnsupportedEpilogueActivation(Exp)`."""
-        if self.rank is not None:
-            return f"{self.kind} {{ rank: {self.rank} }}"
-        if self.count is not None:
-            return f"{self.kind} {{ count: {self.count} }}"
-        if self.activation is not None:
-            return f"{self.kind}({rust_name(self.activation)})"
-        return self.kind
+        """In words: `a bias of rank 2`, `activation exp is not folded`."""
+        activation = None if self.activation is None else self.activation.value
+        return DESCRIPTIONS[self.kind].format(rank=self.rank, count=self.count, activation=activation)
 
     @property
     def hint(self) -> str:
@@ -118,7 +154,7 @@ class MissedFusion:
     def to_json(self) -> dict[str, Any]:
         detail = {k: v for k, v in (("rank", self.reason.rank), ("count", self.reason.count)) if v is not None}
         if self.reason.activation is not None:
-            detail["activation"] = rust_name(self.reason.activation)
+            detail["activation"] = self.reason.activation.value
         return {
             "pattern": self.pattern,
             "op": self.op.name,
@@ -214,14 +250,19 @@ def scan_matmul_bias_act(ops: list[Operation]) -> list[MissedFusion]:
 def matmul_miss(mm: MatmulOp) -> MissReason | None:
     users = uses(mm.result)
     if len(users) != 1:
-        return MissReason("MultiConsumer") if users else None
+        return MissReason("MultiConsumer", count=len(users)) if users else None
     add = users[0]
+    if isinstance(add, FusedResidualNormOperation) and mm.result in add.summands().values():
+        return None  # its residual add went into the norm
+    if isinstance(add, FusedSwigluOp):
+        return None  # the SwiGLU projection: the fused op is built to read it
     if not isinstance(add, AddOp):
         return MissReason("NonAddBiasConsumer")
     bias = add.rhs if add.lhs is mm.result else add.lhs
-    bias_rank = len(shape_of(bias.type))
-    if bias_rank > 1:
-        return MissReason("BiasRankTooHigh", rank=bias_rank)
+    bias_shape = shape_of(bias.type)
+    if len(bias_shape) > 1:
+        residual = tuple(bias_shape) == tuple(shape_of(add.result.type))
+        return MissReason("ResidualAdd") if residual else MissReason("BiasRankTooHigh", rank=len(bias_shape))
     return activation_miss(add.result)
 
 
@@ -274,9 +315,31 @@ def scan_swiglu(ops: list[Operation]) -> list[MissedFusion]:
     return out
 
 
+def scan_residual_norm(ops: list[Operation]) -> list[MissedFusion]:
+    """Norms still reading an add, and what kept `rlx-fuse-residual-*-norm` from fusing them."""
+    out = []
+    for op in ops:
+        if not isinstance(op, (LayerNormOp, RmsNormOp)) or (add := residual_add(op)) is None:
+            continue
+        adds, x, residual, bias = split_bias(add)
+        if not one_element_type(x, residual, bias):
+            reason = "SumDtypesDiffer"
+        elif anchor(adds, op, other_users(add, op)) is None:
+            reason = "NoPlaceForSum"
+        else:
+            reason = "NormNotFused"
+        out.append(missed("residual_norm", op, MissReason(reason)))
+    return out
+
+
 def scan_misses(root: ModuleOp | func.FuncOp) -> list[MissedFusion]:
     ops = graph_ops(root)
-    return [*scan_matmul_bias_act(ops), *scan_shared_input_matmul(ops), *scan_swiglu(ops)]
+    return [
+        *scan_matmul_bias_act(ops),
+        *scan_shared_input_matmul(ops),
+        *scan_swiglu(ops),
+        *scan_residual_norm(ops),
+    ]
 
 
 # The report -------------------------------------------------------------------------------
@@ -339,19 +402,25 @@ class FusionReport:
     def missed_shared_matmul(self) -> int:
         return self._missed_in("shared_input_matmul")
 
+    def missed_residual_norm(self) -> int:
+        return self._missed_in("residual_norm")
+
     def summary_line(self) -> str:
-        """RLX's one-line summary (0.2.6 fields)."""
+        """RLX's one-line summary (0.2.6 fields), with our fused ops and misses added."""
         return (
             f"nodes={self.nodes_before}→{self.nodes_after} matmul={self.matmul_before}→{self.matmul_after} "
             f"fused_mm_act={self.fused_matmul_bias_act} fused_swiglu={self.fused_swiglu} "
+            f"fused_attention_block={self.fused_attention_block} "
+            f"fused_residual_norm={self.fused_residual_ln + self.fused_residual_rms_norm} "
+            f"fused_mm_epilogue={self.fused_matmul_epilogue} "
             f"elementwise_region={self.elementwise_region} transform_region={self.transform_region} "
             f"batch_region={self.batch_elementwise_region} fk_prologue={self.fk_prologue_region} "
             f"missed_mm_act={self.missed_matmul_bias_act()} missed_swiglu={self.missed_swiglu()} "
-            f"missed_shared_mm={self.missed_shared_matmul()}"
+            f"missed_shared_mm={self.missed_shared_matmul()} missed_residual_norm={self.missed_residual_norm()}"
         )
 
     def __str__(self) -> str:
-        """RLX's `Display`: a header, the summary line, then one line per miss."""
+        """As RLX's `Display`: a header, the summary line, then one line per miss."""
         lines = ["fusion report:", f"  {self.summary_line()}"]
         if self.missed:
             lines.append("  missed patterns:")
@@ -366,10 +435,31 @@ class FusionReport:
             "missed_matmul_bias_act": self.missed_matmul_bias_act(),
             "missed_swiglu": self.missed_swiglu(),
             "missed_shared_matmul": self.missed_shared_matmul(),
+            "missed_residual_norm": self.missed_residual_norm(),
             "summary": self.summary_line(),
             "missed": [m.to_json() for m in self.missed],
         }
 
     def render(self, form: str = "text") -> str:
-        """The report as `text` (RLX's display) or `json`."""
+        """The report as `text` or `json`."""
         return json.dumps(self.to_json(), indent=2, ensure_ascii=False) + "\n" if form == "json" else str(self)
+
+
+class MirBaseline:
+    """The graph `--fusion-report` counts as "before": the first MIR form of the input.
+
+    `offer` it the module before the pipeline and after each pass; it keeps a copy
+    of the first one without HIR ops (so a pipeline that starts with `rlx-lower-hir`
+    compares MIR with MIR), or of the input when the HIR is never lowered.
+    """
+
+    def __init__(self) -> None:
+        self.graph: ModuleOp | None = None
+        self._is_mir = False
+
+    def offer(self, module: ModuleOp) -> None:
+        if self._is_mir:
+            return
+        self._is_mir = not any(isinstance(op, HirOperation) for op in module.walk())
+        if self._is_mir or self.graph is None:
+            self.graph = module.clone()

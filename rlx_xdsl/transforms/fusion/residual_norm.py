@@ -5,6 +5,14 @@ add used only by the norm (and not a graph output). Unlike RLX they keep the
 norm's `axis` (RLX assumes -1) and emit the bias form RLX documents but never
 builds: `norm((x + residual) + bias)` with a bias of rank <= 1 becomes
 `fused_residual_*_norm %x, %residual, bias %bias, ...`.
+
+Beyond RLX, the add may have other users (a pre-norm transformer's residual
+stream: `h = x + r` feeds the norm and the next residual add, or is returned):
+the fused op then keeps the sum as its second result, which replaces the add
+everywhere else (vLLM's `fused_add_rms_norm` writes the sum back the same way).
+The fused op goes where the norm was, or where the add was when one of the
+add's other users comes before the norm (gamma and beta must then be defined
+before the add; otherwise nothing is fused).
 """
 
 from __future__ import annotations
@@ -13,7 +21,7 @@ from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
@@ -23,6 +31,7 @@ from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.fusion.matching import (
     apply_patterns,
+    dominates,
     owner_if,
     rank,
     used_once_by,
@@ -36,9 +45,32 @@ FUSED_FORM: dict[type[AxisNormOperation], type[AxisNormOperation]] = {
 
 
 def residual_add(norm: AxisNormOperation) -> AddOp | None:
-    """The add feeding the norm, when the norm is its only user."""
-    add = owner_if(norm.x, AddOp)
-    return add if add is not None and used_once_by(add.result, norm) else None
+    """The add feeding the norm (used by the norm alone, or also by others: see `anchor`)."""
+    return owner_if(norm.x, AddOp)
+
+
+def other_users(add: AddOp, norm: AxisNormOperation) -> list[Operation]:
+    """The ops using the add's sum besides the norm's input (a function result counts)."""
+    return [use.operation for use in add.result.uses if use.operation is not norm or use.index != 0]
+
+
+def anchor(adds: list[Operation], norm: AxisNormOperation, users: list[Operation]) -> Operation | None:
+    """Where the fused op goes: at the norm, unless a user of the sum comes before it; then at the
+    last add, if gamma and beta are available there; None when neither place works."""
+    block = norm.parent_block()
+    if all(later_in_block(user, norm, block) for user in users):
+        return norm
+    last = adds[-1]
+    return last if all(dominates(v, last) for v in (norm.gamma, norm.beta)) else None
+
+
+def later_in_block(user: Operation, op: Operation, block: Block | None) -> bool:
+    """`user` (or the op of `block` holding it) comes after `op`."""
+    while user.parent_block() is not block:
+        user = user.parent_op()
+        if user is None:
+            return False
+    return op.is_before_in_block(user)
 
 
 def split_bias(add: AddOp) -> tuple[list[Operation], SSAValue, SSAValue, SSAValue | None]:
@@ -49,6 +81,11 @@ def split_bias(add: AddOp) -> tuple[list[Operation], SSAValue, SSAValue, SSAValu
         if inner is not None and used_once_by(inner.result, add) and rank(bias) <= 1 < rank(inner.result):
             return [inner, add], inner.lhs, inner.rhs, bias
     return [add], add.lhs, add.rhs, None
+
+
+def one_element_type(*values: SSAValue | None) -> bool:
+    """The summands share one element type (the fused op hides no promotion)."""
+    return len({v.type.element_type for v in values if v is not None}) == 1
 
 
 class FuseResidualNorm(RewritePattern):
@@ -65,14 +102,20 @@ class FuseResidualNorm(RewritePattern):
         if add is None:
             return
         adds, x, residual, bias = split_bias(add)
-        dtypes = {v.type.element_type for v in (x, residual, bias) if v is not None}
-        if len(dtypes) != 1:
-            return  # the fused op hides no promotion
-        e = Emitter.replacing(op, rewriter).fused([*adds, op])
+        if not one_element_type(x, residual, bias):
+            return
+        users = other_users(add, op)
+        where = anchor(adds, op, users)
+        if where is None:
+            return
+        e = Emitter.before(where, rewriter).fused([*adds, op])
         fused = FUSED_FORM[self.norm_class](
-            x, residual, op.gamma, op.beta, bias, axis=op.axis.value.data, eps=op.eps.value.data
+            x, residual, op.gamma, op.beta, bias, axis=op.axis.value.data, eps=op.eps.value.data, keep_sum=bool(users)
         )
-        e.replace(op, e.emit(fused))
+        e.emit(fused)
+        rewriter.replace(op, (), [fused.result])
+        if fused.sum is not None:
+            rewriter.replace_all_uses_with(add.result, fused.sum)
         for dead in reversed(adds):
             rewriter.erase(dead)
 
@@ -81,7 +124,8 @@ class FuseResidualNorm(RewritePattern):
 class FuseResidualLayerNormPass(ModulePass):
     """Fuse layer_norm(x + residual [+ bias]) into mir.fused_residual_layer_norm (RLX's FuseResidualLN).
 
-    The add must be used only by the norm; the norm's axis and eps are kept.
+    The norm's axis and eps are kept; when the add has other users, the fused op
+    also returns the sum, which replaces it there.
     """
 
     name = "rlx-fuse-residual-layer-norm"
@@ -94,7 +138,8 @@ class FuseResidualLayerNormPass(ModulePass):
 class FuseResidualRmsNormPass(ModulePass):
     """Fuse rms_norm(x + residual [+ bias]) into mir.fused_residual_rms_norm (RLX's FuseResidualRmsNorm).
 
-    The add must be used only by the norm; the norm's axis and eps are kept.
+    The norm's axis and eps are kept; when the add has other users, the fused op
+    also returns the sum, which replaces it there.
     """
 
     name = "rlx-fuse-residual-rms-norm"

@@ -62,18 +62,24 @@ def residual_sum(e: Emitter, op: FusedResidualNormOperation) -> SSAValue:
     return total if op.bias is None else e.mir.add(total, op.bias)
 
 
+def unfuse_residual_norm(e: Emitter, op: FusedResidualNormOperation, norm_class) -> Sequence[SSAValue]:
+    """The residual adds, then the norm with the op's own axis and eps; the sum is the
+    second result when the op keeps it."""
+    total = residual_sum(e, op)
+    norm = e.emit(norm_class(total, op.gamma, op.beta, axis=op.axis.value.data, eps=op.eps.value.data))
+    return [norm, total] if op.keeps_sum else [norm]
+
+
 @UNFUSE_RULES.register(FusedResidualRmsNormOp)
 def unfuse_residual_rms_norm(e: Emitter, op: FusedResidualRmsNormOp) -> Sequence[SSAValue]:
-    """The residual adds, then `rms_norm` with the op's own axis and eps."""
-    norm = RmsNormOp(residual_sum(e, op), op.gamma, op.beta, axis=op.axis.value.data, eps=op.eps.value.data)
-    return [e.emit(norm)]
+    """The residual adds, then `rms_norm` (and the sum, when kept)."""
+    return unfuse_residual_norm(e, op, RmsNormOp)
 
 
 @UNFUSE_RULES.register(FusedResidualLayerNormOp)
 def unfuse_residual_layer_norm(e: Emitter, op: FusedResidualLayerNormOp) -> Sequence[SSAValue]:
-    """The residual adds, then `layer_norm` with the op's own axis and eps."""
-    norm = LayerNormOp(residual_sum(e, op), op.gamma, op.beta, axis=op.axis.value.data, eps=op.eps.value.data)
-    return [e.emit(norm)]
+    """The residual adds, then `layer_norm` (and the sum, when kept)."""
+    return unfuse_residual_norm(e, op, LayerNormOp)
 
 
 def _operands_by_name(op) -> dict[str, SSAValue | None]:

@@ -61,7 +61,8 @@ def unfused_outputs(build, inputs):
     """Run the graph, then `rlx-unfuse` it and run it again: (fused outputs, unfused outputs, module)."""
     b = GraphBuilder("f")
     args = [b.input(f"in{i}", x.shape, _dtype(x)) for i, x in enumerate(inputs)]
-    b.output(build(b, *args))
+    outs = build(b, *args)
+    b.output(*(outs if isinstance(outs, tuple) else (outs,)))
     module = b.module()
     fused = run_function(module, "f", inputs)
     UnfusePass().apply(Context(), module)
@@ -319,6 +320,56 @@ def test_residual_layer_norm_matches_formula_and_chain(with_bias):
 
 def test_residual_layer_norm_precision_class():
     assert precision_class(FusedResidualLayerNormOp) is Precision.REDUCTION
+
+
+# The sum as a second result (both residual norms) ----------------------------------------
+
+NORM_REF = {"rms_norm": rms_norm_ref, "layer_norm": layer_norm_ref}
+
+
+@pytest.mark.parametrize("norm", ["rms_norm", "layer_norm"])
+@pytest.mark.parametrize("with_bias", [False, True])
+@pytest.mark.parametrize("dtype", [np.float32, ml_dtypes.bfloat16])
+def test_residual_norm_returns_the_sum_when_asked(norm, with_bias, dtype):
+    """`keep_sum`: the second result is `x + residual (+ bias)` rounded after each add (numpy
+    in the op's dtype), the first is unchanged (the formula in float64)."""
+    x, residual, bias, gamma, beta = rand(3, 6, dtype=dtype), rand(1, 6, dtype=dtype), *(
+        rand(6, dtype=dtype) for _ in range(3)
+    )
+    operands = [x, residual, gamma, beta] + ([bias] if with_bias else [])
+    normed, total = run_op(f"fused_residual_{norm}", operands, eps=1e-5, keep_sum=True)
+    want_sum = (x + residual) + bias if with_bias else x + residual
+    assert total.dtype == dtype and total.shape == (3, 6)
+    np.testing.assert_array_equal(total.astype(np.float32), want_sum.astype(np.float32))
+    want = NORM_REF[norm](want_sum.astype(np.float64), gamma.astype(np.float64), beta.astype(np.float64), -1, 1e-5)
+    tolerance = 1e-5 if dtype == np.float32 else 3e-2
+    np.testing.assert_allclose(normed.astype(np.float64), want, rtol=tolerance, atol=tolerance)
+    alone = run_op(f"fused_residual_{norm}", operands, eps=1e-5)
+    np.testing.assert_array_equal(normed.astype(np.float32), alone.astype(np.float32))
+
+
+@pytest.mark.parametrize("norm", ["rms_norm", "layer_norm"])
+def test_residual_norm_with_the_sum_unfuses_to_the_adds_and_the_norm(norm):
+    inputs = [rand(2, 3, 4), rand(2, 3, 4), rand(4), rand(4), rand(4)]
+
+    def build(b, x, r, c, g, be):
+        return getattr(b, f"fused_residual_{norm}")(x, r, g, be, c, eps=1e-3, keep_sum=True)
+
+    fused, unfused, module = unfused_outputs(build, inputs)
+    assert body_ops(module) == ["mir.add", "mir.add", f"mir.{norm}"]
+    ret = module.ops.first.body.block.last_op
+    assert [v.owner.name for v in ret.operands] == [f"mir.{norm}", "mir.add"]
+    for a, u in zip(fused, unfused, strict=True):
+        np.testing.assert_array_equal(a, u)
+
+
+def test_residual_norm_sum_has_the_broadcast_type():
+    b = GraphBuilder()
+    op = FusedResidualRmsNormOp(
+        b.input("x", [D, 4]), b.input("r", [3, 1]), b.input("g", [4]), b.input("be", [4]), keep_sum=True
+    )
+    assert op.keeps_sum and [r.type for r in op.results] == [TensorType(f32, [3, 4])] * 2
+    assert not FusedResidualRmsNormOp(*op.operands).keeps_sum
 
 
 # mir.fused_attention_block -----------------------------------------------------------------

@@ -142,14 +142,53 @@ def test_residual_norms_keep_axis_and_take_a_bias(norm, pass_, fused, with_bias)
     assert lines_of(op.location) == ([1, 2, 3] if with_bias else [1, 2])
 
 
-def test_residual_norm_of_a_shared_sum_is_left():
+def shared_sum(norm: str, users_first: bool, with_bias: bool = False, late_gamma: bool = False) -> ModuleOp:
+    """`h = x + r (+ c)` used by a norm and by a `neg` (before or after the norm) and returned."""
     b = GraphBuilder("f")
-    x, r, g = b.input("x", [4]), b.input("r", [4]), b.param("g", [4])
+    x, r, c, g = b.input("x", [2, 4]), b.input("r", [2, 4]), b.param("c", [4]), b.param("g", [4])
     total = b.add(x, r)
-    b.output(b.rms_norm(total, g, g), b.neg(total))
-    module = b.module()
+    total = b.add(total, c) if with_bias else total
+    early = b.neg(total) if users_first else None
+    gamma = b.exp(g) if late_gamma else g
+    normed = getattr(b, norm)(total, gamma, g)
+    b.output(normed, early if users_first else b.neg(total), total)
+    return located(b.module())
+
+
+@pytest.mark.parametrize(("norm", "pass_"), [
+    ("layer_norm", FuseResidualLayerNormPass()), ("rms_norm", FuseResidualRmsNormPass()),
+])  # fmt: skip
+@pytest.mark.parametrize("users_first", [False, True])
+@pytest.mark.parametrize("with_bias", [False, True])
+def test_residual_norm_of_a_shared_sum_keeps_the_sum(norm, pass_, users_first, with_bias):
+    """The add's other users (an op before or after the norm, the return) read the fused op's
+    second result; the fused op sits where every one of them can see it."""
+    module = shared_sum(norm, users_first, with_bias)
+    check(module, pass_)
+    ops = list(module.ops.first.body.block.ops)
+    fused = ops[0]
+    assert fused.name == f"mir.fused_residual_{norm}" and len(fused.results) == 2
+    assert (fused.bias is not None) == with_bias
+    assert body_counts(module) == Counter({fused.name: 1, "mir.neg": 1})
+    neg, ret = ops[1], ops[-1]
+    assert neg.operands[0] is fused.sum
+    assert list(ret.operands) == [fused.result, neg.result, fused.sum]
+    adds = [1, 2] if with_bias else [1]
+    norm_line = len(adds) + 1 + (1 if users_first else 0)
+    assert lines_of(fused.location) == [*adds, norm_line]
+
+
+def test_residual_norm_waits_for_gamma_defined_after_an_early_user():
+    """A user of the sum before the norm and gamma computed after the add: no place sees both."""
+    module = shared_sum("rms_norm", users_first=True, late_gamma=True)
     check(module, FuseResidualRmsNormPass())
     assert "mir.fused_residual_rms_norm" not in body_counts(module)
+
+
+def test_residual_norm_with_a_late_gamma_and_late_users_fuses_at_the_norm():
+    module = shared_sum("rms_norm", users_first=False, late_gamma=True)
+    check(module, FuseResidualRmsNormPass())
+    assert body_counts(module)["mir.fused_residual_rms_norm"] == 1
 
 
 # rlx-fuse-rms-norm-reshape --------------------------------------------------------------------

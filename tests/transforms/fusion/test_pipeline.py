@@ -9,9 +9,10 @@ from xdsl.context import Context
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.testing.graphgen import inputs_for
+from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.tools.rlx_opt import RlxOptMain
 from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
-from rlx_xdsl.transforms.fusion.metrics import kernel_stats
+from rlx_xdsl.transforms.fusion.metrics import kernel_stats, kernels as kernel_ops
 from rlx_xdsl.transforms.fusion.pipeline import (
     TARGETS,
     FusionPipelinePass,
@@ -139,3 +140,42 @@ def test_swiglu_block_kernel_counts(target, kernels):
     np.testing.assert_allclose(run_function(module, None, inputs)[0], before[0], rtol=1e-5, atol=1e-5)
     ops = Counter(op.name for op in module.ops.first.body.block.ops)
     assert ops["mir.fused_residual_rms_norm"] == 1 and ops["mir.fused_matmul_bias_act"] == 1
+
+
+def residual_stream_block():
+    """A pre-norm FFN block: the residual sum `h` feeds the norm and the output add."""
+    b = GraphBuilder("block")
+    x, r = b.input("x", [4, 16]), b.input("r", [4, 16])
+    w1, w3, w2 = b.param("w1", [16, 32]), b.param("w3", [16, 32]), b.param("w2", [32, 16])
+    g, beta = b.param("g", [16]), b.param("beta", [16])
+    h = b.add(x, r)
+    n = b.rms_norm(h, g, beta, eps=1e-6)
+    b.output(b.add(h, b.matmul(b.mul(b.silu(b.matmul(n, w1)), b.matmul(n, w3)), w2)))
+    return b.module()
+
+
+@pytest.mark.parametrize(("target", "kernels"), [
+    ("cpu", ["mir.fused_residual_rms_norm", "mir.matmul", "mir.fused_swiglu", "mir.matmul", "mir.add"]),
+    ("best", ["mir.fused_residual_rms_norm", "mir.matmul", "mir.fused_swiglu", "mir.fused_matmul_epilogue"]),
+])  # fmt: skip
+def test_a_residual_sum_with_two_users_fuses_into_the_norm(target, kernels):
+    """The sum the norm reads is also the output add's operand: the fused norm returns it, so
+    `best` reaches 4 kernels (it left 5 when the shared add blocked the norm fusion)."""
+    module = residual_stream_block()
+    inputs = inputs_for(module)
+    before = run_function(module, None, inputs)
+    FusionPipelinePass(target=target).apply(Context(), module)
+    module.verify()
+    assert [op.name for op in kernel_ops(module.ops.first)] == kernels
+    assert len(module.ops.first.body.block.first_op.results) == 2
+    np.testing.assert_allclose(run_function(module, None, inputs)[0], before[0], rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize(("target", "kernels"), [("cpu", 7), ("best", 6)])
+def test_llama_layer_kernel_counts(target, kernels):
+    """One LLaMA layer: rms_norm, the attention block, the residual norm keeping its sum, the
+    gate/up matmul, fused_swiglu, the down matmul (and on cpu its residual add)."""
+    module = build_llama(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
+    FusionPipelinePass(target=target).apply(Context(), module)
+    module.verify()
+    assert kernel_stats(module).kernels == kernels

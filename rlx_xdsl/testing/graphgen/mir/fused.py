@@ -58,7 +58,8 @@ def fused_swiglu(s: GraphState, op: OpClass) -> None:
 
 @RECIPES.register(FusedResidualRmsNormOp, FusedResidualLayerNormOp)
 def fused_residual_norm(s: GraphState, op: OpClass) -> None:
-    """x from the pool, a residual of its shape, an optional bias of its last dim, norm parameters."""
+    """x from the pool, a residual of its shape, an optional bias of its last dim, norm parameters;
+    sometimes the sum as a second result."""
     x = s.need(float_min_rank(1))
     shape, et = shape_of(x), element_type(x)
     residual = s.operand(shape, et)
@@ -66,7 +67,7 @@ def fused_residual_norm(s: GraphState, op: OpClass) -> None:
     axis = s.axis(len(shape))
     gamma = s.operand(shape[axis:], et, param=True)
     beta = s.operand(shape[axis:], et, param=True)
-    s.emit(op, x, residual, gamma, beta, bias, axis=axis, eps=s.choice((1e-5, 1e-6)))
+    s.emit(op, x, residual, gamma, beta, bias, axis=axis, eps=s.choice((1e-5, 1e-6)), keep_sum=s.flag())
 
 
 def _mask(s: GraphState, et: Attribute, batch: int, heads: int, seq: int) -> tuple[str, SSAValue | None]:
