@@ -48,16 +48,22 @@ class OpRegistry(Generic[T]):
         self.what = what
         """What an entry is, for messages: "interpreter kernel", "VJP rule"..."""
         self._entries: dict[OpClass, T] = {}
+        # Bumped by every add and remove, so caches derived from the entries can tell they
+        # are stale (a length cannot: removing one entry and adding another keeps it).
+        self.version = 0
 
     def add(self, op_class: OpClass, entry: T) -> None:
         """Register `entry` for `op_class`; registering a class twice is a bug."""
         if op_class in self._entries:
             raise ValueError(f"'{op_class.name}' already has a {self.what}")
         self._entries[op_class] = entry
+        self.version += 1
 
     def remove(self, op_class: OpClass) -> T:
         """Unregister `op_class` (tests that register a temporary entry undo it)."""
-        return self._entries.pop(op_class)
+        entry = self._entries.pop(op_class)
+        self.version += 1
+        return entry
 
     def register(self, *op_classes: OpClass) -> Callable[[T], T]:
         """Decorator registering the decorated entry for every class in `op_classes`."""

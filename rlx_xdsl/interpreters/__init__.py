@@ -147,13 +147,13 @@ def _derived_functions() -> InterpreterFunctions:
     return register_impls(type("KernelFunctions", (InterpreterFunctions,), methods))()
 
 
-_FUNCTIONS: tuple[int, InterpreterFunctions] | None = None
+_FUNCTIONS: tuple[tuple[int, int], InterpreterFunctions] | None = None
 
 
 def kernel_functions() -> InterpreterFunctions:
     """The derived implementations, rebuilt when kernels were registered since."""
     global _FUNCTIONS
-    version = len(KERNELS) + len(YIELDS)
+    version = (KERNELS.version, len(YIELDS))
     if _FUNCTIONS is None or _FUNCTIONS[0] != version:
         _FUNCTIONS = (version, _derived_functions())
     return _FUNCTIONS[1]
