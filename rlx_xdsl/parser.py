@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -43,6 +43,9 @@ from xdsl.utils.lexer import Input, Position, Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 from rlx_xdsl import dtypes, memo
+
+if TYPE_CHECKING:  # numpy is imported only where literals are read
+    import numpy as np
 
 
 def describe_char(char: str) -> str:
@@ -357,3 +360,27 @@ def is_hex_literal(text: str) -> bool:
 
 def describe_error(error: Exception) -> str:
     return str(error.args[0]) if error.args else type(error).__name__
+
+
+def parse_array_literal(text: str, element_type: Attribute) -> tuple[np.ndarray, list[int]]:
+    """A value written as the body of MLIR's `dense<...>` (`1.0`, `[1, 2, 3]`,
+    `[[1, 2], [3, 4]]`, `true`, `0x7FC00000`, `(1.0, 2.0)`), read exactly as the
+    parser reads a dense literal of `element_type`: its elements (flat) and its
+    shape (`[]` for a single value). Errors are `ParseError`s at offsets of `text`.
+    """
+    from rlx_xdsl import literals
+
+    parser = RlxParser(Context(), text, "<value>")
+    try:
+        elements, shape = parser._parse_tensor_literal()
+    except ParseError as e:
+        if e.msg.startswith("Tensor literal has inconsistent ranks"):  # xDSL's words for a ragged list
+            raise ParseError(e.span, "the nested lists differ in length or depth") from None
+        raise
+    if parser._current_token.kind != MLIRTokenKind.EOF:
+        parser.raise_error(f"expected the end of the value, found {_found(parser._current_token)}")
+    try:
+        values = literals.element_values(element_type, [e.value for e in elements], [e.span.text for e in elements])
+    except literals.LiteralError as e:
+        raise ParseError(elements[e.index].span, str(e)) from None
+    return values, shape

@@ -55,10 +55,10 @@ from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR, argument_name, argument_names
+from rlx_xdsl.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 
-D_OUTPUT = "d_output"
+D_OUTPUT = GRADIENT_SEED
 """The name of the seed argument (RLX's `Input "d_output"`)."""
 
 
