@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -43,6 +43,7 @@ from xdsl.utils.lexer import Input, Position, Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 from rlx_xdsl import dtypes, memo
+from rlx_xdsl.suggest import close_matches, closest, suggestion
 
 if TYPE_CHECKING:  # numpy is imported only where literals are read
     import numpy as np
@@ -169,6 +170,47 @@ class RlxParser(Parser):
         if parsed is not None and after >= match.end() and not content[match.end() : after].strip():
             self._types[spelling] = parsed  # parsed exactly the spelling: the next one is a hit
         return parsed
+
+    # Unknown ops: at the op name, with the closest known name ---------------------------
+
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        results = super()._parse_op_result_list()
+        self._op_name_start = self._current_token.span.start  # the op name comes next
+        return results
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is not None:
+            return op_type
+        start = getattr(self, "_op_name_start", self._current_token.span.start)
+        message = f"Operation {name} is not registered{suggestion(self._closest_op(name))}"
+        raise ParseError(Span(start, start + 1, self.lexer.input), message)
+
+    def _closest_op(self, name: str) -> str | None:
+        """The known op `name` most likely misspells: compared by the part after the
+        dialect within its dialect (`mir.addd`: `mir.add`); with a misspelt dialect, the
+        same op in the closest dialect that has it (`mri.add`: `mir.add`); without a
+        dialect (`retrun` in a `func.func`), among the ops of the dialect being parsed."""
+        if "." not in name:
+            stack = self._parser_state.dialect_stack
+            ops = self._dialect_ops(stack[-1]) if stack else []
+            return closest(name, [op.split(".", 1)[1] for op in ops])
+        dialect, rest = name.split(".", 1)
+        known = list(self.ctx.registered_dialect_names)
+        if dialect in known:
+            match = closest(rest, [op.split(".", 1)[1] for op in self._dialect_ops(dialect)])
+            return f"{dialect}.{match}" if match is not None else None
+        for other in close_matches(dialect, known):
+            if f"{other}.{rest}" in self._dialect_ops(other):
+                return f"{other}.{rest}"
+        return None
+
+    def _dialect_ops(self, dialect: str) -> list[str]:
+        if dialect not in self.ctx.registered_dialect_names:
+            return []
+        if dialect not in {d.name for d in self.ctx.loaded_dialects}:
+            self.ctx.load_registered_dialect(dialect)
+        return [op.name for d in self.ctx.loaded_dialects if d.name == dialect for op in d.operations]
 
     def _parse_token(self, expected_kind: MLIRTokenKind, error_msg: str) -> MLIRToken:
         """Upstream's, with its context-only messages (" in block definition") completed

@@ -343,9 +343,9 @@ class GradPass(ModulePass):
 
     name = "rlx-grad"
 
-    func: str = field(metadata={"syntax": "NAME"})
+    func: str = field(metadata={"syntax": "NAME", "example": "loss"})
     wrt: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,..."})
-    mode: str = field(default="strict", metadata={"syntax": "strict|training"})
+    mode: str = field(default="strict", metadata={"syntax": "strict|training", "example": "training"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:

@@ -181,11 +181,11 @@ def test_missing_file(capsys):
 
 def test_parse_error_is_located(tmp_path, capsys):
     path = write(tmp_path, PARSE_ERROR)
-    err = expect_error(capsys, [path], f"{path}:3:18: error: Operation mir.bogus is not registered")
+    err = expect_error(capsys, [path], f"{path}:3:8: error: Operation mir.bogus is not registered")
     lines = err.splitlines()
-    assert lines[0].startswith(f"{path}:3:18: error: ")
+    assert lines[0].startswith(f"{path}:3:8: error: ")
     assert lines[1] == "  %1 = mir.bogus %0 : (tensor<3xf32>) -> tensor<3xf32>"
-    assert lines[2] == " " * 17 + "^"  # the caret under column 18
+    assert lines[2] == " " * 7 + "^"  # the caret under the op name
 
 
 def test_verify_error_is_located_at_the_failing_op(tmp_path, capsys):
@@ -602,7 +602,7 @@ def test_reads_stdin_from_a_pipe():
 def test_stdin_parse_errors_name_stdin():
     bad = subprocess.run([RLX_RUN, "-"], input=PARSE_ERROR, capture_output=True, text=True)
     assert bad.returncode == 1
-    assert bad.stderr.startswith("<stdin>:3:18: error: Operation mir.bogus is not registered\n")
+    assert bad.stderr.startswith("<stdin>:3:8: error: Operation mir.bogus is not registered\n")
 
 
 # Planned (LIR) functions run on their arena ------------------------------------------------
