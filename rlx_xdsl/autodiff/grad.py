@@ -334,11 +334,21 @@ def _forward_reach(block: Block, arg: SSAValue) -> tuple[set[SSAValue], list[tup
 class GradPass(ModulePass):
     """Add `@FUNC_grad` returning the loss, aux results and the gradients of `wrt`.
 
-    `rlx-grad{func=loss wrt=w,b mode=training}`: `wrt` names arguments by
-    rlx.name or position (default: the rlx.param arguments); `mode=strict`
-    (default) reports an argument that no gradient reaches, `mode=training`
-    gives it zeros. Run `rlx-prepare-ad` first when the function has fused or
-    control-flow ops.
+    `rlx-grad{func=loss wrt=w,b mode=training}`: `func` names the function whose
+    first result is the loss; `wrt` names arguments by rlx.name or position
+    (default: the rlx.param arguments). `@FUNC_grad` takes `@FUNC`'s arguments and
+    a last argument `d_output` of the loss's type, the seed of the backward sweep
+    (ones give the plain gradient; `rlx-run` passes ones unless told otherwise).
+
+    `mode` says what happens to a `wrt` argument that no gradient reaches (the
+    loss does not depend on it, or only through integer values or index, label,
+    predicate or mask operands): `mode=strict` (the default) is an error located
+    where its path to the loss is cut, saying why, since asking for a gradient
+    that is always zero is usually a mistake in the graph; `mode=training` gives
+    it a gradient of zeros of its type, as a training loop over all parameters
+    wants (a parameter this loss does not use stays where it is).
+
+    Run `rlx-prepare-ad` first when the function has fused or control-flow ops.
     """
 
     name = "rlx-grad"
