@@ -365,7 +365,7 @@ def test_low_precision_of_a_torch_preset():
 # The PyTorch presets against autocast's own lists -------------------------------------------
 #
 # Golden data: the torch ops of `torch.testing._internal.autocast_test_lists` (torch 2.13,
-# shared/reference/anchors.md Appendix A) and each MIR op's torch counterpart. An op on a
+# in the PyTorch repository) and each MIR op's torch counterpart. An op on a
 # "16" list runs in low precision, on an "fp32" list in f32, and unlisted ops promote.
 
 CUDA_LOW = {"conv2d", "matmul", "einsum", "scaled_dot_product_attention", "mm", "bmm"}

@@ -4,7 +4,7 @@ Autocast casts the inputs of the ops on its "lower precision" list to the low
 type (`low=f16|bf16`), those on its "fp32" list to f32, and runs every other op
 in the widest type of its inputs (`promote`). The tables below carry those
 lists over to MIR, keyed by op class (torch 2.13, `autocast_test_lists` and
-`autocast_mode.cpp`; `shared/reference/anchors.md` §1c):
+`autocast_mode.cpp` in the PyTorch repository):
 
 | MIR op | CUDA | CPU | torch ops |
 |---|---|---|---|
