@@ -38,7 +38,7 @@ value must be quoted."""
 QUOTING_NOTE = "in xdsl-opt, quote any value with characters other than letters, digits, _ and -"
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_\-]*")
-_TYPE_WORDS = {int: "an integer", float: "a number", bool: "true or false", str: "a string"}
+_TYPE_WORDS = {int: "an integer", float: "a decimal number (2.5, 1.0)", bool: "true or false", str: "a string"}
 
 
 class OptionError(ValueError):
@@ -254,7 +254,7 @@ def _words(hint: Any) -> str:
 
 
 def _plural(hint: Any) -> str:
-    words = {int: "integers", float: "numbers", bool: "booleans", str: "strings"}
+    words = {int: "integers", float: "decimal numbers", bool: "booleans", str: "strings"}
     return " or ".join(words.get(m, type_repr(m)) for m in _members(hint))
 
 
