@@ -17,7 +17,10 @@ Option values are written as in MLIR: `rlx-specialize{shapes=x=2x128,w=128x64}`
 needs no quotes although its values hold `=`. xDSL's own option lexer only
 takes identifiers, numbers and quoted strings as values, so every other value
 is quoted before xDSL parses the options (`_normalize_options`); quoted input
-(`shapes="x=2x128","w=128x64"`) is left as it is and means the same.
+(`shapes="x=2x128","w=128x64"`) is left as it is and means the same; it is the
+form stock `xdsl-opt` needs. Each pass's options are checked against its fields
+before it is built (`options.check_options`), so a bad option is a usage error
+that names it as written.
 
 xDSL passes are all `ModulePass`es over the whole module. An anchored group
 `func.func(p, q)` really runs `p` then `q` on each function *separately*: each
