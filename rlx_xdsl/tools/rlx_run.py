@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import os
 import sys
 from collections.abc import Sequence
@@ -149,7 +150,7 @@ def parse_input_specs(specs: Sequence[str]) -> dict[str, str]:
 def is_inline(value: str) -> bool:
     """Whether an `--input` value is written inline (`1.0`, `-2`, `[1,2]`, `true`,
     `(1.0, 2.0)`) rather than the path of a .npy file (`./1.0` is a file)."""
-    return not value.endswith(".npy") and (value[0] in "[(+-.0123456789" or value in ("true", "false"))
+    return not value.endswith(".npy") and (value[0] in "[(+-.0123456789" or value in ("true", "false", "nan", "inf"))
 
 
 def arguments_by_name(f: func.FuncOp) -> dict[str, GraphArg]:
@@ -204,7 +205,8 @@ def inline_input(arg: GraphArg, name: str, text: str) -> np.ndarray:
     except ParseError as e:
         spec = f"{name}={text}"
         caret = " " * (len(name) + 1 + e.span.start)
-        raise RunError(f"--input {spec}: {e.msg}\n  {spec}\n  {caret}^") from None
+        hint = " (NaN and infinities are bit patterns, as in MLIR: 0x7FC00000, 0x7F800000 for f32)" if re.search(r"nan|inf", text, re.I) else ""
+        raise RunError(f"--input {spec}: {e.msg}{hint}\n  {spec}\n  {caret}^") from None
     if not shape:
         if not is_static(arg.type.get_shape()):
             raise RunError(

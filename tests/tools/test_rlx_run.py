@@ -504,7 +504,8 @@ def test_inline_values_of_other_dtypes_and_dynamic_shapes(tmp_path, capsys):
         ("x=[1, 2", "--input x=[1, 2: ']' expected", 9),
         ("x=[[1, 2, 3], [4, 5]]", "--input x=[[1, 2, 3], [4, 5]]: the nested lists differ in length or depth", None),
         ("x=1 2", "--input x=1 2: expected the end of the value, found '2'", 6),
-        ("x=[1, nan]", "--input x=[1, nan]: Expected either a float, integer, or complex literal", 8),
+        ("x=[1, nan]", "--input x=[1, nan]: Expected either a float, integer, or complex literal (NaN and infinities are bit patterns, as in MLIR: 0x7FC00000, 0x7F800000 for f32)", 8),
+        ("x=inf", "--input x=inf: Expected either a float, integer, or complex literal (NaN and infinities are bit patterns, as in MLIR: 0x7FC00000, 0x7F800000 for f32)", 4),
     ],
 )
 def test_bad_inline_values_are_errors_at_the_place(gradient_file, capsys, spec, message, caret):
