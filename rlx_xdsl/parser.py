@@ -151,6 +151,8 @@ class RlxParser(Parser):
         super().__init__(ctx, "", name)
         self._parser_state = ParserState(RlxLexer(Input(text, name)))
         self._types: dict[str, Attribute] = {}
+        self._op_name_start: Position = 0
+        """Where the name of the op being parsed starts (for an unknown op's error)."""
 
     def parse_optional_type(self) -> Attribute | None:
         token = self._current_token
@@ -182,7 +184,7 @@ class RlxParser(Parser):
         op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
         if op_type is not None:
             return op_type
-        start = getattr(self, "_op_name_start", self._current_token.span.start)
+        start = self._op_name_start
         message = f"Operation {name} is not registered{suggestion(self._closest_op(name))}"
         raise ParseError(Span(start, start + 1, self.lexer.input), message)
 

@@ -53,6 +53,7 @@ from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.options import describe_options, pass_summary
 from rlx_xdsl.transforms.pipeline import (
     PassFailure,
     Pipeline,
@@ -61,7 +62,6 @@ from rlx_xdsl.transforms.pipeline import (
     run_pass,
     verify_after,
 )
-from rlx_xdsl.transforms.options import describe_options, pass_summary
 
 PROG = "rlx-opt"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
