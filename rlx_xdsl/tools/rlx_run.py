@@ -443,7 +443,8 @@ def make_parser() -> argparse.ArgumentParser:
         choices=("interpreter", "iree"),
         default="interpreter",
         help="run on the numpy reference interpreter (default), or lower to upstream MLIR and run "
-        "it compiled by IREE (needs pip install -e '.[iree]')",
+        "it compiled by IREE (HIR block ops are lowered to MIR first, as the interpreter runs them; "
+        "needs pip install -e '.[iree]')",
     )
     parser.add_argument(
         "--device",
