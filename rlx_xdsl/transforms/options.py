@@ -23,7 +23,7 @@ from types import NoneType, UnionType
 from typing import Any, Literal, Union, get_args, get_origin, get_type_hints
 
 from xdsl.passes import ModulePass
-from xdsl.utils.arg_spec import ArgSpec, ParameterListType
+from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, ParameterListType
 from xdsl.utils.hints import isa, type_repr
 
 from rlx_xdsl.suggest import did_you_mean
@@ -166,6 +166,16 @@ def xdsl_pipeline(name: str, cls: type[ModulePass]) -> str:
     """`example_pipeline` as stock `xdsl-opt` reads it (values quoted where needed)."""
     given = [f"{o.name}={o.xdsl_value(o.example)}" for o in pass_options(cls) if o.example is not None]
     return f"{name}{{{' '.join(given)}}}" if given else name
+
+
+def spelled(pass_: ModulePass) -> str:
+    """A configured pass as a pipeline element, options in kebab case
+    (`rlx-fusion-pipeline{skip-fusion=true}`; xDSL's own `str()` writes field names).
+    A pass that spells itself (an anchored group) keeps its own `str()`."""
+    if type(pass_).__str__ is not ArgSpecConvertible.__str__:
+        return str(pass_)
+    spec = pass_.spec()
+    return str(ArgSpec(spec.name, {key.replace("_", "-"): value for key, value in spec.parameters.items()}))
 
 
 # Checking a pass's options -----------------------------------------------------------

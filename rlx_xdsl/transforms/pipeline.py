@@ -46,7 +46,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 
 from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.suggest import did_you_mean
-from rlx_xdsl.transforms.options import OptionError, check_options, quote_value
+from rlx_xdsl.transforms.options import OptionError, check_options, quote_value, spelled
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"
@@ -116,7 +116,7 @@ def verify_after(pass_: ModulePass | None, op: Operation) -> None:
         verify_located(op)
     except OpError as e:
         if pass_ is not None:
-            e.note = f"the IR became invalid in pass '{pass_}'"
+            e.note = f"the IR became invalid in pass '{spelled(pass_)}'"
         raise
 
 
@@ -162,7 +162,7 @@ class AnchoredPipelinePass(ReportsChanges, ModulePass):
         return changed
 
     def __str__(self) -> str:
-        return f"{self.anchor}({','.join(map(str, self.passes))})"
+        return f"{self.anchor}({','.join(map(spelled, self.passes))})"
 
 
 def _children(op: Operation) -> list[Operation]:
@@ -367,7 +367,7 @@ class Pipeline:
 
     def __str__(self) -> str:
         """The canonical `--pass-pipeline` spelling."""
-        return f"{ROOT_ANCHOR}({','.join(map(str, self.passes))})"
+        return f"{ROOT_ANCHOR}({','.join(map(spelled, self.passes))})"
 
 
 def parse_pipeline(
