@@ -204,6 +204,8 @@ def check_options(cls: type[ModulePass], spec: ArgSpec) -> None:
 def _check_value(option: PassOption, key: str, values: ParameterListType) -> None:
     written = f"{key}={','.join(_written(v) for v in values)}" if values else key
     hint = option.hint
+    if isinstance(hint, str):  # an annotation that could not be resolved: xDSL will judge it
+        return
     if not values:
         if _allows_none(hint):
             return
