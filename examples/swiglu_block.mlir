@@ -1,4 +1,4 @@
-// The block every fusion anchor measures (anchors.md §2.3):
+// The SwiGLU + residual + RMSNorm block of benchmarks/fusion.py (other compilers' counts: benchmarks/README.md):
 //   out = rms_norm(x + W2(silu(W1 x + b1) * (W3 x)))
 // 8 kernels as written; RLX's CPU fusion list leaves 5, target=best 4 (IREE's count):
 //   rlx-opt examples/swiglu_block.mlir -p 'rlx-fusion-pipeline{target=best}' --fusion-report

@@ -23,6 +23,9 @@ if TYPE_CHECKING:  # numpy is only needed to make inputs, not to read graphs
 
 PARAM_ATTR = "rlx.param"
 NAME_ATTR = "rlx.name"
+GRADIENT_SEED = "d_output"
+"""The name of a gradient function's seed argument (RLX's `Input "d_output"`, which
+`rlx-grad` adds): the cotangent of the loss; ones give the plain gradient."""
 
 
 @dataclass(frozen=True)

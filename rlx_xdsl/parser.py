@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import struct
-from typing import NoReturn
+from typing import TYPE_CHECKING, NoReturn
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import (
@@ -35,7 +35,7 @@ from xdsl.dialects.builtin import (
     f64,
     i64,
 )
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, Operation
 from xdsl.parser import Parser
 from xdsl.parser.generic_parser import ParserState
 from xdsl.utils.exceptions import ParseError, VerifyException
@@ -43,6 +43,10 @@ from xdsl.utils.lexer import Input, Position, Span, Token
 from xdsl.utils.mlir_lexer import MLIRLexer, MLIRToken, MLIRTokenKind
 
 from rlx_xdsl import dtypes, memo
+from rlx_xdsl.suggest import close_matches, closest, suggestion
+
+if TYPE_CHECKING:  # numpy is imported only where literals are read
+    import numpy as np
 
 
 def describe_char(char: str) -> str:
@@ -147,6 +151,8 @@ class RlxParser(Parser):
         super().__init__(ctx, "", name)
         self._parser_state = ParserState(RlxLexer(Input(text, name)))
         self._types: dict[str, Attribute] = {}
+        self._op_name_start: Position = 0
+        """Where the name of the op being parsed starts (for an unknown op's error)."""
 
     def parse_optional_type(self) -> Attribute | None:
         token = self._current_token
@@ -166,6 +172,47 @@ class RlxParser(Parser):
         if parsed is not None and after >= match.end() and not content[match.end() : after].strip():
             self._types[spelling] = parsed  # parsed exactly the spelling: the next one is a hit
         return parsed
+
+    # Unknown ops: at the op name, with the closest known name ---------------------------
+
+    def _parse_op_result_list(self) -> list[tuple[Span, int]]:
+        results = super()._parse_op_result_list()
+        self._op_name_start = self._current_token.span.start  # the op name comes next
+        return results
+
+    def _get_op_by_name(self, name: str) -> type[Operation]:
+        op_type = self.ctx.get_optional_op(name, dialect_stack=self._parser_state.dialect_stack)
+        if op_type is not None:
+            return op_type
+        start = self._op_name_start
+        message = f"Operation {name} is not registered{suggestion(self._closest_op(name))}"
+        raise ParseError(Span(start, start + 1, self.lexer.input), message)
+
+    def _closest_op(self, name: str) -> str | None:
+        """The known op `name` most likely misspells: compared by the part after the
+        dialect within its dialect (`mir.addd`: `mir.add`); with a misspelt dialect, the
+        same op in the closest dialect that has it (`mri.add`: `mir.add`); without a
+        dialect (`retrun` in a `func.func`), among the ops of the dialect being parsed."""
+        if "." not in name:
+            stack = self._parser_state.dialect_stack
+            ops = self._dialect_ops(stack[-1]) if stack else []
+            return closest(name, [op.split(".", 1)[1] for op in ops])
+        dialect, rest = name.split(".", 1)
+        known = list(self.ctx.registered_dialect_names)
+        if dialect in known:
+            match = closest(rest, [op.split(".", 1)[1] for op in self._dialect_ops(dialect)])
+            return f"{dialect}.{match}" if match is not None else None
+        for other in close_matches(dialect, known):
+            if f"{other}.{rest}" in self._dialect_ops(other):
+                return f"{other}.{rest}"
+        return None
+
+    def _dialect_ops(self, dialect: str) -> list[str]:
+        if dialect not in self.ctx.registered_dialect_names:
+            return []
+        if dialect not in {d.name for d in self.ctx.loaded_dialects}:
+            self.ctx.load_registered_dialect(dialect)
+        return [op.name for d in self.ctx.loaded_dialects if d.name == dialect for op in d.operations]
 
     def _parse_token(self, expected_kind: MLIRTokenKind, error_msg: str) -> MLIRToken:
         """Upstream's, with its context-only messages (" in block definition") completed
@@ -357,3 +404,27 @@ def is_hex_literal(text: str) -> bool:
 
 def describe_error(error: Exception) -> str:
     return str(error.args[0]) if error.args else type(error).__name__
+
+
+def parse_array_literal(text: str, element_type: Attribute) -> tuple[np.ndarray, list[int]]:
+    """A value written as the body of MLIR's `dense<...>` (`1.0`, `[1, 2, 3]`,
+    `[[1, 2], [3, 4]]`, `true`, `0x7FC00000`, `(1.0, 2.0)`), read exactly as the
+    parser reads a dense literal of `element_type`: its elements (flat) and its
+    shape (`[]` for a single value). Errors are `ParseError`s at offsets of `text`.
+    """
+    from rlx_xdsl import literals
+
+    parser = RlxParser(Context(), text, "<value>")
+    try:
+        elements, shape = parser._parse_tensor_literal()
+    except ParseError as e:
+        if e.msg.startswith("Tensor literal has inconsistent ranks"):  # xDSL's words for a ragged list
+            raise ParseError(e.span, "the nested lists differ in length or depth") from None
+        raise
+    if parser._current_token.kind != MLIRTokenKind.EOF:
+        parser.raise_error(f"expected the end of the value, found {_found(parser._current_token)}")
+    try:
+        values = literals.element_values(element_type, [e.value for e in elements], [e.span.text for e in elements])
+    except literals.LiteralError as e:
+        raise ParseError(elements[e.index].span, str(e)) from None
+    return values, shape

@@ -1,6 +1,7 @@
 """The `xdsl.universe` plugin: stock `xdsl-opt` (not rlx-opt) knows RLX's dialects and passes."""
 
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -65,3 +66,27 @@ def test_stock_xdsl_opt_plans_memory_and_reads_the_plan_back():
     again = xdsl_opt(stdin=planned.stdout)  # parsed and verified (the plan proved) by stock xdsl-opt
     assert again.returncode == 0, again.stderr
     assert again.stdout == planned.stdout
+
+
+def _readme_form() -> str:
+    """The pipeline the README tells users to give stock xdsl-opt."""
+    readme = (Path(__file__).resolve().parents[1] / "README.md").read_text()
+    match = re.search(r"for stock `xdsl-opt`\s+write\s+`-p '([^']+)'`", readme)
+    assert match is not None, "the README no longer shows the xdsl-opt form"
+    return match.group(1)
+
+
+def test_stock_xdsl_opt_runs_the_readme_pipeline_with_quoted_option_values():
+    """xDSL's option syntax needs `shapes="x=2x8x32"` (rlx-opt also takes it unquoted)."""
+    pipeline = _readme_form()
+    assert '"x=2x8x32"' in pipeline
+    example = Path(__file__).resolve().parents[1] / "examples" / "ffn_dynamic.mlir"
+    proc = xdsl_opt(str(example), "-p", pipeline)
+    assert proc.returncode == 0, proc.stderr
+    assert "%x: tensor<2x8x32xf32>" in proc.stdout
+
+
+def test_the_unquoted_form_is_rlx_opt_s_only():
+    """Documents why the README quotes: stock xdsl-opt rejects `shapes=x=2x8x32`."""
+    proc = xdsl_opt("-p", "rlx-specialize{shapes=x=2x8x32}", stdin=SOURCE)
+    assert proc.returncode != 0

@@ -3,7 +3,8 @@
 // RUN: rlx-opt --list-passes | filecheck %s --check-prefix=LIST
 
 // DUMP: builtin.module(rlx-lower-hir{policy="fusable"})
-// POLICY: lower-hir-options.mlir:1:1: error: rlx-lower-hir: unknown policy 'eager' (expected direct or fusable)
+// A bad policy is a usage error, before any IR is read.
+// POLICY: rlx-opt: error: invalid options for pass 'rlx-lower-hir': policy=eager: 'eager' is not one of direct, fusable
 // LIST: rlx-lower-hir
 // LIST-NEXT: Expand HIR block ops into MIR
 // LIST-NEXT: --policy=direct|fusable (default: "direct")

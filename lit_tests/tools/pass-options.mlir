@@ -11,7 +11,7 @@
 // Both spellings give the same canonical pipeline.
 // RUN: rlx-opt %s -p 'func.func(rlx-specialize{shapes=x=2x128,w=128x64})' --dump-pass-pipeline 2>&1 >/dev/null | filecheck %s --check-prefix=DUMP
 // RUN: rlx-opt %s -p 'func.func(rlx-specialize{shapes="x=2x128","w=128x64"})' --dump-pass-pipeline 2>&1 >/dev/null | filecheck %s --check-prefix=DUMP
-// --list-passes says how the option is written.
+// --list-passes says how the option is written, and that stock xdsl-opt needs quotes.
 // RUN: rlx-opt --list-passes | filecheck %s --check-prefix=LIST
 
 // DUMP: {{^}}builtin.module(func.func(rlx-specialize{shapes="x=2x128","w=128x64"})){{$}}
@@ -19,7 +19,9 @@
 // LIST:      {{^}}  rlx-specialize{{$}}
 // LIST-NEXT: {{^      [A-Z].+}}
 // LIST-NEXT: {{^}}      --shapes=NAME=DIMS,... (default: empty){{$}}
+// LIST-NEXT: {{^}}          (in xdsl-opt, quote any value with characters other than letters, digits, _ and -, as in shapes="x=2x8x32"){{$}}
 // LIST-NEXT: {{^}}      --func=NAME (optional){{$}}
+// LIST-NEXT: {{^}}          (in xdsl-opt, quote any value with characters other than letters, digits, _ and -){{$}}
 
 // CHECK-LABEL: func.func @mlp(%x: tensor<2x128xf32> {rlx.name = "x"}, %w: tensor<128x64xf32> {rlx.name = "w"}) -> tensor<2x64xf32> {
 // CHECK-NEXT:    %0 = mir.matmul %x, %w : (tensor<2x128xf32>, tensor<128x64xf32>) -> tensor<2x64xf32>

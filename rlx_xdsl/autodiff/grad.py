@@ -58,10 +58,10 @@ from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR, argument_name, argument_names
+from rlx_xdsl.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 
-D_OUTPUT = "d_output"
+D_OUTPUT = GRADIENT_SEED
 """The name of the seed argument (RLX's `Input "d_output"`)."""
 
 
@@ -347,20 +347,32 @@ def _forward_reach(block: Block, arg: SSAValue) -> tuple[set[SSAValue], list[tup
 class GradPass(ModulePass):
     """Add `@FUNC_grad` returning the loss, aux results and the gradients of `wrt`.
 
-    `rlx-grad{func=loss wrt=w,b mode=training}`: `wrt` names arguments by
-    rlx.name or position (default: the rlx.param arguments); `mode=strict`
-    (default) reports an argument that no gradient reaches, `mode=training`
-    gives it zeros; `loss=drop` returns no loss, only aux results and gradients
-    (RLX's `grad()`; default `loss=keep`). Run `rlx-prepare-ad` first when the
-    function has fused or control-flow ops.
+    `rlx-grad{func=loss wrt=w,b mode=training}`: `func` names the function whose
+    first result is the loss; `wrt` names arguments by rlx.name or position
+    (default: the rlx.param arguments). `@FUNC_grad` takes `@FUNC`'s arguments and
+    a last argument `d_output` of the loss's type, the seed of the backward sweep
+    (ones give the plain gradient; `rlx-run` passes ones unless told otherwise).
+
+    `mode` says what happens to a `wrt` argument that no gradient reaches (the
+    loss does not depend on it, or only through integer values or index, label,
+    predicate or mask operands): `mode=strict` (the default) is an error located
+    where its path to the loss is cut, saying why, since asking for a gradient
+    that is always zero is usually a mistake in the graph; `mode=training` gives
+    it a gradient of zeros of its type, as a training loop over all parameters
+    wants (a parameter this loss does not use stays where it is).
+
+    `loss=drop` returns no loss, only aux results and gradients (RLX's `grad()`;
+    default `loss=keep`).
+
+    Run `rlx-prepare-ad` first when the function has fused or control-flow ops.
     """
 
     name = "rlx-grad"
 
-    func: str = field(metadata={"syntax": "NAME"})
+    func: str = field(metadata={"syntax": "NAME", "example": "loss"})
     wrt: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,..."})
-    mode: str = field(default="strict", metadata={"syntax": "strict|training"})
-    loss: str = field(default="keep", metadata={"syntax": "keep|drop"})
+    mode: str = field(default="strict", metadata={"syntax": "strict|training", "example": "training"})
+    loss: str = field(default="keep", metadata={"syntax": "keep|drop", "example": "drop"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         try:

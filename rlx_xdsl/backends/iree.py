@@ -116,12 +116,28 @@ def device_named(name: str) -> Device:
 
 def lowered_text(module: ModuleOp) -> str:
     """`module` lowered to upstream MLIR, printed in generic form (which IREE's newer
-    parser reads the same way as xDSL writes it); `module` itself is not changed."""
+    parser reads the same way as xDSL writes it); `module` itself is not changed.
+
+    HIR block ops are first lowered to MIR as the interpreter runs them
+    (`rlx-lower-hir{policy=fusable}`), so any graph `rlx-run` runs, IREE runs too."""
     lowered = module.clone()
+    lower_hir(lowered)
     lower_module(lowered)
     out = io.StringIO()
     Printer(stream=out, print_generic_format=True).print_op(lowered)
     return out.getvalue()
+
+
+def lower_hir(module: ModuleOp) -> None:
+    """Expand the HIR block ops of `module`, if it has any, into the MIR the interpreter runs."""
+    from rlx_xdsl.dialects.hir.base import HirOperation
+
+    if any(isinstance(op, HirOperation) for op in module.walk()):
+        from xdsl.context import Context
+
+        from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+
+        LowerHirPass(policy="fusable").apply(Context(), module)
 
 
 _COMPILED: dict[str, bytes] = {}

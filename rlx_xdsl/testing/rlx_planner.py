@@ -1,6 +1,6 @@
 """RLX 0.2.2's memory planner, transcribed from its description: the planner's oracle.
 
-`memory.rs::plan_memory_aligned_inner` (reference §1.3), written as plainly as
+`memory.rs::plan_memory_aligned_inner`, written as plainly as
 possible and independently of `conversions.mir_to_lir.allocate`: buffers by
 decreasing byte size (ties in schedule order); the candidate offsets are 0 and
 the end of every placed buffer, aligned up; the lowest candidate whose bytes

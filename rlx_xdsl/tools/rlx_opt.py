@@ -16,7 +16,6 @@ from __future__ import annotations
 import argparse
 import dataclasses
 import importlib.metadata
-import inspect
 import os
 import stat
 import sys
@@ -26,11 +25,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.passes import ModulePass
-from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import register_dialects
@@ -56,6 +53,7 @@ from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.options import describe_options, pass_summary
 from rlx_xdsl.transforms.pipeline import (
     PassFailure,
     Pipeline,
@@ -75,8 +73,8 @@ result. Errors are reported as FILE:LINE:COL: error: ... and the exit status is 
 
 EPILOG = """\
 pass pipelines:
-  -p 'rlx-dce,func.func(cse,canonicalize{max-iterations=3})'
-  --pass-pipeline='builtin.module(rlx-dce,func.func(cse,canonicalize{max-iterations=3}))'
+  -p 'rlx-dce,func.func(cse,rlx-fusion-pipeline{target=best})'
+  --pass-pipeline='builtin.module(rlx-dce,func.func(cse,rlx-fusion-pipeline{target=best}))'
   Both spellings mean the same. Passes inside func.func(...) run on each function
   separately. Pass options are space-separated key=value pairs, lists are
   comma-separated, and values need no quotes:
@@ -363,7 +361,7 @@ class RlxOptMain(xDSLOptMain):
         except Exception as e:
             return [f"  {name}", f"      (cannot be loaded: {describe(e)})"]
         lines = [f"  {name}", f"      {pass_summary(cls)}"]
-        lines.extend(f"      --{option}" for option in pass_options(cls))
+        lines.extend(f"      {line}" for line in describe_options(cls))
         return lines
 
 
@@ -371,60 +369,6 @@ def _add_flags(group: Any, *flags: tuple[str, str]) -> None:
     """Add boolean `--flag`s with their help to a parser or argument group."""
     for flag, help in flags:
         group.add_argument(flag, action="store_true", help=help)
-
-
-# Pass descriptions -----------------------------------------------------------------------
-
-
-def pass_summary(cls: type[ModulePass]) -> str:
-    """The first line of the pass class's own docstring, on one line.
-
-    Docstrings wrapped mid-sentence continue their first line up to the blank line
-    that ends the paragraph, so the whole opening paragraph is used.
-    """
-    doc = cls.__dict__.get("__doc__") or ""
-    # dataclasses invent `Name(field: type = ...)` docstrings for undocumented classes.
-    if doc.startswith(f"{cls.__name__}("):
-        doc = ""
-    paragraph = inspect.cleandoc(doc).split("\n\n")[0]
-    return " ".join(paragraph.split()) or "(no description)"
-
-
-def pass_options(cls: type[ModulePass]) -> list[str]:
-    """`name=SYNTAX (default: value)` for each option, in CLI spelling.
-
-    SYNTAX is the field's `metadata={"syntax": ...}` when the pass declares one
-    (`--shapes=NAME=DIMS,...` says more than `--shapes=<tuple[str, ...]>`), else
-    the option's type as `<type>`."""
-    try:
-        hints = get_type_hints(cls)
-    except Exception:
-        hints = {}
-    options = []
-    for f in dataclasses.fields(cls):
-        if not f.init:
-            continue
-        syntax = f.metadata.get("syntax") or f"<{type_repr(hints.get(f.name, f.type))}>"
-        options.append(f"{f.name.replace('_', '-')}={syntax} {_default_text(f)}")
-    return options
-
-
-def _default_text(f: dataclasses.Field[object]) -> str:
-    if f.default is not dataclasses.MISSING:
-        value = f.default
-    elif f.default_factory is not dataclasses.MISSING:
-        value = f.default_factory()
-    else:
-        return "(required)"
-    if value is None:
-        return "(optional)"
-    if isinstance(value, bool):
-        return f"(default: {str(value).lower()})"
-    if isinstance(value, tuple):
-        return f"(default: {','.join(map(str, value))})" if value else "(default: empty)"
-    if isinstance(value, str):
-        return f'(default: "{value}")'
-    return f"(default: {value})"
 
 
 def _rlx_version() -> str:

@@ -2,11 +2,15 @@
 
     rlx-run model.mlir                       # random (seeded) values for every argument
     rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
+    rlx-run model.mlir --input x=[1,2,3] --input d_output=2.0   # or written inline
     rlx-run model.mlir --func f --seed 3 --save out/
     rlx-opt model.mlir -p rlx-dce | rlx-run -
     rlx-run model.mlir --backend=iree        # lowered to linalg, compiled and run by IREE (CPU)
     rlx-run model.mlir --backend=iree --device=cuda
     rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
+
+A gradient function's seed `d_output` (added by `rlx-grad`) is ones unless given,
+so its outputs are the plain gradients.
 
 It is the quickest way to see what a graph computes, and to check that a pass
 pipeline preserved it: run the file before and after `rlx-opt` and compare the
@@ -32,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import math
+import re
 import os
 import sys
 from collections.abc import Sequence
@@ -42,19 +47,22 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, PythonValues
 from xdsl.ir import Operation
+from xdsl.utils.exceptions import ParseError
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
 from rlx_xdsl.dialects.lir import plan_of
-from rlx_xdsl.graph import GraphArg, graph_args, output_names, random_array
+from rlx_xdsl.graph import GRADIENT_SEED, GraphArg, graph_args, output_names, random_array
 from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
 from rlx_xdsl.interpreters.checks import require_memory
 from rlx_xdsl.interpreters.lir import ArenaRunError, run_planned
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.parser import parse_array_literal
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
+from rlx_xdsl.suggest import did_you_mean
 from rlx_xdsl.tools.deep import run_deep
 
 PROG = "rlx-run"
@@ -126,17 +134,23 @@ def select_function(module: ModuleOp, name: str | None, source: LineIndex) -> fu
 # Inputs --------------------------------------------------------------------
 
 
-def parse_input_specs(specs: Sequence[str]) -> dict[str, Path]:
-    """`["x=a.npy", ...]` as `{"x": Path("a.npy")}`."""
-    result: dict[str, Path] = {}
+def parse_input_specs(specs: Sequence[str]) -> dict[str, str]:
+    """`["x=a.npy", "y=[1,2]", ...]` as `{"x": "a.npy", "y": "[1,2]"}` (values as written)."""
+    result: dict[str, str] = {}
     for spec in specs:
-        name, sep, path = spec.partition("=")
-        if not sep or not name or not path:
-            raise RunError(f"--input expects NAME=FILE.npy, got '{spec}'")
+        name, sep, value = spec.partition("=")
+        if not sep or not name or not value:
+            raise RunError(f"--input expects NAME=VALUE or NAME=FILE.npy, got '{spec}'")
         if name in result:
             raise RunError(f"--input given twice for '{name}'")
-        result[name] = Path(path)
+        result[name] = value
     return result
+
+
+def is_inline(value: str) -> bool:
+    """Whether an `--input` value is written inline (`1.0`, `-2`, `[1,2]`, `true`,
+    `(1.0, 2.0)`) rather than the path of a .npy file (`./1.0` is a file)."""
+    return not value.endswith(".npy") and (value[0] in "[(+-.0123456789" or value in ("true", "false", "nan", "inf"))
 
 
 def arguments_by_name(f: func.FuncOp) -> dict[str, GraphArg]:
@@ -182,6 +196,29 @@ def load_input(arg: GraphArg, path: Path) -> np.ndarray:
     return array
 
 
+def inline_input(arg: GraphArg, name: str, text: str) -> np.ndarray:
+    """An inline `--input NAME=VALUE` for `arg`, read as the body of `dense<...>` of the
+    argument's element type (exactly, as the parser reads literals): a single value
+    fills the argument's (static) shape, a nested list must have its shape."""
+    try:
+        values, shape = parse_array_literal(text, arg.type.element_type)
+    except ParseError as e:
+        spec = f"{name}={text}"
+        caret = " " * (len(name) + 1 + e.span.start)
+        hint = " (NaN and infinities are bit patterns, as in MLIR: 0x7FC00000, 0x7F800000 for f32)" if re.search(r"nan|inf", text, re.I) else ""
+        raise RunError(f"--input {spec}: {e.msg}{hint}\n  {spec}\n  {caret}^") from None
+    if not shape:
+        if not is_static(arg.type.get_shape()):
+            raise RunError(
+                f"input '{arg.name}': one value cannot give the dims of the dynamic type {arg.type}; "
+                f"write it as a nested list ([[1, 2], [3, 4]])"
+            )
+        return np.full(arg.type.get_shape(), values[0], dtype=values.dtype)
+    array = values.reshape(shape)
+    _check_shape(arg, array)
+    return array
+
+
 def _dtype_name(dt: np.dtype) -> str:
     """RLX's name of a numpy dtype (`f32`), or numpy's own for dtypes RLX lacks."""
     try:
@@ -190,27 +227,39 @@ def _dtype_name(dt: np.dtype) -> str:
         return str(dt)
 
 
-def gather_inputs(f: func.FuncOp, specs: dict[str, Path], seed: int) -> list[np.ndarray]:
-    """One array per argument: loaded from `specs`, or deterministic random.
+def gather_inputs(f: func.FuncOp, specs: dict[str, str], seed: int) -> list[np.ndarray]:
+    """One array per argument: given by `specs` (inline or from a .npy file), ones for a
+    gradient seed (`d_output`: the plain gradient, as `jax.grad`), or deterministic random.
 
     Random arguments draw from one generator seeded with `seed`, in argument
     order, exactly as `graph.random_inputs` does; so with no `--input` the
-    values equal `random_inputs(f, seed)`.
+    values of a function without a seed equal `random_inputs(f, seed)`.
     """
     args = graph_args(f)
     by_name = arguments_by_name(f)
     given: dict[int, np.ndarray] = {}
-    for name, path in specs.items():
+    for name, value in specs.items():
         if name not in by_name:
             known = ", ".join(f"'{a.name}'" for a in args) or "none"
-            raise RunError(f"--input names no argument '{name}' (arguments: {known})")
+            raise RunError(f"--input names no argument '{name}'{did_you_mean(name, by_name)} (arguments: {known})")
         arg = by_name[name]
         if arg.index in given:
             raise RunError(f"--input given twice for '{arg.name}'")
-        given[arg.index] = load_input(arg, path)
+        given[arg.index] = inline_input(arg, name, value) if is_inline(value) else load_input(arg, Path(value))
+    for arg in args:
+        if arg.index not in given and arg.name == GRADIENT_SEED:
+            given[arg.index] = _ones_for(arg)
     _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     return [given[a.index] if a.index in given else _random_for(a, rng) for a in args]
+
+
+def _ones_for(arg: GraphArg) -> np.ndarray:
+    if not is_static(arg.type.get_shape()):
+        raise RunError(
+            f"the gradient seed '{arg.name}' has dynamic type {arg.type}; pass its value with --input {arg.name}=VALUE"
+        )
+    return np.ones(arg.type.get_shape(), dtype=dtypes.numpy_dtype(arg.type.element_type))
 
 
 def _require_memory_for_random(args: list[GraphArg]) -> None:
@@ -227,7 +276,7 @@ def _random_for(arg: GraphArg, rng: np.random.Generator) -> np.ndarray:
     if not is_static(arg.type.get_shape()):
         raise RunError(
             f"argument '{arg.name}' has dynamic type {arg.type}; "
-            f"pass its value with --input {arg.name}=FILE.npy"
+            f"pass its value with --input {arg.name}=VALUE or {arg.name}=FILE.npy"
         )
     return random_array(arg.type, rng)
 
@@ -366,7 +415,9 @@ def make_parser() -> argparse.ArgumentParser:
             "Run one function of an RLX .mlir file with the numpy reference interpreter "
             "and print a summary of each output (shape, dtype, min/max/mean, checksums, "
             "leading values). Arguments without --input get deterministic random values "
-            "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips)."
+            "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips), "
+            "except the gradient seed 'd_output' of a function made by rlx-grad, which is ones: "
+            "the outputs are then the plain gradients, as jax.grad gives them."
         ),
         epilog="Errors are reported as 'FILE:LINE:COL: error: ...' (parse, verifier and "
         "interpretation errors, located at the op as rlx-opt does) or 'rlx-run: error: ...', "
@@ -378,10 +429,12 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--func", metavar="NAME", help="the function to run (default: the first func.func)")
     parser.add_argument(
         "--input",
-        metavar="NAME=FILE.npy",
+        metavar="NAME=VALUE",
         action="append",
         default=[],
-        help="value of the argument NAME (its rlx.name, or its SSA name) from a .npy file; "
+        help="value of the argument NAME (its rlx.name, or its SSA name): inline, written as in "
+        "MLIR's dense<...> ('d_output=1.0' fills the argument's shape, 'x=[1,2,3]', "
+        "'m=[[1,2],[3,4]]', 'b=true', 'f=0x7FC00000' is NaN), or a .npy file ('x=x.npy'); "
         "dtype and static dims must match the argument type; repeatable",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
@@ -390,7 +443,8 @@ def make_parser() -> argparse.ArgumentParser:
         choices=("interpreter", "iree"),
         default="interpreter",
         help="run on the numpy reference interpreter (default), or lower to upstream MLIR and run "
-        "it compiled by IREE (needs pip install -e '.[iree]')",
+        "it compiled by IREE (HIR block ops are lowered to MIR first, as the interpreter runs them; "
+        "needs pip install -e '.[iree]')",
     )
     parser.add_argument(
         "--device",

@@ -2,8 +2,8 @@
 
 Accepted forms (identical meaning):
 
-    -p 'rlx-dce,func.func(cse,canonicalize{max-iterations=3})'
-    --pass-pipeline='builtin.module(rlx-dce,func.func(cse,canonicalize{max-iterations=3}))'
+    -p 'rlx-dce,func.func(cse,rlx-fusion-pipeline{target=best})'
+    --pass-pipeline='builtin.module(rlx-dce,func.func(cse,rlx-fusion-pipeline{target=best}))'
 
 Grammar:
 
@@ -17,7 +17,10 @@ Option values are written as in MLIR: `rlx-specialize{shapes=x=2x128,w=128x64}`
 needs no quotes although its values hold `=`. xDSL's own option lexer only
 takes identifiers, numbers and quoted strings as values, so every other value
 is quoted before xDSL parses the options (`_normalize_options`); quoted input
-(`shapes="x=2x128","w=128x64"`) is left as it is and means the same.
+(`shapes="x=2x128","w=128x64"`) is left as it is and means the same; it is the
+form stock `xdsl-opt` needs. Each pass's options are checked against its fields
+before it is built (`options.check_options`), so a bad option is a usage error
+that names it as written.
 
 xDSL passes are all `ModulePass`es over the whole module. An anchored group
 `func.func(p, q)` really runs `p` then `q` on each function *separately*: each
@@ -42,6 +45,8 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from rlx_xdsl.diagnostics import OpError, verify_located
+from rlx_xdsl.suggest import did_you_mean
+from rlx_xdsl.transforms.options import OptionError, check_options, quote_value, spelled
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"
@@ -111,7 +116,7 @@ def verify_after(pass_: ModulePass | None, op: Operation) -> None:
         verify_located(op)
     except OpError as e:
         if pass_ is not None:
-            e.note = f"the IR became invalid in pass '{pass_}'"
+            e.note = f"the IR became invalid in pass '{spelled(pass_)}'"
         raise
 
 
@@ -157,7 +162,7 @@ class AnchoredPipelinePass(ReportsChanges, ModulePass):
         return changed
 
     def __str__(self) -> str:
-        return f"{self.anchor}({','.join(map(str, self.passes))})"
+        return f"{self.anchor}({','.join(map(spelled, self.passes))})"
 
 
 def _children(op: Operation) -> list[Operation]:
@@ -322,13 +327,6 @@ def _split_outside(text: str, separators: str) -> list[str]:
     return pieces
 
 
-# What xDSL's option lexer reads as one value: an identifier, a number or a string
-# (the IDENT, NUMBER and STRING_LIT rules of `xdsl.utils.arg_spec`).
-_PLAIN_VALUE = re.compile(
-    r'[A-Za-z0-9_\-]+|[-+]?[0-9]+(\.[0-9]*([eE][-+]?[0-9]+)?)?|"(\\[nfvtr"\\]|[^\n\f\v\r"\\])*"'
-)
-
-
 def _normalize_options(options: str) -> str:
     """The text between a pass's `{...}` in the form xDSL's option parser accepts.
 
@@ -345,14 +343,7 @@ def _normalize_option(item: str) -> str:
     if equals is None:
         return item
     values = _split_outside(item[equals + 1 :], ",")
-    return item[: equals + 1] + ",".join(map(_quote_value, values))
-
-
-def _quote_value(value: str) -> str:
-    """`value` as one xDSL option value: quoted (and escaped) unless it already is one."""
-    if not value or _PLAIN_VALUE.fullmatch(value):
-        return value
-    return '"' + value.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return item[: equals + 1] + ",".join(map(quote_value, values))
 
 
 def _parse(text: str) -> list[_Pass | _Anchor]:
@@ -376,7 +367,7 @@ class Pipeline:
 
     def __str__(self) -> str:
         """The canonical `--pass-pipeline` spelling."""
-        return f"{ROOT_ANCHOR}({','.join(map(str, self.passes))})"
+        return f"{ROOT_ANCHOR}({','.join(map(spelled, self.passes))})"
 
 
 def parse_pipeline(
@@ -424,13 +415,19 @@ def _instantiate(element: _Pass, text: str, available: PassRegistry) -> ModulePa
         raise PipelineError(f"invalid pass pipeline: {detail}", text, element.pos) from None
     if spec.name not in available:
         raise PipelineError(
-            f"unknown pass '{spec.name}' (run with --list-passes to see the available passes)", text, element.pos
+            f"unknown pass '{spec.name}'{did_you_mean(spec.name, available)} "
+            "(run with --list-passes to see the available passes)",
+            text,
+            element.pos,
         )
     try:
         pass_class = available[spec.name]()
     except Exception as e:
         raise PipelineError(f"pass '{spec.name}' could not be loaded: {e}", text, element.pos) from e
     try:
+        check_options(pass_class, spec)
         return pass_class.from_spec(spec)
+    except OptionError as e:
+        raise PipelineError(f"invalid options for pass '{spec.name}': {e}", text, element.pos) from None
     except (ValueError, TypeError) as e:
         raise PipelineError(f"invalid options for pass '{spec.name}': {e}", text, element.pos) from e

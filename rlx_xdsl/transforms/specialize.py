@@ -284,7 +284,7 @@ class SpecializeShapesPass(ReportsChanges, ModulePass):
 
     name = "rlx-specialize"
 
-    shapes: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME=DIMS,..."})
+    shapes: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME=DIMS,...", "example": "x=2x8x32"})
     func: str | None = field(default=None, metadata={"syntax": "NAME"})
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:

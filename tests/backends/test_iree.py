@@ -145,6 +145,27 @@ def test_rlx_run_on_iree_prints_what_the_interpreter_prints(tmp_path, capsys):
     np.testing.assert_allclose(got, want, rtol=1e-4)
 
 
+HIR = """\
+func.func @f(%x: tensor<2x3xf32> {rlx.name = "x"}, %w: tensor<3x4xf32> {rlx.name = "w", rlx.param}) -> tensor<2x4xf32> {
+  %0 = hir.linear %x, %w : (tensor<2x3xf32>, tensor<3x4xf32>) -> tensor<2x4xf32>
+  func.return %0 : tensor<2x4xf32>
+}
+"""
+
+
+def test_rlx_run_lowers_hir_before_iree_as_the_interpreter_runs_it(tmp_path, capsys):
+    """The HIR block becomes MIR first (it used to be "no lowering for 'hir.linear'")."""
+    path = tmp_path / "h.mlir"
+    path.write_text(HIR)
+    inputs = ["--input", "x=[[1, 2, 3], [-1, 0, 2]]", "--input", "w=[[1, 0, 0, 1], [0, 1, 0, 1], [0, 0, 1, 1]]"]
+    assert rlx_run([str(path), "--backend=iree", *inputs, "--save", str(tmp_path / "o")]) == 0
+    out, err = capsys.readouterr()
+    assert err == ""
+    assert out.startswith("@f: 2 arguments, 1 output (seed 0, IREE cpu)")
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out0.npy"), [[1, 2, 3, 6], [-1, 0, 2, 1]])
+    assert "hir.linear" in path.read_text()  # the input itself is not changed
+
+
 def test_rlx_run_locates_an_op_iree_cannot_take(tmp_path, capsys):
     path = tmp_path / "c.mlir"
     path.write_text(COMPLEX)

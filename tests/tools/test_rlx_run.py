@@ -181,11 +181,11 @@ def test_missing_file(capsys):
 
 def test_parse_error_is_located(tmp_path, capsys):
     path = write(tmp_path, PARSE_ERROR)
-    err = expect_error(capsys, [path], f"{path}:3:18: error: Operation mir.bogus is not registered")
+    err = expect_error(capsys, [path], f"{path}:3:8: error: Operation mir.bogus is not registered")
     lines = err.splitlines()
-    assert lines[0].startswith(f"{path}:3:18: error: ")
+    assert lines[0].startswith(f"{path}:3:8: error: ")
     assert lines[1] == "  %1 = mir.bogus %0 : (tensor<3xf32>) -> tensor<3xf32>"
-    assert lines[2] == " " * 17 + "^"  # the caret under column 18
+    assert lines[2] == " " * 7 + "^"  # the caret under the op name
 
 
 def test_verify_error_is_located_at_the_failing_op(tmp_path, capsys):
@@ -374,9 +374,10 @@ def test_module_without_functions(tmp_path, capsys):
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
-        ("x", "--input expects NAME=FILE.npy, got 'x'"),
-        ("=a.npy", "--input expects NAME=FILE.npy"),
+        ("x", "--input expects NAME=VALUE or NAME=FILE.npy, got 'x'"),
+        ("=a.npy", "--input expects NAME=VALUE or NAME=FILE.npy"),
         ("nope=a.npy", "--input names no argument 'nope' (arguments: 'x', 'fc1.weight'"),
+        ("fc1.weihgt=a.npy", "--input names no argument 'fc1.weihgt'; did you mean 'fc1.weight'? (arguments: 'x'"),
         ("x=/nonexistent.npy", "cannot read input 'x' from '/nonexistent.npy'"),
     ],
 )
@@ -423,8 +424,118 @@ def test_dynamic_argument_without_input(tmp_path, capsys):
     expect_error(
         capsys,
         [write(tmp_path, DYNAMIC)],
-        "argument 'x' has dynamic type tensor<?x2xf32>; pass its value with --input x=FILE.npy",
+        "argument 'x' has dynamic type tensor<?x2xf32>; pass its value with --input x=VALUE or x=FILE.npy",
     )
+
+
+# Inline values and the gradient seed ------------------------------------------------------
+
+GRADIENT = """\
+func.func @loss(%x: tensor<2x3xf32> {rlx.name = "x"}, %w: tensor<2x3xf32> {rlx.name = "w", rlx.param}) -> tensor<f32> {
+  %p = mir.mul %x, %w : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %s = mir.reduce sum %p axes = [0, 1] : (tensor<2x3xf32>) -> tensor<f32>
+  func.return %s : tensor<f32>
+}
+"""
+
+
+@pytest.fixture
+def gradient_file(tmp_path):
+    """`@loss_grad(x, w, d_output) -> (loss, d_w)` of `loss = sum(x * w)`: `d_w = x * d_output`."""
+    source = write(tmp_path, GRADIENT, "loss.mlir")
+    out = tmp_path / "grad.mlir"
+    assert run_opt([source, "-p", "rlx-grad{func=loss}", "-o", str(out)]) == 0
+    return out
+
+
+def test_the_gradient_seed_is_ones_by_default(gradient_file, tmp_path, capsys):
+    """The outputs are the plain gradient (d_w = x), as jax.grad gives it, not a random multiple."""
+    code, out, err = run(capsys, gradient_file, "--func", "loss_grad", "--save", tmp_path / "o")
+    assert code == 0, err
+    x = np.load(tmp_path / "o" / "inputs" / "x.npy")
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "inputs" / "d_output.npy"), np.float32(1))
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out1.npy"), x)
+
+
+def test_the_gradient_seed_can_be_given_inline(gradient_file, tmp_path, capsys):
+    args = ["--func", "loss_grad", "--input", "d_output=2.5", "--input", "x=[[1, 2, 3], [4, 5, -6]]"]
+    code, out, err = run(capsys, gradient_file, *args, "--save", tmp_path / "o")
+    assert code == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out1.npy"), np.float32([[2.5, 5, 7.5], [10, 12.5, -15]]))
+
+
+def test_help_says_the_gradient_seed_is_ones():
+    text = " ".join(rlx_run.make_parser().format_help().split())
+    assert "'d_output' of a function made by rlx-grad, which is ones" in text
+    assert "d_output=1.0" in text
+
+
+@pytest.mark.parametrize(
+    ("value", "expected"),
+    [
+        ("1.5", np.full((2, 3), 1.5, np.float32)),  # one value fills the shape
+        ("[[1, 2, 3], [4, 5, 6]]", np.float32([[1, 2, 3], [4, 5, 6]])),
+        ("-0.1", np.full((2, 3), -0.1, np.float32)),  # rounded once to f32
+        ("0x7FC00000", np.full((2, 3), np.nan, np.float32)),  # MLIR's bit-pattern literal
+    ],
+)
+def test_inline_values_of_a_float_argument(gradient_file, tmp_path, capsys, value, expected):
+    code, _, err = run(capsys, gradient_file, "--func", "loss", "--input", f"x={value}", "--save", tmp_path / "o")
+    assert code == 0, err
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "inputs" / "x.npy"), expected)
+
+
+def test_inline_values_of_other_dtypes_and_dynamic_shapes(tmp_path, capsys):
+    path = write(tmp_path, TWO_FUNCS)
+    code, out, err = run(capsys, path, "--input", "a=[1, -2, 3]", "--input", "b=2", "--save", tmp_path / "o")
+    assert code == 0, err
+    assert "values: [2, -4, 6, 2, -4, 6]" in out
+    code, out, err = run(capsys, path, "--func", "second", "--input", "p=[1.5, -0.25]")
+    assert code == 0, err
+    assert "values: [3, -0.5]" in out
+    code, out, err = run(capsys, write(tmp_path, DYNAMIC, "dyn.mlir"), "--input", "x=[[1, -2], [-3, 4], [5, -6]]")
+    assert code == 0, err
+    assert "out0: shape [3, 2] dtype f32" in out and "sum=21" in out
+
+
+@pytest.mark.parametrize(
+    ("spec", "message", "caret"),
+    [
+        ("x=[1, 2", "--input x=[1, 2: ']' expected", 9),
+        ("x=[[1, 2, 3], [4, 5]]", "--input x=[[1, 2, 3], [4, 5]]: the nested lists differ in length or depth", None),
+        ("x=1 2", "--input x=1 2: expected the end of the value, found '2'", 6),
+        ("x=[1, nan]", "--input x=[1, nan]: Expected either a float, integer, or complex literal (NaN and infinities are bit patterns, as in MLIR: 0x7FC00000, 0x7F800000 for f32)", 8),
+        ("x=inf", "--input x=inf: Expected either a float, integer, or complex literal (NaN and infinities are bit patterns, as in MLIR: 0x7FC00000, 0x7F800000 for f32)", 4),
+    ],
+)
+def test_bad_inline_values_are_errors_at_the_place(gradient_file, capsys, spec, message, caret):
+    err = expect_error(capsys, [gradient_file, "--func", "loss", "--input", spec], f"rlx-run: error: {message}\n")
+    lines = err.splitlines()
+    assert lines[1] == f"  {spec}"
+    if caret is not None:
+        assert lines[2] == " " * caret + "^"
+
+
+def test_inline_values_must_fit_the_argument(tmp_path, gradient_file, capsys):
+    expect_error(
+        capsys,
+        [gradient_file, "--func", "loss", "--input", "x=[1, 2, 3]"],
+        "rlx-run: error: input 'x' has shape [3], but the argument has type tensor<2x3xf32>",
+    )
+    labels = write(tmp_path, "func.func @f(%l: tensor<2xi8>) -> tensor<2xi8> {\n  func.return %l : tensor<2xi8>\n}\n", "i.mlir")
+    expect_error(capsys, [labels, "--input", "l=[1.5, 2]"], "--input l=[1.5, 2]: float literal 1.5 for integer type i8")
+    expect_error(capsys, [labels, "--input", "l=300"], "--input l=300: integer literal 300 is out of range for i8")
+    expect_error(
+        capsys,
+        [write(tmp_path, DYNAMIC, "dyn.mlir"), "--input", "x=1.0"],
+        "input 'x': one value cannot give the dims of the dynamic type tensor<?x2xf32>",
+    )
+
+
+def test_a_file_that_looks_like_a_number_is_read_by_its_path(tmp_path, capsys):
+    np.save(tmp_path / "1.npy", np.zeros((4, 16), np.float32))
+    code, _, err = run(capsys, MLP, "--input", f"x={tmp_path / '1.npy'}")
+    assert code == 0, err
 
 
 def test_unwritable_save_directory(tmp_path, capsys):
@@ -435,7 +546,7 @@ def test_unwritable_save_directory(tmp_path, capsys):
 
 def test_console_script_help_and_error():
     help_text = subprocess.run([RLX_RUN, "--help"], capture_output=True, text=True, check=True).stdout
-    for flag in ("--func", "--input", "--seed", "--save", "NAME=FILE.npy", "numpy reference interpreter"):
+    for flag in ("--func", "--input", "--seed", "--save", "NAME=VALUE", "numpy reference interpreter"):
         assert flag in help_text
     bad = subprocess.run([RLX_RUN, "/nonexistent.mlir"], capture_output=True, text=True)
     assert bad.returncode == 1
@@ -492,7 +603,7 @@ def test_reads_stdin_from_a_pipe():
 def test_stdin_parse_errors_name_stdin():
     bad = subprocess.run([RLX_RUN, "-"], input=PARSE_ERROR, capture_output=True, text=True)
     assert bad.returncode == 1
-    assert bad.stderr.startswith("<stdin>:3:18: error: Operation mir.bogus is not registered\n")
+    assert bad.stderr.startswith("<stdin>:3:8: error: Operation mir.bogus is not registered\n")
 
 
 # Planned (LIR) functions run on their arena ------------------------------------------------

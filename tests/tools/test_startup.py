@@ -135,7 +135,7 @@ def test_the_script_ends_without_tear_down_yet_flushes_everything(tmp_path, caps
 
 def test_the_script_keeps_every_exit_status():
     bad = _launch(["-"], stdin="func.func @f() {\n  %x = mir.nope\n}\n")
-    assert bad.returncode == 1 and bad.stderr.startswith("<stdin>:3:1: error: ")
+    assert bad.returncode == 1 and bad.stderr.startswith("<stdin>:2:8: error: ")
     assert _launch(["--help"]).returncode == 0
     usage = _launch(["--no-such-flag"])
     assert usage.returncode == 2 and "usage" in usage.stderr

@@ -2,7 +2,8 @@
 // RUN: not rlx-opt %s --split-input-file -p 'rlx-plan-memory{strategy=worst-fit}' 2>&1 | filecheck %s --check-prefix=STRATEGY
 // RUN: not rlx-opt %s --split-input-file -p 'rlx-plan-memory{alignment=48}' 2>&1 | filecheck %s --check-prefix=ALIGN
 
-// STRATEGY: error: unknown strategy 'worst-fit' (expected one of: auto, first-fit, best-fit, longest-first, earliest-first, latest-first, rlx)
+// A bad strategy is a usage error, before any IR is read.
+// STRATEGY: rlx-opt: error: invalid options for pass 'rlx-plan-memory': strategy=worst-fit: 'worst-fit' is not one of auto, first-fit, best-fit, longest-first, earliest-first, latest-first, rlx
 // ALIGN: error: alignment must be a power of two, got 48
 
 // Shapes must be static: the error points at the first dynamic value and says how to fix it.

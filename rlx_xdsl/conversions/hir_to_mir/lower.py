@@ -100,7 +100,7 @@ class LowerHirPass(ModulePass):
 
     name = "rlx-lower-hir"
 
-    policy: str = field(default=Policy.DIRECT.value, metadata={"syntax": "direct|fusable"})
+    policy: str = field(default=Policy.DIRECT.value, metadata={"syntax": "direct|fusable", "example": "fusable"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         policy = parse_policy(self.policy)

@@ -296,7 +296,7 @@ class PlanMemoryPass(ModulePass):
     allocate_inputs: bool = True
     allocate_constants: bool = True
     strategy: str = field(default="auto", metadata={"syntax": "|".join(STRATEGIES)})
-    report: str | None = field(default=None, metadata={"syntax": "FILE|-"})
+    report: str | None = field(default=None, metadata={"syntax": "FILE|-", "example": "-"})
     svg: str | None = field(default=None, metadata={"syntax": "FILE"})
 
     def planner_options(self) -> Options:

@@ -88,13 +88,13 @@ class AutoMixedPrecisionPass(ModulePass):
 
     name = "rlx-amp"
 
-    policy: str = field(default="always-f32", metadata={"syntax": "|".join(POLICY_NAMES)})
+    policy: str = field(default="always-f32", metadata={"syntax": "|".join(POLICY_NAMES), "example": "auto-mixed"})
     compute: str | None = field(default=None, metadata={"syntax": "f32|f16|bf16"})
     reduction: str | None = field(default=None, metadata={"syntax": "f32|f16|bf16"})
     elementwise: str | None = field(default=None, metadata={"syntax": "f32|f16|bf16"})
     data_movement: str | None = field(default=None, metadata={"syntax": "f32|f16|bf16"})
     low: str | None = field(default=None, metadata={"syntax": "f16|bf16"})
-    ops: tuple[str, ...] = field(default=(), metadata={"syntax": "OP:PRECISION,..."})
+    ops: tuple[str, ...] = field(default=(), metadata={"syntax": "OP:PRECISION,...", "example": "mir.softmax:f32"})
 
     def __post_init__(self) -> None:
         self.build_policy(resolve=None)  # reject bad option values now, before any IR is read

@@ -87,7 +87,7 @@ class DecomposeBackwardPass(ModulePass):
 
     name = "rlx-decompose-backward"
 
-    keep: tuple[str, ...] = field(default=(), metadata={"syntax": "OP_NAME,..."})
+    keep: tuple[str, ...] = field(default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.attention_backward"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         load_rules()

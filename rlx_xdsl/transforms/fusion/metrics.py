@@ -1,4 +1,4 @@
-"""Kernel counts and bytes moved: how much work fusion saved, as the anchors measure it.
+"""Kernel counts and bytes moved: how much work fusion saved, as other ML compilers report it.
 
 A *kernel* is an op of the function body that a backend launches: not a
 constant, not a view (`ViewOf`: reshape, same-dtype cast, contiguous narrow),

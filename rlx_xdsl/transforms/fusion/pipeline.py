@@ -141,7 +141,7 @@ class FusionPipelinePass(ModulePass):
 
     name = "rlx-fusion-pipeline"
 
-    target: str = field(default="cpu", metadata={"syntax": "|".join(TARGETS)})
+    target: str = field(default="cpu", metadata={"syntax": "|".join(TARGETS), "example": "best"})
     skip_fusion: bool = False
     keep_regions: bool | None = field(default=None, metadata={"syntax": "true|false"})
 

@@ -1,4 +1,4 @@
-"""`rlx-plan-memory`: the plans it writes, its options, and RLX's memory-plan tests (reference §8.1)."""
+"""`rlx-plan-memory`: the plans it writes, its options, and RLX's memory-plan tests."""
 
 import numpy as np
 import pytest

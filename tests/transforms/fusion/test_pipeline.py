@@ -19,7 +19,7 @@ from rlx_xdsl.transforms.fusion.pipeline import (
     fusion_passes,
 )
 
-# RLX's `fusion_passes_for_supported` for the CPU target, written out from rlx-semantics §2.3.
+# RLX's `fusion_passes_for_supported` for the CPU target, written out from RLX 0.2.2's source.
 RLX_CPU = [
     "LowerControlFlow", "lower_dot_general", "fuse_attention_block", "fuse_matmul_bias_act",
     "fuse_residual_ln", "fuse_residual_rms_norm", "fuse_rms_norm_reshape", "fuse_swiglu_dual_matmul",
@@ -117,7 +117,7 @@ def test_fusion_passes_are_listed_by_rlx_opt(capsys):
 
 
 def swiglu_residual_rms_block():
-    """The anchors' block: `rms_norm(x + W2(silu(W1 x + b1) * (W3 x)))`, x 8x64, hidden 128."""
+    """The SwiGLU + residual + RMSNorm block: `rms_norm(x + W2(silu(W1 x + b1) * (W3 x)))`, x 8x64, hidden 128."""
     b = GraphBuilder("block")
     x = b.input("x", [8, 64])
     w1, b1, w3 = b.param("w1", [64, 128]), b.param("b1", [128]), b.param("w3", [64, 128])
