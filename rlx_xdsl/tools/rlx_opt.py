@@ -21,15 +21,17 @@ import os
 import stat
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
 from typing import Any, get_type_hints
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
 from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
@@ -43,7 +45,7 @@ from rlx_xdsl.diagnostics import (
     verify_located,
 )
 from rlx_xdsl.locations import LineIndex, SourcePos
-from rlx_xdsl.printer import RlxMLIRTarget, RlxPrinter
+from rlx_xdsl.printer import RlxMLIRTarget, print_ir
 from rlx_xdsl.source import (
     SPLIT_MARKER,
     TOO_DEEP,
@@ -61,9 +63,12 @@ from rlx_xdsl.transforms.pipeline import (
     Pipeline,
     PipelineError,
     parse_pipeline,
-    run_pass,
-    verify_after,
+    run_passes,
 )
+from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
+from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
+from rlx_xdsl.tools.instrumentation.timing import Timing
+from rlx_xdsl.suggest import did_you_mean
 
 PROG = "rlx-opt"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
@@ -158,10 +163,17 @@ class RlxOptMain(xDSLOptMain):
         _add_flags(
             output,
             ("--split-input-file", f"process each '{SPLIT_MARKER}'-separated chunk independently"),
-            ("--print-op-generic", "print ops in MLIR's generic form"),
+            (("--mlir-print-op-generic", "--print-op-generic"), "print ops in MLIR's generic form"),
             ("--print-no-properties", "print properties as attributes"),
-            ("--print-debuginfo", 'print op locations: loc("file":line:col)'),
+            (("--mlir-print-debuginfo", "--print-debuginfo"), 'print op locations: loc("file":line:col)'),
+            ("--mlir-print-local-scope", "print attributes and types inline (xDSL always does: accepted for mlir-opt)"),
             ("--syntax-highlight", "colour the output on a terminal"),
+        )
+        output.add_argument(
+            "--mlir-elide-elementsattrs-if-larger",
+            type=_count,
+            metavar="N",
+            help="print dense constants of more than N elements (splats excepted) as dense_resource<__elided__>",
         )
 
         passes = arg_parser.add_argument_group("pass pipeline")
@@ -180,10 +192,19 @@ class RlxOptMain(xDSLOptMain):
         _add_flags(
             passes,
             ("--list-passes", "list the passes with descriptions and options, then exit"),
-            ("--dump-pass-pipeline", "print the parsed pipeline (MLIR form) to stderr"),
-            ("--print-between-passes", "print the IR after each pass but the last"),
-            ("--time-passes", "print how long each pass took"),
+            ("--dump-pass-pipeline", "print the parsed pipeline, every option spelled out, to stderr"),
+            ("--mlir-disable-threading", "accepted for mlir-opt: rlx-opt runs passes on one thread"),
         )
+        passes.add_argument(
+            "--verify-each",
+            type=_boolean,
+            nargs="?",
+            const=True,
+            default=True,
+            metavar="BOOL",
+            help="verify the IR after each pass that changed it (default: true)",
+        )
+        self.register_debugging_arguments(arg_parser)
 
         _add_flags(
             arg_parser.add_argument_group("diagnostics"),
@@ -195,6 +216,36 @@ class RlxOptMain(xDSLOptMain):
             ("--parsing-diagnostics", "accepted for xdsl-opt compatibility (parse errors are always diagnostics)"),
         )
 
+    def register_debugging_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        """mlir-opt's pipeline debugging flags (docs/rlx-opt.md): reports and dumps go to stderr."""
+        dumps = arg_parser.add_argument_group("IR printing (to stderr)")
+        for when in ("before", "after"):
+            dumps.add_argument(
+                f"--mlir-print-ir-{when}",
+                action="append",
+                default=[],
+                metavar="PASS[,PASS]",
+                help=f"print the IR {when} each run of the named passes",
+            )
+        _add_flags(
+            dumps,
+            ("--mlir-print-ir-before-all", "print the IR before every pass"),
+            (("--mlir-print-ir-after-all", "--print-between-passes"), "print the IR after every pass"),
+            ("--mlir-print-ir-after-change", "with the after flags: only after passes that changed the IR"),
+            ("--mlir-print-ir-after-failure", "print the IR as a failing pass left it"),
+            ("--mlir-print-ir-module-scope", "print the whole module, not only the op a func.func(...) pass ran on"),
+        )
+        dumps.add_argument(
+            "--mlir-print-ir-tree-dir",
+            metavar="DIR",
+            help="write each dump to its own file under DIR (DIR/builtin_module_no-symbol-name/func_func_f/0_0_cse.mlir)",
+        )
+        timing = arg_parser.add_argument_group("timing (to stderr)")
+        _add_flags(timing, (("--mlir-timing", "--time-passes"), "report the time of parsing, each pass and output"))
+        timing.add_argument(
+            "--mlir-timing-display", choices=("list", "tree"), default="tree", help="the report's layout (default: tree)"
+        )
+
     def setup_pipeline(self):
         """Parse the pipeline once, up front: a bad pipeline is a usage error."""
         args = self.args
@@ -204,7 +255,10 @@ class RlxOptMain(xDSLOptMain):
             text, require_root = args.passes, False
         try:
             self.pipeline_spec = parse_pipeline(
-                text, self.available_passes, require_root=require_root, verify_each=not args.disable_verify
+                text,
+                self.available_passes,
+                require_root=require_root,
+                verify_each=not args.disable_verify and args.verify_each,
             )
         except PipelineError as e:
             raise ToolError(str(e)) from e
@@ -221,8 +275,59 @@ class RlxOptMain(xDSLOptMain):
         if self.args.list_passes:
             sys.stdout.write(self.list_passes())
             return True
+        self.setup_instrumentation()
         if self.args.dump_pass_pipeline:
             print(self.pipeline_spec, file=sys.stderr)
+        try:
+            return self.run_chunks()
+        finally:
+            if self.timing is not None:
+                sys.stderr.write(self.timing.report())
+
+    def setup_instrumentation(self) -> None:
+        """The debugging aids the flags ask for (`tools/instrumentation`), checked before any work."""
+        args = self.args
+        self.instrumentations: list[PassInstrumentation] = []
+        printing = self.ir_printing()
+        if printing is not None:
+            self.instrumentations.append(printing)
+        self.timing = Timing(args.mlir_timing_display) if args.time_passes else None
+        if self.timing is not None:  # last: its timers start after, and stop before, the other hooks
+            self.instrumentations.append(self.timing)
+
+    def ir_printing(self) -> IRPrinting | None:
+        args = self.args
+        before = ALL if args.mlir_print_ir_before_all else self.pass_names(args.mlir_print_ir_before, "before")
+        after = ALL if args.print_between_passes else self.pass_names(args.mlir_print_ir_after, "after")
+        if not (before is ALL or before or after is ALL or after or args.mlir_print_ir_after_failure):
+            return None
+        tree_dir = args.mlir_print_ir_tree_dir
+        if tree_dir is not None:
+            make_directory(tree_dir)
+        return IRPrinting(
+            self.print_ir,
+            before=before,
+            after=after,
+            after_change=args.mlir_print_ir_after_change,
+            after_failure=args.mlir_print_ir_after_failure,
+            module_scope=args.mlir_print_ir_module_scope,
+            tree_dir=tree_dir,
+            write_file=write_new_file,
+        )
+
+    def pass_names(self, values: list[str], when: str) -> frozenset[str]:
+        """The pass names of `--mlir-print-ir-{when}=a,b` (repeatable), each a known pass."""
+        names = frozenset(name.strip() for value in values for name in value.split(",") if name.strip())
+        for name in sorted(names):
+            if name not in self.available_passes:
+                hint = did_you_mean(name, self.available_passes)
+                raise ToolError(
+                    f"--mlir-print-ir-{when}: unknown pass '{name}'{hint} "
+                    f"(known passes: {', '.join(sorted(get_all_passes()))}; --list-passes shows all)"
+                )
+        return names
+
+    def run_chunks(self) -> bool:
         output = StringIO() if self.args.output_file else sys.stdout
         ok = True
         wrote = False
@@ -256,7 +361,8 @@ class RlxOptMain(xDSLOptMain):
     def process_chunk(self, text: str, offset: int) -> ChunkResult:
         """Parse, verify, transform and print one chunk; failures become diagnostics."""
         try:
-            module, lines = self.parse(text, offset)
+            with self.phase("Parser"):
+                module, lines = self.parse(text, offset)
         except SourceError as e:
             return ChunkResult(e.source, diagnostics=[e.diagnostic])
         result = ChunkResult(lines)
@@ -278,7 +384,8 @@ class RlxOptMain(xDSLOptMain):
 
             sys.stderr.write(FusionReport.analyze(before, module).render(self.args.fusion_report))
         try:
-            result.output = self.output_resulting_program(module)
+            with self.phase("Output"):
+                result.output = self.output_resulting_program(module)
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {TOO_DEEP}"))
         except Exception as e:
@@ -306,22 +413,40 @@ class RlxOptMain(xDSLOptMain):
                 raise SourceError(op_diagnostic(e.op, e.message, e.note), lines) from e
         return module, lines
 
+    def phase(self, name: str) -> AbstractContextManager[None]:
+        """Time a phase of the run (`Parser`, `Output`) under --mlir-timing."""
+        return self.timing.phase(name) if self.timing is not None else nullcontext()
+
     def apply_passes(self, prog: ModuleOp) -> None:
         """Run each pass, verifying after it as mlir-opt does: unless verification is off, or
         the pass reported that it left the IR alone (the input was verified when parsed)."""
-        verify = not self.args.disable_verify
-        passes = self.pipeline_spec.passes
-        for index, pass_ in enumerate(passes):
-            start = time.perf_counter()
-            changed = run_pass(pass_, self.ctx, prog, prog)
-            if self.args.time_passes:
-                print(f"Pass {pass_} took {time.perf_counter() - start} seconds")
-            if verify and changed:
-                verify_after(pass_, prog)
-            if self.args.print_between_passes and index + 1 < len(passes):
-                print(f"IR after {pass_}:")
-                RlxPrinter(stream=sys.stdout).print_op(prog)
-                print("\n\n")
+        verify = not self.args.disable_verify and self.args.verify_each
+        with instrumented(*self.instrumentations):
+            run_passes(self.pipeline_spec.passes, self.ctx, prog, verify=verify)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """The output text; the MLIR target with rlx-opt's printing options."""
+        spec = parse_spec(self.args.target)
+        if spec.name != "mlir":
+            return super().output_resulting_program(prog)
+        target = dataclasses.replace(RlxMLIRTarget.from_spec(spec), **self.printing_options())
+        target = dataclasses.replace(target, syntax_highlight=self.args.syntax_highlight)
+        output = StringIO()
+        target.emit(self.ctx, prog, output)
+        return output.getvalue()
+
+    def printing_options(self) -> dict[str, Any]:
+        """The printer's options, for the output and for IR dumps alike."""
+        return {
+            "print_generic_format": self.args.print_op_generic,
+            "print_properties_as_attributes": self.args.print_no_properties,
+            "print_debuginfo": self.args.print_debuginfo,
+            "elide_elements_if_larger": self.args.mlir_elide_elementsattrs_if_larger,
+        }
+
+    def print_ir(self, op: Operation) -> str:
+        """`op` as an IR dump shows it."""
+        return print_ir(op, **self.printing_options())
 
     def report(self, result: ChunkResult) -> bool:
         """Print the chunk's diagnostics (or, under --verify-diagnostics, the mismatches)."""
@@ -359,10 +484,32 @@ class RlxOptMain(xDSLOptMain):
         return lines
 
 
-def _add_flags(group: Any, *flags: tuple[str, str]) -> None:
-    """Add boolean `--flag`s with their help to a parser or argument group."""
-    for flag, help in flags:
-        group.add_argument(flag, action="store_true", help=help)
+def _add_flags(group: Any, *flags: tuple[str | tuple[str, ...], str]) -> None:
+    """Add boolean `--flag`s with their help to a parser or argument group; a tuple of
+    spellings is one flag (the first names it, the others are aliases: old rlx-opt names)."""
+    for spellings, help in flags:
+        names = (spellings,) if isinstance(spellings, str) else spellings
+        dest = names[-1].lstrip("-").replace("-", "_")  # the old name: what xDSL's driver reads
+        group.add_argument(*names, dest=dest, action="store_true", help=help)
+
+
+def _count(text: str) -> int:
+    """A non-negative integer option value."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return value
+
+
+def _boolean(text: str) -> bool:
+    """An MLIR boolean option value: true/false (also 1/0)."""
+    value = {"true": True, "1": True, "false": False, "0": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, got '{text}'")
+    return value
 
 
 # Pass descriptions -----------------------------------------------------------------------
@@ -472,6 +619,22 @@ def write_atomically(path: str, text: str) -> None:
         if isinstance(e, OSError):
             raise ToolError(f"cannot write '{path}': {e.strerror}") from e
         raise
+
+
+def make_directory(path: str) -> None:
+    """Create the directory `path` (and its parents) up front, or fail before any work is done."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ToolError(f"cannot create directory '{e.filename or path}': {e.strerror}") from e
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ToolError(f"cannot write into directory '{path}': Permission denied")
+
+
+def write_new_file(path: str, text: str) -> None:
+    """Write `text` to `path` atomically, creating its directory."""
+    make_directory(os.path.dirname(path) or ".")
+    write_atomically(path, text)
 
 
 def _file_mode(path: str) -> int:

@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.tools import rlx_opt
+from rlx_xdsl.transforms import pipeline as pipeline_module
 from rlx_xdsl.tools.expectations import parse_expectations
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms import get_all_passes
@@ -435,8 +436,8 @@ def test_no_verification_after_a_pass_that_reports_it_changed_nothing(opt, write
 
 def test_verify_runs_after_exactly_the_passes_that_changed_the_ir(opt, write, monkeypatch):
     verified: list[str] = []
-    real = rlx_opt.verify_after
-    monkeypatch.setattr(rlx_opt, "verify_after", lambda pass_, op: (verified.append(pass_.name), real(pass_, op)))
+    real = pipeline_module.verify_after
+    monkeypatch.setattr(pipeline_module, "verify_after", lambda pass_, op: (verified.append(pass_.name), real(pass_, op)))
     path = write("good.mlir", GOOD)
     # GOOD has one dead op: rlx-dce removes it; nothing is left for a second rlx-dce,
     # rlx-canonicalize, rlx-fold-casts, or rlx-specialize binding %a to its own shape.
