@@ -67,6 +67,7 @@ from rlx_xdsl.transforms.pipeline import (
 )
 from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
 from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
+from rlx_xdsl.tools.instrumentation.reproducer import pipeline_text
 from rlx_xdsl.tools.instrumentation.timing import Timing
 from rlx_xdsl.suggest import did_you_mean
 
@@ -277,7 +278,7 @@ class RlxOptMain(xDSLOptMain):
             return True
         self.setup_instrumentation()
         if self.args.dump_pass_pipeline:
-            print(self.pipeline_spec, file=sys.stderr)
+            print(pipeline_text(self.pipeline_spec.passes), file=sys.stderr)
         try:
             return self.run_chunks()
         finally:

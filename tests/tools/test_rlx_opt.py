@@ -742,7 +742,7 @@ def test_pass_pipeline_and_p_are_equivalent(opt, write, short, mlir):
 def test_dumped_pipeline_is_canonical(opt, write):
     path = write("good.mlir", GOOD)
     run = opt(path, "-p", " func.func( cse ,dce ) , test-options{count=4}", "--dump-pass-pipeline")
-    assert run.err == "builtin.module(func.func(cse,dce),test-options{count=4})\n"
+    assert run.err == "builtin.module(func.func(cse,dce),test-options{count=4 label dims=1,2 flag=false mode=\"fast\"})\n"
 
 
 def test_func_anchor_runs_passes_on_each_function_alone(opt, write):
