@@ -67,6 +67,7 @@ from rlx_xdsl.transforms.pipeline import (
 )
 from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
 from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
+from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
 from rlx_xdsl.tools.instrumentation.reproducer import pipeline_text
 from rlx_xdsl.tools.instrumentation.timing import Timing
 from rlx_xdsl.suggest import did_you_mean
@@ -246,6 +247,14 @@ class RlxOptMain(xDSLOptMain):
         timing.add_argument(
             "--mlir-timing-display", choices=("list", "tree"), default="tree", help="the report's layout (default: tree)"
         )
+        statistics = arg_parser.add_argument_group("statistics (to stderr)")
+        _add_flags(statistics, ("--mlir-pass-statistics", "report each pass's counters (rewrites per pattern, ...)"))
+        statistics.add_argument(
+            "--mlir-pass-statistics-display",
+            choices=("list", "pipeline"),
+            default="pipeline",
+            help="the report's layout (default: pipeline)",
+        )
 
     def setup_pipeline(self):
         """Parse the pipeline once, up front: a bad pipeline is a usage error."""
@@ -282,6 +291,8 @@ class RlxOptMain(xDSLOptMain):
         try:
             return self.run_chunks()
         finally:
+            if self.statistics is not None:
+                sys.stderr.write(self.statistics.report(self.pipeline_spec.passes))
             if self.timing is not None:
                 sys.stderr.write(self.timing.report())
 
@@ -292,6 +303,9 @@ class RlxOptMain(xDSLOptMain):
         printing = self.ir_printing()
         if printing is not None:
             self.instrumentations.append(printing)
+        self.statistics = PassStatistics(args.mlir_pass_statistics_display) if args.mlir_pass_statistics else None
+        if self.statistics is not None:
+            self.instrumentations.append(self.statistics)
         self.timing = Timing(args.mlir_timing_display) if args.time_passes else None
         if self.timing is not None:  # last: its timers start after, and stop before, the other hooks
             self.instrumentations.append(self.timing)

@@ -27,6 +27,7 @@ from rlx_xdsl.transforms.fusion.matching import (
     rank,
     used_once_by,
 )
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 FUSED_FORM: dict[type[AxisNormOperation], type[AxisNormOperation]] = {
     LayerNormOp: FusedResidualLayerNormOp,
@@ -85,6 +86,7 @@ class FuseResidualLayerNormPass(ModulePass):
     """
 
     name = "rlx-fuse-residual-layer-norm"
+    STATISTICS = (pattern_statistic(FuseResidualNorm),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseResidualNorm(LayerNormOp))
@@ -98,6 +100,7 @@ class FuseResidualRmsNormPass(ModulePass):
     """
 
     name = "rlx-fuse-residual-rms-norm"
+    STATISTICS = (pattern_statistic(FuseResidualNorm),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseResidualNorm(RmsNormOp))
