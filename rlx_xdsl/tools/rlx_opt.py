@@ -68,7 +68,12 @@ from rlx_xdsl.transforms.pipeline import (
 from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
 from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
 from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
-from rlx_xdsl.tools.instrumentation.reproducer import pipeline_text
+from rlx_xdsl.tools.instrumentation.reproducer import (
+    CrashReproducer,
+    ReproducerError,
+    pipeline_text,
+    read_reproducer,
+)
 from rlx_xdsl.tools.instrumentation.timing import Timing
 from rlx_xdsl.suggest import did_you_mean
 
@@ -117,6 +122,11 @@ class RlxOptMain(xDSLOptMain):
 
     version_format = "rlx-opt {version} (xdsl {xdsl_version})"
     pipeline_spec: Pipeline
+    # The debugging aids the flags ask for (`setup_instrumentation`).
+    instrumentations: Sequence[PassInstrumentation] = ()
+    reproducer: CrashReproducer | None = None
+    statistics: PassStatistics | None = None
+    timing: Timing | None = None
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description=DESCRIPTION, args=args)
@@ -247,6 +257,17 @@ class RlxOptMain(xDSLOptMain):
         timing.add_argument(
             "--mlir-timing-display", choices=("list", "tree"), default="tree", help="the report's layout (default: tree)"
         )
+        crashes = arg_parser.add_argument_group("crash reproducers")
+        crashes.add_argument(
+            "--mlir-pass-pipeline-crash-reproducer",
+            metavar="FILE",
+            help="when a pass fails, write the pipeline's input and the pipeline to FILE (replay: --run-reproducer)",
+        )
+        _add_flags(
+            crashes,
+            ("--mlir-pass-pipeline-local-reproducer", "narrow the reproducer to the failing pass and its input"),
+            ("--run-reproducer", "run the pipeline named in the input's reproducer trailer"),
+        )
         statistics = arg_parser.add_argument_group("statistics (to stderr)")
         _add_flags(statistics, ("--mlir-pass-statistics", "report each pass's counters (rewrites per pattern, ...)"))
         statistics.add_argument(
@@ -259,7 +280,10 @@ class RlxOptMain(xDSLOptMain):
     def setup_pipeline(self):
         """Parse the pipeline once, up front: a bad pipeline is a usage error."""
         args = self.args
-        if args.pass_pipeline is not None:
+        self.reproducer_input: str | None = None
+        if args.run_reproducer:
+            text, require_root = self.read_reproducer(), True
+        elif args.pass_pipeline is not None:
             text, require_root = args.pass_pipeline, True
         else:
             text, require_root = args.passes, False
@@ -272,6 +296,18 @@ class RlxOptMain(xDSLOptMain):
             )
         except PipelineError as e:
             raise ToolError(str(e)) from e
+
+    def read_reproducer(self) -> str:
+        """--run-reproducer: the input's IR (kept for `read_chunks`) and its trailer's pipeline."""
+        if self.args.pass_pipeline is not None or self.args.passes:
+            raise ToolError("--run-reproducer takes the pipeline from the reproducer; drop -p/--pass-pipeline")
+        try:
+            reproducer = read_reproducer(self.read_input(), self.input_name)
+        except ReproducerError as e:
+            raise ToolError(str(e)) from e
+        self.reproducer_input = reproducer.ir
+        self.args.verify_each = self.args.verify_each and reproducer.verify_each
+        return reproducer.pipeline
 
     # Running --------------------------------------------------------------------------
 
@@ -299,10 +335,13 @@ class RlxOptMain(xDSLOptMain):
     def setup_instrumentation(self) -> None:
         """The debugging aids the flags ask for (`tools/instrumentation`), checked before any work."""
         args = self.args
-        self.instrumentations: list[PassInstrumentation] = []
+        self.instrumentations = []
         printing = self.ir_printing()
         if printing is not None:
             self.instrumentations.append(printing)
+        self.reproducer = self.crash_reproducer()
+        if self.reproducer is not None:
+            self.instrumentations.append(self.reproducer)
         self.statistics = PassStatistics(args.mlir_pass_statistics_display) if args.mlir_pass_statistics else None
         if self.statistics is not None:
             self.instrumentations.append(self.statistics)
@@ -328,6 +367,20 @@ class RlxOptMain(xDSLOptMain):
             module_scope=args.mlir_print_ir_module_scope,
             tree_dir=tree_dir,
             write_file=write_new_file,
+        )
+
+    def crash_reproducer(self) -> CrashReproducer | None:
+        path = self.args.mlir_pass_pipeline_crash_reproducer
+        if path is None:
+            return None
+        check_writable(path)
+        return CrashReproducer(
+            path,
+            local=self.args.mlir_pass_pipeline_local_reproducer,
+            passes=self.pipeline_spec.passes,
+            verify_each=self.args.verify_each and not self.args.disable_verify,
+            print_ir=print_ir,
+            write_file=write_atomically,
         )
 
     def pass_names(self, values: list[str], when: str) -> frozenset[str]:
@@ -361,14 +414,18 @@ class RlxOptMain(xDSLOptMain):
             write_output(self.args.output_file, output.getvalue())
         return ok
 
-    def read_chunks(self) -> list[tuple[str, int]]:
-        """The input text, split at `// -----` if asked, with each chunk's line offset."""
+    def read_input(self) -> str:
+        """The input file's text (stdin's for none or '-')."""
         path = self.args.input_file
         try:
             data = sys.stdin.buffer.read() if path in (None, "-") else Path(path).read_bytes()
         except OSError as e:
             raise ToolError(f"cannot open '{path}': {e.strerror}") from e
-        text = decode(data, self.input_name)
+        return decode(data, self.input_name)
+
+    def read_chunks(self) -> list[tuple[str, int]]:
+        """The input text, split at `// -----` if asked, with each chunk's line offset."""
+        text = self.reproducer_input if self.reproducer_input is not None else self.read_input()
         if not self.args.split_input_file:
             return [(text, 0)]
         return split_chunks(text)
@@ -436,6 +493,8 @@ class RlxOptMain(xDSLOptMain):
         """Run each pass, verifying after it as mlir-opt does: unless verification is off, or
         the pass reported that it left the IR alone (the input was verified when parsed)."""
         verify = not self.args.disable_verify and self.args.verify_each
+        if self.reproducer is not None:
+            self.reproducer.start(prog)
         with instrumented(*self.instrumentations):
             run_passes(self.pipeline_spec.passes, self.ctx, prog, verify=verify)
 
@@ -471,6 +530,9 @@ class RlxOptMain(xDSLOptMain):
             with_context = False
         for diag in diagnostics:
             sys.stderr.write(render(diag, result.source, with_context))
+        if self.reproducer is not None and self.reproducer.note is not None:
+            sys.stderr.write(f"{self.input_name}: note: {self.reproducer.note}\n")
+            self.reproducer.note = None
         sys.stderr.flush()
         return not diagnostics
 
@@ -644,6 +706,17 @@ def make_directory(path: str) -> None:
         raise ToolError(f"cannot create directory '{e.filename or path}': {e.strerror}") from e
     if not os.access(path, os.W_OK | os.X_OK):
         raise ToolError(f"cannot write into directory '{path}': Permission denied")
+
+
+def check_writable(path: str) -> None:
+    """Fail now, before any work, if the file `path` could not be written later."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ToolError(f"cannot write '{path}': Is a directory")
+    if not os.path.isdir(directory):
+        raise ToolError(f"cannot write '{path}': No such directory '{directory}'")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ToolError(f"cannot write '{path}': Permission denied")
 
 
 def write_new_file(path: str, text: str) -> None:
