@@ -26,7 +26,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
-from typing import Any, get_type_hints
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -66,16 +66,12 @@ from rlx_xdsl.transforms.pipeline import (
     run_passes,
 )
 from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
-from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
-from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
-from rlx_xdsl.tools.instrumentation.reproducer import (
-    CrashReproducer,
-    ReproducerError,
-    pipeline_text,
-    read_reproducer,
-)
-from rlx_xdsl.tools.instrumentation.timing import Timing
-from rlx_xdsl.suggest import did_you_mean
+
+if TYPE_CHECKING:  # the debugging aids are imported only when a flag asks for one
+    from rlx_xdsl.tools.instrumentation.ir_printing import IRPrinting
+    from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
+    from rlx_xdsl.tools.instrumentation.reproducer import CrashReproducer
+    from rlx_xdsl.tools.instrumentation.timing import Timing
 
 PROG = "rlx-opt"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
@@ -301,6 +297,8 @@ class RlxOptMain(xDSLOptMain):
         """--run-reproducer: the input's IR (kept for `read_chunks`) and its trailer's pipeline."""
         if self.args.pass_pipeline is not None or self.args.passes:
             raise ToolError("--run-reproducer takes the pipeline from the reproducer; drop -p/--pass-pipeline")
+        from rlx_xdsl.tools.instrumentation.reproducer import ReproducerError, read_reproducer
+
         try:
             reproducer = read_reproducer(self.read_input(), self.input_name)
         except ReproducerError as e:
@@ -323,6 +321,8 @@ class RlxOptMain(xDSLOptMain):
             return True
         self.setup_instrumentation()
         if self.args.dump_pass_pipeline:
+            from rlx_xdsl.tools.instrumentation.reproducer import pipeline_text
+
             print(pipeline_text(self.pipeline_spec.passes), file=sys.stderr)
         try:
             return self.run_chunks()
@@ -342,19 +342,30 @@ class RlxOptMain(xDSLOptMain):
         self.reproducer = self.crash_reproducer()
         if self.reproducer is not None:
             self.instrumentations.append(self.reproducer)
-        self.statistics = PassStatistics(args.mlir_pass_statistics_display) if args.mlir_pass_statistics else None
-        if self.statistics is not None:
+        if args.mlir_pass_statistics:
+            from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
+
+            self.statistics = PassStatistics(args.mlir_pass_statistics_display)
             self.instrumentations.append(self.statistics)
-        self.timing = Timing(args.mlir_timing_display) if args.time_passes else None
-        if self.timing is not None:  # last: its timers start after, and stop before, the other hooks
-            self.instrumentations.append(self.timing)
+        if args.time_passes:
+            from rlx_xdsl.tools.instrumentation.timing import Timing
+
+            self.timing = Timing(args.mlir_timing_display)
+            self.instrumentations.append(self.timing)  # last: its timers start after, and stop before, the others
 
     def ir_printing(self) -> IRPrinting | None:
         args = self.args
-        before = ALL if args.mlir_print_ir_before_all else self.pass_names(args.mlir_print_ir_before, "before")
-        after = ALL if args.print_between_passes else self.pass_names(args.mlir_print_ir_after, "after")
-        if not (before is ALL or before or after is ALL or after or args.mlir_print_ir_after_failure):
+        before_all, after_all = args.mlir_print_ir_before_all, args.print_between_passes
+        before = self.pass_names(args.mlir_print_ir_before, "before")
+        after = self.pass_names(args.mlir_print_ir_after, "after")
+        if not (before_all or before or after_all or after or args.mlir_print_ir_after_failure):
             return None
+        from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
+
+        if before_all:
+            before = ALL
+        if after_all:
+            after = ALL
         tree_dir = args.mlir_print_ir_tree_dir
         if tree_dir is not None:
             make_directory(tree_dir)
@@ -374,6 +385,8 @@ class RlxOptMain(xDSLOptMain):
         if path is None:
             return None
         check_writable(path)
+        from rlx_xdsl.tools.instrumentation.reproducer import CrashReproducer
+
         return CrashReproducer(
             path,
             local=self.args.mlir_pass_pipeline_local_reproducer,
@@ -388,6 +401,8 @@ class RlxOptMain(xDSLOptMain):
         names = frozenset(name.strip() for value in values for name in value.split(",") if name.strip())
         for name in sorted(names):
             if name not in self.available_passes:
+                from rlx_xdsl.suggest import did_you_mean
+
                 hint = did_you_mean(name, self.available_passes)
                 raise ToolError(
                     f"--mlir-print-ir-{when}: unknown pass '{name}'{hint} "
