@@ -99,7 +99,7 @@ class CrashReproducer(PassInstrumentation):
         if isinstance(pass_, AnchoredPipelinePass):
             self._anchors.pop()
             return
-        if self._written:
+        if self._written or not isinstance(error, Exception):  # not for Ctrl-C
             return
         self._written = True
         if self.local:
