@@ -53,6 +53,7 @@ from rlx_xdsl.source import (
     decode,
     parse_source,
     split_chunks,
+    verify_source,
 )
 from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
@@ -448,8 +449,7 @@ class RlxOptMain(xDSLOptMain):
     def process_chunk(self, text: str, offset: int) -> ChunkResult:
         """Parse, verify, transform and print one chunk; failures become diagnostics."""
         try:
-            with self.phase("Parser"):
-                module, lines = self.parse(text, offset)
+            module, lines = self.parse(text, offset)
         except SourceError as e:
             return ChunkResult(e.source, diagnostics=[e.diagnostic])
         result = ChunkResult(lines)
@@ -485,12 +485,18 @@ class RlxOptMain(xDSLOptMain):
         frontend = self.args.frontend or "mlir"
         if frontend == "mlir":
             implicit = not self.args.no_implicit_module
-            return parse_source(
-                self.ctx, text, self.input_name, line_offset=offset, allow_implicit_module=implicit, verify=verify
-            )
+            with self.phase("Parser"):
+                module, lines = parse_source(
+                    self.ctx, text, self.input_name, line_offset=offset, allow_implicit_module=implicit, verify=False
+                )
+            if verify:
+                with self.phase("Verifier"):
+                    verify_source(module, lines)
+            return module, lines
         lines = LineIndex(text, self.input_name, offset)  # a plugin frontend: no source locations
         try:
-            module = self.available_frontends[frontend](BytesIO(text.encode()))
+            with self.phase("Parser"):
+                module = self.available_frontends[frontend](BytesIO(text.encode()))
         except Exception as e:
             raise SourceError(Diagnostic(describe(e), SourcePos(self.input_name, offset + 1, 1)), lines) from e
         if verify:

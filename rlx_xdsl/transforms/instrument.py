@@ -36,6 +36,12 @@ class PassInstrumentation:
     def after_pass_failed(self, pass_: ModulePass, ops: Sequence[Operation], error: BaseException) -> None:
         """The pass raised, or the verifier rejected what it left; `error` is about to propagate."""
 
+    def before_verify(self, pass_: ModulePass) -> None:
+        """The verifier is about to check what `pass_` left (inside the pass's scope)."""
+
+    def after_verify(self, pass_: ModulePass) -> None:
+        """The verifier has checked what `pass_` left (whether or not it passed)."""
+
 
 _ACTIVE: ContextVar[tuple[PassInstrumentation, ...]] = ContextVar("rlx_pass_instrumentation", default=())
 
@@ -77,3 +83,16 @@ def pass_scope(pass_: ModulePass, op: Operation) -> Iterator[PassScope]:
         raise
     for hook in reversed(hooks):
         hook.after_pass(pass_, scope.ops, scope.changed)
+
+
+@contextmanager
+def verify_scope(pass_: ModulePass) -> Iterator[None]:
+    """Call the active instrumentations' hooks around verifying what `pass_` left."""
+    hooks = _ACTIVE.get()
+    for hook in hooks:
+        hook.before_verify(pass_)
+    try:
+        yield
+    finally:
+        for hook in reversed(hooks):
+            hook.after_verify(pass_)

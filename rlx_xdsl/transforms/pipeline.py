@@ -42,7 +42,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
 from rlx_xdsl.diagnostics import OpError, verify_located
-from rlx_xdsl.transforms.instrument import pass_scope
+from rlx_xdsl.transforms.instrument import pass_scope, verify_scope
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"
@@ -113,7 +113,8 @@ def run_passes(passes: tuple[ModulePass, ...], ctx: Context, module: ModuleOp, *
         with pass_scope(pass_, module) as scope:
             scope.changed = run_pass(pass_, ctx, module, module)
             if verify and scope.changed:
-                verify_after(pass_, module)
+                with verify_scope(pass_):
+                    verify_after(pass_, module)
 
 
 def verify_after(pass_: ModulePass | None, op: Operation) -> None:
@@ -160,8 +161,9 @@ class AnchoredPipelinePass(ReportsChanges, ModulePass):
                 scope.ops, scope.changed = current, pass_changed
                 changed |= pass_changed
                 if self.verify_each and pass_changed:
-                    for op in current:
-                        verify_after(pass_, op)
+                    with verify_scope(pass_):
+                        for op in current:
+                            verify_after(pass_, op)
             if len(current) != 1:  # erased, or split into several ops: go on with each
                 for op in current:
                     if op.name == self.anchor:

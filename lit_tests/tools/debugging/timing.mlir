@@ -1,5 +1,7 @@
 // --mlir-timing (alias --time-passes) reports to stderr in mlir-opt's layout:
 // tree (default) nests passes as the pipeline nests them, list sums and sorts.
+// Verifying the input, and what each pass that changed the IR left, is `Verifier`
+// (rlx-dce finds nothing to do after cse, so nothing is verified after it).
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-timing 2>&1 >/dev/null | filecheck %s --check-prefix=TREE
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --time-passes --mlir-timing-display=tree 2>&1 >/dev/null | filecheck %s --check-prefix=TREE
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-timing --mlir-timing-display=list 2>&1 >/dev/null | filecheck %s --check-prefix=LIST
@@ -13,8 +15,10 @@
 // TREE-EMPTY:
 // TREE-NEXT:   ----User Time----  ----Wall Time----  ----Name----
 // TREE-NEXT: {{^ +[0-9]+[.][0-9][0-9][0-9][0-9] \( *[0-9]+\.[0-9]%\) +[0-9]+[.][0-9][0-9][0-9][0-9] \( *[0-9]+\.[0-9]%\)}}  Parser
+// TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  Verifier
 // TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  'func.func' Pipeline
 // TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}    cse
+// TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}    Verifier
 // TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  rlx-dce
 // TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  Output
 // TREE-NEXT: {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  Rest
@@ -24,6 +28,7 @@
 // LIST:      ----User Time----  ----Wall Time----  ----Name----
 // LIST-DAG:  {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \(100.0%\)}}  root
 // LIST-DAG:  {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  Parser
+// LIST-DAG:  {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  Verifier
 // LIST-DAG:  {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  'func.func' Pipeline
 // LIST-DAG:  {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  cse
 // LIST-DAG:  {{^ +[0-9.]+ \( *[0-9.]+%\) +[0-9.]+ \( *[0-9.]+%\)}}  rlx-dce

@@ -1,7 +1,10 @@
-"""`--mlir-timing`: user and wall time of parsing, each pass and output, in mlir-opt's report.
+"""`--mlir-timing`: user and wall time of parsing, verifying, each pass and output, in
+mlir-opt's report.
 
 Timers nest as the pipeline nests: an anchored group is a `'func.func' Pipeline`
-timer holding its passes, each summed over every function it ran on. The
+timer holding its passes, each summed over every function it ran on. Verifying
+the input and what each pass left is timed as `Verifier` (beside the passes, as
+MLIR's old `VerifierPass`), not as part of the pass. The
 report's `tree` display keeps that nesting; `list` sums timers of the same name
 and sorts them by time, as MLIR's `--mlir-timing-display=list` does.
 """
@@ -48,6 +51,7 @@ class Timing(PassInstrumentation):
 
     def __post_init__(self) -> None:
         self._start = (time.perf_counter(), time.process_time())
+        self._paused = self.root
 
     def _push(self, name: str) -> None:
         parent = self._stack[-1][0] if self._stack else self.root
@@ -75,6 +79,18 @@ class Timing(PassInstrumentation):
 
     def after_pass_failed(self, pass_: ModulePass, ops: Sequence[Operation], error: BaseException) -> None:
         self._pop()
+
+    def before_verify(self, pass_: ModulePass) -> None:
+        """Pause the pass's timer: verification is timed beside it, as `Verifier`."""
+        timer, wall, user = self._stack.pop()
+        timer.wall += time.perf_counter() - wall
+        timer.user += time.process_time() - user
+        self._push("Verifier")
+        self._paused = timer
+
+    def after_verify(self, pass_: ModulePass) -> None:
+        self._pop()
+        self._stack.append((self._paused, time.perf_counter(), time.process_time()))
 
     # The report -----------------------------------------------------------------------------
 
