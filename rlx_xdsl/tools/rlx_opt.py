@@ -8,7 +8,10 @@ module adds what RLX's tests and users need on top of it:
 * `FILE:LINE:COL: error:` diagnostics for parse, verifier and pass errors, showing
   the offending op, and never a traceback (`diagnostics.py`, `locations.py`);
 * MLIR's `--verify-diagnostics` (`expectations.py`);
-* `-o` written atomically, `--list-passes`, `--dump-pass-pipeline`.
+* `-o` written atomically, `--list-passes`, `--dump-pass-pipeline`;
+* mlir-opt's pipeline debugging flags, with their MLIR names and output, on stderr:
+  IR dumps, timing, statistics, crash reproducers (`tools/instrumentation/`, watching
+  the passes through `transforms/instrument.py`; `docs/rlx-opt.md` lists every flag).
 """
 
 from __future__ import annotations
@@ -124,6 +127,8 @@ class RlxOptMain(xDSLOptMain):
     reproducer: CrashReproducer | None = None
     statistics: PassStatistics | None = None
     timing: Timing | None = None
+    reproducer_input: str | None = None
+    """Under --run-reproducer: the input without its trailer."""
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description=DESCRIPTION, args=args)
@@ -277,7 +282,6 @@ class RlxOptMain(xDSLOptMain):
     def setup_pipeline(self):
         """Parse the pipeline once, up front: a bad pipeline is a usage error."""
         args = self.args
-        self.reproducer_input: str | None = None
         if args.run_reproducer:
             text, require_root = self.read_reproducer(), True
         elif args.pass_pipeline is not None:
