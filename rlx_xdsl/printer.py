@@ -179,17 +179,51 @@ class TypeTexts:
         (printer.stream or sys.stdout).write(text)
 
 
-class RlxPrinter(TypeTexts, ExactConstants, Printer):
+class ElidedConstants:
+    """Printer mixin: `elide_elements_if_larger = N` prints each non-splat dense constant of
+    more than N elements as `dense_resource<__elided__>`, as MLIR's
+    `--mlir-elide-elementsattrs-if-larger=N` does (for reading IR dumps, not parsing back)."""
+
+    elide_elements_if_larger: int | None = None
+
+    def print_attribute(self, attribute: Attribute) -> None:
+        limit = self.elide_elements_if_larger
+        if limit is not None and isinstance(attribute, DenseIntOrFPElementsAttr) and _elided(attribute, limit):
+            printer: Printer = self  # type: ignore[assignment]
+            printer.print_string("dense_resource<__elided__> : ")
+            printer.print_attribute(attribute.type)
+            return
+        super().print_attribute(attribute)  # type: ignore[misc]
+
+
+@dataclass(eq=False, repr=False)
+class RlxPrinter(ElidedConstants, TypeTexts, ExactConstants, Printer):
     """xDSL's `Printer`, with constants printed bit-exactly and type texts remembered."""
 
+    elide_elements_if_larger: int | None = None
 
-class RlxSyntaxPrinter(ExactConstants, SyntaxPrinter):
+
+def _elided(attr: DenseIntOrFPElementsAttr, limit: int) -> bool:
+    count = len(attr)
+    if count <= limit:
+        return False
+    data = attr.data.data
+    size = len(data) // count
+    return not (size and data == data[:size] * count)  # a splat stays (same bytes everywhere)
+
+
+@dataclass(eq=False, repr=False)
+class RlxSyntaxPrinter(ElidedConstants, ExactConstants, SyntaxPrinter):
     """xDSL's colouring `SyntaxPrinter`, with constants printed bit-exactly."""
+
+    elide_elements_if_larger: int | None = None
 
 
 @dataclass(frozen=True)
 class RlxMLIRTarget(MLIRTarget):
     """`rlx-opt`'s `-t mlir` output: xDSL's MLIR target with `RlxPrinter`."""
+
+    elide_elements_if_larger: int | None = None
 
     def emit(self, ctx: Context, module: ModuleOp, output: IO[str]) -> None:
         cls = RlxSyntaxPrinter if self.syntax_highlight else RlxPrinter
@@ -198,6 +232,7 @@ class RlxMLIRTarget(MLIRTarget):
             print_generic_format=self.print_generic_format,
             print_properties_as_attributes=self.print_properties_as_attributes,
             print_debuginfo=self.print_debuginfo,
+            elide_elements_if_larger=self.elide_elements_if_larger,
         )
         printer.print_op(module)
         printer.print_metadata(ctx.loaded_dialects)

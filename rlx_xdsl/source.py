@@ -130,13 +130,18 @@ def parse_source(
     except Exception as e:  # e.g. an attribute verifier firing while parsing
         raise SourceError(Diagnostic(describe(e), _position(parser, lines)), lines) from None
     if verify:
-        try:
-            verify_located(module)
-        except OpError as e:
-            raise SourceError(op_diagnostic(e.op, e.message, e.note), lines) from None
-        except RecursionError:
-            raise SourceError(Diagnostic(TOO_DEEP, _position(None, lines)), lines) from None
+        verify_source(module, lines)
     return module, lines
+
+
+def verify_source(module: ModuleOp, lines: LineIndex) -> None:
+    """Verify a module parsed from `lines`; a failure is a `SourceError` at the offending op."""
+    try:
+        verify_located(module)
+    except OpError as e:
+        raise SourceError(op_diagnostic(e.op, e.message, e.note), lines) from None
+    except RecursionError:
+        raise SourceError(Diagnostic(TOO_DEEP, _position(None, lines)), lines) from None
 
 
 def _position(parser: LocatingParser | None, lines: LineIndex) -> SourcePos:

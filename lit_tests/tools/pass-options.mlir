@@ -14,7 +14,7 @@
 // --list-passes says how the option is written, and that stock xdsl-opt needs quotes.
 // RUN: rlx-opt --list-passes | filecheck %s --check-prefix=LIST
 
-// DUMP: {{^}}builtin.module(func.func(rlx-specialize{shapes="x=2x128","w=128x64"})){{$}}
+// DUMP: {{^}}builtin.module(func.func(rlx-specialize{shapes="x=2x128","w=128x64" func})){{$}}
 
 // LIST:      {{^}}  rlx-specialize{{$}}
 // LIST-NEXT: {{^      [A-Z].+}}

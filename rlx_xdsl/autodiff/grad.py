@@ -60,6 +60,9 @@ from rlx_xdsl.dialects.traits import data_operands, operand_roles
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
 from rlx_xdsl.transforms.dce import eliminate_dead_code
+from rlx_xdsl.transforms.statistics import Statistic
+
+VJP_RULES_USED = Statistic("num-vjp-rules", "Number of VJP rules applied")
 
 D_OUTPUT = GRADIENT_SEED
 """The name of the seed argument (RLX's `Input "d_output"`)."""
@@ -179,6 +182,7 @@ class ReverseSweep:
             gradients = rule(e, op, cotangents)
         except Unsupported as error:
             raise OpError(original, f"'rlx-grad' cannot differentiate '{op.name}': {error}") from error
+        VJP_RULES_USED.add()
         if len(gradients) != len(op.operands):
             raise OpError(
                 original,
@@ -368,6 +372,7 @@ class GradPass(ModulePass):
     """
 
     name = "rlx-grad"
+    STATISTICS = (VJP_RULES_USED,)
 
     func: str = field(metadata={"syntax": "NAME", "example": "loss"})
     wrt: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,..."})

@@ -67,6 +67,7 @@ from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneral
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 
 def _nothing(op: Operation) -> bool:
@@ -187,7 +188,7 @@ def lower_hir(module: ModuleOp) -> None:
     from rlx_xdsl.conversions.hir_to_mir.lower import LowerBlockOp
     from rlx_xdsl.conversions.hir_to_mir.registry import Policy
 
-    PatternRewriteWalker(LowerBlockOp(Policy.FUSABLE), apply_recursively=False).rewrite_module(module)
+    PatternRewriteWalker(counted(LowerBlockOp(Policy.FUSABLE)), apply_recursively=False).rewrite_module(module)
 
 
 # unfuse --------------------------------------------------------------------------------
@@ -207,7 +208,7 @@ class UnfuseForAD(RewritePattern):
 
 @PREPARE_STEPS.implement("unfuse", rewrites=_unfused_for_ad)
 def unfuse(module: ModuleOp) -> None:
-    PatternRewriteWalker(UnfuseForAD(), apply_recursively=True).rewrite_module(module)
+    PatternRewriteWalker(counted(UnfuseForAD()), apply_recursively=True).rewrite_module(module)
 
 
 # decompose-backward -----------------------------------------------------------------
@@ -226,7 +227,7 @@ class DecomposeForAD(RewritePattern):
 
 @PREPARE_STEPS.implement("decompose-backward", rewrites=_decomposed_for_ad)
 def decompose_backward(module: ModuleOp) -> None:
-    PatternRewriteWalker(DecomposeForAD(), apply_recursively=False).rewrite_module(module)
+    PatternRewriteWalker(counted(DecomposeForAD()), apply_recursively=False).rewrite_module(module)
 
 
 # lower-dot-general, inline-if, unroll-while: rlx-lower-dot-general's and rlx-lower-control-flow's patterns
@@ -304,7 +305,7 @@ class SingleAxisReduces(RewritePattern):
 
 @PREPARE_STEPS.implement("legalize-multi-axis-reduce", rewrites=_nothing)
 def legalize_multi_axis_reduce(module: ModuleOp) -> None:
-    PatternRewriteWalker(SingleAxisReduces()).rewrite_module(module)
+    PatternRewriteWalker(counted(SingleAxisReduces())).rewrite_module(module)
 
 
 @dataclass(frozen=True)
@@ -317,6 +318,12 @@ class PrepareAdPass(ModulePass):
     """
 
     name = "rlx-prepare-ad"
+    STATISTICS = tuple(
+        map(
+            pattern_statistic,
+            (UnfuseForAD, DecomposeForAD, LowerDotGeneralForAD, InlineIf, UnrollWhile, SingleAxisReduces),
+        )
+    )
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         prepare_for_ad(op)

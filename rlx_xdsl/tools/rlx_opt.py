@@ -8,7 +8,10 @@ module adds what RLX's tests and users need on top of it:
 * `FILE:LINE:COL: error:` diagnostics for parse, verifier and pass errors, showing
   the offending op, and never a traceback (`diagnostics.py`, `locations.py`);
 * MLIR's `--verify-diagnostics` (`expectations.py`);
-* `-o` written atomically, `--list-passes`, `--dump-pass-pipeline`.
+* `-o` written atomically, `--list-passes`, `--dump-pass-pipeline`;
+* mlir-opt's pipeline debugging flags, with their MLIR names and output, on stderr:
+  IR dumps, timing, statistics, crash reproducers (`tools/instrumentation/`, watching
+  the passes through `transforms/instrument.py`; `docs/rlx-opt.md` lists every flag).
 """
 
 from __future__ import annotations
@@ -20,14 +23,18 @@ import os
 import stat
 import sys
 import tempfile
-import time
 from collections.abc import Callable, Sequence
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, get_type_hints
 
 from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Operation
+from xdsl.passes import ModulePass
+from xdsl.utils.arg_spec import parse_spec
+from xdsl.utils.hints import type_repr
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import register_dialects
@@ -40,7 +47,7 @@ from rlx_xdsl.diagnostics import (
     verify_located,
 )
 from rlx_xdsl.locations import LineIndex, SourcePos
-from rlx_xdsl.printer import RlxMLIRTarget, RlxPrinter
+from rlx_xdsl.printer import RlxMLIRTarget, print_ir
 from rlx_xdsl.source import (
     SPLIT_MARKER,
     TOO_DEEP,
@@ -48,6 +55,7 @@ from rlx_xdsl.source import (
     decode,
     parse_source,
     split_chunks,
+    verify_source,
 )
 from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
@@ -59,9 +67,15 @@ from rlx_xdsl.transforms.pipeline import (
     Pipeline,
     PipelineError,
     parse_pipeline,
-    run_pass,
-    verify_after,
+    run_passes,
 )
+from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
+
+if TYPE_CHECKING:  # the debugging aids are imported only when a flag asks for one
+    from rlx_xdsl.tools.instrumentation.ir_printing import IRPrinting
+    from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
+    from rlx_xdsl.tools.instrumentation.reproducer import CrashReproducer
+    from rlx_xdsl.tools.instrumentation.timing import Timing
 
 PROG = "rlx-opt"
 BROKEN_PIPE = 141  # the shell's status for a process killed by SIGPIPE
@@ -108,6 +122,13 @@ class RlxOptMain(xDSLOptMain):
 
     version_format = "rlx-opt {version} (xdsl {xdsl_version})"
     pipeline_spec: Pipeline
+    # The debugging aids the flags ask for (`setup_instrumentation`).
+    instrumentations: Sequence[PassInstrumentation] = ()
+    reproducer: CrashReproducer | None = None
+    statistics: PassStatistics | None = None
+    timing: Timing | None = None
+    reproducer_input: str | None = None
+    """Under --run-reproducer: the input without its trailer."""
 
     def __init__(self, args: Sequence[str] | None = None):
         super().__init__(description=DESCRIPTION, args=args)
@@ -156,10 +177,17 @@ class RlxOptMain(xDSLOptMain):
         _add_flags(
             output,
             ("--split-input-file", f"process each '{SPLIT_MARKER}'-separated chunk independently"),
-            ("--print-op-generic", "print ops in MLIR's generic form"),
+            (("--mlir-print-op-generic", "--print-op-generic"), "print ops in MLIR's generic form"),
             ("--print-no-properties", "print properties as attributes"),
-            ("--print-debuginfo", 'print op locations: loc("file":line:col)'),
+            (("--mlir-print-debuginfo", "--print-debuginfo"), 'print op locations: loc("file":line:col)'),
+            ("--mlir-print-local-scope", "print attributes and types inline (xDSL always does: accepted for mlir-opt)"),
             ("--syntax-highlight", "colour the output on a terminal"),
+        )
+        output.add_argument(
+            "--mlir-elide-elementsattrs-if-larger",
+            type=_count,
+            metavar="N",
+            help="print dense constants of more than N elements (splats excepted) as dense_resource<__elided__>",
         )
 
         passes = arg_parser.add_argument_group("pass pipeline")
@@ -178,10 +206,19 @@ class RlxOptMain(xDSLOptMain):
         _add_flags(
             passes,
             ("--list-passes", "list the passes with descriptions and options, then exit"),
-            ("--dump-pass-pipeline", "print the parsed pipeline (MLIR form) to stderr"),
-            ("--print-between-passes", "print the IR after each pass but the last"),
-            ("--time-passes", "print how long each pass took"),
+            ("--dump-pass-pipeline", "print the parsed pipeline, every option spelled out, to stderr"),
+            ("--mlir-disable-threading", "accepted for mlir-opt: rlx-opt runs passes on one thread"),
         )
+        passes.add_argument(
+            "--verify-each",
+            type=_boolean,
+            nargs="?",
+            const=True,
+            default=True,
+            metavar="BOOL",
+            help="verify the IR after each pass that changed it (default: true)",
+        )
+        self.register_debugging_arguments(arg_parser)
 
         _add_flags(
             arg_parser.add_argument_group("diagnostics"),
@@ -193,19 +230,87 @@ class RlxOptMain(xDSLOptMain):
             ("--parsing-diagnostics", "accepted for xdsl-opt compatibility (parse errors are always diagnostics)"),
         )
 
+    def register_debugging_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
+        """mlir-opt's pipeline debugging flags (docs/rlx-opt.md): reports and dumps go to stderr."""
+        dumps = arg_parser.add_argument_group("IR printing (to stderr)")
+        for when in ("before", "after"):
+            dumps.add_argument(
+                f"--mlir-print-ir-{when}",
+                action="append",
+                default=[],
+                metavar="PASS[,PASS]",
+                help=f"print the IR {when} each run of the named passes",
+            )
+        _add_flags(
+            dumps,
+            ("--mlir-print-ir-before-all", "print the IR before every pass"),
+            (("--mlir-print-ir-after-all", "--print-between-passes"), "print the IR after every pass"),
+            ("--mlir-print-ir-after-change", "with the after flags: only after passes that changed the IR"),
+            ("--mlir-print-ir-after-failure", "print the IR as a failing pass left it"),
+            ("--mlir-print-ir-module-scope", "print the whole module, not only the op a func.func(...) pass ran on"),
+        )
+        dumps.add_argument(
+            "--mlir-print-ir-tree-dir",
+            metavar="DIR",
+            help="write each dump to its own file under DIR (DIR/builtin_module_no-symbol-name/func_func_f/0_0_cse.mlir)",
+        )
+        timing = arg_parser.add_argument_group("timing (to stderr)")
+        _add_flags(timing, (("--mlir-timing", "--time-passes"), "report the time of parsing, each pass and output"))
+        timing.add_argument(
+            "--mlir-timing-display", choices=("list", "tree"), default="tree", help="the report's layout (default: tree)"
+        )
+        crashes = arg_parser.add_argument_group("crash reproducers")
+        crashes.add_argument(
+            "--mlir-pass-pipeline-crash-reproducer",
+            metavar="FILE",
+            help="when a pass fails, write the pipeline's input and the pipeline to FILE (replay: --run-reproducer)",
+        )
+        _add_flags(
+            crashes,
+            ("--mlir-pass-pipeline-local-reproducer", "narrow the reproducer to the failing pass and its input"),
+            ("--run-reproducer", "run the pipeline named in the input's reproducer trailer"),
+        )
+        statistics = arg_parser.add_argument_group("statistics (to stderr)")
+        _add_flags(statistics, ("--mlir-pass-statistics", "report each pass's counters (rewrites per pattern, ...)"))
+        statistics.add_argument(
+            "--mlir-pass-statistics-display",
+            choices=("list", "pipeline"),
+            default="pipeline",
+            help="the report's layout (default: pipeline)",
+        )
+
     def setup_pipeline(self):
         """Parse the pipeline once, up front: a bad pipeline is a usage error."""
         args = self.args
-        if args.pass_pipeline is not None:
+        if args.run_reproducer:
+            text, require_root = self.read_reproducer(), True
+        elif args.pass_pipeline is not None:
             text, require_root = args.pass_pipeline, True
         else:
             text, require_root = args.passes, False
         try:
             self.pipeline_spec = parse_pipeline(
-                text, self.available_passes, require_root=require_root, verify_each=not args.disable_verify
+                text,
+                self.available_passes,
+                require_root=require_root,
+                verify_each=not args.disable_verify and args.verify_each,
             )
         except PipelineError as e:
             raise ToolError(str(e)) from e
+
+    def read_reproducer(self) -> str:
+        """--run-reproducer: the input's IR (kept for `read_chunks`) and its trailer's pipeline."""
+        if self.args.pass_pipeline is not None or self.args.passes:
+            raise ToolError("--run-reproducer takes the pipeline from the reproducer; drop -p/--pass-pipeline")
+        from rlx_xdsl.tools.instrumentation.reproducer import ReproducerError, read_reproducer
+
+        try:
+            reproducer = read_reproducer(self.read_input(), self.input_name)
+        except ReproducerError as e:
+            raise ToolError(str(e)) from e
+        self.reproducer_input = reproducer.ir
+        self.args.verify_each = self.args.verify_each and reproducer.verify_each
+        return reproducer.pipeline
 
     # Running --------------------------------------------------------------------------
 
@@ -219,8 +324,98 @@ class RlxOptMain(xDSLOptMain):
         if self.args.list_passes:
             sys.stdout.write(self.list_passes())
             return True
+        self.setup_instrumentation()
         if self.args.dump_pass_pipeline:
-            print(self.pipeline_spec, file=sys.stderr)
+            from rlx_xdsl.tools.instrumentation.reproducer import pipeline_text
+
+            print(pipeline_text(self.pipeline_spec.passes), file=sys.stderr)
+        try:
+            return self.run_chunks()
+        finally:
+            if self.statistics is not None:
+                sys.stderr.write(self.statistics.report(self.pipeline_spec.passes))
+            if self.timing is not None:
+                sys.stderr.write(self.timing.report())
+
+    def setup_instrumentation(self) -> None:
+        """The debugging aids the flags ask for (`tools/instrumentation`), checked before any work."""
+        args = self.args
+        self.instrumentations = []
+        printing = self.ir_printing()
+        if printing is not None:
+            self.instrumentations.append(printing)
+        self.reproducer = self.crash_reproducer()
+        if self.reproducer is not None:
+            self.instrumentations.append(self.reproducer)
+        if args.mlir_pass_statistics:
+            from rlx_xdsl.tools.instrumentation.pass_statistics import PassStatistics
+
+            self.statistics = PassStatistics(args.mlir_pass_statistics_display)
+            self.instrumentations.append(self.statistics)
+        if args.time_passes:
+            from rlx_xdsl.tools.instrumentation.timing import Timing
+
+            self.timing = Timing(args.mlir_timing_display)
+            self.instrumentations.append(self.timing)  # last: its timers start after, and stop before, the others
+
+    def ir_printing(self) -> IRPrinting | None:
+        args = self.args
+        before_all, after_all = args.mlir_print_ir_before_all, args.print_between_passes
+        before = self.pass_names(args.mlir_print_ir_before, "before")
+        after = self.pass_names(args.mlir_print_ir_after, "after")
+        if not (before_all or before or after_all or after or args.mlir_print_ir_after_failure):
+            return None
+        from rlx_xdsl.tools.instrumentation.ir_printing import ALL, IRPrinting
+
+        if before_all:
+            before = ALL
+        if after_all:
+            after = ALL
+        tree_dir = args.mlir_print_ir_tree_dir
+        if tree_dir is not None:
+            make_directory(tree_dir)
+        return IRPrinting(
+            self.print_ir,
+            before=before,
+            after=after,
+            after_change=args.mlir_print_ir_after_change,
+            after_failure=args.mlir_print_ir_after_failure,
+            module_scope=args.mlir_print_ir_module_scope,
+            tree_dir=tree_dir,
+            write_file=write_new_file,
+        )
+
+    def crash_reproducer(self) -> CrashReproducer | None:
+        path = self.args.mlir_pass_pipeline_crash_reproducer
+        if path is None:
+            return None
+        check_writable(path)
+        from rlx_xdsl.tools.instrumentation.reproducer import CrashReproducer
+
+        return CrashReproducer(
+            path,
+            local=self.args.mlir_pass_pipeline_local_reproducer,
+            passes=self.pipeline_spec.passes,
+            verify_each=self.args.verify_each and not self.args.disable_verify,
+            print_ir=print_ir,
+            write_file=write_atomically,
+        )
+
+    def pass_names(self, values: list[str], when: str) -> frozenset[str]:
+        """The pass names of `--mlir-print-ir-{when}=a,b` (repeatable), each a known pass."""
+        names = frozenset(name.strip() for value in values for name in value.split(",") if name.strip())
+        for name in sorted(names):
+            if name not in self.available_passes:
+                from rlx_xdsl.suggest import did_you_mean
+
+                hint = did_you_mean(name, self.available_passes)
+                raise ToolError(
+                    f"--mlir-print-ir-{when}: unknown pass '{name}'{hint} "
+                    f"(known passes: {', '.join(sorted(get_all_passes()))}; --list-passes shows all)"
+                )
+        return names
+
+    def run_chunks(self) -> bool:
         output = StringIO() if self.args.output_file else sys.stdout
         ok = True
         wrote = False
@@ -239,14 +434,18 @@ class RlxOptMain(xDSLOptMain):
             write_output(self.args.output_file, output.getvalue())
         return ok
 
-    def read_chunks(self) -> list[tuple[str, int]]:
-        """The input text, split at `// -----` if asked, with each chunk's line offset."""
+    def read_input(self) -> str:
+        """The input file's text (stdin's for none or '-')."""
         path = self.args.input_file
         try:
             data = sys.stdin.buffer.read() if path in (None, "-") else Path(path).read_bytes()
         except OSError as e:
             raise ToolError(f"cannot open '{path}': {e.strerror}") from e
-        text = decode(data, self.input_name)
+        return decode(data, self.input_name)
+
+    def read_chunks(self) -> list[tuple[str, int]]:
+        """The input text, split at `// -----` if asked, with each chunk's line offset."""
+        text = self.reproducer_input if self.reproducer_input is not None else self.read_input()
         if not self.args.split_input_file:
             return [(text, 0)]
         return split_chunks(text)
@@ -281,7 +480,8 @@ class RlxOptMain(xDSLOptMain):
 
             sys.stderr.write(FusionReport.analyze(baseline.graph, module).render(self.args.fusion_report))
         try:
-            result.output = self.output_resulting_program(module)
+            with self.phase("Output"):
+                result.output = self.output_resulting_program(module)
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {TOO_DEEP}"))
         except Exception as e:
@@ -294,12 +494,18 @@ class RlxOptMain(xDSLOptMain):
         frontend = self.args.frontend or "mlir"
         if frontend == "mlir":
             implicit = not self.args.no_implicit_module
-            return parse_source(
-                self.ctx, text, self.input_name, line_offset=offset, allow_implicit_module=implicit, verify=verify
-            )
+            with self.phase("Parser"):
+                module, lines = parse_source(
+                    self.ctx, text, self.input_name, line_offset=offset, allow_implicit_module=implicit, verify=False
+                )
+            if verify:
+                with self.phase("Verifier"):
+                    verify_source(module, lines)
+            return module, lines
         lines = LineIndex(text, self.input_name, offset)  # a plugin frontend: no source locations
         try:
-            module = self.available_frontends[frontend](BytesIO(text.encode()))
+            with self.phase("Parser"):
+                module = self.available_frontends[frontend](BytesIO(text.encode()))
         except Exception as e:
             raise SourceError(Diagnostic(describe(e), SourcePos(self.input_name, offset + 1, 1)), lines) from e
         if verify:
@@ -309,25 +515,46 @@ class RlxOptMain(xDSLOptMain):
                 raise SourceError(op_diagnostic(e.op, e.message, e.note), lines) from e
         return module, lines
 
+    def phase(self, name: str) -> AbstractContextManager[None]:
+        """Time a phase of the run (`Parser`, `Output`) under --mlir-timing."""
+        return self.timing.phase(name) if self.timing is not None else nullcontext()
+
     def apply_passes(self, prog: ModuleOp, after_each: Callable[[ModuleOp], None] | None = None) -> None:
         """Run each pass, verifying after it as mlir-opt does: unless verification is off, or
         the pass reported that it left the IR alone (the input was verified when parsed);
         then `after_each(prog)` if given (the fusion report's baseline watches the IR)."""
-        verify = not self.args.disable_verify
-        passes = self.pipeline_spec.passes
-        for index, pass_ in enumerate(passes):
-            start = time.perf_counter()
-            changed = run_pass(pass_, self.ctx, prog, prog)
-            if self.args.time_passes:
-                print(f"Pass {pass_} took {time.perf_counter() - start} seconds")
-            if verify and changed:
-                verify_after(pass_, prog)
-            if after_each is not None:
-                after_each(prog)
-            if self.args.print_between_passes and index + 1 < len(passes):
-                print(f"IR after {pass_}:")
-                RlxPrinter(stream=sys.stdout).print_op(prog)
-                print("\n\n")
+        verify = not self.args.disable_verify and self.args.verify_each
+        if self.reproducer is not None:
+            self.reproducer.start(prog)
+        watchers = tuple(self.instrumentations)
+        if after_each is not None:
+            watchers += (_AfterEachPass(prog, after_each),)
+        with instrumented(*watchers):
+            run_passes(self.pipeline_spec.passes, self.ctx, prog, verify=verify)
+
+    def output_resulting_program(self, prog: ModuleOp) -> str:
+        """The output text; the MLIR target with rlx-opt's printing options."""
+        spec = parse_spec(self.args.target)
+        if spec.name != "mlir":
+            return super().output_resulting_program(prog)
+        target = dataclasses.replace(RlxMLIRTarget.from_spec(spec), **self.printing_options())
+        target = dataclasses.replace(target, syntax_highlight=self.args.syntax_highlight)
+        output = StringIO()
+        target.emit(self.ctx, prog, output)
+        return output.getvalue()
+
+    def printing_options(self) -> dict[str, Any]:
+        """The printer's options, for the output and for IR dumps alike."""
+        return {
+            "print_generic_format": self.args.print_op_generic,
+            "print_properties_as_attributes": self.args.print_no_properties,
+            "print_debuginfo": self.args.print_debuginfo,
+            "elide_elements_if_larger": self.args.mlir_elide_elementsattrs_if_larger,
+        }
+
+    def print_ir(self, op: Operation) -> str:
+        """`op` as an IR dump shows it."""
+        return print_ir(op, **self.printing_options())
 
     def report(self, result: ChunkResult) -> bool:
         """Print the chunk's diagnostics (or, under --verify-diagnostics, the mismatches)."""
@@ -337,6 +564,9 @@ class RlxOptMain(xDSLOptMain):
             with_context = False
         for diag in diagnostics:
             sys.stderr.write(render(diag, result.source, with_context))
+        if self.reproducer is not None and self.reproducer.note is not None:
+            sys.stderr.write(f"{self.input_name}: note: {self.reproducer.note}\n")
+            self.reproducer.note = None
         sys.stderr.flush()
         return not diagnostics
 
@@ -365,10 +595,43 @@ class RlxOptMain(xDSLOptMain):
         return lines
 
 
-def _add_flags(group: Any, *flags: tuple[str, str]) -> None:
-    """Add boolean `--flag`s with their help to a parser or argument group."""
-    for flag, help in flags:
-        group.add_argument(flag, action="store_true", help=help)
+class _AfterEachPass(PassInstrumentation):
+    """Calls `callback(module)` after every pass that succeeds."""
+
+    def __init__(self, module: ModuleOp, callback: Callable[[ModuleOp], None]):
+        self.module = module
+        self.callback = callback
+
+    def after_pass(self, pass_: ModulePass, ops: Sequence[Operation], changed: bool) -> None:
+        self.callback(self.module)
+
+
+def _add_flags(group: Any, *flags: tuple[str | tuple[str, ...], str]) -> None:
+    """Add boolean `--flag`s with their help to a parser or argument group; a tuple of
+    spellings is one flag (the first names it, the others are aliases: old rlx-opt names)."""
+    for spellings, help in flags:
+        names = (spellings,) if isinstance(spellings, str) else spellings
+        dest = names[-1].lstrip("-").replace("-", "_")  # the old name: what xDSL's driver reads
+        group.add_argument(*names, dest=dest, action="store_true", help=help)
+
+
+def _count(text: str) -> int:
+    """A non-negative integer option value."""
+    try:
+        value = int(text)
+    except ValueError:
+        value = -1
+    if value < 0:
+        raise argparse.ArgumentTypeError(f"expected a non-negative integer, got '{text}'")
+    return value
+
+
+def _boolean(text: str) -> bool:
+    """An MLIR boolean option value: true/false (also 1/0)."""
+    value = {"true": True, "1": True, "false": False, "0": False}.get(text.lower())
+    if value is None:
+        raise argparse.ArgumentTypeError(f"expected true or false, got '{text}'")
+    return value
 
 
 def _rlx_version() -> str:
@@ -424,6 +687,33 @@ def write_atomically(path: str, text: str) -> None:
         if isinstance(e, OSError):
             raise ToolError(f"cannot write '{path}': {e.strerror}") from e
         raise
+
+
+def make_directory(path: str) -> None:
+    """Create the directory `path` (and its parents) up front, or fail before any work is done."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except OSError as e:
+        raise ToolError(f"cannot create directory '{e.filename or path}': {e.strerror}") from e
+    if not os.access(path, os.W_OK | os.X_OK):
+        raise ToolError(f"cannot write into directory '{path}': Permission denied")
+
+
+def check_writable(path: str) -> None:
+    """Fail now, before any work, if the file `path` could not be written later."""
+    directory = os.path.dirname(os.path.abspath(path))
+    if os.path.isdir(path):
+        raise ToolError(f"cannot write '{path}': Is a directory")
+    if not os.path.isdir(directory):
+        raise ToolError(f"cannot write '{path}': No such directory '{directory}'")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        raise ToolError(f"cannot write '{path}': Permission denied")
+
+
+def write_new_file(path: str, text: str) -> None:
+    """Write `text` to `path` atomically, creating its directory."""
+    make_directory(os.path.dirname(path) or ".")
+    write_atomically(path, text)
 
 
 def _file_mode(path: str) -> int:

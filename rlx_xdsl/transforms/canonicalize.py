@@ -52,6 +52,7 @@ from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, ReshapeOp, Transpose
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
 from rlx_xdsl.transforms.pipeline import ReportsChanges
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -313,7 +314,7 @@ single op, and none builds what another takes apart, so the greedy walk converge
 
 def canonicalize(module: ModuleOp) -> bool:
     """Apply `PATTERNS` (and drop dead ops) until nothing changes; True if anything did."""
-    return PatternRewriteWalker(GreedyRewritePatternApplier(list(PATTERNS))).rewrite_module(module)
+    return PatternRewriteWalker(counted(GreedyRewritePatternApplier(list(PATTERNS)))).rewrite_module(module)
 
 
 @dataclass(frozen=True)
@@ -333,6 +334,7 @@ class CanonicalizePass(ReportsChanges, ModulePass):
     """
 
     name = "rlx-canonicalize"
+    STATISTICS = tuple(pattern_statistic(type(p)) for p in PATTERNS)
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         return canonicalize(op)

@@ -32,6 +32,7 @@ from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import KERNELS, run_kernel
 from rlx_xdsl.shapes import is_static
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 
 def result_elements(op: Operation) -> int | None:
@@ -81,9 +82,10 @@ class ConstantFoldPass(ModulePass):
     """
 
     name = "rlx-constant-fold"
+    STATISTICS = (pattern_statistic(FoldConstantOperands),)
 
     max_elements: int = 1 << 16
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # One forward sweep folds whole chains: a folded op's users come later and see constants.
-        PatternRewriteWalker(FoldConstantOperands(self.max_elements), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(counted(FoldConstantOperands(self.max_elements)), apply_recursively=False).rewrite_module(op)

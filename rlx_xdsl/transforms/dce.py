@@ -25,6 +25,9 @@ from xdsl.traits import (
 )
 
 from rlx_xdsl.transforms.pipeline import ReportsChanges
+from rlx_xdsl.transforms.statistics import Statistic
+
+ERASED = Statistic("num-erased", "Number of dead ops erased")
 
 
 class PurityCache:
@@ -120,7 +123,10 @@ class DeadCodeEliminationPass(ReportsChanges, ModulePass):
     """
 
     name = "rlx-dce"
+    STATISTICS = (ERASED,)
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
-        return sum(eliminate_dead_code(function) for function in functions) > 0
+        erased = sum(eliminate_dead_code(function) for function in functions)
+        ERASED.add(erased)
+        return erased > 0

@@ -48,6 +48,7 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.canonicalize import IdentityCast
 from rlx_xdsl.transforms.pipeline import ReportsChanges
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 # What a value is --------------------------------------------------------------------
 
@@ -256,7 +257,7 @@ PATTERNS: tuple[RewritePattern, ...] = (IdentityCast(), CastOfExactCast(), Dupli
 def fold_casts(module: ModuleOp) -> bool:
     """Apply `PATTERNS` until nothing changes; True if anything did. Other dead ops are kept."""
     applier = GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False)
-    return PatternRewriteWalker(applier).rewrite_module(module)
+    return PatternRewriteWalker(counted(applier)).rewrite_module(module)
 
 
 @dataclass(frozen=True)
@@ -270,6 +271,7 @@ class FoldCastsPass(ReportsChanges, ModulePass):
     """
 
     name = "rlx-fold-casts"
+    STATISTICS = tuple(pattern_statistic(type(p)) for p in PATTERNS)
 
     def apply_and_report(self, ctx: Context, op: ModuleOp) -> bool:
         return fold_casts(op)

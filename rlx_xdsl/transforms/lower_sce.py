@@ -50,6 +50,7 @@ from rlx_xdsl.dialects.mir.loss import (
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 from rlx_xdsl.transforms.decompose_backward.emit import keep_where, scalar
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 
 def class_ids(e: Emitter, op: IndexedCrossEntropyOperation) -> SSAValue:
@@ -180,7 +181,8 @@ class LowerSoftmaxCrossEntropyPass(ModulePass):
     """Rewrite the softmax-cross-entropy ops (losses and backward) into primitive MIR ops."""
 
     name = "rlx-lower-softmax-cross-entropy"
+    STATISTICS = tuple(map(pattern_statistic, (LowerIndexedLoss, LowerDenseLoss, LowerLossBackward)))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         patterns = GreedyRewritePatternApplier([LowerIndexedLoss(), LowerDenseLoss(), LowerLossBackward()])
-        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(counted(patterns), apply_recursively=False).rewrite_module(op)

@@ -47,6 +47,7 @@ from xdsl.utils.exceptions import ArgSpecParseError
 from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.suggest import did_you_mean
 from rlx_xdsl.transforms.options import OptionError, check_options, quote_value, spelled
+from rlx_xdsl.transforms.instrument import pass_scope, verify_scope
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"
@@ -110,6 +111,17 @@ def run_pass(pass_: ModulePass, ctx: Context, module: ModuleOp, anchor: Operatio
         raise PassFailure(pass_, anchor, e) from e
 
 
+def run_passes(passes: tuple[ModulePass, ...], ctx: Context, module: ModuleOp, *, verify: bool = True) -> None:
+    """Run `passes` on the root `module` in order, each watched by the active instrumentation
+    (`instrument.py`), verifying after each pass that may have changed the IR, as mlir-opt does."""
+    for pass_ in passes:
+        with pass_scope(pass_, module) as scope:
+            scope.changed = run_pass(pass_, ctx, module, module)
+            if verify and scope.changed:
+                with verify_scope(pass_):
+                    verify_after(pass_, module)
+
+
 def verify_after(pass_: ModulePass | None, op: Operation) -> None:
     """Verify `op` (`verify_located`); name `pass_` in a note if it broke the IR."""
     try:
@@ -143,16 +155,20 @@ class AnchoredPipelinePass(ReportsChanges, ModulePass):
         """Run `passes` on `target`, following it if a pass replaces it; whether any changed it."""
         changed = False
         for index, pass_ in enumerate(passes):
-            if isinstance(target, ModuleOp):
-                pass_changed = run_pass(pass_, ctx, target, target)
-                current = [target]
-            else:
-                with _isolated(target) as (module, current):
-                    pass_changed = run_pass(pass_, ctx, module, target)
-            changed |= pass_changed
-            if self.verify_each and pass_changed:
-                for op in current:
-                    verify_after(pass_, op)
+            with pass_scope(pass_, target) as scope:
+                if isinstance(target, ModuleOp):
+                    pass_changed = run_pass(pass_, ctx, target, target)
+                    current = [target]
+                else:
+                    with _isolated(target) as (module, current):
+                        scope.ops = current  # filled when the op moves back, even if the pass raised
+                        pass_changed = run_pass(pass_, ctx, module, target)
+                scope.ops, scope.changed = current, pass_changed
+                changed |= pass_changed
+                if self.verify_each and pass_changed:
+                    with verify_scope(pass_):
+                        for op in current:
+                            verify_after(pass_, op)
             if len(current) != 1:  # erased, or split into several ops: go on with each
                 for op in current:
                     if op.name == self.anchor:

@@ -32,6 +32,9 @@ from rlx_xdsl.dialects.traits import RegionSignatureInterface
 from rlx_xdsl.graph import argument_names
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.pipeline import ReportsChanges
+from rlx_xdsl.transforms.statistics import Statistic
+
+BOUND = Statistic("num-args-specialized", "Number of function arguments given static dims")
 
 
 class SpecializeError(OpError, PassFailedException):
@@ -268,7 +271,10 @@ def specialize(module: ModuleOp, bindings: dict[str, Binding], function_name: st
     functions = _select_functions(module, function_name)
     _check_names_known(module, functions, bindings)
     plans = [(f, bound_argument_types(f, bindings)) for f in functions]
-    return set_argument_types(plans, "binding " + ", ".join(str(b) for b in bindings.values()))
+    bound = sum(new != arg.type for f, types in plans for arg, new in zip(f.body.block.args, types))
+    changed = set_argument_types(plans, "binding " + ", ".join(str(b) for b in bindings.values()))
+    BOUND.add(bound if changed else 0)
+    return changed
 
 
 @dataclass(frozen=True)
@@ -283,6 +289,7 @@ class SpecializeShapesPass(ReportsChanges, ModulePass):
     """
 
     name = "rlx-specialize"
+    STATISTICS = (BOUND,)
 
     shapes: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME=DIMS,...", "example": "x=2x8x32"})
     func: str | None = field(default=None, metadata={"syntax": "NAME"})

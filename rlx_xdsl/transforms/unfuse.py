@@ -24,6 +24,7 @@ from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, Rewrite
 
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 UnfuseRule = Callable[[Emitter, Operation], Sequence[SSAValue]]
 
@@ -52,7 +53,8 @@ class UnfusePass(ModulePass):
     """Expand every composite op that has an unfuse rule into primitive MIR ops."""
 
     name = "rlx-unfuse"
+    STATISTICS = (pattern_statistic(UnfuseRegistered),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         load_rules()
-        PatternRewriteWalker(UnfuseRegistered(), apply_recursively=True).rewrite_module(op)
+        PatternRewriteWalker(counted(UnfuseRegistered()), apply_recursively=True).rewrite_module(op)

@@ -27,6 +27,7 @@ from xdsl.utils.exceptions import PassFailedException, VerifyException
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.locations import LineIndex
 from rlx_xdsl.tools import rlx_opt
+from rlx_xdsl.transforms import pipeline as pipeline_module
 from rlx_xdsl.tools.expectations import parse_expectations
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms import get_all_passes
@@ -435,8 +436,8 @@ def test_no_verification_after_a_pass_that_reports_it_changed_nothing(opt, write
 
 def test_verify_runs_after_exactly_the_passes_that_changed_the_ir(opt, write, monkeypatch):
     verified: list[str] = []
-    real = rlx_opt.verify_after
-    monkeypatch.setattr(rlx_opt, "verify_after", lambda pass_, op: (verified.append(pass_.name), real(pass_, op)))
+    real = pipeline_module.verify_after
+    monkeypatch.setattr(pipeline_module, "verify_after", lambda pass_, op: (verified.append(pass_.name), real(pass_, op)))
     path = write("good.mlir", GOOD)
     # GOOD has one dead op: rlx-dce removes it; nothing is left for a second rlx-dce,
     # rlx-canonicalize, rlx-fold-casts, or rlx-specialize binding %a to its own shape.
@@ -751,7 +752,7 @@ def test_pass_pipeline_and_p_are_equivalent(opt, write, short, mlir):
 def test_dumped_pipeline_is_canonical(opt, write):
     path = write("good.mlir", GOOD)
     run = opt(path, "-p", " func.func( cse ,dce ) , test-options{count=4}", "--dump-pass-pipeline")
-    assert run.err == "builtin.module(func.func(cse,dce),test-options{count=4})\n"
+    assert run.err == "builtin.module(func.func(cse,dce),test-options{count=4 label dims=1,2 flag=false mode=\"fast\"})\n"
 
 
 def test_func_anchor_runs_passes_on_each_function_alone(opt, write):

@@ -26,6 +26,7 @@ from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Lowering, Policy
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.hir.base import HirOperation
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 
 class LowerBlockOp(RewritePattern):
@@ -99,13 +100,14 @@ class LowerHirPass(ModulePass):
     its Direct policy does, `policy=fusable` the primitive chains the fusion passes match."""
 
     name = "rlx-lower-hir"
+    STATISTICS = (pattern_statistic(LowerBlockOp),)
 
     policy: str = field(default=Policy.DIRECT.value, metadata={"syntax": "direct|fusable", "example": "fusable"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         policy = parse_policy(self.policy)
         load_lowerings()
-        PatternRewriteWalker(LowerBlockOp(policy), apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(counted(LowerBlockOp(policy)), apply_recursively=False).rewrite_module(op)
         for leftover in op.walk():
             if isinstance(leftover, HirOperation):
                 raise OpError(leftover, f"'{leftover.name}' has no lowering to MIR")

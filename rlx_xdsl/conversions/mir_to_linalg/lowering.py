@@ -45,6 +45,9 @@ from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.transforms.statistics import Statistic
+
+LOWERED = Statistic("num-lowered", "Number of RLX ops lowered to upstream dialects")
 
 GROUP_MODULES = (
     "elementwise",
@@ -219,6 +222,7 @@ def lower_module(module: ModuleOp) -> None:
     types = {op: OpTypes.of(op) for op in work.walk() if needs_lowering(op)}
     _retype_signatures(work)
     PatternRewriteWalker(LowerRegisteredOp(types), apply_recursively=True).rewrite_module(work)
+    LOWERED.add(len(types))
     old = module.body.block
     module.body.detach_block(old)
     old.erase(safe_erase=False)
@@ -235,6 +239,7 @@ class ConvertMirToLinalgPass(ModulePass):
     """
 
     name = "rlx-convert-mir-to-linalg"
+    STATISTICS = (LOWERED,)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         lower_module(op)

@@ -59,6 +59,10 @@ from rlx_xdsl.dialects.lir.liveness import (
 )
 from rlx_xdsl.dialects.lir.plan import PlanOp
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.transforms.statistics import Statistic
+
+PLANNED_BYTES = Statistic("arena-bytes", "Bytes of the planned arenas")
+NAIVE_BYTES = Statistic("naive-bytes", "Bytes every buffer would take unshared")
 
 STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "earliest-first", "latest-first", "rlx")
 
@@ -290,6 +294,7 @@ class PlanMemoryPass(ModulePass):
     """
 
     name = "rlx-plan-memory"
+    STATISTICS = (PLANNED_BYTES, NAIVE_BYTES)
 
     alignment: int = 64
     allocate_params: bool = True
@@ -314,6 +319,9 @@ class PlanMemoryPass(ModulePass):
         options = self.planner_options()
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp) and not f.is_declaration]
         plans = [plan_function(f, options) for f in functions]
+        for plan in plans:
+            PLANNED_BYTES.add(plan.arena_bytes.value.data)
+            NAIVE_BYTES.add(plan.naive_bytes.value.data)
         if self.report is not None:
             from rlx_xdsl.conversions.mir_to_lir.report import text_report
 

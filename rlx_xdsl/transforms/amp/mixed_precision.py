@@ -36,6 +36,9 @@ from rlx_xdsl.transforms.amp.policy import (
 )
 from rlx_xdsl.transforms.amp.presets import TORCH_PRESETS, torch_preset
 from rlx_xdsl.transforms.amp.rewrite import auto_mixed_precision
+from rlx_xdsl.transforms.statistics import Statistic
+
+CASTS = Statistic("num-casts", "Number of casts inserted")
 
 POLICY_NAMES = (*CLASS_POLICIES, *TORCH_PRESETS)
 
@@ -87,6 +90,7 @@ class AutoMixedPrecisionPass(ModulePass):
     """
 
     name = "rlx-amp"
+    STATISTICS = (CASTS,)
 
     policy: str = field(default="always-f32", metadata={"syntax": "|".join(POLICY_NAMES), "example": "auto-mixed"})
     compute: str | None = field(default=None, metadata={"syntax": "f32|f16|bf16"})
@@ -142,4 +146,4 @@ class AutoMixedPrecisionPass(ModulePass):
         return WithOpOverrides(base, overrides) if overrides else base
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        auto_mixed_precision(op, self.build_policy(lambda name: resolve_op(ctx, name)))
+        CASTS.add(auto_mixed_precision(op, self.build_policy(lambda name: resolve_op(ctx, name))))

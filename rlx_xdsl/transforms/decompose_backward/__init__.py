@@ -30,6 +30,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpClass, OpRegistry
+from rlx_xdsl.transforms.statistics import counted, pattern_statistic
 
 Rule = Callable[[Emitter, Operation], SSAValue]
 
@@ -86,10 +87,11 @@ class DecomposeBackwardPass(ModulePass):
     """
 
     name = "rlx-decompose-backward"
+    STATISTICS = (pattern_statistic(DecomposeRegistered),)
 
     keep: tuple[str, ...] = field(default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.attention_backward"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         load_rules()
         pattern = DecomposeRegistered(kept_classes(ctx, self.keep))
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        PatternRewriteWalker(counted(pattern), apply_recursively=False).rewrite_module(op)

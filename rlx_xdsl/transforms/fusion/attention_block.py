@@ -52,6 +52,7 @@ from rlx_xdsl.transforms.fusion.matching import (
     used_once_by,
 )
 from rlx_xdsl.transforms.fusion.matmul_bias_act import bias_of, fusable_bias
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 HEAD_PERM = [0, 2, 1, 3]
 
@@ -313,6 +314,7 @@ class FuseAttentionBlockPass(ModulePass):
     """
 
     name = "rlx-fuse-attention-block"
+    STATISTICS = (pattern_statistic(FuseAttentionBlock),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseAttentionBlock())

@@ -40,6 +40,7 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
 from rlx_xdsl.transforms.inlining import inline_block
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def scalar_truth(e: Emitter, pred: SSAValue) -> SSAValue:
@@ -96,6 +97,7 @@ class LowerControlFlowPass(ModulePass):
     """
 
     name = "rlx-lower-control-flow"
+    STATISTICS = (pattern_statistic(InlineIf), pattern_statistic(UnrollWhile))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, InlineIf(), UnrollWhile(), recursive=True)

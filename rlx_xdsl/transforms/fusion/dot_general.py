@@ -32,6 +32,7 @@ from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def reshape_entries(groups: Sequence[Sequence[int]]) -> list[int] | None:
@@ -97,6 +98,7 @@ class LowerDotGeneralPass(ModulePass):
     """
 
     name = "rlx-lower-dot-general"
+    STATISTICS = (pattern_statistic(LowerDotGeneral),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, LowerDotGeneral())

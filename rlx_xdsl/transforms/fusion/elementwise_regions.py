@@ -46,6 +46,7 @@ from rlx_xdsl.transforms.fusion.matching import (
     sole_user,
 )
 from rlx_xdsl.transforms.inlining import inline_block
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 KERNEL_BODIES = (ElementwiseRegionOp, FusedMatmulEpilogueOp)
 """Ops whose body is already one fused kernel: nothing inside them is marked again."""
@@ -168,6 +169,7 @@ class MarkElementwiseRegionsPass(ModulePass):
     """
 
     name = "rlx-mark-elementwise-regions"
+    STATISTICS = (pattern_statistic(MarkElementwiseRegion),)
 
     max_steps: int = 32
     max_inputs: int = 16
@@ -183,6 +185,7 @@ class UnfuseElementwiseRegionsPass(ModulePass):
     """Expand every mir.elementwise_region back into its ops (RLX's UnfuseElementwiseRegions)."""
 
     name = "rlx-unfuse-elementwise-regions"
+    STATISTICS = (pattern_statistic(UnfuseRegion),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, UnfuseRegion(FOREVER))
@@ -197,6 +200,7 @@ class ClipElementwiseRegionsPass(ModulePass):
     """
 
     name = "rlx-clip-elementwise-regions"
+    STATISTICS = (pattern_statistic(UnfuseRegion),)
 
     max_steps: int = 32
     max_inputs: int = 16

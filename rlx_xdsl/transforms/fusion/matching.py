@@ -19,6 +19,7 @@ from xdsl.pattern_rewriter import (
 from rlx_xdsl.dialects.mir.elementwise import UnaryOperation
 from rlx_xdsl.dialects.traits import is_elementwise
 from rlx_xdsl.shapes import shape_of
+from rlx_xdsl.transforms.statistics import counted
 
 
 def sole_user(value: SSAValue) -> Operation | None:
@@ -94,5 +95,5 @@ def apply_patterns(
     passes whose rewrites create new matches; otherwise one sweep suffices.
     """
     pattern = patterns[0] if len(patterns) == 1 else GreedyRewritePatternApplier(list(patterns), dce_enabled=False)
-    walker = PatternRewriteWalker(pattern, apply_recursively=recursive, walk_reverse=reverse)
+    walker = PatternRewriteWalker(counted(pattern), apply_recursively=recursive, walk_reverse=reverse)
     return walker.rewrite_module(module)

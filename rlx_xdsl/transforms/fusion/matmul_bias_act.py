@@ -33,6 +33,7 @@ from rlx_xdsl.transforms.fusion.matching import (
     rank,
     sole_user,
 )
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 EPILOGUE_ACTIVATIONS = frozenset({Activation.GELU, Activation.SILU})
 """The activations RLX fuses into the matmul's epilogue."""
@@ -89,6 +90,7 @@ class FuseMatmulBiasActPass(ModulePass):
     """
 
     name = "rlx-fuse-matmul-bias-act"
+    STATISTICS = (pattern_statistic(FuseMatmulBiasAct),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseMatmulBiasAct())

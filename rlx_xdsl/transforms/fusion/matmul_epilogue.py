@@ -30,6 +30,7 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import dims_match, shape_of
 from rlx_xdsl.transforms.fusion.elementwise_regions import is_step
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, sole_user
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def keeps_shape(value: SSAValue, shape) -> bool:
@@ -100,6 +101,7 @@ class FuseMatmulEpiloguePass(ModulePass):
     """
 
     name = "rlx-fuse-matmul-epilogue"
+    STATISTICS = (pattern_statistic(FuseMatmulEpilogue),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseMatmulEpilogue())

@@ -55,6 +55,7 @@ from rlx_xdsl.transforms.fusion.residual_norm import (
 from rlx_xdsl.transforms.fusion.rms_norm_reshape import FuseRmsNormReshapePass
 from rlx_xdsl.transforms.fusion.shared_input_matmul import FuseSharedInputMatmulPass
 from rlx_xdsl.transforms.fusion.swiglu import FuseSwigluDualMatmulPass, FuseSwigluPass
+from rlx_xdsl.transforms.statistics import Statistic, declared
 
 ALL = frozenset(
     {
@@ -148,6 +149,12 @@ class FusionPipelinePass(ModulePass):
     def __post_init__(self) -> None:
         if self.target not in TARGETS:  # a bad option is a usage error, before any IR is read
             raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
+
+    @property
+    def STATISTICS(self) -> tuple[Statistic, ...]:  # noqa: N802  (the statistics protocol's name)
+        """Its passes' counters: their patterns count while it runs them."""
+        passes = fusion_passes(self.target, self.skip_fusion, self.keep_regions)
+        return tuple(dict.fromkeys(stat for pass_ in passes for stat in declared(pass_)))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         for pass_ in fusion_passes(self.target, self.skip_fusion, self.keep_regions):

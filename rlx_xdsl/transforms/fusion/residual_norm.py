@@ -36,6 +36,7 @@ from rlx_xdsl.transforms.fusion.matching import (
     rank,
     used_once_by,
 )
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 FUSED_FORM: dict[type[AxisNormOperation], type[AxisNormOperation]] = {
     LayerNormOp: FusedResidualLayerNormOp,
@@ -129,6 +130,7 @@ class FuseResidualLayerNormPass(ModulePass):
     """
 
     name = "rlx-fuse-residual-layer-norm"
+    STATISTICS = (pattern_statistic(FuseResidualNorm),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseResidualNorm(LayerNormOp))
@@ -143,6 +145,7 @@ class FuseResidualRmsNormPass(ModulePass):
     """
 
     name = "rlx-fuse-residual-rms-norm"
+    STATISTICS = (pattern_statistic(FuseResidualNorm),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseResidualNorm(RmsNormOp))

@@ -30,6 +30,7 @@ from rlx_xdsl.dialects.mir.shape import ReshapeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, sole_user
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def is_leading_flatten(reshape: ReshapeOp) -> bool:
@@ -69,6 +70,7 @@ class FuseRmsNormReshapePass(ModulePass):
     """
 
     name = "rlx-fuse-rms-norm-reshape"
+    STATISTICS = (pattern_statistic(FuseRmsNormReshape),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseRmsNormReshape())

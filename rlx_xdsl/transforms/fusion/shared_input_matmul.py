@@ -27,6 +27,7 @@ from rlx_xdsl.dialects.mir.shape import ConcatOp, NarrowOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, dominates
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def shared_input_matmuls(x: SSAValue) -> list[MatmulOp]:
@@ -82,6 +83,7 @@ class FuseSharedInputMatmulPass(ModulePass):
     """
 
     name = "rlx-fuse-shared-input-matmul"
+    STATISTICS = (pattern_statistic(FuseSharedInputMatmul),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseSharedInputMatmul())

@@ -35,6 +35,7 @@ from rlx_xdsl.dialects.mir.shape import ConcatOp, NarrowOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, normalize_axis, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, owner_if, used_once_by
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def silu_and_other(mul: MulOp) -> tuple[SiluOp, SSAValue] | None:
@@ -128,6 +129,7 @@ class FuseSwigluDualMatmulPass(ModulePass):
     """
 
     name = "rlx-fuse-swiglu-dual-matmul"
+    STATISTICS = (pattern_statistic(FuseSwigluDualMatmul),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseSwigluDualMatmul())
@@ -142,6 +144,7 @@ class FuseSwigluPass(ModulePass):
     """
 
     name = "rlx-fuse-swiglu"
+    STATISTICS = (pattern_statistic(FuseSwiglu),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, FuseSwiglu())
