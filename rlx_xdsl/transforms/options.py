@@ -168,13 +168,14 @@ def xdsl_pipeline(name: str, cls: type[ModulePass]) -> str:
     return f"{name}{{{' '.join(given)}}}" if given else name
 
 
-def spelled(pass_: ModulePass) -> str:
+def spelled(pass_: ModulePass, include_default: bool = False) -> str:
     """A configured pass as a pipeline element, options in kebab case
-    (`rlx-fusion-pipeline{skip-fusion=true}`; xDSL's own `str()` writes field names).
+    (`rlx-fusion-pipeline{skip-fusion=true}`; xDSL's own `str()` writes field names);
+    with `include_default`, every option is spelled out, defaults too.
     A pass that spells itself (an anchored group) keeps its own `str()`."""
     if type(pass_).__str__ is not ArgSpecConvertible.__str__:
         return str(pass_)
-    spec = pass_.spec()
+    spec = pass_.spec(include_default=include_default)
     return str(ArgSpec(spec.name, {key.replace("_", "-"): value for key, value in spec.parameters.items()}))
 
 
@@ -206,8 +207,8 @@ def _check_value(option: PassOption, key: str, values: ParameterListType) -> Non
     hint = option.hint
     if isinstance(hint, str):  # an annotation that could not be resolved: xDSL will judge it
         return
-    if not values:
-        if _allows_none(hint):
+    if not values:  # a bare name: None, or an empty list (xDSL's reading of `arguments`)
+        if _allows_none(hint) or isa((), hint):
             return
         raise OptionError(f"{written}: expects {_words(hint)}")
     if len(values) == 1 and isa(values[0], hint):

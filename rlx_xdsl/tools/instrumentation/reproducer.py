@@ -28,6 +28,7 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 
 from rlx_xdsl.transforms.instrument import PassInstrumentation
+from rlx_xdsl.transforms.options import spelled
 from rlx_xdsl.transforms.pipeline import ROOT_ANCHOR, AnchoredPipelinePass
 
 
@@ -35,7 +36,7 @@ def pass_text(pass_: ModulePass) -> str:
     """`pass_` spelled out with every option's value, as a pipeline accepts it back."""
     if isinstance(pass_, AnchoredPipelinePass):
         return f"{pass_.anchor}({','.join(map(pass_text, pass_.passes))})"
-    return str(pass_.spec(include_default=True))
+    return spelled(pass_, include_default=True)
 
 
 def pipeline_text(passes: Sequence[ModulePass]) -> str:
