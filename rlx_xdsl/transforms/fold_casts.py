@@ -28,9 +28,7 @@ from xdsl.dialects.builtin import LocationAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -41,6 +39,7 @@ from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.canonicalize import IdentityCast
 from rlx_xdsl.transforms.pipeline import ReportsChanges
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 # What a value is --------------------------------------------------------------------
 
@@ -236,8 +235,7 @@ PATTERNS: tuple[RewritePattern, ...] = (IdentityCast(), CastOfExactCast(), Dupli
 
 def fold_casts(module: ModuleOp) -> bool:
     """Apply `PATTERNS` until nothing changes; True if anything did. Other dead ops are kept."""
-    applier = GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False)
-    return PatternRewriteWalker(applier).rewrite_module(module)
+    return apply_patterns(module, *PATTERNS, recursive=True)
 
 
 @dataclass(frozen=True)

@@ -28,9 +28,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -45,6 +43,7 @@ from rlx_xdsl.dialects.mir.loss import (
 )
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 
 def one_hot(e: Emitter, op: Operation, logits: SSAValue, labels: SSAValue) -> SSAValue:
@@ -137,5 +136,4 @@ class LowerSoftmaxCrossEntropyPass(ModulePass):
     name = "rlx-lower-softmax-cross-entropy"
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([LowerIndexedLoss(), LowerDenseLoss(), LowerLossBackward()])
-        PatternRewriteWalker(patterns, apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, LowerIndexedLoss(), LowerDenseLoss(), LowerLossBackward())

@@ -20,10 +20,11 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 UnfuseRule = Callable[[Emitter, Operation], Sequence[SSAValue]]
 
@@ -55,4 +56,4 @@ class UnfusePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         load_rules()
-        PatternRewriteWalker(UnfuseRegistered(), apply_recursively=True).rewrite_module(op)
+        apply_patterns(op, UnfuseRegistered(), recursive=True)

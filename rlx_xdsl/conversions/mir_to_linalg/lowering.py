@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
@@ -45,6 +45,7 @@ from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 GROUP_MODULES = (
     "elementwise",
@@ -216,7 +217,7 @@ def lower_module(module: ModuleOp) -> None:
     work = module.clone()
     types = {op: OpTypes.of(op) for op in work.walk() if needs_lowering(op)}
     _retype_signatures(work)
-    PatternRewriteWalker(LowerRegisteredOp(types), apply_recursively=True).rewrite_module(work)
+    apply_patterns(work, LowerRegisteredOp(types), recursive=True)
     old = module.body.block
     module.body.detach_block(old)
     old.erase(safe_erase=False)

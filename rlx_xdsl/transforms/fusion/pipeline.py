@@ -17,7 +17,11 @@ target claims, always in this order (the CPU target gets all 13):
     13 rlx-dce
 
 then, as RLX's `CompilePipeline` does after the list, `rlx-clip-elementwise-regions`
-with the target's caps when regions are kept. `target=best` is the CPU list
+with the target's caps when regions are kept. Unlike RLX, `rlx-dce` also runs
+before the fusions: a dead user of a value makes it look used twice and blocks
+the fusions it is part of, which the final `rlx-dce` would only unblock for a
+second run; so one run reaches the fixed point (running the pipeline twice
+changes nothing). `target=best` is the CPU list
 with our beyond-RLX passes: `rlx-constant-fold` after the lowerings,
 `rlx-fuse-matmul-epilogue` before regions are marked, regions kept, no caps.
 
@@ -117,6 +121,7 @@ def fusion_passes(
         from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
 
         passes.append(ConstantFoldPass())
+    passes.append(DeadCodeEliminationPass())  # dead users would block fusions that a second run then makes
     passes += [make() for kind, make in FUSIONS if kind is None or kind in profile.supports]
     if profile.beyond_rlx:
         passes.append(FuseMatmulEpiloguePass())
