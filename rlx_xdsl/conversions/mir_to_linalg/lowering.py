@@ -45,6 +45,7 @@ from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.transforms.pipeline import KeepsPlansValid
 from rlx_xdsl.transforms.rewriting import apply_patterns
 
 GROUP_MODULES = (
@@ -225,7 +226,7 @@ def lower_module(module: ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertMirToLinalgPass(ModulePass):
+class ConvertMirToLinalgPass(KeepsPlansValid, ModulePass):
     """Lower MIR to func/arith/math/tensor/linalg/scf (upstream MLIR that IREE compiles).
 
     Named linalg ops where they exist (matmul, conv, fill, transpose), `linalg.generic`

@@ -59,6 +59,7 @@ from rlx_xdsl.dialects.lir.liveness import (
 )
 from rlx_xdsl.dialects.lir.plan import PlanOp
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.transforms.pipeline import KeepsPlansValid
 
 STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "earliest-first", "latest-first", "rlx")
 
@@ -276,7 +277,7 @@ def plan_function(function: func.FuncOp, options: Options) -> PlanOp:
 
 
 @dataclass(frozen=True)
-class PlanMemoryPass(ModulePass):
+class PlanMemoryPass(KeepsPlansValid, ModulePass):
     """Plan each function's memory on one arena: MIR to LIR (a slot per buffer, views, phases).
 
     Options: `alignment` of every slot (a power of two, default 64);
