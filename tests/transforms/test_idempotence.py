@@ -188,6 +188,25 @@ def test_fusion_pipeline_reaches_its_fixed_point_on_an_unrolled_loop():
     assert twice == once
 
 
+NORM_OF_A_CONSTANT = """
+func.func @f(%g: tensor<4xf32>) -> tensor<6x4xf32> {
+  %c = mir.constant dense<1.5> : tensor<2x3x4xf32>
+  %n = mir.rms_norm %c, %g, %g axis = -1 eps = 1.0e-06 : (tensor<2x3x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<2x3x4xf32>
+  %r = mir.reshape %n new_shape = [6, 4] : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  func.return %r : tensor<6x4xf32>
+}
+"""
+
+
+def test_best_fusion_pipeline_folds_what_its_fusions_expose():
+    """`rlx-fuse-rms-norm-reshape` moves the reshape onto the constant; only a second run folded it."""
+    result = once_and_twice(make_pass("rlx-fusion-pipeline{target=best}"), parse_module(NORM_OF_A_CONSTANT))
+    assert result is not None
+    once, twice = result
+    assert "mir.reshape" not in once
+    assert twice == once
+
+
 def test_only_the_rewriting_helper_builds_xdsl_walkers():
     """Every pass applies its patterns through `rewriting.apply_patterns`, where dead-op erasure is off."""
     package = Path(rlx_xdsl.__file__).parent
