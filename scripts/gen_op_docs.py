@@ -138,6 +138,43 @@ the result attributes for an output) and every op its phase (`lir.phase`).
 ARCHITECTURE.md for the design and docs/deviations.md for where it departs from RLX.
 Placements are held under the key `lir.slot` (an array of placements on an op with
 several results), phases under `lir.phase`.
+
+## Phases
+
+A planned function is one step of a decoding loop, and each op carries the phase
+it belongs to (RLX's `derive_phases`). `rlx-plan-memory` derives the phases from
+the ops and the verifier of `lir.plan` derives them again and checks them, so they
+are never written by hand:
+
+| Phase | Ops | Meaning |
+|---|---|---|
+| `prologue` | constants (`ConstantLike` ops) | loaded once, before the first step (the arguments, inputs and parameters, are too) |
+| `steady` | every other op, up to the last compute op and the last sampling op | the per-step work |
+| `epilogue` | sampling ops (the `Sampling` trait: `mir.topk`), and every op after the last compute op (`PrecisionClass` compute: matmul, conv, attention, ...; or a region op whose body holds one) or after the last sampling op | what finishes a step after its last kernel |
+
+The phases tell a backend what it may hoist out of the loop (the prologue) or
+run after the last kernel (the epilogue); `rlx-run` runs every op in program order
+whatever its phase, and the memory plan does not depend on them.
+
+## Passes on planned functions
+
+A plan is proved against the exact ops of its function: an erased op changes its
+figures, a new op has no slot, a retyped value no longer fits its slot. So memory
+planning comes last: run the MIR passes (fusion, `rlx-amp`, `rlx-dce`, ...) first,
+then `rlx-plan-memory`. A pass refuses a planned function before it runs, with an
+error at the function's `lir.plan` that says so:
+
+```text
+f.mlir:3:3: error: rlx-amp cannot run on a planned function (@f has an lir.plan); run it before rlx-plan-memory
+```
+
+Only the passes that keep plans valid run on planned functions (the
+`KeepsPlansValid` mixin in `rlx_xdsl/transforms/pipeline.py`): `rlx-plan-memory`,
+which replaces the plan (planning twice is planning once), and
+`rlx-convert-mir-to-linalg`, which drops it (upstream MLIR and IREE allocate buffers
+their own way). `rlx-opt` makes the check for every pass it runs, stock xDSL passes
+included; a pass applied from Python (`pass.apply`) or by stock `xdsl-opt` is
+caught only afterwards, by the verifier of `lir.plan` ("re-run rlx-plan-memory").
 """
 
 

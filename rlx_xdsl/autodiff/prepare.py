@@ -44,7 +44,6 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -64,10 +63,10 @@ from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 from rlx_xdsl.transforms.fusion.control_flow import InlineIf, UnrollWhile
 from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneral
-from rlx_xdsl.transforms.fusion.matching import apply_patterns
+from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def _nothing(op: Operation) -> bool:
@@ -188,7 +187,7 @@ def lower_hir(module: ModuleOp) -> None:
     from rlx_xdsl.conversions.hir_to_mir.lower import LowerBlockOp
     from rlx_xdsl.conversions.hir_to_mir.registry import Policy
 
-    PatternRewriteWalker(counted(LowerBlockOp(Policy.FUSABLE)), apply_recursively=False).rewrite_module(module)
+    apply_patterns(module, LowerBlockOp(Policy.FUSABLE))
 
 
 # unfuse --------------------------------------------------------------------------------
@@ -208,7 +207,7 @@ class UnfuseForAD(RewritePattern):
 
 @PREPARE_STEPS.implement("unfuse", rewrites=_unfused_for_ad)
 def unfuse(module: ModuleOp) -> None:
-    PatternRewriteWalker(counted(UnfuseForAD()), apply_recursively=True).rewrite_module(module)
+    apply_patterns(module, UnfuseForAD(), recursive=True)
 
 
 # decompose-backward -----------------------------------------------------------------
@@ -227,7 +226,7 @@ class DecomposeForAD(RewritePattern):
 
 @PREPARE_STEPS.implement("decompose-backward", rewrites=_decomposed_for_ad)
 def decompose_backward(module: ModuleOp) -> None:
-    PatternRewriteWalker(counted(DecomposeForAD()), apply_recursively=False).rewrite_module(module)
+    apply_patterns(module, DecomposeForAD())
 
 
 # lower-dot-general, inline-if, unroll-while: rlx-lower-dot-general's and rlx-lower-control-flow's patterns
@@ -305,7 +304,7 @@ class SingleAxisReduces(RewritePattern):
 
 @PREPARE_STEPS.implement("legalize-multi-axis-reduce", rewrites=_nothing)
 def legalize_multi_axis_reduce(module: ModuleOp) -> None:
-    PatternRewriteWalker(counted(SingleAxisReduces())).rewrite_module(module)
+    apply_patterns(module, SingleAxisReduces(), recursive=True)
 
 
 @dataclass(frozen=True)

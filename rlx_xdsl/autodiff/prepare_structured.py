@@ -24,7 +24,6 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -35,6 +34,7 @@ from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 
 def _as_dims(shape) -> list[int]:
@@ -64,7 +64,7 @@ class InlineCustomFn(RewritePattern):
 
 @PREPARE_STEPS.implement("inline-custom-fn", rewrites=_inlined_for_ad)
 def inline_custom_fn(module: ModuleOp) -> None:
-    PatternRewriteWalker(InlineCustomFn(), apply_recursively=True).rewrite_module(module)
+    apply_patterns(module, InlineCustomFn(), recursive=True)
 
 
 # materialize-scan-bcasts ------------------------------------------------------------------
@@ -108,7 +108,7 @@ class MaterializeBcasts(RewritePattern):
 
 @PREPARE_STEPS.implement("materialize-scan-bcasts", rewrites=_has_bcasts)
 def materialize_scan_bcasts(module: ModuleOp) -> None:
-    PatternRewriteWalker(MaterializeBcasts(), apply_recursively=True).rewrite_module(module)
+    apply_patterns(module, MaterializeBcasts(), recursive=True)
 
 
 # convert-scans-for-ad ---------------------------------------------------------------------
@@ -148,4 +148,4 @@ class SaveTrajectory(RewritePattern):
 
 @PREPARE_STEPS.implement("convert-scans-for-ad", rewrites=_returns_final_carry)
 def convert_scans_for_ad(module: ModuleOp) -> None:
-    PatternRewriteWalker(SaveTrajectory(), apply_recursively=True).rewrite_module(module)
+    apply_patterns(module, SaveTrajectory(), recursive=True)

@@ -32,9 +32,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -52,7 +50,8 @@ from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, ReshapeOp, Transpose
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
 from rlx_xdsl.transforms.pipeline import ReportsChanges
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 if TYPE_CHECKING:
     import numpy as np
@@ -314,7 +313,7 @@ single op, and none builds what another takes apart, so the greedy walk converge
 
 def canonicalize(module: ModuleOp) -> bool:
     """Apply `PATTERNS` (and drop dead ops) until nothing changes; True if anything did."""
-    return PatternRewriteWalker(counted(GreedyRewritePatternApplier(list(PATTERNS)))).rewrite_module(module)
+    return apply_patterns(module, *PATTERNS, recursive=True, erase_dead=True)
 
 
 @dataclass(frozen=True)
@@ -325,10 +324,10 @@ class CanonicalizePass(ReportsChanges, ModulePass):
     with a constant condition and one-operand concat, applying `PATTERNS` to a
     fixpoint over every function and region body.
 
-    Like MLIR's canonicalize it also erases ops nobody uses, since xDSL's
-    greedy applier does so before matching (xDSL notes, P3). That is kept on
+    Like MLIR's canonicalize it also erases ops nobody uses (the one pass
+    besides `rlx-dce` that does: `apply_patterns(erase_dead=True)`), on
     purpose: the constants a fold leaves behind must go anyway, and a separate
-    `rlx-dce` run would cost another walk. The applier uses xDSL's "trivially
+    `rlx-dce` run would cost another walk. The walk uses xDSL's "trivially
     dead" rule, which trusts an op's declared effects, where `rlx-dce` also
     looks inside region ops that claim to be pure.
     """

@@ -24,7 +24,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import ConstantLike, Pure
 
 from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
@@ -32,7 +32,8 @@ from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import KERNELS, run_kernel
 from rlx_xdsl.shapes import is_static
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 
 def result_elements(op: Operation) -> int | None:
@@ -88,4 +89,4 @@ class ConstantFoldPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         # One forward sweep folds whole chains: a folded op's users come later and see constants.
-        PatternRewriteWalker(counted(FoldConstantOperands(self.max_elements)), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, FoldConstantOperands(self.max_elements))

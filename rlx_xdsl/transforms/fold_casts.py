@@ -34,9 +34,7 @@ from xdsl.dialects.builtin import LocationAttr, ModuleOp, TensorType
 from xdsl.ir import Attribute, Block, BlockArgument, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -48,7 +46,8 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.canonicalize import IdentityCast
 from rlx_xdsl.transforms.pipeline import ReportsChanges
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 # What a value is --------------------------------------------------------------------
 
@@ -256,8 +255,7 @@ PATTERNS: tuple[RewritePattern, ...] = (IdentityCast(), CastOfExactCast(), Dupli
 
 def fold_casts(module: ModuleOp) -> bool:
     """Apply `PATTERNS` until nothing changes; True if anything did. Other dead ops are kept."""
-    applier = GreedyRewritePatternApplier(list(PATTERNS), dce_enabled=False)
-    return PatternRewriteWalker(counted(applier)).rewrite_module(module)
+    return apply_patterns(module, *PATTERNS, recursive=True)
 
 
 @dataclass(frozen=True)

@@ -31,9 +31,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, i64
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -50,7 +48,8 @@ from rlx_xdsl.dialects.mir.loss import (
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 from rlx_xdsl.transforms.decompose_backward.emit import keep_where, scalar
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 
 def class_ids(e: Emitter, op: IndexedCrossEntropyOperation) -> SSAValue:
@@ -184,5 +183,4 @@ class LowerSoftmaxCrossEntropyPass(ModulePass):
     STATISTICS = tuple(map(pattern_statistic, (LowerIndexedLoss, LowerDenseLoss, LowerLossBackward)))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        patterns = GreedyRewritePatternApplier([LowerIndexedLoss(), LowerDenseLoss(), LowerLossBackward()])
-        PatternRewriteWalker(counted(patterns), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, LowerIndexedLoss(), LowerDenseLoss(), LowerLossBackward())

@@ -38,6 +38,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from xdsl.context import Context
+from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
@@ -48,6 +49,7 @@ from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.suggest import did_you_mean
 from rlx_xdsl.transforms.options import OptionError, check_options, quote_value, spelled
 from rlx_xdsl.transforms.instrument import pass_scope, verify_scope
+from rlx_xdsl.dialects.lir import plan_of
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"
@@ -94,15 +96,54 @@ class ReportsChanges:
         self.apply_and_report(ctx, op)
 
 
+class KeepsPlansValid:
+    """Mixin of a pass that may run on planned (LIR) functions: it leaves their plans valid.
+
+    A memory plan is proved against the exact ops of its function (their order,
+    types and placements), so almost any rewrite invalidates it: an erased op
+    changes the plan's figures, a new op has no slot, a retyped value no longer
+    fits its slot. Passes therefore refuse a planned function up front (`run_pass`),
+    with a located error saying to run them before `rlx-plan-memory`, unless they
+    carry this mixin: `rlx-plan-memory` itself (it re-plans) and the lowering to
+    linalg (it drops the plan).
+    """
+
+
+def refuse_planned(pass_: ModulePass, module: ModuleOp) -> None:
+    """Raise an `OpError` at the plan of the first planned function in `module`, unless `pass_` keeps plans valid."""
+    if isinstance(pass_, KeepsPlansValid):
+        return
+    for function in _functions(module):
+        plan = plan_of(function)
+        if plan is not None:
+            raise OpError(
+                plan,
+                f"{pass_.name} cannot run on a planned function (@{function.sym_name.data} has an lir.plan); "
+                "run it before rlx-plan-memory",
+            )
+
+
+def _functions(module: ModuleOp) -> Iterator[func.FuncOp]:
+    """The functions of `module` and of the modules nested in it (not those inside function bodies)."""
+    for op in module.ops:
+        if isinstance(op, func.FuncOp):
+            yield op
+        elif isinstance(op, ModuleOp):
+            yield from _functions(op)
+
+
 def run_pass(pass_: ModulePass, ctx: Context, module: ModuleOp, anchor: Operation) -> bool:
     """Apply one pass, turning any exception into a `PassFailure` located at `anchor`.
 
-    Returns whether the pass may have changed the IR (False only from a
-    `ReportsChanges` pass that left it alone): the IR needs verifying again only then.
+    A pass that could invalidate a memory plan is refused before it runs on a
+    planned function (`refuse_planned`). Returns whether the pass may have changed
+    the IR (False only from a `ReportsChanges` pass that left it alone): the IR
+    needs verifying again only then.
     """
     if isinstance(pass_, AnchoredPipelinePass):
         return pass_.apply_and_report(ctx, module)  # locates failures of its inner passes itself
     try:
+        refuse_planned(pass_, module)
         if isinstance(pass_, ReportsChanges):
             return pass_.apply_and_report(ctx, module)
         pass_.apply(ctx, module)

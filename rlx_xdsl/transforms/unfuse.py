@@ -20,11 +20,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 UnfuseRule = Callable[[Emitter, Operation], Sequence[SSAValue]]
 
@@ -57,4 +58,4 @@ class UnfusePass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         load_rules()
-        PatternRewriteWalker(counted(UnfuseRegistered()), apply_recursively=True).rewrite_module(op)
+        apply_patterns(op, UnfuseRegistered(), recursive=True)

@@ -18,7 +18,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.conversions.hir_to_mir.expansions import Expansion, signature
@@ -26,7 +26,8 @@ from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Lowering, Policy
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.hir.base import HirOperation
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 
 class LowerBlockOp(RewritePattern):
@@ -107,7 +108,7 @@ class LowerHirPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         policy = parse_policy(self.policy)
         load_lowerings()
-        PatternRewriteWalker(counted(LowerBlockOp(policy)), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, LowerBlockOp(policy))
         for leftover in op.walk():
             if isinstance(leftover, HirOperation):
                 raise OpError(leftover, f"'{leftover.name}' has no lowering to MIR")

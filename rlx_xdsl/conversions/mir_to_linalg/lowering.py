@@ -33,7 +33,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
@@ -48,6 +48,8 @@ from rlx_xdsl.registry import MissingEntry, OpRegistry
 from rlx_xdsl.transforms.statistics import Statistic
 
 LOWERED = Statistic("num-lowered", "Number of RLX ops lowered to upstream dialects")
+from rlx_xdsl.transforms.pipeline import KeepsPlansValid
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 GROUP_MODULES = (
     "elementwise",
@@ -221,7 +223,7 @@ def lower_module(module: ModuleOp) -> None:
     work = module.clone()
     types = {op: OpTypes.of(op) for op in work.walk() if needs_lowering(op)}
     _retype_signatures(work)
-    PatternRewriteWalker(LowerRegisteredOp(types), apply_recursively=True).rewrite_module(work)
+    apply_patterns(work, LowerRegisteredOp(types), recursive=True)
     LOWERED.add(len(types))
     old = module.body.block
     module.body.detach_block(old)
@@ -230,7 +232,7 @@ def lower_module(module: ModuleOp) -> None:
 
 
 @dataclass(frozen=True)
-class ConvertMirToLinalgPass(ModulePass):
+class ConvertMirToLinalgPass(KeepsPlansValid, ModulePass):
     """Lower MIR to func/arith/math/tensor/linalg/scf (upstream MLIR that IREE compiles).
 
     Named linalg ops where they exist (matmul, conv, fill, transpose), `linalg.generic`

@@ -63,6 +63,7 @@ from rlx_xdsl.transforms.statistics import Statistic
 
 PLANNED_BYTES = Statistic("arena-bytes", "Bytes of the planned arenas")
 NAIVE_BYTES = Statistic("naive-bytes", "Bytes every buffer would take unshared")
+from rlx_xdsl.transforms.pipeline import KeepsPlansValid
 
 STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "earliest-first", "latest-first", "rlx")
 
@@ -280,7 +281,7 @@ def plan_function(function: func.FuncOp, options: Options) -> PlanOp:
 
 
 @dataclass(frozen=True)
-class PlanMemoryPass(ModulePass):
+class PlanMemoryPass(KeepsPlansValid, ModulePass):
     """Plan each function's memory on one arena: MIR to LIR (a slot per buffer, views, phases).
 
     Options: `alignment` of every slot (a power of two, default 64);

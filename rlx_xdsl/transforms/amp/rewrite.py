@@ -33,9 +33,7 @@ from dataclasses import dataclass, field
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
     RewritePattern,
 )
 from xdsl.traits import IsTerminator
@@ -53,6 +51,7 @@ from rlx_xdsl.transforms.fold_casts import (
     existing_cast,
     move_after_definition,
 )
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 AMP_FLOATS = frozenset(dtypes.dtype_named(name).element_type for name in FLOATS)
 
@@ -273,8 +272,5 @@ def auto_mixed_precision(module: ModuleOp, policy: Policy) -> int:
     refuse_hir_blocks(module)
     amp = AmpRewrite.of(module, policy)
     patterns = [ExplicitCast(amp), RetypeToPolicy(amp), KeepSignature(amp)]
-    walker = PatternRewriteWalker(
-        GreedyRewritePatternApplier(patterns, dce_enabled=False), apply_recursively=False
-    )
-    walker.rewrite_module(module)
+    apply_patterns(module, *patterns)
     return amp.casts.created

@@ -25,12 +25,13 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpClass, OpRegistry
-from rlx_xdsl.transforms.statistics import counted, pattern_statistic
+from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.rewriting import apply_patterns
 
 Rule = Callable[[Emitter, Operation], SSAValue]
 
@@ -94,4 +95,4 @@ class DecomposeBackwardPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         load_rules()
         pattern = DecomposeRegistered(kept_classes(ctx, self.keep))
-        PatternRewriteWalker(counted(pattern), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, pattern)

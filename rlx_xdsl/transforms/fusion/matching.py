@@ -1,4 +1,4 @@
-"""What fusion patterns ask about values and ops, and how they are applied.
+"""What fusion patterns ask about values and ops (applied by `rewriting.apply_patterns`).
 
 RLX decides fusibility from whole-graph use counts in which graph outputs do
 not count, so it can fuse away a value the graph also returns. In SSA form a
@@ -8,18 +8,12 @@ value is consumed by exactly one op and is not a function result.
 
 from __future__ import annotations
 
-from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, BlockArgument, Operation, SSAValue
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriteWalker,
-    RewritePattern,
-)
 
 from rlx_xdsl.dialects.mir.elementwise import UnaryOperation
 from rlx_xdsl.dialects.traits import is_elementwise
 from rlx_xdsl.shapes import shape_of
-from rlx_xdsl.transforms.statistics import counted
+from rlx_xdsl.transforms.rewriting import apply_patterns as apply_patterns  # the fusion passes' import
 
 
 def sole_user(value: SSAValue) -> Operation | None:
@@ -82,18 +76,3 @@ def in_block_order(members: set[Operation], last: Operation) -> list[Operation]:
             found.append(op)
         op = op.prev_op
     return found[::-1]
-
-
-def apply_patterns(
-    module: ModuleOp, *patterns: RewritePattern, recursive: bool = False, reverse: bool = False
-) -> bool:
-    """Apply `patterns` over `module`; True if anything changed.
-
-    Unlike xDSL's default greedy applier this never erases unrelated dead ops
-    (fusion passes change what they fuse; `rlx-dce` removes dead code, as in
-    RLX's pipeline). `recursive` re-walks the module until nothing changes, for
-    passes whose rewrites create new matches; otherwise one sweep suffices.
-    """
-    pattern = patterns[0] if len(patterns) == 1 else GreedyRewritePatternApplier(list(patterns), dce_enabled=False)
-    walker = PatternRewriteWalker(counted(pattern), apply_recursively=recursive, walk_reverse=reverse)
-    return walker.rewrite_module(module)

@@ -17,8 +17,13 @@ target claims, always in this order (the CPU target gets all 13):
     13 rlx-dce
 
 then, as RLX's `CompilePipeline` does after the list, `rlx-clip-elementwise-regions`
-with the target's caps when regions are kept. `target=best` is the CPU list
-with our beyond-RLX passes: `rlx-constant-fold` after the lowerings,
+with the target's caps when regions are kept. Unlike RLX, `rlx-dce` also runs
+before the fusions: a dead user of a value makes it look used twice and blocks
+the fusions it is part of, which the final `rlx-dce` would only unblock for a
+second run; so one run reaches the fixed point (running the pipeline twice
+changes nothing). `target=best` is the CPU list
+with our beyond-RLX passes: `rlx-constant-fold` after the lowerings and again after
+the fusions (`rlx-fuse-rms-norm-reshape` can move a reshape onto a constant),
 `rlx-fuse-matmul-epilogue` before regions are marked, regions kept, no caps.
 
 Targets (RLX's `supported_for_target`): cpu claims every fused op and
@@ -102,6 +107,14 @@ FUSIONS: tuple[tuple[str | None, Callable[[], ModulePass]], ...] = (
 """RLX's fusion passes 3-10, each with the op kind a target must claim for it (None: always)."""
 
 
+def _constant_fold() -> ModulePass:
+    # Imported here: constant folding loads the interpreter (numpy, xDSL's interpreters),
+    # which the RLX targets never need.
+    from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
+
+    return ConstantFoldPass()
+
+
 def fusion_passes(
     target: str = "cpu", skip_fusion: bool = False, keep_regions: bool | None = None
 ) -> list[ModulePass]:
@@ -113,14 +126,11 @@ def fusion_passes(
     if skip_fusion:
         return passes
     if profile.beyond_rlx:
-        # Imported here: constant folding loads the interpreter (numpy, xDSL's interpreters),
-        # which the RLX targets never need.
-        from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
-
-        passes.append(ConstantFoldPass())
+        passes.append(_constant_fold())
+    passes.append(DeadCodeEliminationPass())  # dead users would block fusions that a second run then makes
     passes += [make() for kind, make in FUSIONS if kind is None or kind in profile.supports]
-    if profile.beyond_rlx:
-        passes.append(FuseMatmulEpiloguePass())
+    if profile.beyond_rlx:  # folding again what the fusions exposed (a reshape moved onto a constant)
+        passes += [_constant_fold(), FuseMatmulEpiloguePass()]
     keep = profile.keep_regions if keep_regions is None else keep_regions
     passes.append(MarkElementwiseRegionsPass(max_steps=profile.max_steps, max_inputs=profile.max_inputs))
     if not keep:

@@ -48,11 +48,16 @@ def names(target: str, **options) -> list[str]:
 
 
 def test_cpu_list_is_rlx_s_13_passes_in_order():
-    """RLX's `cpu_pipeline_includes_attention_block`: 13 passes, [2] attention block, DCE last."""
+    """RLX's `cpu_pipeline_includes_attention_block`: 13 passes, attention block first, DCE last.
+
+    Ours also runs `rlx-dce` after the lowerings (docs/deviations.md: one run reaches the fixed point).
+    """
     cpu = names("cpu")
-    assert len(cpu) == 13
-    assert cpu == [OURS[n] for n in RLX_CPU]
-    assert cpu[2] == "rlx-fuse-attention-block" and cpu[-1] == "rlx-dce"
+    assert cpu[2] == "rlx-dce"
+    rlx = cpu[:2] + cpu[3:]
+    assert len(rlx) == 13
+    assert rlx == [OURS[n] for n in RLX_CPU]
+    assert rlx[2] == "rlx-fuse-attention-block" and rlx[-1] == "rlx-dce"
 
 
 def test_skip_fusion_keeps_only_the_lowerings():
@@ -68,7 +73,7 @@ def test_target_claims_decide_the_fusions():
     assert "rlx-fuse-swiglu" not in cuda and "rlx-fuse-swiglu-dual-matmul" not in cuda
     assert names("rocm") == cuda
     assert tpu == [
-        "rlx-lower-control-flow", "rlx-lower-dot-general", "rlx-fuse-matmul-bias-act",
+        "rlx-lower-control-flow", "rlx-lower-dot-general", "rlx-dce", "rlx-fuse-matmul-bias-act",
         "rlx-fuse-residual-layer-norm", "rlx-fuse-rms-norm-reshape", "rlx-fuse-shared-input-matmul",
         "rlx-mark-elementwise-regions", "rlx-dce", "rlx-clip-elementwise-regions",
     ]  # fmt: skip
