@@ -17,7 +17,9 @@
 // PIPELINE:      {{^}}    (S) 1 MulByOne                 - Number of rewrites by the MulByOne pattern
 // PIPELINE:      {{^}}    (S) 0 WhereOfConstantCondition - Number of rewrites by the WhereOfConstantCondition pattern
 // PIPELINE-NEXT: {{^}}rlx-amp
-// PIPELINE-NEXT: {{^}}  (S) 2 num-casts - Number of casts inserted
+// PIPELINE-NEXT: {{^}}  (S) 1 KeepSignature  - Number of rewrites by the KeepSignature pattern
+// PIPELINE-NEXT: {{^}}  (S) 1 RetypeToPolicy - Number of rewrites by the RetypeToPolicy pattern
+// PIPELINE-NEXT: {{^}}  (S) 2 num-casts      - Number of casts inserted
 // PIPELINE-EMPTY:
 
 // LIST:      ... Pass statistics report ...
