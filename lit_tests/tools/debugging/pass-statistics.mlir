@@ -25,7 +25,9 @@
 // LIST:      ... Pass statistics report ...
 // LIST-NEXT: ===
 // LIST-NEXT: {{^}}  rlx-amp
-// LIST-NEXT: {{^}}    (S) 2 num-casts - Number of casts inserted
+// LIST-NEXT: {{^}}    (S) 1 KeepSignature  - Number of rewrites by the KeepSignature pattern
+// LIST-NEXT: {{^}}    (S) 1 RetypeToPolicy - Number of rewrites by the RetypeToPolicy pattern
+// LIST-NEXT: {{^}}    (S) 2 num-casts      - Number of casts inserted
 // LIST-NEXT: {{^}}  rlx-canonicalize
 // LIST-NEXT: {{^}}    (S) 2 AddOfZero
 // LIST:      {{^}}  rlx-dce
