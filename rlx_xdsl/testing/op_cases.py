@@ -621,4 +621,25 @@ def all_cases() -> list[OpCase]:
         *_backward_cases(),
         *_fused_cases(),
         *_structured_cases(),
+        *_quant_cases(),
     ]
+
+
+QUANT_X = np.array([[1.25, -0.75, 0.25], [300.0, -300.0, np.nan], [0.7, -2.2, 63.9]], np.float32)
+"""Halves (ties to even), values past saturation, NaN."""
+
+
+def _quant_cases() -> list[OpCase]:
+    per_channel = "scales = [5.000000e-01, 2.500000e-01, 1.000000e+00] zero_points = [0, 1, 200] axis = 1"
+    return [
+        OpCase("quantize", "mir.quantize %0 scales = [5.000000e-01] zero_points = [3] "
+               ": (tensor<3x3xf32>) -> tensor<3x3xi8>", inputs=of(fixed(QUANT_X))),
+        OpCase("quantize_per_channel_ui8", f"mir.quantize %0 {per_channel} "
+               ": (tensor<?x3xf32>) -> tensor<?x3xui8>", inputs=of(fixed(QUANT_X))),
+        OpCase("quantize_bf16", "mir.quantize %0 scales = [2.500000e-01, 5.000000e-01] zero_points = [-4, 0] axis = 0 "
+               ": (tensor<2x3xbf16>) -> tensor<2x3xi8>", inputs=of(normal(2, 3, dtype=ml_dtypes.bfloat16))),
+        OpCase("dequantize", "mir.dequantize %0 scales = [5.000000e-01] zero_points = [-3] "
+               ": (tensor<4x3xi8>) -> tensor<4x3xf32>", inputs=of(ints(-128, 128, 4, 3, dtype=np.int8))),
+        OpCase("dequantize_per_channel_ui8", f"mir.dequantize %0 {per_channel} "
+               ": (tensor<4x3xui8>) -> tensor<4x3xf32>", inputs=of(ints(0, 256, 4, 3, dtype=np.uint8))),
+    ]  # fmt: skip

@@ -48,6 +48,7 @@ EXPECTED_CLASS = {
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
         "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
+        "quantize", "dequantize",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -57,7 +58,9 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"}
+QUANT = {"quantize", "dequantize"}
+"""AMP-elementwise (RLX) but not fused into regions: their scales are per-op properties."""
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - QUANT
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
 (each output element reads two input elements) and elementwise_region (a kernel, not a step
 fusion would fuse again)."""
