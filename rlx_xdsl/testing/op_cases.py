@@ -642,4 +642,38 @@ def _quant_cases() -> list[OpCase]:
                ": (tensor<4x3xi8>) -> tensor<4x3xf32>", inputs=of(ints(-128, 128, 4, 3, dtype=np.int8))),
         OpCase("dequantize_per_channel_ui8", f"mir.dequantize %0 {per_channel} "
                ": (tensor<4x3xui8>) -> tensor<4x3xf32>", inputs=of(ints(0, 256, 4, 3, dtype=np.uint8))),
+        *_fake_quant_cases(),
     ]  # fmt: skip
+
+
+def _fake_quant_cases() -> list[OpCase]:
+    t, c = "tensor<4x3xf32>", "tensor<3xf32>"
+    state = of(normal(4, 3), fixed(np.float32([2.0, 0.5, 0.0])))
+    with_dy = of(normal(4, 3), normal(4, 3), fixed(np.float32([2.0, 0.5, 0.0])))
+    lsq = of(normal(4, 3), fixed(np.float32([0.25, 0.125, 0.5])), normal(4, 3))
+    ste = "bits = 3 axis = 1 ste = {} scale_mode = ema decay = 7.500000e-01"
+    return [
+        OpCase("fake_quantize", f"mir.fake_quantize %0 bits = 8 ste = identity scale_mode = per_batch : ({t}) -> {t}"),
+        OpCase("fake_quantize_dynamic", "mir.fake_quantize %0 bits = 4 axis = 0 ste = identity scale_mode = per_batch "
+               ": (tensor<?x3xf32>) -> tensor<?x3xf32>", inputs=of(normal(5, 3))),
+        OpCase("fake_quantize_ema", f"mir.fake_quantize %0, %1 {ste.format('tanh')} : ({t}, {c}) -> {t}", inputs=state),
+        OpCase("fake_quantize_fixed_bf16", "mir.fake_quantize %0, %1 bits = 2 ste = hard_tanh scale_mode = fixed "
+               ": (tensor<4x3xbf16>, tensor<1xbf16>) -> tensor<4x3xbf16>",
+               inputs=of(normal(4, 3, dtype=ml_dtypes.bfloat16), fixed(np.array([1.5], ml_dtypes.bfloat16)))),
+        *(OpCase(f"fake_quantize_backward_{kind}", f"mir.fake_quantize_backward %0, %1, %2 {ste.format(kind)} "
+                 f": ({t}, {t}, {c}) -> {t}", approximate=kind == "tanh", inputs=with_dy)
+          for kind in ("identity", "clipped_identity", "tanh", "hard_tanh")),
+        OpCase("fake_quantize_backward_per_batch", f"mir.fake_quantize_backward %0, %1 bits = 2 ste = clipped_identity "
+               f"scale_mode = per_batch : ({t}, {t}) -> {t}"),
+        OpCase("fake_quantize_lsq", f"mir.fake_quantize_lsq %0, %1 bits = 3 axis = 1 : ({t}, {c}) -> {t}",
+               inputs=of(normal(4, 3), fixed(np.float32([0.25, 0.125, 0.5])))),
+        OpCase("fake_quantize_lsq_per_tensor", f"mir.fake_quantize_lsq %0, %1 bits = 4 : ({t}, tensor<f32>) -> {t}",
+               inputs=of(normal(4, 3), fixed(np.float32(0.2)))),
+        OpCase("fake_quantize_lsq_backward_x", f"mir.fake_quantize_lsq_backward_x %0, %1, %2 bits = 3 axis = 1 "
+               f": ({t}, {c}, {t}) -> {t}", inputs=lsq),
+        OpCase("fake_quantize_lsq_backward_scale", f"mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 3 axis = 1 "
+               f": ({t}, {c}, {t}) -> {c}", approximate=True, inputs=lsq),
+        OpCase("fake_quantize_lsq_backward_scale_per_tensor", "mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 2 "
+               f": (tensor<?x3xf32>, tensor<1xf32>, tensor<?x3xf32>) -> tensor<1xf32>", approximate=True,
+               inputs=of(normal(4, 3), fixed(np.float32([0.5])), normal(4, 3))),
+    ]

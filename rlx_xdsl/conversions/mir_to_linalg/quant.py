@@ -1,7 +1,10 @@
-"""Lowering of MIR quantisation: quantize and dequantize are elementwise `linalg.generic`s.
+"""Lowering of MIR quantisation to `linalg.generic`s, computing as the interpreter does.
 
-A per-tensor scale and zero point are scalar constants in the body; per channel, they
-are `tensor<Cxf32>` constants read through a map projecting the loops onto `axis`.
+quantize / dequantize: a per-tensor scale and zero point are scalar constants in the
+body; per channel, they are `tensor<Cxf32>` constants read through a map projecting the
+loops onto `axis`. The fake quantisations read their per-channel operands (state, learned
+scale) the same way; `max|x|` (per_batch, ema) and LSQ's scale gradient are reductions
+over the dims other than `axis`.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
-from rlx_xdsl.conversions.mir_to_linalg.scalars import F32, Scalars
+from rlx_xdsl.conversions.mir_to_linalg.scalars import F32, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
 from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import quant
@@ -70,3 +73,190 @@ def lower_dequantize(lw: Lowering, op: quant.DequantizeOp) -> Sequence[SSAValue]
         return s.mul(s.sub(s.cast(v, src, F32), zero, F32), scale, F32)
 
     return [_affine_generic(lw, op, body)]
+
+
+# Fake quantisation ---------------------------------------------------------------------
+
+
+class RangeLowering:
+    """What the fake-quantisation rules share: x's loops, per-channel operand maps, the
+    grid and the computing dtype (x's accumulator)."""
+
+    def __init__(self, lw: Lowering, op: quant.RangeQuantOperation):
+        self.lw, self.op = lw, op
+        self.dt = lw.operand_dtype(0)
+        self.acc = accumulator(self.dt)
+        self.rank = op.x.type.get_num_dims()
+        self.dims = lw.dims(op.x)
+        self.axis = op.channel_axis()
+        self.qmin, self.qmax = op.grid()
+
+    def channel_map(self, value: SSAValue):
+        """The map reading a `[C]`/`[]`/`[1]` operand (or statistic) at x's loops."""
+        if value.type.get_num_dims() == 0:
+            return loops(self.rank, [])
+        return loops(self.rank, [self.axis])  # axis None: a [1] operand read at index 0
+
+    def kept(self) -> list[int]:
+        return [] if self.axis is None else [self.axis]
+
+    def reduced(self) -> list[int]:
+        return [a for a in range(self.rank) if a != self.axis]
+
+    def amax(self) -> SSAValue:
+        """`max|x|` per channel (`[C]`) or per tensor (`[]`), in the accumulator dtype."""
+        acc, dt = self.acc, self.dt
+
+        def body(s: Scalars, v: SSAValue, total: SSAValue) -> SSAValue:
+            return s.max(total, s.abs(s.cast(v, dt, acc), acc), acc)
+
+        return self.lw.reduce([(self.op.x, identity(self.rank))], self.dims, self.reduced(), acc, 0, body)
+
+    def elementwise(self, full: Sequence[SSAValue], channel: Sequence[SSAValue], body) -> SSAValue:
+        """A generic over x's loops reading `full` (x's shape: x, dy) elementwise and
+        `channel` values per channel; the result has x's type."""
+        maps = [(v, identity(self.rank)) for v in full] + [(v, self.channel_map(v)) for v in channel]
+        init = self.lw.empty(self.dims, self.dt)
+        return self.lw.generic(maps, [(init, identity(self.rank))], [PARALLEL] * self.rank, body)[0]
+
+    def grid_value(self, s: Scalars, v: SSAValue, step: SSAValue) -> tuple[SSAValue, SSAValue]:
+        """`(x * (1 / step), its rounding half to even)`."""
+        acc = self.acc
+        scaled = s.mul(v, s.div(s.constant(1.0, acc), step, acc), acc)
+        return scaled, s.emit(math.RoundEvenOp(scaled))
+
+    def clamp(self, s: Scalars, q: SSAValue) -> SSAValue:
+        acc = self.acc
+        return s.min(s.max(q, s.constant(self.qmin, acc), acc), s.constant(self.qmax, acc), acc)
+
+    def in_grid(self, s: Scalars, q: SSAValue) -> SSAValue:
+        acc = self.acc
+        low = s.compare("ge", q, s.constant(self.qmin, acc), acc)
+        high = s.compare("le", q, s.constant(self.qmax, acc), acc)
+        return s.emit(arith.AndIOp(low, high))
+
+    def indicator(self, s: Scalars, flag: SSAValue) -> SSAValue:
+        return s.select(flag, s.constant(1.0, self.acc), s.constant(0.0, self.acc))
+
+
+class SteLowering(RangeLowering):
+    """fake_quantize and its backward: the range operand(s) and the step from them."""
+
+    def range_inputs(self) -> list[SSAValue]:
+        """The per-channel values the body reads to rebuild `r`: the batch's `max|x|`
+        (per_batch, ema) and the state (ema, fixed)."""
+        mode = self.op.mode()
+        values = [] if mode is quant.ScaleMode.FIXED else [self.amax()]
+        return values + ([] if mode is quant.ScaleMode.PER_BATCH else [self.op.state])
+
+    def range_and_step(self, s: Scalars, stats: Sequence[SSAValue]) -> tuple[SSAValue, SSAValue]:
+        """`(r, s)` from the elements of `range_inputs` (a zero range taken as qmax)."""
+        acc, mode = self.acc, self.op.mode()
+        state_dt = self.lw.operand_dtype(len(self.op.operands) - 1)
+        if mode is quant.ScaleMode.PER_BATCH:
+            r = stats[0]
+        elif mode is quant.ScaleMode.FIXED:
+            r = s.cast(stats[0], state_dt, acc)
+        else:
+            decay = float(self.op.decay.value.data)
+            keep = float(np.float32(1) - np.float32(decay)) if acc.name != "f64" else 1 - decay
+            r = s.add(
+                s.mul(s.constant(decay, acc), s.cast(stats[1], state_dt, acc), acc),
+                s.mul(s.constant(keep, acc), stats[0], acc),
+                acc,
+            )
+        qmax = s.constant(self.qmax, acc)
+        r = s.select(s.compare("gt", r, s.constant(0.0, acc), acc), r, qmax)
+        return r, s.div(r, qmax, acc)
+
+
+@LOWERINGS.register(quant.FakeQuantizeOp)
+def lower_fake_quantize(lw: Lowering, op: quant.FakeQuantizeOp) -> Sequence[SSAValue]:
+    ql = SteLowering(lw, op)
+
+    def body(s: Scalars, v: SSAValue, *rest: SSAValue) -> SSAValue:
+        *stats, _ = rest
+        _, step = ql.range_and_step(s, stats)
+        _, q = ql.grid_value(s, s.cast(v, ql.dt, ql.acc), step)
+        return s.cast(s.mul(ql.clamp(s, q), step, ql.acc), ql.acc, ql.dt)
+
+    return [ql.elementwise([op.x], ql.range_inputs(), body)]
+
+
+@LOWERINGS.register(quant.FakeQuantizeBackwardOp)
+def lower_fake_quantize_backward(lw: Lowering, op: quant.FakeQuantizeBackwardOp) -> Sequence[SSAValue]:
+    ql = SteLowering(lw, op)
+    acc, ste = ql.acc, op.ste.data
+
+    def derivative(s: Scalars, x: SSAValue, stats: Sequence[SSAValue]) -> SSAValue:
+        r, step = ql.range_and_step(s, stats)
+        if ste is quant.SteKind.IDENTITY:
+            return s.constant(1.0, acc)
+        if ste is quant.SteKind.CLIPPED_IDENTITY:
+            return ql.indicator(s, ql.in_grid(s, ql.grid_value(s, x, step)[1]))
+        if ste is quant.SteKind.HARD_TANH:
+            return ql.indicator(s, s.compare("le", s.abs(x, acc), r, acc))
+        t = s.tanh(s.div(x, r, acc))
+        return s.sub(s.constant(1.0, acc), s.mul(t, t, acc), acc)
+
+    def body(s: Scalars, v: SSAValue, dy: SSAValue, *rest: SSAValue) -> SSAValue:
+        *stats, _ = rest
+        x = s.cast(v, ql.dt, acc)
+        return s.cast(s.mul(s.cast(dy, ql.dt, acc), derivative(s, x, stats), acc), acc, ql.dt)
+
+    return [ql.elementwise([op.x, op.dy], ql.range_inputs(), body)]
+
+
+# LSQ -----------------------------------------------------------------------------------
+
+
+@LOWERINGS.register(quant.FakeQuantizeLsqOp)
+def lower_fake_quantize_lsq(lw: Lowering, op: quant.FakeQuantizeLsqOp) -> Sequence[SSAValue]:
+    ql = RangeLowering(lw, op)
+    scale_dt = lw.operand_dtype(1)
+
+    def body(s: Scalars, v: SSAValue, scale: SSAValue, _: SSAValue) -> SSAValue:
+        step = s.cast(scale, scale_dt, ql.acc)
+        _, q = ql.grid_value(s, s.cast(v, ql.dt, ql.acc), step)
+        return s.cast(s.mul(ql.clamp(s, q), step, ql.acc), ql.acc, ql.dt)
+
+    return [ql.elementwise([op.x], [op.scale], body)]
+
+
+@LOWERINGS.register(quant.FakeQuantizeLsqBackwardXOp)
+def lower_lsq_backward_x(lw: Lowering, op: quant.FakeQuantizeLsqBackwardXOp) -> Sequence[SSAValue]:
+    ql = RangeLowering(lw, op)
+    scale_dt, acc = lw.operand_dtype(1), ql.acc
+
+    def body(s: Scalars, v: SSAValue, dy: SSAValue, scale: SSAValue, _: SSAValue) -> SSAValue:
+        _, q = ql.grid_value(s, s.cast(v, ql.dt, acc), s.cast(scale, scale_dt, acc))
+        return s.cast(s.mul(s.cast(dy, ql.dt, acc), ql.indicator(s, ql.in_grid(s, q)), acc), acc, ql.dt)
+
+    return [ql.elementwise([op.x, op.dy], [op.scale], body)]
+
+
+@LOWERINGS.register(quant.FakeQuantizeLsqBackwardScaleOp)
+def lower_lsq_backward_scale(lw: Lowering, op: quant.FakeQuantizeLsqBackwardScaleOp) -> Sequence[SSAValue]:
+    """`g * sum(dy * e)` over the non-channel dims (a reduction), then `g` and the scale's shape."""
+    ql = RangeLowering(lw, op)
+    scale_dt, acc, rank = lw.operand_dtype(1), ql.acc, ql.rank
+    acc_qmin, acc_qmax = ql.qmin, ql.qmax
+
+    def body(s: Scalars, v: SSAValue, scale: SSAValue, dy: SSAValue, total: SSAValue) -> SSAValue:
+        scaled, q = ql.grid_value(s, s.cast(v, ql.dt, acc), s.cast(scale, scale_dt, acc))
+        below = s.compare("lt", q, s.constant(acc_qmin, acc), acc)
+        above = s.compare("gt", q, s.constant(acc_qmax, acc), acc)
+        e = s.select(below, s.constant(acc_qmin, acc), s.select(above, s.constant(acc_qmax, acc), s.sub(q, scaled, acc)))
+        return s.add(total, s.mul(s.cast(dy, ql.dt, acc), e, acc), acc)
+
+    inputs = [(op.x, identity(rank)), (op.scale, ql.channel_map(op.scale)), (op.dy, identity(rank))]
+    total = lw.reduce(inputs, ql.dims, ql.reduced(), acc, 0, body)
+    per_step = lw.product([ql.dims[a] for a in ql.reduced()])
+
+    def scaled(s: Scalars, t: SSAValue, _: SSAValue) -> SSAValue:
+        n = s.mul(s.count(per_step, acc), s.constant(ql.qmax, acc), acc)
+        g = s.div(s.constant(1.0, acc), s.sqrt(n), acc)
+        return s.cast(s.mul(t, g, acc), acc, lw.result_dtype())
+
+    out = lw.map_elements([total], lw.dims(total), lw.result_dtype(), scaled)
+    return [lw.reshape(out, lw.dims(op.scale))]

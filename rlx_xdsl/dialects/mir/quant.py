@@ -1,5 +1,7 @@
 """MIR quantisation ops: `mir.quantize`, `mir.dequantize` (affine, as ONNX's
-QuantizeLinear / DequantizeLinear).
+QuantizeLinear / DequantizeLinear); fake quantisation with a straight-through
+estimator (`mir.fake_quantize`, `mir.fake_quantize_backward`) and with a learned
+step size (LSQ: `mir.fake_quantize_lsq` and its two backward ops).
 
 A quantisation is a list of `scales` and `zero_points`: one of each for the whole
 tensor (no `axis`), or one per channel along `axis`. `quantize` maps a float tensor
@@ -16,6 +18,8 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import (
     I64,
     DenseArrayBase,
+    Float32Type,
+    FloatAttr,
     IntegerAttr,
     IntegerType,
     Signedness,
@@ -23,9 +27,20 @@ from xdsl.dialects.builtin import (
     f32,
     i8,
 )
-from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
+from xdsl.irdl import (
+    irdl_attr_definition,
+    irdl_op_definition,
+    operand_def,
+    opt_operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
+from xdsl.utils.str_enum import StrEnum
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
@@ -37,10 +52,11 @@ from rlx_xdsl.dialects.base import (
     i64_attr,
     require,
     require_float,
+    require_same_element_type,
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import ELEMENTWISE
-from rlx_xdsl.shapes import DYNAMIC, normalize_axis
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape, normalize_axis
 
 F32_ARRAY = DenseArrayBase.constr(f32)
 """Property constraint for f32 lists (`scales`)."""
@@ -192,4 +208,325 @@ class DequantizeOp(AffineQuantOperation):
         return [TensorType(f32, x.get_shape())]
 
 
-OPS = [QuantizeOp, DequantizeOp]
+# Fake quantisation ------------------------------------------------------------------
+
+
+class SteKind(StrEnum):
+    """RLX's `SteKind`: the surrogate derivative `fake_quantize_backward` uses."""
+
+    IDENTITY = "identity"
+    CLIPPED_IDENTITY = "clipped_identity"
+    TANH = "tanh"
+    HARD_TANH = "hard_tanh"
+
+
+class ScaleMode(StrEnum):
+    """RLX's `ScaleMode`: where the clipping range of `fake_quantize` comes from."""
+
+    PER_BATCH = "per_batch"
+    EMA = "ema"
+    FIXED = "fixed"
+
+
+@irdl_attr_definition
+class SteKindAttr(EnumAttribute[SteKind], SpacedOpaqueSyntaxAttribute):
+    """`#mir<ste clipped_identity>`, or bare `clipped_identity` in the op."""
+
+    name = "mir.ste"
+
+
+@irdl_attr_definition
+class ScaleModeAttr(EnumAttribute[ScaleMode], SpacedOpaqueSyntaxAttribute):
+    """`#mir<scale_mode ema>`, or bare `ema` in the op."""
+
+    name = "mir.scale_mode"
+
+
+MIN_BITS, MAX_BITS = 2, 8
+
+
+def signed_range(bits: int) -> tuple[int, int]:
+    """The integer grid of a `bits`-bit signed, symmetric quantisation: [-2^(b-1), 2^(b-1)-1]."""
+    return -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+
+
+class RangeQuantOperation(RlxOperation):
+    """What the fake quantisations share: `bits`, an optional channel `axis`, a float x,
+    and per-channel operands (range state, learned scale) shaped `[C]` (or `[]`/`[1]` per tensor)."""
+
+    def grid(self) -> tuple[int, int]:
+        return signed_range(self.bits.value.data)
+
+    def check_attributes(self) -> None:
+        bits = self.bits.value.data
+        require(
+            MIN_BITS <= bits <= MAX_BITS,
+            self,
+            lambda: f"bits must be in {MIN_BITS}..{MAX_BITS}, got {bits}",
+        )
+
+    def channel_axis(self) -> int | None:
+        if self.axis is None:
+            return None
+        return normalize_axis(self.axis.value.data, tensor_type(self.x).get_num_dims())
+
+    def check_x(self) -> TensorType:
+        x = tensor_type(self.x)
+        require_float(self, x)
+        self.channel_axis()
+        return x
+
+    def check_per_channel(self, what: str, value: SSAValue) -> TensorType:
+        """`value` shares x's dtype and holds one element per channel (one per tensor)."""
+        x, t = tensor_type(self.x), tensor_type(value)
+        require_same_element_type(self, x, {what: t}, "{what} element type {actual} differs from x's {expected}")
+        shape = tuple(t.get_shape())
+        axis = self.channel_axis()
+        if axis is None:
+            require(
+                shape in ((), (1,)),
+                self,
+                lambda: f"{what} must have shape [] or [1] per tensor, got {fmt_shape(shape)}",
+            )
+        else:
+            channels = x.get_shape()[axis]
+            require(
+                len(shape) == 1 and (DYNAMIC in (shape[0], channels) or shape[0] == channels),
+                self,
+                lambda: f"{what} must have shape [{channels}] (one per channel along axis {axis}), "
+                f"got {fmt_shape(shape)}",
+            )
+        return t
+
+    def check_same_as_x(self, what: str, value: SSAValue) -> None:
+        x, t = tensor_type(self.x), tensor_type(value)
+        require(
+            t.element_type == x.element_type
+            and len(t.get_shape()) == len(x.get_shape())
+            and all(a == b or DYNAMIC in (a, b) for a, b in zip(t.get_shape(), x.get_shape())),
+            self,
+            lambda: f"{what} type {t} differs from x's {x}",
+        )
+
+
+def _range_props(bits: int, axis: int | None) -> dict[str, Attribute | None]:
+    return {"bits": i64_attr(bits), "axis": None if axis is None else i64_attr(axis)}
+
+
+class SteOperation(RangeQuantOperation):
+    """fake_quantize and its backward: the clipping range comes from `scale_mode`."""
+
+    def mode(self) -> ScaleMode:
+        return self.scale_mode.data
+
+    def check_attributes(self) -> None:
+        super().check_attributes()
+        mode = self.mode()
+        if mode is ScaleMode.EMA:
+            require(self.decay is not None, self, "scale_mode ema requires a decay")
+            decay = self.decay.value.data
+            require(0 < decay < 1, self, lambda: f"decay must be in (0, 1), got {decay}")
+        else:
+            require(self.decay is None, self, lambda: f"decay is set only with scale_mode ema, not {mode}")
+
+    def check_state(self) -> None:
+        mode = self.mode()
+        if mode is ScaleMode.PER_BATCH:
+            require(self.state is None, self, "scale_mode per_batch takes no state operand")
+        else:
+            require(self.state is not None, self, lambda: f"scale_mode {mode} requires a state operand")
+            self.check_per_channel("state", self.state)
+
+
+def _ste_props(bits, axis, ste, scale_mode, decay) -> dict[str, Attribute | None]:
+    return {
+        **_range_props(bits, axis),
+        "ste": SteKindAttr(SteKind(ste)),
+        "scale_mode": ScaleModeAttr(ScaleMode(scale_mode)),
+        "decay": None if decay is None else FloatAttr(decay, f32),
+    }
+
+
+STE_PROPS_FORMAT = (
+    "`bits` `=` $bits (`axis` `=` $axis^)? `ste` `=` $ste `scale_mode` `=` $scale_mode "
+    "(`decay` `=` $decay^)? " + FUNCTIONAL
+)
+
+
+@irdl_op_definition
+class FakeQuantizeOp(SteOperation):
+    """`clamp(round_half_even(x / s), qmin, qmax) * s`, in x's dtype: a symmetric signed
+    `bits`-bit quantisation (qmin = -2^(b-1), qmax = 2^(b-1)-1, zero point 0) and back.
+
+    The step is `s = r / qmax` for the clipping range `r` (per tensor, or per channel
+    along `axis`): `per_batch` takes `r = max|x|`; `ema` takes
+    `r = decay * state + (1 - decay) * max|x|`; `fixed` takes `r = state`. A range of
+    0 uses `s = 1`. `state` is `[C]` per channel, `[]` or `[1]` per tensor. `ste` only
+    chooses the gradient (`mir.fake_quantize_backward`).
+    """
+
+    name = "mir.fake_quantize"
+    x = operand_def(TensorType)
+    state = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    bits = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    ste = prop_def(SteKindAttr)
+    scale_mode = prop_def(ScaleModeAttr)
+    decay = opt_prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), ELEMENTWISE)
+    assembly_format = "$x (`,` $state^)? " + STE_PROPS_FORMAT
+
+    def __init__(
+        self,
+        x: SSAValue,
+        state: SSAValue | None = None,
+        *,
+        bits: int = 8,
+        axis: int | None = None,
+        ste: str | SteKind = SteKind.IDENTITY,
+        scale_mode: str | ScaleMode = ScaleMode.PER_BATCH,
+        decay: float | None = None,
+    ):
+        super().__init__(operands=[x, state], properties=_ste_props(bits, axis, ste, scale_mode, decay))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = self.check_x()
+        self.check_state()
+        return [x]
+
+
+@irdl_op_definition
+class FakeQuantizeBackwardOp(SteOperation):
+    """The surrogate gradient `dx = dy * d(x)` of `fake_quantize` (same properties and state).
+
+    With the forward's step `s` and range `r`: `identity` d = 1; `clipped_identity`
+    d = 1 where `round_half_even(x / s)` lies in [qmin, qmax] (PyTorch's fake-quantize
+    gradient), else 0; `hard_tanh` d = 1 where `|x| <= r`, else 0; `tanh`
+    d = 1 - tanh(x / r)^2. The range is read, not differentiated (state gets no gradient).
+    """
+
+    name = "mir.fake_quantize_backward"
+    x = operand_def(TensorType)
+    dy = operand_def(TensorType)
+    state = opt_operand_def(TensorType)
+    result = result_def(TensorType)
+    bits = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    ste = prop_def(SteKindAttr)
+    scale_mode = prop_def(ScaleModeAttr)
+    decay = opt_prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), ELEMENTWISE)
+    assembly_format = "$x `,` $dy (`,` $state^)? " + STE_PROPS_FORMAT
+
+    def __init__(
+        self,
+        x: SSAValue,
+        dy: SSAValue,
+        state: SSAValue | None = None,
+        *,
+        bits: int = 8,
+        axis: int | None = None,
+        ste: str | SteKind = SteKind.IDENTITY,
+        scale_mode: str | ScaleMode = ScaleMode.PER_BATCH,
+        decay: float | None = None,
+    ):
+        super().__init__(operands=[x, dy, state], properties=_ste_props(bits, axis, ste, scale_mode, decay))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = self.check_x()
+        self.check_same_as_x("dy", self.dy)
+        self.check_state()
+        return [x]
+
+
+# LSQ ---------------------------------------------------------------------------------
+
+
+class LsqOperation(RangeQuantOperation):
+    """The LSQ ops: a learned step `scale` per tensor or per channel."""
+
+    def __init__(self, *operands: SSAValue, bits: int = 8, axis: int | None = None):
+        super().__init__(operands=list(operands), properties=_range_props(bits, axis))
+
+    def check_operands(self) -> TensorType:
+        x = self.check_x()
+        self.check_per_channel("scale", self.scale)
+        return x
+
+
+LSQ_PROPS_FORMAT = "`bits` `=` $bits (`axis` `=` $axis^)? " + FUNCTIONAL
+
+
+@irdl_op_definition
+class FakeQuantizeLsqOp(LsqOperation):
+    """`clamp(round_half_even(x * (1 / s)), qmin, qmax) * s` with a learned step `s`
+    (Esser et al. 2020, "Learned Step Size Quantization"); `[-2^(b-1), 2^(b-1)-1]`, zero
+    point 0. Equals PyTorch's `_fake_quantize_learnable_per_tensor_affine` (no axis) and
+    `_per_channel_affine` (axis)."""
+
+    name = "mir.fake_quantize_lsq"
+    x = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    result = result_def(TensorType)
+    bits = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), ELEMENTWISE)
+    assembly_format = "$x `,` $scale " + LSQ_PROPS_FORMAT
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return [self.check_operands()]
+
+
+@irdl_op_definition
+class FakeQuantizeLsqBackwardXOp(LsqOperation):
+    """`dx = dy` where `round_half_even(x * (1 / s))` lies in [qmin, qmax], else 0."""
+
+    name = "mir.fake_quantize_lsq_backward_x"
+    x = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    dy = operand_def(TensorType)
+    result = result_def(TensorType)
+    bits = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), ELEMENTWISE)
+    assembly_format = "$x `,` $scale `,` $dy " + LSQ_PROPS_FORMAT
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = self.check_operands()
+        self.check_same_as_x("dy", self.dy)
+        return [x]
+
+
+@irdl_op_definition
+class FakeQuantizeLsqBackwardScaleOp(LsqOperation):
+    """`ds = g * sum(dy * e)` over the elements sharing a step, LSQ's gradient: with
+    `v = x / s`, `e = round_half_even(v) - v` inside the grid, `qmin` below it, `qmax`
+    above; `g = 1 / sqrt(N * qmax)`, N the number of elements per step (LSQ's gradient scale)."""
+
+    name = "mir.fake_quantize_lsq_backward_scale"
+    x = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    dy = operand_def(TensorType)
+    result = result_def(TensorType)
+    bits = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), ELEMENTWISE)
+    assembly_format = "$x `,` $scale `,` $dy " + LSQ_PROPS_FORMAT
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_operands()
+        self.check_same_as_x("dy", self.dy)
+        return [tensor_type(self.scale)]
+
+
+OPS = [
+    QuantizeOp,
+    DequantizeOp,
+    FakeQuantizeOp,
+    FakeQuantizeBackwardOp,
+    FakeQuantizeLsqOp,
+    FakeQuantizeLsqBackwardXOp,
+    FakeQuantizeLsqBackwardScaleOp,
+]
+ATTRIBUTES = [SteKindAttr, ScaleModeAttr]

@@ -1,6 +1,11 @@
-"""numpy semantics of MIR quantisation: quantize, dequantize (ONNX QuantizeLinear /
-DequantizeLinear): f32 arithmetic, rounding half to even, saturation to the integer type
-(NaN, which ONNX leaves undefined, quantises to the zero point)."""
+"""numpy semantics of MIR quantisation.
+
+quantize / dequantize (ONNX QuantizeLinear / DequantizeLinear): f32 arithmetic, rounding
+half to even, saturation to the integer type (NaN, which ONNX leaves undefined, quantises
+to the zero point). The fake quantisations compute in x's accumulation dtype (f32 for
+f16/bf16) and round the result once to x's dtype; steps multiply by `1 / s` as PyTorch's
+fake-quantize kernels do.
+"""
 
 from __future__ import annotations
 
@@ -8,6 +13,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import quant
 from rlx_xdsl.interpreters.common import result_dtype
+from rlx_xdsl.numerics import convert, widened
 
 
 def per_element(op: quant.AffineQuantOperation, values, rank: int, dtype) -> np.ndarray:
@@ -37,7 +43,128 @@ def run_dequantize(op: quant.DequantizeOp, x) -> tuple[np.ndarray]:
     return ((x.astype(np.float32) - zero) * scale,)
 
 
+# Fake quantisation ---------------------------------------------------------------------
+
+
+def per_channel(op: quant.RangeQuantOperation, values: np.ndarray, rank: int) -> np.ndarray:
+    """A `[C]` (or `[]`/`[1]`) operand shaped to broadcast against x."""
+    axis = op.channel_axis()
+    if axis is None:
+        return values.reshape(())
+    shape = [1] * rank
+    shape[axis] = -1
+    return values.reshape(shape)
+
+
+def reduced_axes(op: quant.RangeQuantOperation, rank: int) -> tuple[int, ...]:
+    """The axes a per-channel statistic runs over: all but `axis` (all per tensor)."""
+    axis = op.channel_axis()
+    return tuple(a for a in range(rank) if a != axis)
+
+
+def clipping_range(op: quant.SteOperation, x: np.ndarray, state) -> np.ndarray:
+    """The range `r` of `fake_quantize` (broadcastable against x), as `scale_mode` says."""
+    if op.mode() is quant.ScaleMode.FIXED:
+        return per_channel(op, widened(state), x.ndim)
+    amax = np.max(np.abs(x), axis=reduced_axes(op, x.ndim), keepdims=True) if x.size else np.zeros(())
+    if op.mode() is quant.ScaleMode.PER_BATCH:
+        return amax
+    decay = x.dtype.type(op.decay.value.data)
+    return decay * per_channel(op, widened(state), x.ndim) + (1 - decay) * amax
+
+
+def step(op: quant.SteOperation, x: np.ndarray, state) -> tuple[np.ndarray, np.ndarray]:
+    """`(r, s)`: the range (a zero range taken as qmax, so that `s = 1`) and the step `r / qmax`."""
+    _, qmax = op.grid()
+    r = clipping_range(op, x, state)
+    r = np.where(r > 0, r, x.dtype.type(qmax))
+    return r, r / x.dtype.type(qmax)
+
+
+def grid_values(op: quant.RangeQuantOperation, x: np.ndarray, s: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """`(v, q)`: `v = x * (1 / s)` and its rounded value (not yet clamped)."""
+    v = x * (x.dtype.type(1) / s)
+    return v, np.rint(v)
+
+
+def fake_quantized(op: quant.RangeQuantOperation, x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    qmin, qmax = op.grid()
+    _, q = grid_values(op, x, s)
+    return np.clip(q, qmin, qmax) * s
+
+
+def in_grid(op: quant.RangeQuantOperation, x: np.ndarray, s: np.ndarray) -> np.ndarray:
+    qmin, qmax = op.grid()
+    _, q = grid_values(op, x, s)
+    return (q >= qmin) & (q <= qmax)
+
+
+def run_fake_quantize(op: quant.FakeQuantizeOp, x, state=None) -> tuple[np.ndarray]:
+    xw = widened(x)
+    _, s = step(op, xw, state)
+    return (convert(fake_quantized(op, xw, s), x.dtype),)
+
+
+def ste_derivative(op: quant.FakeQuantizeBackwardOp, x: np.ndarray, state) -> np.ndarray:
+    """The surrogate `d(x)` of the op's `ste` kind."""
+    r, s = step(op, x, state)
+    ste = op.ste.data
+    if ste is quant.SteKind.IDENTITY:
+        return np.ones_like(x)
+    if ste is quant.SteKind.CLIPPED_IDENTITY:
+        return in_grid(op, x, s).astype(x.dtype)
+    if ste is quant.SteKind.HARD_TANH:
+        return (np.abs(x) <= r).astype(x.dtype)
+    t = np.tanh(x / r)
+    return 1 - t * t
+
+
+def run_fake_quantize_backward(op: quant.FakeQuantizeBackwardOp, x, dy, state=None) -> tuple[np.ndarray]:
+    xw = widened(x)
+    return (convert(widened(dy) * ste_derivative(op, xw, state), x.dtype),)
+
+
+# LSQ ---------------------------------------------------------------------------------
+
+
+def run_fake_quantize_lsq(op: quant.FakeQuantizeLsqOp, x, scale) -> tuple[np.ndarray]:
+    xw = widened(x)
+    s = per_channel(op, widened(scale), x.ndim)
+    return (convert(fake_quantized(op, xw, s), x.dtype),)
+
+
+def run_lsq_backward_x(op: quant.FakeQuantizeLsqBackwardXOp, x, scale, dy) -> tuple[np.ndarray]:
+    xw = widened(x)
+    s = per_channel(op, widened(scale), x.ndim)
+    return (convert(widened(dy) * in_grid(op, xw, s), x.dtype),)
+
+
+def lsq_gradient_scale(op: quant.RangeQuantOperation, x: np.ndarray) -> np.floating:
+    """LSQ's `g = 1 / sqrt(N * qmax)` in x's dtype, N the number of elements sharing one step."""
+    _, qmax = op.grid()
+    axis = op.channel_axis()
+    n = x.size if axis is None else int(np.prod([d for a, d in enumerate(x.shape) if a != axis]))
+    one = x.dtype.type(1)
+    return one / np.sqrt(x.dtype.type(n) * x.dtype.type(qmax))
+
+
+def run_lsq_backward_scale(op: quant.FakeQuantizeLsqBackwardScaleOp, x, scale, dy) -> tuple[np.ndarray]:
+    qmin, qmax = op.grid()
+    xw = widened(x)
+    s = per_channel(op, widened(scale), x.ndim)
+    v, q = grid_values(op, xw, s)
+    e = np.where(q < qmin, xw.dtype.type(qmin), np.where(q > qmax, xw.dtype.type(qmax), q - v))
+    total = np.sum(widened(dy) * e, axis=reduced_axes(op, x.ndim))
+    g = lsq_gradient_scale(op, xw)
+    return (convert((total * g).reshape(scale.shape), scale.dtype),)
+
+
 KERNELS = {
     quant.QuantizeOp: run_quantize,
     quant.DequantizeOp: run_dequantize,
+    quant.FakeQuantizeOp: run_fake_quantize,
+    quant.FakeQuantizeBackwardOp: run_fake_quantize_backward,
+    quant.FakeQuantizeLsqOp: run_fake_quantize_lsq,
+    quant.FakeQuantizeLsqBackwardXOp: run_lsq_backward_x,
+    quant.FakeQuantizeLsqBackwardScaleOp: run_lsq_backward_scale,
 }
