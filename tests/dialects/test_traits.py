@@ -48,7 +48,8 @@ EXPECTED_CLASS = {
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
         "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
-        "quantize", "dequantize",
+        "quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
+        "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -58,8 +59,10 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-QUANT = {"quantize", "dequantize"}
-"""AMP-elementwise (RLX) but not fused into regions: their scales are per-op properties."""
+QUANT = {"quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
+         "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale"}
+"""AMP-elementwise (RLX) but not fusable element by element: their scales are per-op
+properties or per-channel statistics over the whole tensor."""
 ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - QUANT
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
 (each output element reads two input elements) and elementwise_region (a kernel, not a step

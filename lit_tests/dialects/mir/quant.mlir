@@ -22,3 +22,37 @@ func.func @affine(%x: tensor<2x3xf32>, %h: tensor<?x3xbf16>) -> (tensor<2x3xf32>
   %4 = mir.quantize %h scales = [1.000000e+00, 2.500000e-01, 2.000000e+00] zero_points = [0, 128, 255] axis = 1 : (tensor<?x3xbf16>) -> tensor<?x3xui8>
   func.return %1, %3, %4 : tensor<2x3xf32>, tensor<2x3xf32>, tensor<?x3xui8>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @fake_quantize
+// GENERIC-LABEL: "func.func"() <{sym_name = "fake_quantize"
+func.func @fake_quantize(%x: tensor<4x3xf32>, %r: tensor<3xf32>, %r1: tensor<1xbf16>, %xb: tensor<4x3xbf16>, %dy: tensor<4x3xf32>) -> (tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xbf16>, tensor<4x3xf32>) {
+  // CHECK-NEXT: %0 = mir.fake_quantize %x bits = 8 ste = identity scale_mode = per_batch : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  // GENERIC: "mir.fake_quantize"(%x) <{bits = 8 : i64, ste = #mir<ste identity>, scale_mode = #mir<scale_mode per_batch>}> : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  %0 = mir.fake_quantize %x bits = 8 ste = identity scale_mode = per_batch : (tensor<4x3xf32>) -> tensor<4x3xf32>
+  // CHECK-NEXT: %1 = mir.fake_quantize %x, %r bits = 4 axis = 1 ste = tanh scale_mode = ema decay = 9.000000e-01 : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  // GENERIC: "mir.fake_quantize"(%x, %r) <{bits = 4 : i64, axis = 1 : i64, ste = #mir<ste tanh>, scale_mode = #mir<scale_mode ema>, decay = 9.000000e-01 : f32}> : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %1 = mir.fake_quantize %x, %r bits = 4 axis = 1 ste = tanh scale_mode = ema decay = 9.000000e-01 : (tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  // CHECK-NEXT: %2 = mir.fake_quantize %xb, %r1 bits = 2 ste = hard_tanh scale_mode = fixed : (tensor<4x3xbf16>, tensor<1xbf16>) -> tensor<4x3xbf16>
+  %2 = mir.fake_quantize %xb, %r1 bits = 2 ste = hard_tanh scale_mode = fixed : (tensor<4x3xbf16>, tensor<1xbf16>) -> tensor<4x3xbf16>
+  // CHECK-NEXT: %3 = mir.fake_quantize_backward %x, %dy, %r bits = 4 axis = -1 ste = clipped_identity scale_mode = fixed : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  %3 = mir.fake_quantize_backward %x, %dy, %r bits = 4 axis = -1 ste = clipped_identity scale_mode = fixed : (tensor<4x3xf32>, tensor<4x3xf32>, tensor<3xf32>) -> tensor<4x3xf32>
+  func.return %0, %1, %2, %3 : tensor<4x3xf32>, tensor<4x3xf32>, tensor<4x3xbf16>, tensor<4x3xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @lsq
+func.func @lsq(%x: tensor<?x3xf32>, %s: tensor<3xf32>, %t: tensor<f32>, %dy: tensor<?x3xf32>) -> (tensor<?x3xf32>, tensor<?x3xf32>, tensor<3xf32>, tensor<f32>) {
+  // CHECK-NEXT: %0 = mir.fake_quantize_lsq %x, %s bits = 3 axis = 1 : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  // GENERIC: "mir.fake_quantize_lsq"(%x, %s) <{bits = 3 : i64, axis = 1 : i64}> : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  %0 = mir.fake_quantize_lsq %x, %s bits = 3 axis = 1 : (tensor<?x3xf32>, tensor<3xf32>) -> tensor<?x3xf32>
+  // CHECK-NEXT: %1 = mir.fake_quantize_lsq_backward_x %x, %t, %dy bits = 8 : (tensor<?x3xf32>, tensor<f32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  %1 = mir.fake_quantize_lsq_backward_x %x, %t, %dy bits = 8 : (tensor<?x3xf32>, tensor<f32>, tensor<?x3xf32>) -> tensor<?x3xf32>
+  // CHECK-NEXT: %2 = mir.fake_quantize_lsq_backward_scale %x, %s, %dy bits = 3 axis = 1 : (tensor<?x3xf32>, tensor<3xf32>, tensor<?x3xf32>) -> tensor<3xf32>
+  %2 = mir.fake_quantize_lsq_backward_scale %x, %s, %dy bits = 3 axis = 1 : (tensor<?x3xf32>, tensor<3xf32>, tensor<?x3xf32>) -> tensor<3xf32>
+  // CHECK-NEXT: %3 = mir.fake_quantize_lsq_backward_scale %x, %t, %dy bits = 2 : (tensor<?x3xf32>, tensor<f32>, tensor<?x3xf32>) -> tensor<f32>
+  %3 = mir.fake_quantize_lsq_backward_scale %x, %t, %dy bits = 2 : (tensor<?x3xf32>, tensor<f32>, tensor<?x3xf32>) -> tensor<f32>
+  func.return %0, %1, %2, %3 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<3xf32>, tensor<f32>
+}

@@ -1,16 +1,95 @@
-"""VJP rules of the quantisation ops.
+"""VJP rules of the quantisation ops (RLX's arms for Quantize, Dequantize, FakeQuantize
+and FakeQuantizeLSQ).
 
-quantize and dequantize: RLX passes the gradient straight through both. Here an
-integer value carries no gradient (`rlx-grad`), so across the i8/ui8 value between
-them there is nothing to pass: both register `no_gradient`. Training through
-quantisation uses `mir.fake_quantize`, whose value stays floating point
-(`docs/quantization.md`, `docs/deviations.md`).
+* quantize / dequantize: RLX passes the gradient straight through both. Here an
+  integer value carries no gradient (`rlx-grad`), so across the i8/ui8 value between
+  them there is nothing to pass: both register `no_gradient`. Training through
+  quantisation uses `mir.fake_quantize`, whose value stays floating point.
+* fake_quantize: the straight-through estimator of its `ste` kind. `identity` passes
+  the cotangent unchanged; the others emit `fake_quantize_backward`. The range state
+  is a running statistic, not a parameter: it gets no gradient.
+* fake_quantize_lsq: `fake_quantize_lsq_backward_x` and `_backward_scale`.
+* The backward ops are linear in `dy` with a mask (or factor) of x and the range:
+  their cotangent for `dy` is the same op applied to the incoming cotangent; the mask
+  is piecewise constant, so x, the state and the scale get none (almost everywhere).
+  The tanh surrogate is smooth in x: its second derivative is not implemented.
 """
 
 from __future__ import annotations
 
-from rlx_xdsl.autodiff.registry import VJP_RULES, no_gradient
-from rlx_xdsl.dialects.mir.quant import DequantizeOp, QuantizeOp
+from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
+from rlx_xdsl.dialects.mir.quant import (
+    DequantizeOp,
+    FakeQuantizeBackwardOp,
+    FakeQuantizeLsqBackwardScaleOp,
+    FakeQuantizeLsqBackwardXOp,
+    FakeQuantizeLsqOp,
+    FakeQuantizeOp,
+    QuantizeOp,
+    SteKind,
+    SteOperation,
+)
+from rlx_xdsl.emitter import Emitter
 
 VJP_RULES.register(QuantizeOp)(no_gradient)
 VJP_RULES.register(DequantizeOp)(no_gradient)
+
+PENDING = {
+    FakeQuantizeLsqBackwardScaleOp: "issue 22: second-order LSQ (the scale gradient's own VJP) is not written yet",
+}
+
+
+def _ste_props(op: SteOperation) -> dict:
+    return {
+        "bits": op.bits.value.data,
+        "axis": None if op.axis is None else op.axis.value.data,
+        "ste": op.ste.data,
+        "scale_mode": op.scale_mode.data,
+        "decay": None if op.decay is None else op.decay.value.data,
+    }
+
+
+def _lsq_props(op: FakeQuantizeLsqOp) -> dict:
+    return {"bits": op.bits.value.data, "axis": None if op.axis is None else op.axis.value.data}
+
+
+@VJP_RULES.register(FakeQuantizeOp)
+def fake_quantize(e: Emitter, op: FakeQuantizeOp, cotangents: Cotangents) -> Gradients:
+    """`identity`: the cotangent itself; otherwise `fake_quantize_backward(x, g, state)`."""
+    (g,) = cotangents
+    state = [None] if op.state is not None else []
+    if op.ste.data is SteKind.IDENTITY:
+        return [g, *state]
+    return [lambda: e.mir.fake_quantize_backward(op.x, g, op.state, **_ste_props(op)), *state]
+
+
+@VJP_RULES.register(FakeQuantizeBackwardOp)
+def fake_quantize_backward(e: Emitter, op: FakeQuantizeBackwardOp, cotangents: Cotangents) -> Gradients:
+    """dy: the same surrogate applied to `g`; x: zero almost everywhere (not for tanh)."""
+    (g,) = cotangents
+
+    def x_gradient():
+        if op.ste.data is SteKind.TANH:
+            raise Unsupported("the second derivative of the tanh straight-through estimator is not implemented")
+        return None
+
+    state = [None] if op.state is not None else []
+    return [x_gradient, lambda: e.mir.fake_quantize_backward(op.x, g, op.state, **_ste_props(op)), *state]
+
+
+@VJP_RULES.register(FakeQuantizeLsqOp)
+def fake_quantize_lsq(e: Emitter, op: FakeQuantizeLsqOp, cotangents: Cotangents) -> Gradients:
+    """LSQ's two gradients (Esser et al. 2020), as PyTorch's learnable fake-quantize autograd."""
+    (g,) = cotangents
+    props = _lsq_props(op)
+    return [
+        lambda: e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, g, **props),
+        lambda: e.mir.fake_quantize_lsq_backward_scale(op.x, op.scale, g, **props),
+    ]
+
+
+@VJP_RULES.register(FakeQuantizeLsqBackwardXOp)
+def fake_quantize_lsq_backward_x(e: Emitter, op: FakeQuantizeLsqBackwardXOp, cotangents: Cotangents) -> Gradients:
+    """dy: the same mask applied to `g`; x and scale: zero almost everywhere."""
+    (g,) = cotangents
+    return [None, None, lambda: e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, g, **_lsq_props(op))]
