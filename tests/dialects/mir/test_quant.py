@@ -1,12 +1,16 @@
-"""Quantisation MIR ops against ONNX's reference implementation (QuantizeLinear, DequantizeLinear)."""
+"""Quantisation MIR ops against independent oracles: ONNX's reference implementation
+(QuantizeLinear, DequantizeLinear) and PyTorch's fake-quantize functions, forward and backward."""
 
 from pathlib import Path
 
 import ml_dtypes
 import numpy as np
 import pytest
+import torch
 from xdsl.utils.exceptions import VerifyException
 
+from rlx_xdsl.autodiff.rules.mir.quant import quantized_weight_bits
+from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import quant
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
@@ -100,3 +104,126 @@ def test_the_integer_type_follows_the_zero_points():
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)
+
+
+# --- fake quantisation against PyTorch's fake-quantize functions ---------------------------
+
+DY = RNG.standard_normal(X.shape).astype(np.float32)
+
+
+def torch_fake_quantize(x, step, bits, axis=None):
+    """PyTorch's symmetric fake quantisation with the given step(s), zero point 0."""
+    qmin, qmax = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    xt = torch.tensor(x)
+    if axis is None:
+        return torch.fake_quantize_per_tensor_affine(xt, float(step), 0, qmin, qmax).numpy()
+    zeros = torch.zeros(len(step), dtype=torch.int32)
+    axis %= x.ndim
+    return torch.fake_quantize_per_channel_affine(xt, torch.tensor(step), zeros, axis, qmin, qmax).numpy()
+
+
+def steps(r, bits):
+    """`s = r / qmax`, the documented step of a range r (in f32)."""
+    return (np.asarray(r, np.float32) / np.float32((1 << (bits - 1)) - 1)).astype(np.float32)
+
+
+@pytest.mark.parametrize(("bits", "axis"), [(8, None), (4, None), (2, None), (3, 1), (5, 0), (4, -1)])
+def test_fake_quantize_per_batch_is_pytorchs_with_the_max_abs_step(bits, axis):
+    y = run_op("fake_quantize", [X], bits=bits, axis=axis)
+    if axis is None:
+        step = steps(np.abs(X).max(), bits)
+    else:
+        step = steps(np.abs(X).max(axis=1 - (axis % 2)), bits)
+    np.testing.assert_array_equal(y, torch_fake_quantize(X, step, bits, axis))
+
+
+def test_fake_quantize_fixed_and_ema_ranges():
+    state = np.float32([3.0, 0.5, 1.0, 8.0, 2.0, 0.25])
+    fixed = run_op("fake_quantize", [X, state], bits=4, axis=1, scale_mode="fixed")
+    np.testing.assert_array_equal(fixed, torch_fake_quantize(X, steps(state, 4), 4, 1))
+    ema = run_op("fake_quantize", [X, state], bits=4, axis=1, scale_mode="ema", decay=0.75)
+    r = np.float32(0.75) * state + np.float32(0.25) * np.abs(X).max(axis=0)
+    np.testing.assert_array_equal(ema, torch_fake_quantize(X, steps(r, 4), 4, 1))
+    assert not np.array_equal(fixed, ema)
+
+
+def test_fake_quantize_of_a_zero_range_uses_a_unit_step():
+    zeros = np.zeros((2, 3), np.float32)
+    np.testing.assert_array_equal(run_op("fake_quantize", [zeros], bits=4), zeros)
+    x = np.float32([0.4, 0.6, -2.5, 100.0])
+    y = run_op("fake_quantize", [x, np.float32([0.0])], bits=4, scale_mode="fixed")
+    np.testing.assert_array_equal(y, torch_fake_quantize(x, 1.0, 4))
+
+
+def test_fake_quantize_keeps_half_dtypes():
+    x = X.astype(np.float16)
+    y = run_op("fake_quantize", [x], bits=4)
+    assert y.dtype == np.float16
+    expected = torch_fake_quantize(x.astype(np.float32), steps(np.abs(x.astype(np.float32)).max(), 4), 4)
+    np.testing.assert_array_equal(y, expected.astype(np.float16))
+
+
+def torch_input_grad(fn, x):
+    xt = torch.tensor(x, requires_grad=True)
+    fn(xt).backward(torch.tensor(DY))
+    return xt.grad.numpy()
+
+
+def test_fake_quantize_backward_kinds():
+    state = np.float32([1.5])
+    props = {"bits": 3, "scale_mode": "fixed"}
+    step = float(steps(1.5, 3))
+
+    def backward(ste):
+        return run_op("fake_quantize_backward", [X, DY, state], ste=ste, **props)
+
+    np.testing.assert_array_equal(backward("identity"), DY)
+    clipped = torch_input_grad(lambda x: torch.fake_quantize_per_tensor_affine(x, step, 0, -4, 3), X)
+    np.testing.assert_array_equal(backward("clipped_identity"), clipped)
+    hard = torch_input_grad(lambda x: 1.5 * torch.nn.functional.hardtanh(x / 1.5), X)
+    np.testing.assert_array_equal(backward("hard_tanh"), hard)
+    soft = torch_input_grad(lambda x: 1.5 * torch.tanh(x / 1.5), X)
+    np.testing.assert_allclose(backward("tanh"), soft, rtol=1e-6, atol=1e-6)
+
+
+def torch_lsq(x, scale, bits, axis, dy):
+    qmin, qmax = -(1 << (bits - 1)), (1 << (bits - 1)) - 1
+    n = x.size if axis is None else x.size // x.shape[axis]
+    factor = float(1 / np.sqrt(n * qmax))
+    xt, st = torch.tensor(x, requires_grad=True), torch.tensor(scale, requires_grad=True)
+    if axis is None:
+        y = torch._fake_quantize_learnable_per_tensor_affine(xt, st, torch.zeros(1), qmin, qmax, factor)
+    else:
+        zeros = torch.zeros(len(scale))
+        y = torch._fake_quantize_learnable_per_channel_affine(xt, st, zeros, axis, qmin, qmax, factor)
+    y.backward(torch.tensor(dy))
+    return y.detach().numpy(), xt.grad.numpy(), st.grad.numpy()
+
+
+@pytest.mark.parametrize(("bits", "axis", "scale"), [
+    (4, None, [0.3]), (2, None, [0.5]), (8, None, [0.01]), (3, 0, [0.3, 0.2, 0.5, 1.0]),
+    (4, 1, [0.1, 0.2, 0.3, 0.4, 0.5, 0.6]),
+])  # fmt: skip
+def test_lsq_forward_and_backward_are_pytorchs(bits, axis, scale):
+    scale = np.float32(scale)
+    y, dx, ds = torch_lsq(X, scale, bits, axis, DY)
+    props = {"bits": bits, "axis": axis}
+    np.testing.assert_array_equal(run_op("fake_quantize_lsq", [X, scale], **props), y)
+    np.testing.assert_array_equal(run_op("fake_quantize_lsq_backward_x", [X, scale, DY], **props), dx)
+    np.testing.assert_allclose(run_op("fake_quantize_lsq_backward_scale", [X, scale, DY], **props), ds, rtol=1e-5)
+
+
+def test_lsq_accepts_a_rank_0_scale():
+    scale = np.float32(0.3)
+    y, _, ds = torch_lsq(X, scale.reshape(1), 4, None, DY)
+    np.testing.assert_array_equal(run_op("fake_quantize_lsq", [X, scale], bits=4), y)
+    out = run_op("fake_quantize_lsq_backward_scale", [X, scale, DY], bits=4)
+    assert out.shape == ()
+    np.testing.assert_allclose(out, ds[0], rtol=1e-5)
+
+
+def test_quantized_weight_bits_reads_the_fake_quantisation():
+    b = GraphBuilder("f")
+    x, s = b.input("x", [2, 3]), b.input("s", [1])
+    fq, lsq, plain = b.mir.fake_quantize(x, bits=5), b.mir.fake_quantize_lsq(x, s, bits=3), b.mir.relu(x)
+    assert [quantized_weight_bits(v) for v in (fq, lsq, plain, x)] == [5, 3, None, None]

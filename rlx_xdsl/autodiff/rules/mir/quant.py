@@ -30,6 +30,7 @@ from rlx_xdsl.dialects.mir.quant import (
     SteOperation,
 )
 from rlx_xdsl.emitter import Emitter
+from xdsl.ir import SSAValue
 
 VJP_RULES.register(QuantizeOp)(no_gradient)
 VJP_RULES.register(DequantizeOp)(no_gradient)
@@ -37,6 +38,15 @@ VJP_RULES.register(DequantizeOp)(no_gradient)
 PENDING = {
     FakeQuantizeLsqBackwardScaleOp: "issue 22: second-order LSQ (the scale gradient's own VJP) is not written yet",
 }
+
+
+def quantized_weight_bits(value: SSAValue) -> int | None:
+    """The bit width a value was fake-quantised to (RLX's `quantized_weight_bits`): `bits`
+    when `value` is the result of `fake_quantize` or `fake_quantize_lsq`, else None."""
+    owner = value.owner
+    if isinstance(owner, (FakeQuantizeOp, FakeQuantizeLsqOp)):
+        return owner.bits.value.data
+    return None
 
 
 def _ste_props(op: SteOperation) -> dict:
