@@ -1,0 +1,107 @@
+"""Recipes of the quantisation MIR ops.
+
+Scales, ranges and LSQ steps are positive constants (a zero LSQ step divides by zero);
+integer operands of dequantize come from the pool or are new i8/ui8 arguments. The
+`tanh` surrogate is left out of `fake_quantize_backward`'s draws: its second derivative
+is a documented gap (`rlx-grad` reports it), which random gradient graphs would hit.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import SSAValue
+
+from rlx_xdsl.dialects.mir import quant
+from rlx_xdsl.dialects.mir.elementwise import ConstantOp
+from rlx_xdsl.registry import OpClass
+from rlx_xdsl.testing.graphgen.recipes import RECIPES
+from rlx_xdsl.testing.graphgen.state import GraphState, dense
+from rlx_xdsl.testing.graphgen.values import element_type, is_float, rank, shape_of
+
+STEPS = (0.0625, 0.25, 0.5, 1.0, 2.0)
+
+
+def _channels(s: GraphState, x: SSAValue) -> tuple[int | None, int]:
+    """A channel axis of x (or None: per tensor) and how many values it takes."""
+    if rank(x) == 0 or s.flag():
+        return None, 1
+    axis = s.axis(rank(x))
+    return axis, shape_of(x)[axis]
+
+
+def _positive(s: GraphState, x: SSAValue, axis: int | None, count: int) -> SSAValue:
+    """A constant of positive steps shaped `[C]` (per channel) or `[1]`/`[]` (per tensor)."""
+    values = [s.choice(STEPS) for _ in range(count)]
+    shape = (count,) if axis is not None or s.flag() else ()
+    data = values if shape else values[0]
+    return s.emit(ConstantOp, dense(data, element_type(x)))
+
+
+def _affine(s: GraphState, x: SSAValue, storage: str) -> dict:
+    axis, count = _channels(s, x)
+    lo, hi = quant.INT_RANGES[storage]
+    return {
+        "scales": [s.choice(STEPS) for _ in range(count)],
+        "zero_points": [s.integer(lo, hi) if storage == "ui8" else s.integer(-4, 4) for _ in range(count)],
+        "axis": axis,
+    }
+
+
+@RECIPES.register(quant.QuantizeOp)
+def quantize(s: GraphState, op: OpClass) -> None:
+    x = s.need(is_float)
+    s.emit(op, x, **_affine(s, x, s.choice(("i8", "ui8"))))
+
+
+@RECIPES.register(quant.DequantizeOp)
+def dequantize(s: GraphState, op: OpClass) -> None:
+    """An i8/ui8 value from the pool (a quantize's result), or a new one."""
+    storage = s.choice(("i8", "ui8"))
+    x = s.pick(lambda v: str(element_type(v)) == storage) or s.operand(s.shape(), storage)
+    s.emit(op, x, **_affine(s, x, storage))
+
+
+def _ste_props(s: GraphState, kinds) -> dict:
+    mode = s.choice(tuple(quant.ScaleMode))
+    return {
+        "bits": s.integer(quant.MIN_BITS, quant.MAX_BITS),
+        "ste": s.choice(kinds),
+        "scale_mode": mode,
+        "decay": 0.75 if mode is quant.ScaleMode.EMA else None,
+    }
+
+
+def _state(s: GraphState, x: SSAValue, props: dict, axis: int | None, count: int) -> SSAValue | None:
+    return None if props["scale_mode"] is quant.ScaleMode.PER_BATCH else _positive(s, x, axis, count)
+
+
+@RECIPES.register(quant.FakeQuantizeOp)
+def fake_quantize(s: GraphState, op: OpClass) -> None:
+    x = s.need(is_float)
+    axis, count = _channels(s, x)
+    props = _ste_props(s, tuple(quant.SteKind))
+    s.emit(op, x, _state(s, x, props, axis, count), axis=axis, **props)
+
+
+@RECIPES.register(quant.FakeQuantizeBackwardOp)
+def fake_quantize_backward(s: GraphState, op: OpClass) -> None:
+    x = s.need(is_float)
+    axis, count = _channels(s, x)
+    props = _ste_props(s, tuple(k for k in quant.SteKind if k is not quant.SteKind.TANH))
+    dy = s.operand(shape_of(x), element_type(x))
+    s.emit(op, x, dy, _state(s, x, props, axis, count), axis=axis, **props)
+
+
+@RECIPES.register(quant.FakeQuantizeLsqOp)
+def fake_quantize_lsq(s: GraphState, op: OpClass) -> None:
+    x = s.need(is_float)
+    axis, count = _channels(s, x)
+    s.emit(op, x, _positive(s, x, axis, count), bits=s.integer(quant.MIN_BITS, quant.MAX_BITS), axis=axis)
+
+
+@RECIPES.register(quant.FakeQuantizeLsqBackwardXOp, quant.FakeQuantizeLsqBackwardScaleOp)
+def fake_quantize_lsq_backward(s: GraphState, op: OpClass) -> None:
+    x = s.need(is_float)
+    axis, count = _channels(s, x)
+    scale = _positive(s, x, axis, count)
+    dy = s.operand(shape_of(x), element_type(x))
+    s.emit(op, x, scale, dy, bits=s.integer(quant.MIN_BITS, quant.MAX_BITS), axis=axis)
