@@ -643,6 +643,20 @@ def _quant_cases() -> list[OpCase]:
         OpCase("dequantize_per_channel_ui8", f"mir.dequantize %0 {per_channel} "
                ": (tensor<4x3xui8>) -> tensor<4x3xf32>", inputs=of(ints(0, 256, 4, 3, dtype=np.uint8))),
         *_fake_quant_cases(),
+        OpCase("qmatmul", "mir.qmatmul %0, %1, %2 x_zp = 3 w_zp = 130 out_zp = -5 mult = 3.000000e-02 "
+               ": (tensor<2x3x5xi8>, tensor<5x4xui8>, tensor<4xi32>) -> tensor<2x3x4xi8>",
+               inputs=of(ints(-128, 127, 2, 3, 5, dtype=np.int8), ints(0, 255, 5, 4, dtype=np.uint8),
+                         ints(-300, 300, 4))),
+        OpCase("qconv2d", "mir.qconv2d %0, %1, %2 kernel_size = [3, 3] stride = [2, 1] padding = [1, 1] "
+               "dilation = [1, 2] groups = 2 x_zp = 120 w_zp = -2 out_zp = 200 mult = 2.000000e-03 "
+               ": (tensor<2x4x5x6xui8>, tensor<6x2x3x3xi8>, tensor<6xi32>) -> tensor<2x6x3x4xui8>",
+               inputs=of(ints(0, 255, 2, 4, 5, 6, dtype=np.uint8), ints(-128, 127, 6, 2, 3, 3, dtype=np.int8),
+                         ints(-500, 500, 6))),
+        OpCase("qconv2d_dynamic", "mir.qconv2d %0, %1, %2 kernel_size = [1, 1] stride = [1, 1] padding = [0, 0] "
+               "dilation = [1, 1] groups = 1 x_zp = 0 w_zp = 0 out_zp = 0 mult = 5.000000e-02 "
+               ": (tensor<?x2x3x3xi8>, tensor<3x2x1x1xi8>, tensor<3xi32>) -> tensor<?x3x3x3xi8>",
+               inputs=of(ints(-128, 127, 1, 2, 3, 3, dtype=np.int8), ints(-128, 127, 3, 2, 1, 1, dtype=np.int8),
+                         ints(-50, 50, 3))),
     ]  # fmt: skip
 
 

@@ -34,7 +34,7 @@ EXPECTED_CLASS = {
         "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
-        "fused_transformer_layer", "fused_matmul_epilogue",
+        "fused_transformer_layer", "fused_matmul_epilogue", "qmatmul", "qconv2d",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",

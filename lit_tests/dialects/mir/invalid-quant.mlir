@@ -205,3 +205,91 @@ func.func @lsq_backward_scale_type(%x: tensor<2x3xf32>, %s: tensor<1xf32>) -> te
   %0 = mir.fake_quantize_lsq_backward_scale %x, %s, %x bits = 4 : (tensor<2x3xf32>, tensor<1xf32>, tensor<2x3xf32>) -> tensor<f32>
   func.return %0 : tensor<f32>
 }
+
+// -----
+
+func.func @qmatmul_float(%x: tensor<2x3xf32>, %w: tensor<3x4xi8>, %b: tensor<4xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' x must have element type i8 or ui8, got f32}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<2x3xf32>, tensor<3x4xi8>, tensor<4xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_x_zp(%x: tensor<2x3xi8>, %w: tensor<3x4xi8>, %b: tensor<4xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' x_zp 128 is outside the range of i8 [-128, 127]}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 128 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<2x3xi8>, tensor<3x4xi8>, tensor<4xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_out_zp(%x: tensor<2x3xi8>, %w: tensor<3x4xi8>, %b: tensor<4xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' out_zp 256 fits neither i8 nor ui8}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 256 mult = 1.000000e-02 : (tensor<2x3xi8>, tensor<3x4xi8>, tensor<4xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_mult(%x: tensor<2x3xi8>, %w: tensor<3x4xi8>, %b: tensor<4xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' mult must be positive and finite, got 0.0}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 0 mult = 0.000000e+00 : (tensor<2x3xi8>, tensor<3x4xi8>, tensor<4xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_bias_dtype(%x: tensor<2x3xi8>, %w: tensor<3x4xi8>, %b: tensor<4xi64>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' bias must have element type i32, got i64}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<2x3xi8>, tensor<3x4xi8>, tensor<4xi64>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_bias_shape(%x: tensor<2x3xi8>, %w: tensor<3x4xi8>, %b: tensor<3xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' bias must have shape [4] (one per output channel), got [3]}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<2x3xi8>, tensor<3x4xi8>, tensor<3xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_k(%x: tensor<2x3xi8>, %w: tensor<2x4xi8>, %b: tensor<4xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' contraction dims 3 and 2 differ}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<2x3xi8>, tensor<2x4xi8>, tensor<4xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qmatmul_w_rank(%x: tensor<2x3xi8>, %w: tensor<1x3x4xi8>, %b: tensor<4xi32>) -> tensor<2x4xi8> {
+  // expected-error@+1 {{'mir.qmatmul' w must have rank 2, got [1, 3, 4]}}
+  %0 = mir.qmatmul %x, %w, %b x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<2x3xi8>, tensor<1x3x4xi8>, tensor<4xi32>) -> tensor<2x4xi8>
+  func.return %0 : tensor<2x4xi8>
+}
+
+// -----
+
+func.func @qconv2d_bias(%x: tensor<1x4x5x5xi8>, %w: tensor<6x4x3x3xi8>, %b: tensor<4xi32>) -> tensor<1x6x3x3xi8> {
+  // expected-error@+1 {{'mir.qconv2d' bias must have shape [6] (one per output channel), got [4]}}
+  %0 = mir.qconv2d %x, %w, %b kernel_size = [3, 3] stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 1 x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<1x4x5x5xi8>, tensor<6x4x3x3xi8>, tensor<4xi32>) -> tensor<1x6x3x3xi8>
+  func.return %0 : tensor<1x6x3x3xi8>
+}
+
+// -----
+
+func.func @qconv2d_groups(%x: tensor<1x4x5x5xi8>, %w: tensor<6x4x3x3xi8>, %b: tensor<6xi32>) -> tensor<1x6x3x3xi8> {
+  // expected-error@+1 {{'mir.qconv2d' w has 4 input channels per group, expected 4 / 2 = 2}}
+  %0 = mir.qconv2d %x, %w, %b kernel_size = [3, 3] stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 2 x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<1x4x5x5xi8>, tensor<6x4x3x3xi8>, tensor<6xi32>) -> tensor<1x6x3x3xi8>
+  func.return %0 : tensor<1x6x3x3xi8>
+}
+
+// -----
+
+func.func @qconv2d_w_dtype(%x: tensor<1x4x5x5xi8>, %w: tensor<6x4x3x3xi32>, %b: tensor<6xi32>) -> tensor<1x6x3x3xi8> {
+  // expected-error@+1 {{'mir.qconv2d' w must have element type i8 or ui8, got i32}}
+  %0 = mir.qconv2d %x, %w, %b kernel_size = [3, 3] stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 1 x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<1x4x5x5xi8>, tensor<6x4x3x3xi32>, tensor<6xi32>) -> tensor<1x6x3x3xi8>
+  func.return %0 : tensor<1x6x3x3xi8>
+}

@@ -56,3 +56,16 @@ func.func @lsq(%x: tensor<?x3xf32>, %s: tensor<3xf32>, %t: tensor<f32>, %dy: ten
   %3 = mir.fake_quantize_lsq_backward_scale %x, %t, %dy bits = 2 : (tensor<?x3xf32>, tensor<f32>, tensor<?x3xf32>) -> tensor<f32>
   func.return %0, %1, %2, %3 : tensor<?x3xf32>, tensor<?x3xf32>, tensor<3xf32>, tensor<f32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @integer_contractions
+func.func @integer_contractions(%x: tensor<2x3x5xi8>, %w: tensor<5x4xui8>, %b: tensor<4xi32>, %xc: tensor<?x4x5x6xui8>, %wc: tensor<6x2x3x3xi8>, %bc: tensor<6xi32>) -> (tensor<2x3x4xi8>, tensor<?x6x3x4xui8>) {
+  // CHECK-NEXT: %0 = mir.qmatmul %x, %w, %b x_zp = 3 w_zp = 130 out_zp = -5 mult = 3.000000e-02 : (tensor<2x3x5xi8>, tensor<5x4xui8>, tensor<4xi32>) -> tensor<2x3x4xi8>
+  // GENERIC: "mir.qmatmul"(%x, %w, %b) <{x_zp = 3 : i64, w_zp = 130 : i64, out_zp = -5 : i64, mult = 3.000000e-02 : f32}> : (tensor<2x3x5xi8>, tensor<5x4xui8>, tensor<4xi32>) -> tensor<2x3x4xi8>
+  %0 = mir.qmatmul %x, %w, %b x_zp = 3 w_zp = 130 out_zp = -5 mult = 3.000000e-02 : (tensor<2x3x5xi8>, tensor<5x4xui8>, tensor<4xi32>) -> tensor<2x3x4xi8>
+  // An out_zp past 127 makes the result ui8.
+  // CHECK-NEXT: %1 = mir.qconv2d %xc, %wc, %bc kernel_size = [3, 3] stride = [2, 1] padding = [1, 1] dilation = [1, 2] groups = 2 x_zp = 120 w_zp = -2 out_zp = 200 mult = 2.000000e-03 : (tensor<?x4x5x6xui8>, tensor<6x2x3x3xi8>, tensor<6xi32>) -> tensor<?x6x3x4xui8>
+  %1 = mir.qconv2d %xc, %wc, %bc kernel_size = [3, 3] stride = [2, 1] padding = [1, 1] dilation = [1, 2] groups = 2 x_zp = 120 w_zp = -2 out_zp = 200 mult = 2.000000e-03 : (tensor<?x4x5x6xui8>, tensor<6x2x3x3xi8>, tensor<6xi32>) -> tensor<?x6x3x4xui8>
+  func.return %0, %1 : tensor<2x3x4xi8>, tensor<?x6x3x4xui8>
+}

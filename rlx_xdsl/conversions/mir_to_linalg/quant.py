@@ -4,7 +4,9 @@ quantize / dequantize: a per-tensor scale and zero point are scalar constants in
 body; per channel, they are `tensor<Cxf32>` constants read through a map projecting the
 loops onto `axis`. The fake quantisations read their per-channel operands (state, learned
 scale) the same way; `max|x|` (per_batch, ema) and LSQ's scale gradient are reductions
-over the dims other than `axis`.
+over the dims other than `axis`. qmatmul and qconv2d centre their operands in f64 (exact
+for 8-bit integers), emit a `mir.matmul` / `mir.conv` that the same walk lowers, and
+requantise.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ from xdsl.ir import SSAValue
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import F32, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
+from rlx_xdsl import dtypes
 from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import quant
 
@@ -260,3 +263,64 @@ def lower_lsq_backward_scale(lw: Lowering, op: quant.FakeQuantizeLsqBackwardScal
 
     out = lw.map_elements([total], lw.dims(total), lw.result_dtype(), scaled)
     return [lw.reshape(out, lw.dims(op.scale))]
+
+
+# Integer matmul and convolution ---------------------------------------------------------
+
+F64 = dtypes.dtype_named("f64")
+
+
+def _centred_f64(lw: Lowering, value: SSAValue, index: int, zero_point: int) -> SSAValue:
+    """`value - zero_point` as f64 (exact), read with the operand's MIR dtype (ui8 stays unsigned)."""
+    src = lw.operand_dtype(index)
+
+    def body(s: Scalars, v: SSAValue, _: SSAValue) -> SSAValue:
+        return s.sub(s.cast(v, src, F64), s.constant(zero_point, F64), F64)
+
+    return lw.map_elements([value], lw.dims(value), F64, body)
+
+
+def _requantised(lw: Lowering, op: quant.IntegerContractionOperation, acc: SSAValue, channel_axis: int) -> SSAValue:
+    """`clamp(roundeven((acc + bias) * mult) + out_zp)` over `acc` (f64), bias read along `channel_axis`."""
+    rank = acc.type.get_num_dims()
+    lo, hi = quant.INT_RANGES[op.out_storage()]
+    mult = float(np.float32(op.mult.value.data))
+    out_zp, dst, bias_dt = op.out_zp.value.data, lw.result_dtype(), lw.operand_dtype(2)
+
+    def body(s: Scalars, a: SSAValue, b: SSAValue, _: SSAValue) -> SSAValue:
+        total = s.add(a, s.cast(b, bias_dt, F64), F64)
+        q = s.emit(math.RoundEvenOp(s.add(s.mul(total, s.constant(mult, F64), F64), s.constant(out_zp, F64), F64)))
+        q = s.min(s.max(q, s.constant(lo, F64), F64), s.constant(hi, F64), F64)
+        return s.cast(q, F64, dst)
+
+    init = lw.empty(lw.dims(acc), dst)
+    inputs = [(acc, identity(rank)), (op.bias, loops(rank, [channel_axis]))]
+    return lw.generic(inputs, [(init, identity(rank))], [PARALLEL] * rank, body)[0]
+
+
+@LOWERINGS.register(quant.QMatmulOp)
+def lower_qmatmul(lw: Lowering, op: quant.QMatmulOp) -> Sequence[SSAValue]:
+    """The centred operands in f64 (exact integers), a `mir.matmul` the same walk lowers,
+    then the requantisation."""
+    x = _centred_f64(lw, op.x, 0, op.x_zp.value.data)
+    w = _centred_f64(lw, op.w, 1, op.w_zp.value.data)
+    acc = lw.e.mir.matmul(x, w)
+    return [_requantised(lw, op, acc, acc.type.get_num_dims() - 1)]
+
+
+@LOWERINGS.register(quant.QConv2dOp)
+def lower_qconv2d(lw: Lowering, op: quant.QConv2dOp) -> Sequence[SSAValue]:
+    """As qmatmul, through a `mir.conv` on the centred f64 operands (its zero padding is
+    the zero point)."""
+    x = _centred_f64(lw, op.x, 0, op.x_zp.value.data)
+    w = _centred_f64(lw, op.w, 1, op.w_zp.value.data)
+    acc = lw.e.mir.conv(
+        x,
+        w,
+        kernel_size=op.pair("kernel_size"),
+        stride=op.pair("stride"),
+        padding=op.pair("padding"),
+        dilation=op.pair("dilation"),
+        groups=op.groups.value.data,
+    )
+    return [_requantised(lw, op, acc, 1)]

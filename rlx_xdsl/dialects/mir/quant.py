@@ -26,6 +26,7 @@ from xdsl.dialects.builtin import (
     TensorType,
     f32,
     i8,
+    i32,
 )
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
@@ -52,10 +53,12 @@ from rlx_xdsl.dialects.base import (
     i64_attr,
     require,
     require_float,
+    require_rank,
     require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import ELEMENTWISE
+from rlx_xdsl.dialects.mir.conv import CONV_PROPS, ConvOperation
+from rlx_xdsl.dialects.traits import COMPUTE, ELEMENTWISE
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, normalize_axis
 
 F32_ARRAY = DenseArrayBase.constr(f32)
@@ -520,6 +523,184 @@ class FakeQuantizeLsqBackwardScaleOp(LsqOperation):
         return [tensor_type(self.scale)]
 
 
+# Integer matmul and convolution ---------------------------------------------------------
+
+
+class IntegerContractionOperation(RlxOperation):
+    """qmatmul and qconv2d: i8/ui8 operands with zero points, an i32 bias, a requantising
+    multiplier, and an 8-bit result (`i8`, or `ui8` when `out_zp` needs it)."""
+
+    @staticmethod
+    def requant_properties(x_zp: int, w_zp: int, out_zp: int, mult: float) -> dict[str, Attribute]:
+        return {
+            "x_zp": i64_attr(x_zp),
+            "w_zp": i64_attr(w_zp),
+            "out_zp": i64_attr(out_zp),
+            "mult": FloatAttr(mult, f32),
+        }
+
+    def check_requant(self) -> None:
+        mult = self.mult.value.data
+        require(math.isfinite(mult) and mult > 0, self, lambda: f"mult must be positive and finite, got {mult}")
+
+    def out_storage(self) -> str:
+        out_zp = self.out_zp.value.data
+        name = storage_for([out_zp])
+        require(name is not None, self, lambda: f"out_zp {out_zp} fits neither i8 nor ui8")
+        return name
+
+    def check_integer_operands(self) -> tuple[TensorType, TensorType]:
+        """x and w are i8/ui8 with zero points in their range; bias is i32."""
+        x, w, bias = tensor_type(self.x), tensor_type(self.w), tensor_type(self.bias)
+        for what, t, zp in (("x", x, self.x_zp.value.data), ("w", w, self.w_zp.value.data)):
+            name = dtypes.dtype_of(t.element_type).name
+            require(
+                name in INT_RANGES,
+                self,
+                lambda: f"{what} must have element type i8 or ui8, got {t.element_type}",
+            )
+            lo, hi = INT_RANGES[name]
+            require(
+                lo <= zp <= hi,
+                self,
+                lambda: f"{what}_zp {zp} is outside the range of {name} [{lo}, {hi}]",
+            )
+        require(
+            bias.element_type == i32,
+            self,
+            lambda: f"bias must have element type i32, got {bias.element_type}",
+        )
+        return x, w
+
+    def check_bias(self, channels: int) -> None:
+        shape = tuple(tensor_type(self.bias).get_shape())
+        require(
+            len(shape) == 1 and (DYNAMIC in (shape[0], channels) or shape[0] == channels),
+            self,
+            lambda: f"bias must have shape [{channels}] (one per output channel), got {fmt_shape(shape)}",
+        )
+
+    def result_element_type(self) -> Attribute:
+        return i8 if self.out_storage() == "i8" else ui8
+
+
+REQUANT_FORMAT = "`x_zp` `=` $x_zp `w_zp` `=` $w_zp `out_zp` `=` $out_zp `mult` `=` $mult "
+
+
+@irdl_op_definition
+class QMatmulOp(IntegerContractionOperation):
+    """`saturate(round_half_even(((x - x_zp) @ (w - w_zp) + bias) * mult) + out_zp)`
+    (RLX's `QMatMul`; ONNX QLinearMatMul with `mult = x_scale * w_scale / y_scale`, plus
+    an i32 bias added to the accumulator as in QLinearConv).
+
+    x is `[..., M, K]` i8/ui8, w `[K, N]` i8/ui8, bias `[N]` i32; the result `[..., M, N]`.
+    The accumulation is exact; the product with `mult` is in f64 (as ONNX's reference).
+    """
+
+    name = "mir.qmatmul"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    result = result_def(TensorType)
+    x_zp = prop_def(IntegerAttr[I64])
+    w_zp = prop_def(IntegerAttr[I64])
+    out_zp = prop_def(IntegerAttr[I64])
+    mult = prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$x `,` $w `,` $bias " + REQUANT_FORMAT + FUNCTIONAL
+
+    def __init__(
+        self, x: SSAValue, w: SSAValue, bias: SSAValue, *, x_zp: int = 0, w_zp: int = 0, out_zp: int = 0,
+        mult: float,
+    ):  # fmt: skip
+        super().__init__(
+            operands=[x, w, bias],
+            properties=IntegerContractionOperation.requant_properties(x_zp, w_zp, out_zp, mult),
+        )
+
+    def check_attributes(self) -> None:
+        self.check_requant()
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, w = self.check_integer_operands()
+        require(x.get_num_dims() >= 2, self, lambda: f"x must have rank >= 2, got {fmt_shape(x.get_shape())}")
+        require(w.get_num_dims() == 2, self, lambda: f"w must have rank 2, got {fmt_shape(w.get_shape())}")
+        *batch, m, k = x.get_shape()
+        k_w, n = w.get_shape()
+        require(
+            DYNAMIC in (k, k_w) or k == k_w,
+            self,
+            lambda: f"contraction dims {k} and {k_w} differ",
+        )
+        self.check_bias(n)
+        return [TensorType(self.result_element_type(), (*batch, m, n))]
+
+
+@irdl_op_definition
+class QConv2dOp(IntegerContractionOperation, ConvOperation):
+    """`mir.conv` on `x - x_zp` and `w - w_zp` (zero padding of the centred input), plus
+    the i32 bias per output channel, requantised as `qmatmul` (RLX's `QConv2d`; ONNX
+    QLinearConv with `mult = x_scale * w_scale / y_scale`).
+
+    x is `[N, Cin, H, W]` i8/ui8, w `[Cout, Cin / groups, kh, kw]` i8/ui8, bias `[Cout]` i32.
+    """
+
+    name = "mir.qconv2d"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    bias = operand_def(TensorType)
+    result = result_def(TensorType)
+    kernel_size = prop_def(I64_ARRAY)
+    stride = prop_def(I64_ARRAY)
+    padding = prop_def(I64_ARRAY)
+    dilation = prop_def(I64_ARRAY)
+    groups = prop_def(IntegerAttr[I64])
+    x_zp = prop_def(IntegerAttr[I64])
+    w_zp = prop_def(IntegerAttr[I64])
+    out_zp = prop_def(IntegerAttr[I64])
+    mult = prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$x `,` $w `,` $bias " + CONV_PROPS + REQUANT_FORMAT + FUNCTIONAL
+
+    def __init__(
+        self,
+        x: SSAValue,
+        w: SSAValue,
+        bias: SSAValue,
+        *,
+        kernel_size: Sequence[int],
+        stride: Sequence[int] = (1, 1),
+        padding: Sequence[int] = (0, 0),
+        dilation: Sequence[int] = (1, 1),
+        groups: int = 1,
+        x_zp: int = 0,
+        w_zp: int = 0,
+        out_zp: int = 0,
+        mult: float,
+    ):
+        super().__init__(
+            operands=[x, w, bias],
+            properties={
+                **ConvOperation.conv_properties(kernel_size, stride, padding, dilation, groups),
+                **IntegerContractionOperation.requant_properties(x_zp, w_zp, out_zp, mult),
+            },
+        )
+
+    def check_attributes(self) -> None:
+        ConvOperation.check_attributes(self)
+        self.check_requant()
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, w = self.check_integer_operands()
+        require_rank(self, x, 4, "x")
+        require_rank(self, w, 4, "w")
+        self.check_channels(x, w)
+        self.check_kernel(w)
+        self.check_bias(w.get_shape()[0])
+        batch, cout = x.get_shape()[0], w.get_shape()[0]
+        return [TensorType(self.result_element_type(), (batch, cout, *self.spatial_output(x)))]
+
+
 OPS = [
     QuantizeOp,
     DequantizeOp,
@@ -528,5 +709,7 @@ OPS = [
     FakeQuantizeLsqOp,
     FakeQuantizeLsqBackwardXOp,
     FakeQuantizeLsqBackwardScaleOp,
+    QMatmulOp,
+    QConv2dOp,
 ]
 ATTRIBUTES = [SteKindAttr, ScaleModeAttr]

@@ -13,6 +13,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import quant
 from rlx_xdsl.interpreters.common import result_dtype
+from rlx_xdsl.interpreters.mir.conv import pad_hw, windows
 from rlx_xdsl.numerics import convert, widened
 
 
@@ -159,6 +160,38 @@ def run_lsq_backward_scale(op: quant.FakeQuantizeLsqBackwardScaleOp, x, scale, d
     return (convert((total * g).reshape(scale.shape), scale.dtype),)
 
 
+# Integer matmul and convolution -----------------------------------------------------------
+
+
+def centred(values: np.ndarray, zero_point: int) -> np.ndarray:
+    return values.astype(np.int64) - np.int64(zero_point)
+
+
+def requantised(op: quant.IntegerContractionOperation, accumulated: np.ndarray) -> np.ndarray:
+    """`saturate(round_half_even(acc * mult) + out_zp)`, the product in f64 (as ONNX's reference)."""
+    lo, hi = quant.INT_RANGES[op.out_storage()]
+    scaled = accumulated.astype(np.float64) * np.float64(np.float32(op.mult.value.data))
+    q = np.rint(scaled + np.float64(op.out_zp.value.data))
+    return np.clip(q, lo, hi).astype(result_dtype(op))
+
+
+def run_qmatmul(op: quant.QMatmulOp, x, w, bias) -> tuple[np.ndarray]:
+    acc = centred(x, op.x_zp.value.data) @ centred(w, op.w_zp.value.data) + bias.astype(np.int64)
+    return (requantised(op, acc),)
+
+
+def run_qconv2d(op: quant.QConv2dOp, x, w, bias) -> tuple[np.ndarray]:
+    """The integer convolution on the centred operands (padding reads 0 = the zero point)."""
+    groups = op.groups.value.data
+    win = windows(op, pad_hw(centred(x, op.x_zp.value.data), op.pair("padding"), 0))
+    n, cin, ho, wo, kh, kw = win.shape
+    cout = w.shape[0]
+    cols = win.reshape(n, groups, cin // groups, ho, wo, kh, kw)
+    weights = centred(w, op.w_zp.value.data).reshape(groups, cout // groups, cin // groups, kh, kw)
+    acc = np.einsum("ngchwij,gfcij->ngfhw", cols, weights).reshape(n, cout, ho, wo)
+    return (requantised(op, acc + bias.astype(np.int64).reshape(1, cout, 1, 1)),)
+
+
 KERNELS = {
     quant.QuantizeOp: run_quantize,
     quant.DequantizeOp: run_dequantize,
@@ -167,4 +200,6 @@ KERNELS = {
     quant.FakeQuantizeLsqOp: run_fake_quantize_lsq,
     quant.FakeQuantizeLsqBackwardXOp: run_lsq_backward_x,
     quant.FakeQuantizeLsqBackwardScaleOp: run_lsq_backward_scale,
+    quant.QMatmulOp: run_qmatmul,
+    quant.QConv2dOp: run_qconv2d,
 }

@@ -227,3 +227,59 @@ def test_quantized_weight_bits_reads_the_fake_quantisation():
     x, s = b.input("x", [2, 3]), b.input("s", [1])
     fq, lsq, plain = b.mir.fake_quantize(x, bits=5), b.mir.fake_quantize_lsq(x, s, bits=3), b.mir.relu(x)
     assert [quantized_weight_bits(v) for v in (fq, lsq, plain, x)] == [5, 3, None, None]
+
+
+# --- integer matmul and convolution against ONNX QLinearMatMul / QLinearConv -----------------
+
+XS, WS, YS = np.float32(0.05), np.float32(0.02), np.float32(0.03)
+MULT = float(np.float32(XS * WS / YS))  # ONNX's multiplier, computed in f32 as its reference does
+
+
+def int8s(shape, dtype):
+    info = np.iinfo(dtype)
+    return RNG.integers(info.min, info.max + 1, shape).astype(dtype)
+
+
+@pytest.mark.parametrize(("x_dtype", "w_dtype", "x_zp", "w_zp", "out_zp", "out_dtype"), [
+    (np.int8, np.int8, 0, 0, 0, np.int8),
+    (np.int8, np.uint8, 3, 130, -5, np.int8),
+    (np.uint8, np.int8, 128, -2, 200, np.uint8),
+])  # fmt: skip
+def test_qmatmul_matches_qlinearmatmul(x_dtype, w_dtype, x_zp, w_zp, out_zp, out_dtype):
+    x, w = int8s((2, 3, 7), x_dtype), int8s((7, 4), w_dtype)
+    y = run_op("qmatmul", [x, w, np.zeros(4, np.int32)], x_zp=x_zp, w_zp=w_zp, out_zp=out_zp, mult=MULT)
+    zps = [x_dtype(x_zp), w_dtype(w_zp), out_dtype(out_zp)]
+    expected = onnx_run("QLinearMatMul", [x, XS, zps[0], w, WS, zps[1], YS, zps[2]], opset=21)
+    assert y.dtype == out_dtype
+    np.testing.assert_array_equal(y, expected)
+    assert len(np.unique(y)) > 3  # not all saturated
+
+
+def test_qmatmul_bias_is_qlinearconvs_with_a_1x1_kernel():
+    """QLinearMatMul has no bias; a 1x1 QLinearConv over `[1, K, M, 1]` is the same product with one."""
+    x, w, bias = int8s((5, 6), np.int8), int8s((6, 3), np.int8), RNG.integers(-2000, 2000, 3).astype(np.int32)
+    y = run_op("qmatmul", [x, w, bias], x_zp=-1, w_zp=2, out_zp=4, mult=MULT)
+    conv = onnx_run(
+        "QLinearConv",
+        [x.T[None, :, :, None], XS, np.int8(-1), w.T[:, :, None, None], WS, np.int8(2), YS, np.int8(4), bias],
+        opset=21,
+    )
+    np.testing.assert_array_equal(y, conv[0, :, :, 0].T)
+
+
+@pytest.mark.parametrize(("window", "groups"), [
+    ({"kernel_size": [3, 3], "padding": [1, 1]}, 1),
+    ({"kernel_size": [3, 2], "stride": [2, 1], "dilation": [1, 2], "padding": [1, 0]}, 2),
+])  # fmt: skip
+def test_qconv2d_matches_qlinearconv(window, groups):
+    kh, kw = window["kernel_size"]
+    x, w = int8s((2, 4, 6, 7), np.uint8), int8s((6, 4 // groups, kh, kw), np.int8)
+    bias = RNG.integers(-500, 500, 6).astype(np.int32)
+    y = run_op("qconv2d", [x, w, bias], groups=groups, x_zp=120, w_zp=-2, out_zp=200, mult=MULT, **window)
+    ph, pw = window.get("padding", [0, 0])
+    attrs = {"kernel_shape": [kh, kw], "pads": [ph, pw, ph, pw], "strides": window.get("stride", [1, 1]),
+             "dilations": window.get("dilation", [1, 1]), "group": groups}  # fmt: skip
+    zps = [np.uint8(120), np.int8(-2), np.uint8(200)]
+    expected = onnx_run("QLinearConv", [x, XS, zps[0], w, WS, zps[1], YS, zps[2], bias], opset=21, **attrs)
+    assert y.dtype == np.uint8
+    np.testing.assert_array_equal(y, expected)

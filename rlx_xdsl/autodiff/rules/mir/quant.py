@@ -1,9 +1,10 @@
 """VJP rules of the quantisation ops (RLX's arms for Quantize, Dequantize, FakeQuantize
 and FakeQuantizeLSQ).
 
-* quantize / dequantize: RLX passes the gradient straight through both. Here an
-  integer value carries no gradient (`rlx-grad`), so across the i8/ui8 value between
-  them there is nothing to pass: both register `no_gradient`. Training through
+* quantize / dequantize, qmatmul / qconv2d: RLX passes the gradient straight through
+  (its QMatMul/QConv2d rules cast dx back to i8). Here an integer value carries no
+  gradient (`rlx-grad`), so there is nothing to pass across the i8/ui8 values: all four
+  register `no_gradient`. Training through
   quantisation uses `mir.fake_quantize`, whose value stays floating point.
 * fake_quantize: the straight-through estimator of its `ste` kind. `identity` passes
   the cotangent unchanged; the others emit `fake_quantize_backward`. The range state
@@ -25,6 +26,8 @@ from rlx_xdsl.dialects.mir.quant import (
     FakeQuantizeLsqBackwardXOp,
     FakeQuantizeLsqOp,
     FakeQuantizeOp,
+    QConv2dOp,
+    QMatmulOp,
     QuantizeOp,
     SteKind,
     SteOperation,
@@ -34,6 +37,8 @@ from xdsl.ir import SSAValue
 
 VJP_RULES.register(QuantizeOp)(no_gradient)
 VJP_RULES.register(DequantizeOp)(no_gradient)
+VJP_RULES.register(QMatmulOp)(no_gradient)
+VJP_RULES.register(QConv2dOp)(no_gradient)
 
 PENDING = {
     FakeQuantizeLsqBackwardScaleOp: "issue 22: second-order LSQ (the scale gradient's own VJP) is not written yet",

@@ -105,3 +105,35 @@ def fake_quantize_lsq_backward(s: GraphState, op: OpClass) -> None:
     scale = _positive(s, x, axis, count)
     dy = s.operand(shape_of(x), element_type(x))
     s.emit(op, x, scale, dy, bits=s.integer(quant.MIN_BITS, quant.MAX_BITS), axis=axis)
+
+
+def _int8(s: GraphState, shape) -> SSAValue:
+    storage = s.choice(("i8", "ui8"))
+    return s.pick(lambda v: shape_of(v) == tuple(shape) and str(element_type(v)) == storage) or s.operand(
+        shape, storage
+    )
+
+
+def _requant(s: GraphState, x: SSAValue, w: SSAValue) -> dict:
+    def zero_point(v):
+        return s.integer(0, 255) if str(element_type(v)) == "ui8" else s.integer(-4, 4)
+
+    return {"x_zp": zero_point(x), "w_zp": zero_point(w), "out_zp": s.integer(-8, 200),
+            "mult": s.choice((1e-3, 0.01, 0.05))}  # fmt: skip
+
+
+@RECIPES.register(quant.QMatmulOp)
+def qmatmul(s: GraphState, op: OpClass) -> None:
+    m, k, n = s.integer(1, 4), s.integer(1, 4), s.integer(1, 4)
+    x, w = _int8(s, (m, k)), _int8(s, (k, n))
+    s.emit(op, x, w, s.operand((n,), "i32"), **_requant(s, x, w))
+
+
+@RECIPES.register(quant.QConv2dOp)
+def qconv2d(s: GraphState, op: OpClass) -> None:
+    groups = s.choice((1, 2))
+    cin, cout, kernel = groups * s.integer(1, 2), groups * s.integer(1, 2), s.integer(1, 2)
+    x = _int8(s, (s.integer(1, 2), cin, s.integer(kernel, 4), s.integer(kernel, 4)))
+    w = _int8(s, (cout, cin // groups, kernel, kernel))
+    window = {"kernel_size": [kernel, kernel], "stride": [s.integer(1, 2)] * 2, "groups": groups}
+    s.emit(op, x, w, s.operand((cout,), "i32"), **window, **_requant(s, x, w))
