@@ -643,6 +643,7 @@ def _quant_cases() -> list[OpCase]:
         OpCase("dequantize_per_channel_ui8", f"mir.dequantize %0 {per_channel} "
                ": (tensor<4x3xui8>) -> tensor<4x3xf32>", inputs=of(ints(0, 256, 4, 3, dtype=np.uint8))),
         *_fake_quant_cases(),
+        *_dequant_matmul_cases(),
         OpCase("qmatmul", "mir.qmatmul %0, %1, %2 x_zp = 3 w_zp = 130 out_zp = -5 mult = 3.000000e-02 "
                ": (tensor<2x3x5xi8>, tensor<5x4xui8>, tensor<4xi32>) -> tensor<2x3x4xi8>",
                inputs=of(ints(-128, 127, 2, 3, 5, dtype=np.int8), ints(0, 255, 5, 4, dtype=np.uint8),
@@ -690,4 +691,29 @@ def _fake_quant_cases() -> list[OpCase]:
         OpCase("fake_quantize_lsq_backward_scale_per_tensor", "mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 2 "
                f": (tensor<?x3xf32>, tensor<1xf32>, tensor<?x3xf32>) -> tensor<1xf32>", approximate=True,
                inputs=of(normal(4, 3), fixed(np.float32([0.5])), normal(4, 3))),
+    ]
+
+
+def _dequant_matmul_cases() -> list[OpCase]:
+    def case(name, scheme, types, inputs, block=""):
+        x, w, scale, zp, out = types
+        return OpCase(f"dequant_matmul_{name}", f"mir.dequant_matmul %0, %1, %2, %3 scheme = {scheme}{block} "
+                      f": ({x}, {w}, {scale}, {zp}) -> {out}", approximate=True, inputs=inputs)  # fmt: skip
+
+    x, one = normal(3, 8), normal(1)
+    return [
+        case("int8", "int8_block", ("tensor<3x8xf32>", "tensor<8x4xi8>", "tensor<2x4xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(-128, 127, 8, 4, dtype=np.int8), normal(2, 4), one), " block_size = 4"),
+        case("int8_asym_bf16", "int8_block_asym", ("tensor<3x8xbf16>", "tensor<8x4xi8>", "tensor<4x4xf32>",
+             "tensor<4x4xf32>", "tensor<3x4xbf16>"), of(normal(3, 8, dtype=ml_dtypes.bfloat16),
+             ints(-128, 127, 8, 4, dtype=np.int8), normal(4, 4), normal(4, 4)), " block_size = 2"),
+        case("int4", "int4_block", ("tensor<3x?xf32>", "tensor<4x4xui8>", "tensor<2x4xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(0, 255, 4, 4, dtype=np.uint8), normal(2, 4), one), " block_size = 4"),
+        case("fp8_e4m3", "fp8_e4m3", ("tensor<3x8xf32>", "tensor<8x4xui8>", "tensor<1xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(0, 255, 8, 4, dtype=np.uint8), normal(1), one)),
+        case("fp8_e5m2", "fp8_e5m2", ("tensor<3x8xf32>", "tensor<8x4xui8>", "tensor<4xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(0, 255, 8, 4, dtype=np.uint8), normal(4), one)),
+        case("nvfp4", "nvfp4_block", ("tensor<2x32xf32>", "tensor<16x3xui8>", "tensor<2x3xui8>", "tensor<1xf32>",
+             "tensor<2x3xf32>"), of(normal(2, 32), ints(0, 255, 16, 3, dtype=np.uint8),
+             ints(0x28, 0x40, 2, 3, dtype=np.uint8), normal(1))),
     ]

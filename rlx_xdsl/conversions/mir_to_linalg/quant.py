@@ -14,14 +14,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import f32
+from xdsl.dialects import arith, math, tensor
+from xdsl.dialects.builtin import f32, i32
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import F32, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, quantformats
 from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import quant
 
@@ -324,3 +324,100 @@ def lower_qconv2d(lw: Lowering, op: quant.QConv2dOp) -> Sequence[SSAValue]:
         groups=op.groups.value.data,
     )
     return [_requantised(lw, op, acc, 1)]
+
+
+# Weight-only quantised matmul -------------------------------------------------------------
+
+I32 = dtypes.dtype_named("i32")
+
+
+class CodeTable:
+    """A format's decode table as a `tensor<Cxf32>` constant, read with `tensor.extract`;
+    its few non-finite codes (fp8 NaN/inf) are selected in the body."""
+
+    def __init__(self, lw: Lowering, fmt: str):
+        values, self.special = quantformats.finite_table(fmt)
+        self.tensor = lw.emit(arith.ConstantOp(numpy_to_dense(values, f32)))
+
+    def decode(self, s: Scalars, code: SSAValue) -> SSAValue:
+        """The f32 value of `code` (an i32 scalar in [0, C))."""
+        value = s.emit(tensor.ExtractOp(self.tensor, [s.to_index(code, I32)], f32))
+        for special, meaning in self.special.items():
+            value = s.select(s.compare("eq", code, s.constant(special, I32), I32), s.constant(meaning, F32), value)
+        return value
+
+
+def _byte(s: Scalars, v: SSAValue, dt) -> SSAValue:
+    """An i8/ui8 element as its unsigned code in i32."""
+    return s.emit(arith.AndIOp(s.cast(v, dt, I32), s.constant(0xFF, I32)))
+
+
+def _nibble(s: Scalars, byte: SSAValue, high: SSAValue) -> SSAValue:
+    """The low (`high` = 0) or high (1) nibble of a byte code, by the loop index `high`."""
+    shift = s.mul(s.emit(arith.IndexCastOp(high, i32)), s.constant(4, I32), I32)
+    return s.emit(arith.AndIOp(s.emit(arith.ShRUIOp(byte, shift)), s.constant(0xF, I32)))
+
+
+def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp) -> SSAValue:
+    """`W [K, N]` in f32: a generic over the blocks of K (then collapsed to K)."""
+    Scheme = quant.QuantScheme
+    scheme, block = op.quant_scheme(), op.block()
+    n = lw.dim(op.w_q, 1)
+    w_dt, s_dt, z_dt = lw.operand_dtype(1), lw.operand_dtype(2), lw.operand_dtype(3)
+    if scheme in (Scheme.FP8_E4M3, Scheme.FP8_E5M2):
+        table = CodeTable(lw, "e4m3fn" if scheme is Scheme.FP8_E4M3 else "e5m2")
+        scale_map = loops(2, [None] if op.scale.type.get_shape()[0] == 1 and n != 1 else [1])
+
+        def fp8(s: Scalars, w: SSAValue, scale: SSAValue, _: SSAValue) -> SSAValue:
+            return s.mul(table.decode(s, _byte(s, w, w_dt)), s.cast(scale, s_dt, F32), F32)
+
+        init = lw.empty([lw.dim(op.w_q, 0), n], F32)
+        inputs = [(op.w_q, identity(2)), (op.scale, scale_map)]
+        return lw.generic(inputs, [(init, identity(2))], [PARALLEL] * 2, fp8)[0]
+    rows = lw.dim(op.w_q, 0)  # K, or K/2 bytes: static whenever the weights are
+    if scheme.packs_nibbles:
+        # loops: (kb, j, p, n) with k = (kb * B/2 + j) * 2 + p
+        half = block // 2
+        blocks = lw.quotient(rows, half)
+        w = lw.expand(op.w_q, [[0, 1], [2]], [blocks, half, n])
+        out_dims = [blocks, half, 2, n]
+        nvfp4 = scheme is Scheme.NVFP4_BLOCK
+        values = CodeTable(lw, "e2m1" if nvfp4 else "int4")
+        scales = CodeTable(lw, "e4m3fn") if nvfp4 else None
+        inputs = [(w, loops(4, [0, 1, 3])), (op.scale, loops(4, [0, 3])), (op.zp, loops(4, [None]))]
+
+        def packed(s: Scalars, byte: SSAValue, scale: SSAValue, zp: SSAValue, _: SSAValue) -> SSAValue:
+            value = values.decode(s, _nibble(s, _byte(s, byte, w_dt), s.loop_index(2)))
+            if scales is None:
+                return s.mul(value, s.cast(scale, s_dt, F32), F32)
+            block_scale = scales.decode(s, _byte(s, scale, s_dt))
+            return s.mul(s.mul(value, block_scale, F32), s.cast(zp, z_dt, F32), F32)
+
+        init = lw.empty(out_dims, F32)
+        out = lw.generic(inputs, [(init, identity(4))], [PARALLEL] * 4, packed)[0]
+        return lw.collapse(out, [[0, 1, 2], [3]])
+    # int8 blocks: loops (kb, j, n) with k = kb * B + j
+    blocks = lw.quotient(rows, block)
+    w = lw.expand(op.w_q, [[0, 1], [2]], [blocks, block, n])
+    asym = scheme is Scheme.INT8_BLOCK_ASYM
+    zp_map = loops(3, [0, 2]) if asym else loops(3, [None])
+    inputs = [(w, identity(3)), (op.scale, loops(3, [0, 2])), (op.zp, zp_map)]
+
+    def int8(s: Scalars, v: SSAValue, scale: SSAValue, zp: SSAValue, _: SSAValue) -> SSAValue:
+        value = s.cast(v, w_dt, F32)
+        if asym:
+            value = s.sub(value, s.cast(zp, z_dt, F32), F32)
+        return s.mul(value, s.cast(scale, s_dt, F32), F32)
+
+    init = lw.empty([blocks, block, n], F32)
+    out = lw.generic(inputs, [(init, identity(3))], [PARALLEL] * 3, int8)[0]
+    return lw.collapse(out, [[0, 1], [2]])
+
+
+@LOWERINGS.register(quant.DequantMatmulOp)
+def lower_dequant_matmul(lw: Lowering, op: quant.DequantMatmulOp) -> Sequence[SSAValue]:
+    """Decode W in f32, then a `mir.matmul` in f32 (the same walk lowers it), rounded to x's dtype."""
+    weights = _dequantized_weights(lw, op)
+    x = lw.convert(op.x, lw.operand_dtype(0), F32)
+    y = lw.e.mir.matmul(x, weights)
+    return [lw.convert(y, F32, lw.result_dtype())]

@@ -701,6 +701,167 @@ class QConv2dOp(IntegerContractionOperation, ConvOperation):
         return [TensorType(self.result_element_type(), (batch, cout, *self.spatial_output(x)))]
 
 
+# Weight-only quantised matmul ---------------------------------------------------------------
+
+
+class QuantScheme(StrEnum):
+    """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (GGUF ones not yet)."""
+
+    INT8_BLOCK = "int8_block"
+    INT8_BLOCK_ASYM = "int8_block_asym"
+    INT4_BLOCK = "int4_block"
+    FP8_E4M3 = "fp8_e4m3"
+    FP8_E5M2 = "fp8_e5m2"
+    NVFP4_BLOCK = "nvfp4_block"
+
+    @property
+    def has_block_size(self) -> bool:
+        return self in (QuantScheme.INT8_BLOCK, QuantScheme.INT8_BLOCK_ASYM, QuantScheme.INT4_BLOCK)
+
+    @property
+    def packs_nibbles(self) -> bool:
+        """Two 4-bit codes per byte, low nibble first along K."""
+        return self in (QuantScheme.INT4_BLOCK, QuantScheme.NVFP4_BLOCK)
+
+
+@irdl_attr_definition
+class QuantSchemeAttr(EnumAttribute[QuantScheme], SpacedOpaqueSyntaxAttribute):
+    """`#mir<quant_scheme int4_block>`, or bare `int4_block` in the op."""
+
+    name = "mir.quant_scheme"
+
+
+NVFP4_BLOCK = 16
+"""NVFP4's block: one E4M3 scale per 16 E2M1 values along K."""
+
+
+@irdl_op_definition
+class DequantMatmulOp(RlxOperation):
+    """`y = x @ W` with `W[K, N]` decoded from quantised operands (RLX's `DequantMatMul`).
+
+    `x` is `[M, K]` (any float dtype; the product accumulates in f32 and rounds to x's
+    dtype), blocks of `B = block_size` run along K, `[K/B, N]` below means one value per
+    block and output column:
+
+    * `int8_block`: `w_q [K, N]` i8, `scale [K/B, N]` float, `zp [1]` float (unused):
+      `W = w_q * scale`;
+    * `int8_block_asym`: as int8_block with `zp [K/B, N]` float: `W = (w_q - zp) * scale`;
+    * `int4_block`: `w_q [K/2, N]` ui8, two signed 4-bit values per byte (low nibble =
+      even k), `scale [K/B, N]`, `zp [1]` (unused): `W = int4 * scale` (B even);
+    * `fp8_e4m3`, `fp8_e5m2`: `w_q [K, N]` ui8 holding OCP FP8 codes, `scale [1]` or `[N]`
+      float, `zp [1]` (unused): `W = fp8 * scale` (no block_size);
+    * `nvfp4_block`: `w_q [K/2, N]` ui8 of E2M1 codes (low nibble first), `scale [K/16, N]`
+      ui8 of E4M3 codes, `zp [1]` f32 the per-tensor scale: `W = e2m1 * e4m3 * zp`
+      (NVIDIA's NVFP4; no block_size, the block is 16).
+    """
+
+    name = "mir.dequant_matmul"
+    x = operand_def(TensorType)
+    w_q = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zp = operand_def(TensorType)
+    result = result_def(TensorType)
+    scheme = prop_def(QuantSchemeAttr)
+    block_size = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$x `,` $w_q `,` $scale `,` $zp `scheme` `=` $scheme (`block_size` `=` $block_size^)? " + FUNCTIONAL
+
+    def __init__(
+        self,
+        x: SSAValue,
+        w_q: SSAValue,
+        scale: SSAValue,
+        zp: SSAValue,
+        *,
+        scheme: str | QuantScheme,
+        block_size: int | None = None,
+    ):
+        super().__init__(
+            operands=[x, w_q, scale, zp],
+            properties={
+                "scheme": QuantSchemeAttr(QuantScheme(scheme)),
+                "block_size": None if block_size is None else i64_attr(block_size),
+            },
+        )
+
+    def quant_scheme(self) -> QuantScheme:
+        return self.scheme.data
+
+    def block(self) -> int | None:
+        if self.quant_scheme() is QuantScheme.NVFP4_BLOCK:
+            return NVFP4_BLOCK
+        return None if self.block_size is None else self.block_size.value.data
+
+    def check_attributes(self) -> None:
+        scheme = self.quant_scheme()
+        if scheme.has_block_size:
+            require(self.block_size is not None, self, lambda: f"scheme {scheme} requires a block_size")
+            b = self.block_size.value.data
+            require(b >= 1, self, lambda: f"block_size must be >= 1, got {b}")
+            require(
+                scheme is not QuantScheme.INT4_BLOCK or b % 2 == 0,
+                self,
+                lambda: f"int4_block needs an even block_size (whole bytes), got {b}",
+            )
+        else:
+            require(self.block_size is None, self, lambda: f"scheme {scheme} takes no block_size")
+
+    def _require_shape(self, what: str, value: SSAValue, expected: Sequence[int], why: str) -> None:
+        shape = tuple(tensor_type(value).get_shape())
+        require(
+            len(shape) == len(expected) and all(DYNAMIC in (a, b) or a == b for a, b in zip(shape, expected)),
+            self,
+            lambda: f"{what} must have shape {fmt_shape(expected)} ({why}), got {fmt_shape(shape)}",
+        )
+
+    def _require_dtype(self, what: str, value: SSAValue, names: Sequence[str]) -> None:
+        et = tensor_type(value).element_type
+        name = dtypes.dtype_of(et).name
+        require(name in names, self, lambda: f"{what} must have element type {' or '.join(names)}, got {et}")
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, w = tensor_type(self.x), tensor_type(self.w_q)
+        require_float(self, x, "x")
+        require(x.get_num_dims() == 2, self, lambda: f"x must have rank 2 ([M, K]), got {fmt_shape(x.get_shape())}")
+        require(w.get_num_dims() == 2, self, lambda: f"w_q must have rank 2, got {fmt_shape(w.get_shape())}")
+        scheme, block = self.quant_scheme(), self.block()
+        m, k = x.get_shape()
+        n = w.get_shape()[1]
+        if block is not None and k != DYNAMIC:
+            require(k % block == 0, self, lambda: f"K = {k} is not a multiple of the block size {block}")
+        blocks = DYNAMIC if k == DYNAMIC or block is None else k // block
+        rows = k if k == DYNAMIC or not scheme.packs_nibbles else k // 2
+        if scheme.packs_nibbles and k != DYNAMIC:
+            require(k % 2 == 0, self, lambda: f"K = {k} must be even (two 4-bit values per byte)")
+        packing = "two 4-bit values per byte along K" if scheme.packs_nibbles else "one code per weight"
+        self._require_dtype("w_q", self.w_q, ("i8",) if scheme.name.startswith("INT8") else ("ui8",))
+        self._require_shape("w_q", self.w_q, (rows, n), packing)
+        floats = ("f32", "f16", "bf16")
+        if scheme is QuantScheme.NVFP4_BLOCK:
+            self._require_dtype("scale", self.scale, ("ui8",))
+            self._require_shape("scale", self.scale, (blocks, n), "one E4M3 code per 16 values and column")
+            self._require_dtype("zp", self.zp, ("f32",))
+            self._require_shape("zp", self.zp, (1,), "the per-tensor scale")
+            return [TensorType(x.element_type, (m, n))]
+        self._require_dtype("scale", self.scale, floats)
+        self._require_dtype("zp", self.zp, floats)
+        if block is None:
+            scale_shape = tuple(tensor_type(self.scale).get_shape())
+            require(
+                scale_shape == (1,) or (len(scale_shape) == 1 and DYNAMIC in (scale_shape[0], n))
+                or scale_shape == (n,),
+                self,
+                lambda: f"scale must have shape [1] or [{n}] (per tensor or per column), got {fmt_shape(scale_shape)}",
+            )
+        else:
+            self._require_shape("scale", self.scale, (blocks, n), "one per block and column")
+        if scheme is QuantScheme.INT8_BLOCK_ASYM:
+            self._require_shape("zp", self.zp, (blocks, n), "one per block and column")
+        else:
+            self._require_shape("zp", self.zp, (1,), f"unused by {scheme}")
+        return [TensorType(x.element_type, (m, n))]
+
+
 OPS = [
     QuantizeOp,
     DequantizeOp,
@@ -711,5 +872,6 @@ OPS = [
     FakeQuantizeLsqBackwardScaleOp,
     QMatmulOp,
     QConv2dOp,
+    DequantMatmulOp,
 ]
-ATTRIBUTES = [SteKindAttr, ScaleModeAttr]
+ATTRIBUTES = [SteKindAttr, ScaleModeAttr, QuantSchemeAttr]

@@ -14,7 +14,8 @@ import numpy as np
 from rlx_xdsl.dialects.mir import quant
 from rlx_xdsl.interpreters.common import result_dtype
 from rlx_xdsl.interpreters.mir.conv import pad_hw, windows
-from rlx_xdsl.numerics import convert, widened
+from rlx_xdsl import quantformats
+from rlx_xdsl.numerics import accumulate_matmul, convert, widened
 
 
 def per_element(op: quant.AffineQuantOperation, values, rank: int, dtype) -> np.ndarray:
@@ -192,6 +193,39 @@ def run_qconv2d(op: quant.QConv2dOp, x, w, bias) -> tuple[np.ndarray]:
     return (requantised(op, acc + bias.astype(np.int64).reshape(1, cout, 1, 1)),)
 
 
+# Weight-only quantised matmul ----------------------------------------------------------------
+
+
+def per_block(values: np.ndarray, block: int) -> np.ndarray:
+    """`[K/B, N]` block values repeated to `[K, N]`."""
+    return np.repeat(values, block, axis=0)
+
+
+def dequantized_weights(op: quant.DequantMatmulOp, w_q, scale, zp) -> np.ndarray:
+    """`W [K, N]` in f32, as the op's scheme decodes it."""
+    scheme, block = op.quant_scheme(), op.block()
+    Scheme = quant.QuantScheme
+    scale = scale.astype(np.float32) if scale.dtype != np.uint8 else scale
+    if scheme is Scheme.NVFP4_BLOCK:
+        codes = quantformats.table("e2m1")[quantformats.nibbles(w_q)]
+        block_scale = quantformats.table("e4m3fn")[scale]
+        return codes * per_block(block_scale, block) * zp.astype(np.float32).reshape(())
+    if scheme is Scheme.INT4_BLOCK:
+        return quantformats.table("int4")[quantformats.nibbles(w_q)] * per_block(scale, block)
+    if scheme in (Scheme.FP8_E4M3, Scheme.FP8_E5M2):
+        fmt = "e4m3fn" if scheme is Scheme.FP8_E4M3 else "e5m2"
+        return quantformats.table(fmt)[w_q.astype(np.uint8)] * scale.reshape(1, -1)
+    values = w_q.astype(np.float32)
+    if scheme is Scheme.INT8_BLOCK_ASYM:
+        values = values - per_block(zp.astype(np.float32), block)
+    return values * per_block(scale, block)
+
+
+def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, scale, zp) -> tuple[np.ndarray]:
+    weights = dequantized_weights(op, w_q, scale, zp)
+    return (convert(accumulate_matmul(widened(x), weights), x.dtype),)
+
+
 KERNELS = {
     quant.QuantizeOp: run_quantize,
     quant.DequantizeOp: run_dequantize,
@@ -202,4 +236,5 @@ KERNELS = {
     quant.FakeQuantizeLsqBackwardScaleOp: run_lsq_backward_scale,
     quant.QMatmulOp: run_qmatmul,
     quant.QConv2dOp: run_qconv2d,
+    quant.DequantMatmulOp: run_dequant_matmul,
 }
