@@ -1,4 +1,5 @@
-"""rlx-grad through fake quantisation against PyTorch's fake-quantize autograd.
+"""rlx-grad through fake quantisation against PyTorch's fake-quantize autograd, and
+through dequant_matmul against central differences (in x).
 
 The forward ops are piecewise constant, so their rules are estimators (STE, LSQ), not
 derivatives: central differences cannot check them. PyTorch's
@@ -13,7 +14,10 @@ import torch
 
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.gradcheck import check_gradients
 
 RNG = np.random.default_rng(7)
 X = (RNG.standard_normal((4, 6)) * 2).astype(np.float32)
@@ -82,3 +86,38 @@ def test_lsq_gradients_are_pytorchs_learnable_fake_quantize(axis):
     y.backward(torch.tensor(DY))
     np.testing.assert_array_equal(dx, xt.grad.numpy())
     np.testing.assert_allclose(ds, st.grad.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize(("scheme", "w_q", "scale"), [
+    ("int8_block", RNG.integers(-128, 128, (4, 3)).astype(np.int8), RNG.standard_normal((2, 3))),
+    ("int4_block", RNG.integers(0, 256, (2, 3)).astype(np.uint8), RNG.standard_normal((2, 3))),
+    ("fp8_e4m3", RNG.integers(0, 0x70, (4, 3)).astype(np.uint8), RNG.standard_normal(3)),
+])  # fmt: skip
+def test_dequant_matmul_x_gradient_matches_central_differences(scheme, w_q, scale):
+    """Linear in x, so the straight-through x gradient is the derivative; scales and zero
+    points get none (RLX's rule), so only x is checked."""
+    b = GraphBuilder("f")
+    x = RNG.standard_normal((2, 4))
+    block = {"block_size": 2} if scheme != "fp8_e4m3" else {}
+    args = [b.input("x", [2, 4], "f64"), b.input("w", w_q.shape, "i8" if w_q.dtype == np.int8 else "ui8"),
+            b.input("s", scale.shape, "f64"), b.input("z", [1], "f64")]  # fmt: skip
+    b.output(b.mir.dequant_matmul(*args, scheme=scheme, **block))
+    check_gradients(b.module(), "f", [x, w_q, scale, np.zeros(1)], [0])
+
+
+def test_dequant_matmul_needs_a_static_k_for_the_x_gradient():
+    b = GraphBuilder("f")
+    args = [b.input("x", [2, DYNAMIC]), b.input("w", [4, 3], "i8"), b.input("s", [2, 3]), b.input("z", [1])]
+    b.output(b.mir.dequant_matmul(*args, scheme="int8_block", block_size=2))
+    module = b.module()
+    with pytest.raises(OpError, match="K must be static to decode the weights"):
+        build_gradient(module, "f", ["0"], Mode("strict"))
+
+
+def test_the_tanh_surrogates_second_derivative_is_a_located_error():
+    """A deferred gradient raising `Unsupported` is reported at the op, as a rule's own."""
+    b = GraphBuilder("f")
+    x, dy = b.input("x", [4]), b.input("dy", [4])
+    b.output(b.mir.fake_quantize_backward(x, dy, bits=4, ste="tanh"))
+    with pytest.raises(OpError, match="'rlx-grad' cannot differentiate 'mir.fake_quantize_backward': the second"):
+        build_gradient(b.module(), "f", ["0"], Mode("strict"))

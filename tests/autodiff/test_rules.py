@@ -260,6 +260,7 @@ def quant_cases():
     yield case("fake_quantize_lsq_backward_x", x, np.array([0.25, 0.125, 0.5]), dy, bits=3, axis=1, check=training)
 
 
+
 CASES = [
     c.param()
     for group in (
@@ -288,9 +289,10 @@ def test_rule_matches_central_differences(c: Case):
 
 REGION_OPS_TESTED_ELSEWHERE = {"scan", "custom_fn"}
 """Ops whose rules need bodies, not single-op cases: `tests/autodiff/test_structured.py`."""
-STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq"}
-"""Piecewise-constant ops whose rules are estimators, not derivatives: checked against
-PyTorch's fake-quantize autograd in `tests/autodiff/test_quant.py`."""
+STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "dequant_matmul"}
+"""Ops whose rules are estimators, not derivatives: the fake quantisations (checked against
+PyTorch's fake-quantize autograd) and dequant_matmul (zero for its scales, as RLX; its x
+gradient is checked by central differences), in `tests/autodiff/test_quant.py`."""
 
 
 def test_every_rule_has_a_case():

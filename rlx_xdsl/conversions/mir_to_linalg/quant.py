@@ -358,8 +358,8 @@ def _nibble(s: Scalars, byte: SSAValue, high: SSAValue) -> SSAValue:
     return s.emit(arith.AndIOp(s.emit(arith.ShRUIOp(byte, shift)), s.constant(0xF, I32)))
 
 
-def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp) -> SSAValue:
-    """`W [K, N]` in f32: a generic over the blocks of K (then collapsed to K)."""
+def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
+    """`W [K, N]` in `acc` (x's accumulator): a generic over the blocks of K (then collapsed to K)."""
     Scheme = quant.QuantScheme
     scheme, block = op.quant_scheme(), op.block()
     n = lw.dim(op.w_q, 1)
@@ -369,9 +369,9 @@ def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp) -> SSAValue:
         scale_map = loops(2, [None] if op.scale.type.get_shape()[0] == 1 and n != 1 else [1])
 
         def fp8(s: Scalars, w: SSAValue, scale: SSAValue, _: SSAValue) -> SSAValue:
-            return s.mul(table.decode(s, _byte(s, w, w_dt)), s.cast(scale, s_dt, F32), F32)
+            return s.mul(s.cast(table.decode(s, _byte(s, w, w_dt)), F32, acc), s.cast(scale, s_dt, acc), acc)
 
-        init = lw.empty([lw.dim(op.w_q, 0), n], F32)
+        init = lw.empty([lw.dim(op.w_q, 0), n], acc)
         inputs = [(op.w_q, identity(2)), (op.scale, scale_map)]
         return lw.generic(inputs, [(init, identity(2))], [PARALLEL] * 2, fp8)[0]
     rows = lw.dim(op.w_q, 0)  # K, or K/2 bytes: static whenever the weights are
@@ -387,13 +387,13 @@ def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp) -> SSAValue:
         inputs = [(w, loops(4, [0, 1, 3])), (op.scale, loops(4, [0, 3])), (op.zp, loops(4, [None]))]
 
         def packed(s: Scalars, byte: SSAValue, scale: SSAValue, zp: SSAValue, _: SSAValue) -> SSAValue:
-            value = values.decode(s, _nibble(s, _byte(s, byte, w_dt), s.loop_index(2)))
+            value = s.cast(values.decode(s, _nibble(s, _byte(s, byte, w_dt), s.loop_index(2))), F32, acc)
             if scales is None:
-                return s.mul(value, s.cast(scale, s_dt, F32), F32)
-            block_scale = scales.decode(s, _byte(s, scale, s_dt))
-            return s.mul(s.mul(value, block_scale, F32), s.cast(zp, z_dt, F32), F32)
+                return s.mul(value, s.cast(scale, s_dt, acc), acc)
+            block_scale = s.cast(scales.decode(s, _byte(s, scale, s_dt)), F32, acc)
+            return s.mul(s.mul(value, block_scale, acc), s.cast(zp, z_dt, acc), acc)
 
-        init = lw.empty(out_dims, F32)
+        init = lw.empty(out_dims, acc)
         out = lw.generic(inputs, [(init, identity(4))], [PARALLEL] * 4, packed)[0]
         return lw.collapse(out, [[0, 1, 2], [3]])
     # int8 blocks: loops (kb, j, n) with k = kb * B + j
@@ -404,20 +404,22 @@ def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp) -> SSAValue:
     inputs = [(w, identity(3)), (op.scale, loops(3, [0, 2])), (op.zp, zp_map)]
 
     def int8(s: Scalars, v: SSAValue, scale: SSAValue, zp: SSAValue, _: SSAValue) -> SSAValue:
-        value = s.cast(v, w_dt, F32)
+        value = s.cast(v, w_dt, acc)
         if asym:
-            value = s.sub(value, s.cast(zp, z_dt, F32), F32)
-        return s.mul(value, s.cast(scale, s_dt, F32), F32)
+            value = s.sub(value, s.cast(zp, z_dt, acc), acc)
+        return s.mul(value, s.cast(scale, s_dt, acc), acc)
 
-    init = lw.empty([blocks, block, n], F32)
+    init = lw.empty([blocks, block, n], acc)
     out = lw.generic(inputs, [(init, identity(3))], [PARALLEL] * 3, int8)[0]
     return lw.collapse(out, [[0, 1], [2]])
 
 
 @LOWERINGS.register(quant.DequantMatmulOp)
 def lower_dequant_matmul(lw: Lowering, op: quant.DequantMatmulOp) -> Sequence[SSAValue]:
-    """Decode W in f32, then a `mir.matmul` in f32 (the same walk lowers it), rounded to x's dtype."""
-    weights = _dequantized_weights(lw, op)
-    x = lw.convert(op.x, lw.operand_dtype(0), F32)
+    """Decode W in x's accumulator dtype, then a `mir.matmul` in it (the same walk lowers
+    it), rounded to x's dtype."""
+    acc = accumulator(lw.operand_dtype(0))
+    weights = _dequantized_weights(lw, op, acc)
+    x = lw.convert(op.x, lw.operand_dtype(0), acc)
     y = lw.e.mir.matmul(x, weights)
-    return [lw.convert(y, F32, lw.result_dtype())]
+    return [lw.convert(y, acc, lw.result_dtype())]

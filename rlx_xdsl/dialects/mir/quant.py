@@ -739,8 +739,9 @@ NVFP4_BLOCK = 16
 class DequantMatmulOp(RlxOperation):
     """`y = x @ W` with `W[K, N]` decoded from quantised operands (RLX's `DequantMatMul`).
 
-    `x` is `[M, K]` (any float dtype; the product accumulates in f32 and rounds to x's
-    dtype), blocks of `B = block_size` run along K, `[K/B, N]` below means one value per
+    `x` is `[M, K]` (any float dtype; W is decoded and the product accumulates in x's
+    accumulation dtype, f32 for halves, and rounds to x's dtype); scales and zero points
+    are floats of any width; blocks of `B = block_size` run along K, `[K/B, N]` below means one value per
     block and output column:
 
     * `int8_block`: `w_q [K, N]` i8, `scale [K/B, N]` float, `zp [1]` float (unused):
@@ -751,7 +752,7 @@ class DequantMatmulOp(RlxOperation):
     * `fp8_e4m3`, `fp8_e5m2`: `w_q [K, N]` ui8 holding OCP FP8 codes, `scale [1]` or `[N]`
       float, `zp [1]` (unused): `W = fp8 * scale` (no block_size);
     * `nvfp4_block`: `w_q [K/2, N]` ui8 of E2M1 codes (low nibble first), `scale [K/16, N]`
-      ui8 of E4M3 codes, `zp [1]` f32 the per-tensor scale: `W = e2m1 * e4m3 * zp`
+      ui8 of E4M3 codes, `zp [1]` float, the per-tensor scale: `W = e2m1 * e4m3 * zp`
       (NVIDIA's NVFP4; no block_size, the block is 16).
     """
 
@@ -836,11 +837,11 @@ class DequantMatmulOp(RlxOperation):
         packing = "two 4-bit values per byte along K" if scheme.packs_nibbles else "one code per weight"
         self._require_dtype("w_q", self.w_q, ("i8",) if scheme.name.startswith("INT8") else ("ui8",))
         self._require_shape("w_q", self.w_q, (rows, n), packing)
-        floats = ("f32", "f16", "bf16")
+        floats = ("f32", "f16", "bf16", "f64")
         if scheme is QuantScheme.NVFP4_BLOCK:
             self._require_dtype("scale", self.scale, ("ui8",))
             self._require_shape("scale", self.scale, (blocks, n), "one E4M3 code per 16 values and column")
-            self._require_dtype("zp", self.zp, ("f32",))
+            self._require_dtype("zp", self.zp, floats)
             self._require_shape("zp", self.zp, (1,), "the per-tensor scale")
             return [TensorType(x.element_type, (m, n))]
         self._require_dtype("scale", self.scale, floats)

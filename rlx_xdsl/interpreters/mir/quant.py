@@ -15,7 +15,7 @@ from rlx_xdsl.dialects.mir import quant
 from rlx_xdsl.interpreters.common import result_dtype
 from rlx_xdsl.interpreters.mir.conv import pad_hw, windows
 from rlx_xdsl import quantformats
-from rlx_xdsl.numerics import accumulate_matmul, convert, widened
+from rlx_xdsl.numerics import convert, widened
 
 
 def per_element(op: quant.AffineQuantOperation, values, rank: int, dtype) -> np.ndarray:
@@ -201,29 +201,33 @@ def per_block(values: np.ndarray, block: int) -> np.ndarray:
     return np.repeat(values, block, axis=0)
 
 
-def dequantized_weights(op: quant.DequantMatmulOp, w_q, scale, zp) -> np.ndarray:
-    """`W [K, N]` in f32, as the op's scheme decodes it."""
+def dequantized_weights(op: quant.DequantMatmulOp, w_q, scale, zp, dtype) -> np.ndarray:
+    """`W [K, N]` in `dtype` (x's accumulation dtype), as the op's scheme decodes it."""
     scheme, block = op.quant_scheme(), op.block()
     Scheme = quant.QuantScheme
-    scale = scale.astype(np.float32) if scale.dtype != np.uint8 else scale
+
+    def decoded(fmt: str, codes: np.ndarray) -> np.ndarray:
+        return quantformats.table(fmt)[codes].astype(dtype)
+
     if scheme is Scheme.NVFP4_BLOCK:
-        codes = quantformats.table("e2m1")[quantformats.nibbles(w_q)]
-        block_scale = quantformats.table("e4m3fn")[scale]
-        return codes * per_block(block_scale, block) * zp.astype(np.float32).reshape(())
+        block_scale = decoded("e4m3fn", scale)
+        return decoded("e2m1", quantformats.nibbles(w_q)) * per_block(block_scale, block) * zp.astype(dtype).reshape(())
+    scale = scale.astype(dtype)
     if scheme is Scheme.INT4_BLOCK:
-        return quantformats.table("int4")[quantformats.nibbles(w_q)] * per_block(scale, block)
+        return decoded("int4", quantformats.nibbles(w_q)) * per_block(scale, block)
     if scheme in (Scheme.FP8_E4M3, Scheme.FP8_E5M2):
         fmt = "e4m3fn" if scheme is Scheme.FP8_E4M3 else "e5m2"
-        return quantformats.table(fmt)[w_q.astype(np.uint8)] * scale.reshape(1, -1)
-    values = w_q.astype(np.float32)
+        return decoded(fmt, w_q.astype(np.uint8)) * scale.reshape(1, -1)
+    values = w_q.astype(dtype)
     if scheme is Scheme.INT8_BLOCK_ASYM:
-        values = values - per_block(zp.astype(np.float32), block)
+        values = values - per_block(zp.astype(dtype), block)
     return values * per_block(scale, block)
 
 
 def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, scale, zp) -> tuple[np.ndarray]:
-    weights = dequantized_weights(op, w_q, scale, zp)
-    return (convert(accumulate_matmul(widened(x), weights), x.dtype),)
+    xw = widened(x)
+    weights = dequantized_weights(op, w_q, scale, zp, xw.dtype)
+    return (convert(xw @ weights, x.dtype),)
 
 
 KERNELS = {

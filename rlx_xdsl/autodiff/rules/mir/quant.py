@@ -10,6 +10,11 @@ and FakeQuantizeLSQ).
   the cotangent unchanged; the others emit `fake_quantize_backward`. The range state
   is a running statistic, not a parameter: it gets no gradient.
 * fake_quantize_lsq: `fake_quantize_lsq_backward_x` and `_backward_scale`.
+* dequant_matmul: straight through to x, `dx = g @ Wᵀ` with the dequantised weights
+  `W = dequant_matmul(I_K, w_q, scale, zp)` (the identity as x: the op decodes W
+  itself); w_q is an integer tensor (no gradient) and scale and zp get none, as RLX's
+  rule (which reads four operands, also in RLX's two-operand GGUF form: a rule for GGUF
+  schemes will not).
 * The backward ops are linear in `dy` with a mask (or factor) of x and the range:
   their cotangent for `dy` is the same op applied to the incoming cotangent; the mask
   is piecewise constant, so x, the state and the scale get none (almost everywhere).
@@ -21,6 +26,7 @@ from __future__ import annotations
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
 from rlx_xdsl.dialects.mir.quant import (
     DequantizeOp,
+    DequantMatmulOp,
     FakeQuantizeBackwardOp,
     FakeQuantizeLsqBackwardScaleOp,
     FakeQuantizeLsqBackwardXOp,
@@ -32,8 +38,13 @@ from rlx_xdsl.dialects.mir.quant import (
     SteKind,
     SteOperation,
 )
-from rlx_xdsl.emitter import Emitter
+import numpy as np
 from xdsl.ir import SSAValue
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.shapes import DYNAMIC
 
 VJP_RULES.register(QuantizeOp)(no_gradient)
 VJP_RULES.register(DequantizeOp)(no_gradient)
@@ -108,3 +119,21 @@ def fake_quantize_lsq_backward_x(e: Emitter, op: FakeQuantizeLsqBackwardXOp, cot
     """dy: the same mask applied to `g`; x and scale: zero almost everywhere."""
     (g,) = cotangents
     return [None, None, lambda: e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, g, **_lsq_props(op))]
+
+
+@VJP_RULES.register(DequantMatmulOp)
+def dequant_matmul(e: Emitter, op: DequantMatmulOp, cotangents: Cotangents) -> Gradients:
+    """x: `g @ Wᵀ`; the quantised weight, its scales and zero points: none."""
+    (g,) = cotangents
+
+    def dx():
+        x = tensor_type(op.x)
+        k = x.get_shape()[1]
+        if k == DYNAMIC:
+            raise Unsupported("K must be static to decode the weights for x's gradient")
+        eye = e.mir.constant(np.eye(k, dtype=dtypes.numpy_dtype(x.element_type)), x.element_type)
+        block = op.block_size.value.data if op.block_size is not None else None
+        weights = e.mir.dequant_matmul(eye, op.w_q, op.scale, op.zp, scheme=op.quant_scheme(), block_size=block)
+        return e.mir.matmul(g, e.mir.transpose(weights, perm=[1, 0]))
+
+    return [dx, None, None, None]
