@@ -293,3 +293,99 @@ func.func @qconv2d_w_dtype(%x: tensor<1x4x5x5xi8>, %w: tensor<6x4x3x3xi32>, %b: 
   %0 = mir.qconv2d %x, %w, %b kernel_size = [3, 3] stride = [1, 1] padding = [0, 0] dilation = [1, 1] groups = 1 x_zp = 0 w_zp = 0 out_zp = 0 mult = 1.000000e-02 : (tensor<1x4x5x5xi8>, tensor<6x4x3x3xi32>, tensor<6xi32>) -> tensor<1x6x3x3xi8>
   func.return %0 : tensor<1x6x3x3xi8>
 }
+
+// -----
+
+func.func @dq_k_block(%x: tensor<2x6xf32>, %w: tensor<6x3xi8>, %s: tensor<1x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' K = 6 is not a multiple of the block size 4}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int8_block block_size = 4 : (tensor<2x6xf32>, tensor<6x3xi8>, tensor<1x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_packed_size(%x: tensor<2x8xf32>, %w: tensor<8x3xui8>, %s: tensor<2x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' w_q must have shape [4, 3] (two 4-bit values per byte along K), got [8, 3]}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int4_block block_size = 4 : (tensor<2x8xf32>, tensor<8x3xui8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_no_block(%x: tensor<2x8xf32>, %w: tensor<8x3xi8>, %s: tensor<2x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scheme int8_block requires a block_size}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int8_block : (tensor<2x8xf32>, tensor<8x3xi8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_fp8_block(%x: tensor<2x8xf32>, %w: tensor<8x3xui8>, %s: tensor<3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scheme fp8_e4m3 takes no block_size}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = fp8_e4m3 block_size = 4 : (tensor<2x8xf32>, tensor<8x3xui8>, tensor<3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_odd_int4_block(%x: tensor<2x6xf32>, %w: tensor<3x3xui8>, %s: tensor<2x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' int4_block needs an even block_size (whole bytes), got 3}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int4_block block_size = 3 : (tensor<2x6xf32>, tensor<3x3xui8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_scale_shape(%x: tensor<2x8xf32>, %w: tensor<8x3xi8>, %s: tensor<3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scale must have shape [2, 3] (one per block and column), got [3]}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int8_block block_size = 4 : (tensor<2x8xf32>, tensor<8x3xi8>, tensor<3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_w_dtype(%x: tensor<2x8xf32>, %w: tensor<8x3xi8>, %s: tensor<3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' w_q must have element type ui8, got i8}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = fp8_e5m2 : (tensor<2x8xf32>, tensor<8x3xi8>, tensor<3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_fp8_scale(%x: tensor<2x8xf32>, %w: tensor<8x3xui8>, %s: tensor<2xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scale must have shape [1] or [3] (per tensor or per column), got [2]}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = fp8_e5m2 : (tensor<2x8xf32>, tensor<8x3xui8>, tensor<2xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_nvfp4_scale(%x: tensor<2x32xf32>, %w: tensor<16x3xui8>, %s: tensor<2x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scale must have element type ui8, got f32}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = nvfp4_block : (tensor<2x32xf32>, tensor<16x3xui8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_nvfp4_k(%x: tensor<2x24xf32>, %w: tensor<12x3xui8>, %s: tensor<1x3xui8>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' K = 24 is not a multiple of the block size 16}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = nvfp4_block : (tensor<2x24xf32>, tensor<12x3xui8>, tensor<1x3xui8>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_asym_zp(%x: tensor<2x8xf32>, %w: tensor<8x3xi8>, %s: tensor<2x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' zp must have shape [2, 3] (one per block and column), got [1]}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int8_block_asym block_size = 4 : (tensor<2x8xf32>, tensor<8x3xi8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @dq_x_int(%x: tensor<2x8xi32>, %w: tensor<8x3xi8>, %s: tensor<2x3xf32>, %z: tensor<1xf32>) -> tensor<2x3xi32> {
+  // expected-error@+1 {{'mir.dequant_matmul' x must have a floating-point element type, got i32}}
+  %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int8_block block_size = 4 : (tensor<2x8xi32>, tensor<8x3xi8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xi32>
+  func.return %0 : tensor<2x3xi32>
+}

@@ -69,3 +69,22 @@ func.func @integer_contractions(%x: tensor<2x3x5xi8>, %w: tensor<5x4xui8>, %b: t
   %1 = mir.qconv2d %xc, %wc, %bc kernel_size = [3, 3] stride = [2, 1] padding = [1, 1] dilation = [1, 2] groups = 2 x_zp = 120 w_zp = -2 out_zp = 200 mult = 2.000000e-03 : (tensor<?x4x5x6xui8>, tensor<6x2x3x3xi8>, tensor<6xi32>) -> tensor<?x6x3x4xui8>
   func.return %0, %1 : tensor<2x3x4xi8>, tensor<?x6x3x4xui8>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @dequant_matmul
+func.func @dequant_matmul(%x: tensor<3x8xf32>, %w8: tensor<8x4xi8>, %w4: tensor<4x4xui8>, %s: tensor<2x4xf32>, %z: tensor<2x4xf32>, %one: tensor<1xf32>, %f8: tensor<8x4xui8>, %col: tensor<4xf32>, %x32: tensor<2x32xbf16>, %e2m1: tensor<16x3xui8>, %e4m3: tensor<2x3xui8>) -> (tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<2x3xbf16>) {
+  // CHECK-NEXT: %0 = mir.dequant_matmul %x, %w8, %s, %one scheme = int8_block block_size = 4 : (tensor<3x8xf32>, tensor<8x4xi8>, tensor<2x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  // GENERIC: "mir.dequant_matmul"(%x, %w8, %s, %one) <{scheme = #mir<quant_scheme int8_block>, block_size = 4 : i64}> : (tensor<3x8xf32>, tensor<8x4xi8>, tensor<2x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  %0 = mir.dequant_matmul %x, %w8, %s, %one scheme = int8_block block_size = 4 : (tensor<3x8xf32>, tensor<8x4xi8>, tensor<2x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %1 = mir.dequant_matmul %x, %w8, %s, %z scheme = int8_block_asym block_size = 4 : (tensor<3x8xf32>, tensor<8x4xi8>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  %1 = mir.dequant_matmul %x, %w8, %s, %z scheme = int8_block_asym block_size = 4 : (tensor<3x8xf32>, tensor<8x4xi8>, tensor<2x4xf32>, tensor<2x4xf32>) -> tensor<3x4xf32>
+  // Two signed 4-bit weights per byte: K/2 rows.
+  // CHECK-NEXT: %2 = mir.dequant_matmul %x, %w4, %s, %one scheme = int4_block block_size = 4 : (tensor<3x8xf32>, tensor<4x4xui8>, tensor<2x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  %2 = mir.dequant_matmul %x, %w4, %s, %one scheme = int4_block block_size = 4 : (tensor<3x8xf32>, tensor<4x4xui8>, tensor<2x4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %3 = mir.dequant_matmul %x, %f8, %col, %one scheme = fp8_e5m2 : (tensor<3x8xf32>, tensor<8x4xui8>, tensor<4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  %3 = mir.dequant_matmul %x, %f8, %col, %one scheme = fp8_e5m2 : (tensor<3x8xf32>, tensor<8x4xui8>, tensor<4xf32>, tensor<1xf32>) -> tensor<3x4xf32>
+  // CHECK-NEXT: %4 = mir.dequant_matmul %x32, %e2m1, %e4m3, %one scheme = nvfp4_block : (tensor<2x32xbf16>, tensor<16x3xui8>, tensor<2x3xui8>, tensor<1xf32>) -> tensor<2x3xbf16>
+  %4 = mir.dequant_matmul %x32, %e2m1, %e4m3, %one scheme = nvfp4_block : (tensor<2x32xbf16>, tensor<16x3xui8>, tensor<2x3xui8>, tensor<1xf32>) -> tensor<2x3xbf16>
+  func.return %0, %1, %2, %3, %4 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<2x3xbf16>
+}

@@ -9,6 +9,7 @@ import pytest
 import torch
 from xdsl.utils.exceptions import VerifyException
 
+from rlx_xdsl import quantformats
 from rlx_xdsl.autodiff.rules.mir.quant import quantized_weight_bits
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import quant
@@ -283,3 +284,91 @@ def test_qconv2d_matches_qlinearconv(window, groups):
     expected = onnx_run("QLinearConv", [x, XS, zps[0], w, WS, zps[1], YS, zps[2], bias], opset=21, **attrs)
     assert y.dtype == np.uint8
     np.testing.assert_array_equal(y, expected)
+
+
+# --- dequant_matmul against ml_dtypes' FP8/FP4 and numpy's own integer unpacking ------------
+
+
+def signed_nibbles(packed):
+    """Two's-complement 4-bit values, low nibble first along K, by int8 shifts."""
+    as_int = packed.astype(np.int8)
+    low, high = (as_int << 4) >> 4, as_int >> 4
+    return np.stack([low, high], axis=1).reshape(-1, packed.shape[1]).astype(np.float32)
+
+
+def fp4_codes(packed):
+    codes = np.stack([packed & 0x0F, packed >> 4], axis=1).reshape(-1, packed.shape[1])
+    return codes.view(ml_dtypes.float4_e2m1fn).astype(np.float32)
+
+
+XQ = RNG.standard_normal((3, 32)).astype(np.float32)
+
+
+def check_dequant(scheme, w_q, scale, zp, weights, **props):
+    y = run_op("dequant_matmul", [XQ, w_q, scale, zp], scheme=scheme, **props)
+    np.testing.assert_allclose(y, XQ.astype(np.float64) @ weights.astype(np.float64), rtol=1e-5, atol=1e-4)
+
+
+def test_dequant_matmul_int8_blocks():
+    w_q, scale = int8s((32, 5), np.int8), RNG.random((4, 5)).astype(np.float32)
+    check_dequant("int8_block", w_q, scale, np.zeros(1, np.float32), w_q * np.repeat(scale, 8, 0), block_size=8)
+    zp = RNG.standard_normal((4, 5)).astype(np.float32)
+    weights = (w_q - np.repeat(zp, 8, 0)) * np.repeat(scale, 8, 0)
+    check_dequant("int8_block_asym", w_q, scale, zp, weights, block_size=8)
+
+
+def test_dequant_matmul_int4_blocks_read_the_low_nibble_first():
+    w_q, scale = int8s((16, 5), np.uint8), RNG.random((8, 5)).astype(np.float32)
+    check_dequant("int4_block", w_q, scale, np.zeros(1, np.float32), signed_nibbles(w_q) * np.repeat(scale, 4, 0),
+                  block_size=4)  # fmt: skip
+    # One byte, two weights: 0x8F holds 15 -> -1 (low, k = 0) and 8 -> -8 (high, k = 1).
+    y = run_op("dequant_matmul", [np.float32([[1.0, 10.0]]), np.uint8([[0x8F]]), np.float32([[1.0]]),
+                                  np.zeros(1, np.float32)], scheme="int4_block", block_size=2)  # fmt: skip
+    np.testing.assert_array_equal(y, [[-1.0 - 80.0]])
+
+
+@pytest.mark.parametrize(("scheme", "dtype"), [("fp8_e4m3", ml_dtypes.float8_e4m3fn), ("fp8_e5m2", ml_dtypes.float8_e5m2)])
+def test_dequant_matmul_fp8_is_ml_dtypes_decoding(scheme, dtype):
+    w_q = int8s((32, 4), np.uint8)
+    w_q[(w_q & 0x7F) >= (0x78 if scheme == "fp8_e4m3" else 0x7C)] = 0x11  # no NaN/inf in the product
+    decoded = w_q.view(dtype).astype(np.float32)
+    for scale in (np.float32([0.5]), RNG.random(4).astype(np.float32)):
+        check_dequant(scheme, w_q, scale, np.zeros(1, np.float32), decoded * scale.reshape(1, -1))
+
+
+def test_dequant_matmul_fp8_decodes_every_finite_code_as_ml_dtypes():
+    """One weight row per finite code; x = I picks each row exactly (a NaN or inf weight
+    would reach every output through its zero products)."""
+    for scheme, dtype in (("fp8_e4m3", ml_dtypes.float8_e4m3fn), ("fp8_e5m2", ml_dtypes.float8_e5m2)):
+        all_codes = np.arange(256, dtype=np.uint8)
+        codes = all_codes[np.isfinite(all_codes.view(dtype).astype(np.float32))].reshape(-1, 1)
+        eye = np.eye(len(codes), dtype=np.float32)
+        y = run_op("dequant_matmul", [eye, codes, np.float32([1.0]), np.zeros(1, np.float32)], scheme=scheme)
+        np.testing.assert_array_equal(y, codes.view(dtype).astype(np.float32))
+
+
+def test_dequant_matmul_nvfp4_is_e2m1_times_e4m3_block_scale_times_the_tensor_scale():
+    w_q = int8s((16, 3), np.uint8)
+    scale = RNG.integers(0x28, 0x48, (2, 3)).astype(np.uint8)
+    block_scale = np.repeat(scale.view(ml_dtypes.float8_e4m3fn).astype(np.float32), 16, 0)
+    weights = fp4_codes(w_q) * block_scale * np.float32(0.75)
+    check_dequant("nvfp4_block", w_q, scale, np.float32([0.75]), weights)
+
+
+def test_dequant_matmul_keeps_half_precision_x():
+    w_q, scale = int8s((32, 5), np.int8), RNG.random((4, 5)).astype(np.float32)
+    x = XQ.astype(ml_dtypes.bfloat16)
+    y = run_op("dequant_matmul", [x, w_q, scale, np.zeros(1, np.float32)], scheme="int8_block", block_size=8)
+    assert y.dtype == ml_dtypes.bfloat16
+    expected = x.astype(np.float32) @ (w_q * np.repeat(scale, 8, 0))
+    np.testing.assert_allclose(y.astype(np.float32), expected, rtol=1e-2, atol=1e-2)
+
+
+@pytest.mark.parametrize(("fmt", "dtype", "count"), [
+    ("e4m3fn", ml_dtypes.float8_e4m3fn, 256), ("e5m2", ml_dtypes.float8_e5m2, 256),
+    ("e2m1", ml_dtypes.float4_e2m1fn, 16),
+])  # fmt: skip
+def test_format_tables_are_ml_dtypes_bit_patterns(fmt, dtype, count):
+    expected = np.arange(count, dtype=np.uint8).view(dtype).astype(np.float32)
+    np.testing.assert_array_equal(quantformats.table(fmt), expected)  # NaN matches NaN, signs of zeros too
+    assert np.array_equal(np.signbit(quantformats.table(fmt)), np.signbit(expected))

@@ -137,3 +137,33 @@ def qconv2d(s: GraphState, op: OpClass) -> None:
     w = _int8(s, (cout, cin // groups, kernel, kernel))
     window = {"kernel_size": [kernel, kernel], "stride": [s.integer(1, 2)] * 2, "groups": groups}
     s.emit(op, x, w, s.operand((cout,), "i32"), **window, **_requant(s, x, w))
+
+
+@RECIPES.register(quant.DequantMatmulOp)
+def dequant_matmul(s: GraphState, op: OpClass) -> None:
+    """x `[M, K]` from the pool (K a multiple of the block) or new; weights and scales new.
+
+    Random fp8 codes include NaN and inf: fp8 weights draw codes of magnitude below 2^4."""
+    Scheme = quant.QuantScheme
+    scheme = s.choice(tuple(Scheme))
+    block = 16 if scheme is Scheme.NVFP4_BLOCK else (s.choice((2, 4)) if scheme.has_block_size else 1)
+    x = s.pick(lambda v: is_float(v) and rank(v) == 2 and shape_of(v)[1] % max(block, 2) == 0)
+    if x is None:
+        x = s.operand((s.integer(1, 3), max(block, 2) * s.integer(1, 2)))
+    (_, k), n, et = shape_of(x), s.integer(1, 4), element_type(x)
+    rng = s.rng()
+    blocks = k // block
+    if scheme in (Scheme.FP8_E4M3, Scheme.FP8_E5M2):
+        limit = 0x58 if scheme is Scheme.FP8_E4M3 else 0x4C
+        codes = rng.integers(0, limit, (k, n)) | (rng.integers(0, 2, (k, n)) << 7)
+        w_q, scale = dense(codes, "ui8"), s.operand((s.choice((1, n)),), et)
+    elif scheme.packs_nibbles:
+        w_q = dense(rng.integers(0, 256, (k // 2, n)), "ui8")
+        nvfp4 = scheme is Scheme.NVFP4_BLOCK
+        scale = s.emit(ConstantOp, dense(rng.integers(0x28, 0x40, (blocks, n)), "ui8")) if nvfp4 else None
+        scale = scale if nvfp4 else s.operand((blocks, n), et)
+    else:
+        w_q, scale = dense(rng.integers(-128, 128, (k, n)), "i8"), s.operand((blocks, n), et)
+    zp = s.operand((blocks, n) if scheme is Scheme.INT8_BLOCK_ASYM else (1,), et)
+    block_size = block if scheme.has_block_size else None
+    s.emit(op, x, s.emit(ConstantOp, w_q), scale, zp, scheme=scheme, block_size=block_size)
