@@ -6,6 +6,7 @@ S.1111.111) and E5M2, FP4 E2M1, and signed 4-bit integers. Each table maps every
 
 from __future__ import annotations
 
+import math
 from functools import cache
 
 import numpy as np
@@ -28,13 +29,13 @@ def _minifloat(code: int, exp_bits: int, man_bits: int) -> float:
 
 def _e4m3fn(code: int) -> float:
     if code & 0x7F == 0x7F:
-        return float("nan")
+        return math.copysign(math.nan, _sign(code, 8))
     return _minifloat(code, 4, 3)
 
 
 def _e5m2(code: int) -> float:
     if (code >> 2) & 0x1F == 0x1F:
-        return (float("inf") if code & 3 == 0 else float("nan")) * _sign(code, 8)
+        return math.copysign(math.inf if code & 3 == 0 else math.nan, _sign(code, 8))
     return _minifloat(code, 5, 2)
 
 
