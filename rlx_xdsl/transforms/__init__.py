@@ -120,6 +120,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-dce": _dce,
         "rlx-decompose-backward": _decompose_backward,
         "rlx-fold-casts": _fold_casts,
+        "rlx-insert-qdq": _lazy("rlx_xdsl.transforms.quant.insert_qdq", "InsertQdqPass"),
         "rlx-grad": _grad,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
