@@ -57,7 +57,7 @@ def test_every_pass_is_checked_here():
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
-        "rlx-prepare-ad", "rlx-grad",
+        "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq",
     } | set(FUSION_PASSES)  # fmt: skip
 
 
@@ -306,3 +306,34 @@ def test_grad_keeps_the_llama_graph_and_its_gradient_matches_directional_differe
 
     numeric = (loss(1e-2) - loss(-1e-2)) / 2e-2
     np.testing.assert_allclose(predicted, numeric, rtol=2e-2)
+
+
+def test_insert_qdq_on_the_layer_weights_is_running_on_quantised_weights(llama, tmp_path):
+    """Per-column int8 calibration of every 2-D weight: the pass computes what the graph
+    computes on the weights ONNX quantises and dequantises, and stays near the f32 result."""
+    import json
+
+    from rlx_xdsl.graph import argument_names
+    from rlx_xdsl.testing.oracles import onnx_run
+    from rlx_xdsl.transforms.quant.insert_qdq import InsertQdqPass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    calibration, quantised = {}, []
+    for name, x in zip(argument_names(module.ops.first), inputs):
+        if x.ndim == 2 and name.startswith("layers."):
+            scales = (np.abs(x).max(axis=0) / 127).astype(np.float32)
+            calibration[name] = {"scales": scales.tolist(), "axis": 1}
+            zeros = np.zeros(len(scales), np.int8)
+            q = onnx_run("QuantizeLinear", [x, scales, zeros], axis=1)
+            x = onnx_run("DequantizeLinear", [q, scales, zeros], axis=1)
+        quantised.append(x)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibration))
+    InsertQdqPass(calibration=str(path)).apply(Context(), module)
+    module.verify()
+    got = run_function(module, "llama", inputs)
+    for want, out in zip(run_function(parse_module(text), "llama", quantised), got, strict=True):
+        np.testing.assert_array_equal(out, want)
+    for want, out in zip(expected, got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=0.1, atol=0.05)

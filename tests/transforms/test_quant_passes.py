@@ -1,0 +1,106 @@
+"""The quantisation passes: `rlx-insert-qdq` against running the original graph on values
+quantised and dequantised by ONNX's reference (QuantizeLinear / DequantizeLinear)."""
+
+import json
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from xdsl.context import Context
+from xdsl.dialects import func
+from xdsl.utils.exceptions import PassFailedException
+
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.dialects.mir.quant import DequantizeOp, QuantizeOp
+from rlx_xdsl.graph import argument_names
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.testing.graphgen import graphs, inputs_for
+from rlx_xdsl.testing.oracles import onnx_run
+from rlx_xdsl.transforms.quant.insert_qdq import InsertQdqError, InsertQdqPass
+
+
+def onnx_qdq(x, scales, zero_points=None, axis=None):
+    """ONNX's QuantizeLinear then DequantizeLinear (i8 or, for zero points past 127, ui8)."""
+    zero_points = [0] * len(scales) if zero_points is None else zero_points
+    storage = np.int8 if all(-128 <= z <= 127 for z in zero_points) else np.uint8
+    shape = () if axis is None else (-1,)
+    scale, zero = np.float32(scales).reshape(shape), np.asarray(zero_points, storage).reshape(shape)
+    extra = {} if axis is None else {"axis": axis}
+    q = onnx_run("QuantizeLinear", [x, scale, zero], **extra)
+    return onnx_run("DequantizeLinear", [q, scale, zero], **extra)
+
+
+def insert_qdq(module, calibration: dict, tmp_path) -> None:
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibration))
+    InsertQdqPass(calibration=str(path)).apply(Context(), module)
+    module.verify()
+
+
+LABELLED = """
+func.func @f(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x5xf32> {rlx.param, rlx.name = "w"}) -> (tensor<3x5xf32>, tensor<3x5xf32>) {
+  %0 = mir.matmul %x, %w : (tensor<3x4xf32>, tensor<4x5xf32>) -> tensor<3x5xf32> loc("h1")
+  %1 = mir.tanh %0 : (tensor<3x5xf32>) -> tensor<3x5xf32>
+  func.return %1, %0 : tensor<3x5xf32>, tensor<3x5xf32>
+}
+"""
+
+
+def test_a_labelled_result_and_an_argument_are_quantised_for_every_consumer(tmp_path):
+    rng = np.random.default_rng(1)
+    x, w = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((4, 5)).astype(np.float32)
+    module = parse_module(LABELLED)
+    per_channel = {"scales": [0.05, 0.1, 0.2, 0.4, 0.8], "zero_points": [0, 1, 2, 200, 255], "axis": 1}
+    insert_qdq(module, {"w": {"scales": [0.01]}, "h1": per_channel}, tmp_path)
+    tanh_out, h1_out = run_function(module, "f", [x, w])
+    h1 = onnx_qdq(x @ onnx_qdq(w, [0.01]), **per_channel)
+    np.testing.assert_allclose(h1_out, h1, rtol=1e-6)  # the function result reads the dequantised value
+    np.testing.assert_allclose(tanh_out, np.tanh(h1), rtol=1e-6)
+    kinds = [type(op) for op in module.ops.first.body.block.ops]
+    assert kinds.count(QuantizeOp) == kinds.count(DequantizeOp) == 2
+
+
+def test_a_second_run_adds_nothing(tmp_path):
+    module = parse_module(LABELLED)
+    insert_qdq(module, {"x": {"scales": [0.5]}, "h1": {"scales": [0.5]}}, tmp_path)
+    once = str(module)
+    insert_qdq(module, {"x": {"scales": [0.5]}, "h1": {"scales": [0.5]}}, tmp_path)
+    assert str(module) == once
+
+
+@pytest.mark.parametrize(("calibration", "error", "message"), [
+    ({"nope": {"scales": [1.0]}}, InsertQdqError, "the calibration names 'nope', which no function has"),
+    ({"h1": {"scales": [1.0, 2.0], "axis": 1}}, InsertQdqError, "has 2 scales but dim 1 of the operand has 5"),
+    ({"x": {"scale": [1.0]}}, PassFailedException, "must be an object with 'scales'"),
+    ({"x": {"scales": [1.0], "axes": 1}}, PassFailedException, r"unknown keys \['axes'\]"),
+])  # fmt: skip
+def test_bad_calibrations_are_reported_and_leave_the_module_alone(tmp_path, calibration, error, message):
+    module = parse_module(LABELLED)
+    before = str(module)
+    with pytest.raises(error, match=message):
+        insert_qdq(module, calibration, tmp_path)
+    if error is PassFailedException:
+        assert str(module) == before
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])
+@given(graphs(max_ops=8))
+def test_quantising_arguments_is_running_on_quantised_arguments(tmp_path, module):
+    """Random graphs: Q/DQ after every f32 argument computes what the original graph computes
+    on the arguments ONNX quantises and dequantises."""
+    function = module.ops.first
+    assert isinstance(function, func.FuncOp)
+    inputs = inputs_for(module)
+    names = argument_names(function)
+    calibration, expected_inputs = {}, []
+    for name, arg, x in zip(names, function.body.block.args, inputs):
+        if str(arg.type.element_type) == "f32":
+            calibration[name] = {"scales": [0.125], "zero_points": [3]}
+            x = onnx_qdq(x, [0.125], [3]).reshape(x.shape)
+        expected_inputs.append(x)
+    expected = run_function(module, None, expected_inputs)
+    if not calibration:
+        return
+    insert_qdq(module, calibration, tmp_path)
+    for want, got in zip(expected, run_function(module, None, inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
