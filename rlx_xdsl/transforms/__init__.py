@@ -121,6 +121,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-decompose-backward": _decompose_backward,
         "rlx-fold-casts": _fold_casts,
         "rlx-insert-qdq": _lazy("rlx_xdsl.transforms.quant.insert_qdq", "InsertQdqPass"),
+        "rlx-quant-propagate": _lazy("rlx_xdsl.transforms.quant.propagate", "QuantPropagatePass"),
         "rlx-grad": _grad,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,

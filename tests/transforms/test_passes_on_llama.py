@@ -57,7 +57,7 @@ def test_every_pass_is_checked_here():
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
-        "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq",
+        "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate",
     } | set(FUSION_PASSES)  # fmt: skip
 
 
@@ -337,3 +337,15 @@ def test_insert_qdq_on_the_layer_weights_is_running_on_quantised_weights(llama, 
         np.testing.assert_array_equal(out, want)
     for want, out in zip(expected, got, strict=True):
         np.testing.assert_allclose(out, want, rtol=0.1, atol=0.05)
+
+
+def test_quant_propagate_keeps_what_llama_computes(llama):
+    """No fake quantisation in the graph: nothing to drop, outputs unchanged."""
+    from rlx_xdsl.transforms.quant.propagate import QuantPropagatePass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    QuantPropagatePass().apply(Context(), module)
+    assert str(module) == text
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)

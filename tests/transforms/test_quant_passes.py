@@ -3,6 +3,7 @@ quantised and dequantised by ONNX's reference (QuantizeLinear / DequantizeLinear
 
 import json
 
+import ml_dtypes
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -104,3 +105,52 @@ def test_quantising_arguments_is_running_on_quantised_arguments(tmp_path, module
     insert_qdq(module, calibration, tmp_path)
     for want, got in zip(expected, run_function(module, None, inputs), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+# --- rlx-quant-propagate ------------------------------------------------------------------
+
+
+def chain(rng, dtype: str, per_channel: bool):
+    """`fq(g(fq(x)))` with a random chain `g` of grid-preserving ops and one shared fixed state."""
+    from rlx_xdsl.builder import GraphBuilder
+
+    b = GraphBuilder("f")
+    x = b.input("x", [4, 6], dtype)
+    state = b.input("s", [6] if per_channel else [1], dtype)
+    props = {"bits": int(rng.integers(2, 9)), "scale_mode": "fixed", "axis": 1 if per_channel else None}
+    value = b.mir.fake_quantize(x, state, ste="tanh", **props)
+    for _ in range(int(rng.integers(0, 4))):
+        step = "relu" if per_channel else rng.choice(["relu", "transpose", "narrow", "reshape"])
+        shape = value.type.get_shape()
+        if step == "relu":
+            value = b.mir.relu(value)
+        elif step == "transpose":
+            value = b.mir.transpose(value, perm=[1, 0])
+        elif step == "narrow" and shape[0] > 1:
+            value = b.mir.narrow(value, axis=0, start=1, len=shape[0] - 1)
+        elif step == "reshape":
+            value = b.mir.reshape(value, new_shape=[shape[1], shape[0]])
+    b.output(b.mir.fake_quantize(value, state, ste=rng.choice(["identity", "clipped_identity"]), **props))
+    return b.module()
+
+
+@pytest.mark.parametrize("seed", range(12))
+def test_quant_propagate_drops_only_what_changes_nothing(seed):
+    """On random chains, the rewritten graph computes bit-identical outputs (halves too,
+    per channel too), and the downstream fake-quantize is gone."""
+    from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp
+    from rlx_xdsl.transforms.quant.propagate import QuantPropagatePass
+
+    rng = np.random.default_rng(seed)
+    dtype, per_channel = ["f32", "f16", "bf16"][seed % 3], seed % 2 == 1
+    module = chain(rng, dtype, per_channel)
+    x = (rng.standard_normal((4, 6)) * 3).astype(np.float32)
+    state = rng.uniform(0.5, 4, 6 if per_channel else 1).astype(np.float32)
+    np_dtype = {"f32": np.float32, "f16": np.float16, "bf16": ml_dtypes.bfloat16}[dtype]
+    inputs = [x.astype(np_dtype), state.astype(np_dtype)]
+    (before,) = run_function(module, "f", inputs)
+    QuantPropagatePass().apply(Context(), module)
+    module.verify()
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_array_equal(after, before)
+    assert sum(isinstance(op, FakeQuantizeOp) for op in module.walk()) == 1
