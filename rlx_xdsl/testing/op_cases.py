@@ -713,7 +713,29 @@ def _dequant_matmul_cases() -> list[OpCase]:
              "tensor<3x4xf32>"), of(x, ints(0, 255, 8, 4, dtype=np.uint8), normal(1), one)),
         case("fp8_e5m2", "fp8_e5m2", ("tensor<3x8xf32>", "tensor<8x4xui8>", "tensor<4xf32>", "tensor<1xf32>",
              "tensor<3x4xf32>"), of(x, ints(0, 255, 8, 4, dtype=np.uint8), normal(4), one)),
+        *_gguf_cases(),
         case("nvfp4", "nvfp4_block", ("tensor<2x32xf32>", "tensor<16x3xui8>", "tensor<2x3xui8>", "tensor<1xf32>",
              "tensor<2x3xf32>"), of(normal(2, 32), ints(0, 255, 16, 3, dtype=np.uint8),
              ints(0x28, 0x40, 2, 3, dtype=np.uint8), normal(1))),
     ]
+
+
+def _gguf_bytes(rows: int, k: int, block_bytes: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random GGML blocks whose f16 scales are sane (finite, about 0.01 to 1)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        blocks = rng.integers(0, 256, (rows * k // 32, block_bytes)).astype(np.uint8)
+        scales = rng.uniform(0.01, 1, len(blocks)).astype(np.float16) * rng.choice([-1, 1], len(blocks))
+        blocks[:, :2] = scales.astype(np.float16).view(np.uint8).reshape(-1, 2)
+        return blocks.reshape(-1)
+
+    return make
+
+
+def _gguf_cases() -> list[OpCase]:
+    return [
+        OpCase(f"dequant_matmul_gguf_{name}", f"mir.dequant_matmul %0, %1 scheme = gguf_{name} "
+               f": (tensor<2x64xf32>, tensor<{3 * 2 * size}xui8>) -> tensor<2x3xf32>", approximate=True,
+               inputs=of(normal(2, 64), _gguf_bytes(3, 64, size)))
+        for name, size in (("q8_0", 34), ("q4_0", 18))
+    ]  # fmt: skip

@@ -121,3 +121,14 @@ def test_the_tanh_surrogates_second_derivative_is_a_located_error():
     b.output(b.mir.fake_quantize_backward(x, dy, bits=4, ste="tanh"))
     with pytest.raises(OpError, match="'rlx-grad' cannot differentiate 'mir.fake_quantize_backward': the second"):
         build_gradient(b.module(), "f", ["0"], Mode("strict"))
+
+
+@pytest.mark.parametrize("scheme", ["gguf_q8_0", "gguf_q4_0"])
+def test_dequant_matmul_x_gradient_in_the_two_operand_gguf_form(scheme):
+    """RLX's rule reads operands 2 and 3, which the GGUF form does not have."""
+    size = {"gguf_q8_0": 34, "gguf_q4_0": 18}[scheme]
+    blocks = RNG.integers(0, 256, (2, size)).astype(np.uint8)
+    blocks[:, :2] = np.float16([0.25, -0.5]).view(np.uint8).reshape(2, 2)
+    b = GraphBuilder("f")
+    b.output(b.mir.dequant_matmul(b.input("x", [2, 32], "f64"), b.input("p", [2 * size], "ui8"), scheme=scheme))
+    check_gradients(b.module(), "f", [RNG.standard_normal((2, 32)), blocks.reshape(-1)], [0])

@@ -389,3 +389,35 @@ func.func @dq_x_int(%x: tensor<2x8xi32>, %w: tensor<8x3xi8>, %s: tensor<2x3xf32>
   %0 = mir.dequant_matmul %x, %w, %s, %z scheme = int8_block block_size = 4 : (tensor<2x8xi32>, tensor<8x3xi8>, tensor<2x3xf32>, tensor<1xf32>) -> tensor<2x3xi32>
   func.return %0 : tensor<2x3xi32>
 }
+
+// -----
+
+func.func @gguf_bytes(%x: tensor<2x64xf32>, %p: tensor<100xui8>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' packed has 100 bytes, not a whole number of rows of K = 64 values (2 blocks of 34 bytes = 68 bytes per row)}}
+  %0 = mir.dequant_matmul %x, %p scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<100xui8>) -> tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @gguf_k(%x: tensor<2x48xf32>, %p: tensor<36xui8>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' K = 48 is not a multiple of gguf_q4_0's block of 32 values}}
+  %0 = mir.dequant_matmul %x, %p scheme = gguf_q4_0 : (tensor<2x48xf32>, tensor<36xui8>) -> tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @gguf_extra(%x: tensor<2x64xf32>, %p: tensor<68xui8>, %s: tensor<1xf32>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scheme gguf_q8_0 takes [x, packed], got 4 operands}}
+  %0 = mir.dequant_matmul %x, %p, %s, %s scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<68xui8>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}
+
+// -----
+
+func.func @dq_missing(%x: tensor<2x64xf32>, %p: tensor<68xui8>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' scheme int8_block takes [x, w_q, scale, zp], got 2 operands}}
+  %0 = mir.dequant_matmul %x, %p scheme = int8_block block_size = 4 : (tensor<2x64xf32>, tensor<68xui8>) -> tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}

@@ -88,3 +88,16 @@ func.func @dequant_matmul(%x: tensor<3x8xf32>, %w8: tensor<8x4xi8>, %w4: tensor<
   %4 = mir.dequant_matmul %x32, %e2m1, %e4m3, %one scheme = nvfp4_block : (tensor<2x32xbf16>, tensor<16x3xui8>, tensor<2x3xui8>, tensor<1xf32>) -> tensor<2x3xbf16>
   func.return %0, %1, %2, %3, %4 : tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<3x4xf32>, tensor<2x3xbf16>
 }
+
+// -----
+
+// GGUF: the weight as a GGUF file stores it; N = bytes / (K/32 blocks of 34 or 18 bytes).
+// CHECK-LABEL: func.func @gguf
+func.func @gguf(%x: tensor<2x64xf32>, %q8: tensor<204xui8>, %q4: tensor<?xui8>) -> (tensor<2x3xf32>, tensor<2x?xf32>) {
+  // CHECK-NEXT: %0 = mir.dequant_matmul %x, %q8 scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
+  // GENERIC: "mir.dequant_matmul"(%x, %q8) <{scheme = #mir<quant_scheme gguf_q8_0>}> : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
+  %0 = mir.dequant_matmul %x, %q8 scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %1 = mir.dequant_matmul %x, %q4 scheme = gguf_q4_0 : (tensor<2x64xf32>, tensor<?xui8>) -> tensor<2x?xf32>
+  %1 = mir.dequant_matmul %x, %q4 scheme = gguf_q4_0 : (tensor<2x64xf32>, tensor<?xui8>) -> tensor<2x?xf32>
+  func.return %0, %1 : tensor<2x3xf32>, tensor<2x?xf32>
+}

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 
 import numpy as np
 from xdsl.dialects import arith, math, tensor
-from xdsl.dialects.builtin import f32, i32
+from xdsl.dialects.builtin import f16, f32, i16, i32
+from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
@@ -329,6 +330,9 @@ def lower_qconv2d(lw: Lowering, op: quant.QConv2dOp) -> Sequence[SSAValue]:
 # Weight-only quantised matmul -------------------------------------------------------------
 
 I32 = dtypes.dtype_named("i32")
+I8 = dtypes.dtype_named("i8")
+U8 = dtypes.dtype_named("ui8")
+F16 = dtypes.dtype_named("f16")
 
 
 class CodeTable:
@@ -414,12 +418,54 @@ def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAVal
     return lw.collapse(out, [[0, 1], [2]])
 
 
+def _f16_scale(s: Scalars, low: SSAValue, high: SSAValue, acc) -> SSAValue:
+    """The little-endian f16 in two bytes, in `acc`."""
+    bits = s.emit(arith.OrIOp(_byte(s, low, U8), s.emit(arith.ShLIOp(_byte(s, high, U8), s.constant(8, I32)))))
+    half = s.emit(arith.BitcastOp(s.emit(arith.TruncIOp(bits, i16)), f16))
+    return s.cast(half, F16, acc)
+
+
+def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
+    """`W [N, K]` from the packed bytes: a generic over (row, block, value) reading each
+    byte at its affine offset `row * R + block * B + ...` in the 1-D packed tensor."""
+    scheme = op.quant_scheme()
+    values, size = quant.GGUF_BLOCKS[scheme]
+    k = op.x.type.get_shape()[1]
+    row = op.gguf_row_bytes(k)
+    n, blocks = lw.quotient(lw.dim(op.w_q, 0), row), k // values
+    d = AffineExpr.dimension
+    start = d(0) * row + d(1) * size
+
+    def at(offset: AffineExpr) -> AffineMap:
+        return AffineMap(4, 0, (offset,))
+
+    # loops (n, b, h, i): value h * 16 + i of block b of row n (Q8_0: h * 16 + i indexes the i8s)
+    code = start + 2 + d(3) + (d(2) * 16 if scheme is quant.QuantScheme.GGUF_Q8_0 else 0)
+    inputs = [(op.w_q, at(start)), (op.w_q, at(start + 1)), (op.w_q, at(code))]
+    q8 = scheme is quant.QuantScheme.GGUF_Q8_0
+
+    def body(s: Scalars, low: SSAValue, high: SSAValue, byte: SSAValue, _: SSAValue) -> SSAValue:
+        if q8:
+            q = s.cast(byte, I8, acc)  # the byte's bits as a signed i8
+        else:
+            nibble = _nibble(s, _byte(s, byte, U8), s.loop_index(2))
+            q = s.cast(s.sub(nibble, s.constant(8, I32), I32), I32, acc)
+        return s.mul(_f16_scale(s, low, high, acc), q, acc)
+
+    dims = [n, blocks, 2, 16]
+    init = lw.empty(dims, acc)
+    out = lw.generic(inputs, [(init, identity(4))], [PARALLEL] * 4, body)[0]
+    return lw.collapse(out, [[0], [1, 2, 3]])
+
+
 @LOWERINGS.register(quant.DequantMatmulOp)
 def lower_dequant_matmul(lw: Lowering, op: quant.DequantMatmulOp) -> Sequence[SSAValue]:
     """Decode W in x's accumulator dtype, then a `mir.matmul` in it (the same walk lowers
-    it), rounded to x's dtype."""
+    it; GGUF's `[N, K]` rows through a `mir.transpose`), rounded to x's dtype."""
     acc = accumulator(lw.operand_dtype(0))
-    weights = _dequantized_weights(lw, op, acc)
     x = lw.convert(op.x, lw.operand_dtype(0), acc)
-    y = lw.e.mir.matmul(x, weights)
+    if op.quant_scheme().is_gguf:
+        y = lw.e.mir.matmul(x, lw.e.mir.transpose(_gguf_weights(lw, op, acc), perm=[1, 0]))
+    else:
+        y = lw.e.mir.matmul(x, _dequantized_weights(lw, op, acc))
     return [lw.convert(y, acc, lw.result_dtype())]

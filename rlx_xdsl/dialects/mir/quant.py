@@ -34,6 +34,7 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    var_operand_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
@@ -705,7 +706,8 @@ class QConv2dOp(IntegerContractionOperation, ConvOperation):
 
 
 class QuantScheme(StrEnum):
-    """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (GGUF ones not yet)."""
+    """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (of GGUF's, Q4_0
+    and Q8_0 so far)."""
 
     INT8_BLOCK = "int8_block"
     INT8_BLOCK_ASYM = "int8_block_asym"
@@ -713,6 +715,13 @@ class QuantScheme(StrEnum):
     FP8_E4M3 = "fp8_e4m3"
     FP8_E5M2 = "fp8_e5m2"
     NVFP4_BLOCK = "nvfp4_block"
+    GGUF_Q4_0 = "gguf_q4_0"
+    GGUF_Q8_0 = "gguf_q8_0"
+
+    @property
+    def is_gguf(self) -> bool:
+        """Operands `[x, packed]`: the weight as a GGUF file stores it."""
+        return self in GGUF_BLOCKS
 
     @property
     def has_block_size(self) -> bool:
@@ -734,6 +743,9 @@ class QuantSchemeAttr(EnumAttribute[QuantScheme], SpacedOpaqueSyntaxAttribute):
 NVFP4_BLOCK = 16
 """NVFP4's block: one E4M3 scale per 16 E2M1 values along K."""
 
+GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34)}
+"""GGML's `(values, bytes)` per block: an f16 scale then the quantised values."""
+
 
 @irdl_op_definition
 class DequantMatmulOp(RlxOperation):
@@ -753,32 +765,38 @@ class DequantMatmulOp(RlxOperation):
       float, `zp [1]` (unused): `W = fp8 * scale` (no block_size);
     * `nvfp4_block`: `w_q [K/2, N]` ui8 of E2M1 codes (low nibble first), `scale [K/16, N]`
       ui8 of E4M3 codes, `zp [1]` float, the per-tensor scale: `W = e2m1 * e4m3 * zp`
-      (NVIDIA's NVFP4; no block_size, the block is 16).
+      (NVIDIA's NVFP4; no block_size, the block is 16);
+    * `gguf_q8_0`, `gguf_q4_0`: operands `[x, packed]`, `packed` the `[N * K/32 * B]` ui8
+      bytes of a GGUF tensor of N rows of K values (GGML blocks of 32 values: an f16 scale
+      `d`, then 32 i8 (Q8_0, B = 34) or 16 bytes of 4-bit codes (Q4_0, B = 18; byte i holds
+      values i (low nibble) and i + 16, each `nibble - 8`)); `W = d * q` is `[N, K]` and
+      `y = x @ Wᵀ`; N comes from the byte count.
     """
 
     name = "mir.dequant_matmul"
     x = operand_def(TensorType)
     w_q = operand_def(TensorType)
-    scale = operand_def(TensorType)
-    zp = operand_def(TensorType)
+    params = var_operand_def(TensorType)
     result = result_def(TensorType)
     scheme = prop_def(QuantSchemeAttr)
     block_size = opt_prop_def(IntegerAttr[I64])
     traits = traits_def(Pure(), COMPUTE)
-    assembly_format = "$x `,` $w_q `,` $scale `,` $zp `scheme` `=` $scheme (`block_size` `=` $block_size^)? " + FUNCTIONAL
+    assembly_format = (
+        "$x `,` $w_q (`,` $params^)? `scheme` `=` $scheme (`block_size` `=` $block_size^)? " + FUNCTIONAL
+    )
 
     def __init__(
         self,
         x: SSAValue,
         w_q: SSAValue,
-        scale: SSAValue,
-        zp: SSAValue,
+        scale: SSAValue | None = None,
+        zp: SSAValue | None = None,
         *,
         scheme: str | QuantScheme,
         block_size: int | None = None,
     ):
         super().__init__(
-            operands=[x, w_q, scale, zp],
+            operands=[x, w_q, [v for v in (scale, zp) if v is not None]],
             properties={
                 "scheme": QuantSchemeAttr(QuantScheme(scheme)),
                 "block_size": None if block_size is None else i64_attr(block_size),
@@ -787,6 +805,14 @@ class DequantMatmulOp(RlxOperation):
 
     def quant_scheme(self) -> QuantScheme:
         return self.scheme.data
+
+    @property
+    def scale(self) -> SSAValue:
+        return self.params[0]
+
+    @property
+    def zp(self) -> SSAValue:
+        return self.params[1]
 
     def block(self) -> int | None:
         if self.quant_scheme() is QuantScheme.NVFP4_BLOCK:
@@ -821,11 +847,22 @@ class DequantMatmulOp(RlxOperation):
         require(name in names, self, lambda: f"{what} must have element type {' or '.join(names)}, got {et}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        x, w = tensor_type(self.x), tensor_type(self.w_q)
+        x = tensor_type(self.x)
         require_float(self, x, "x")
         require(x.get_num_dims() == 2, self, lambda: f"x must have rank 2 ([M, K]), got {fmt_shape(x.get_shape())}")
+        scheme = self.quant_scheme()
+        wanted = 0 if scheme.is_gguf else 2
+        require(
+            len(self.params) == wanted,
+            self,
+            lambda: f"scheme {scheme} takes {'[x, packed]' if scheme.is_gguf else '[x, w_q, scale, zp]'}, "
+            f"got {2 + len(self.params)} operands",
+        )
+        if scheme.is_gguf:
+            return [self.gguf_result(x)]
+        w = tensor_type(self.w_q)
         require(w.get_num_dims() == 2, self, lambda: f"w_q must have rank 2, got {fmt_shape(w.get_shape())}")
-        scheme, block = self.quant_scheme(), self.block()
+        block = self.block()
         m, k = x.get_shape()
         n = w.get_shape()[1]
         if block is not None and k != DYNAMIC:
@@ -861,6 +898,36 @@ class DequantMatmulOp(RlxOperation):
         else:
             self._require_shape("zp", self.zp, (1,), f"unused by {scheme}")
         return [TensorType(x.element_type, (m, n))]
+
+    def gguf_row_bytes(self, k: int) -> int:
+        values, size = GGUF_BLOCKS[self.quant_scheme()]
+        return k // values * size
+
+    def gguf_result(self, x: TensorType) -> TensorType:
+        """`[M, N]`, N the number of K-value rows the packed bytes hold."""
+        scheme = self.quant_scheme()
+        values, size = GGUF_BLOCKS[scheme]
+        m, k = x.get_shape()
+        self._require_dtype("packed", self.w_q, ("ui8",))
+        packed = tensor_type(self.w_q).get_shape()
+        require(len(packed) == 1, self, lambda: f"packed must have rank 1 (the bytes), got {fmt_shape(packed)}")
+        require(
+            k != DYNAMIC,
+            self,
+            f"{scheme} needs a static K to find the rows in the packed bytes",
+        )
+        require(k % values == 0, self, lambda: f"K = {k} is not a multiple of {scheme}'s block of {values} values")
+        row = self.gguf_row_bytes(k)
+        n = DYNAMIC
+        if packed[0] != DYNAMIC:
+            require(
+                packed[0] % row == 0,
+                self,
+                lambda: f"packed has {packed[0]} bytes, not a whole number of rows of K = {k} values "
+                f"({k // values} blocks of {size} bytes = {row} bytes per row)",
+            )
+            n = packed[0] // row
+        return TensorType(x.element_type, (m, n))
 
 
 OPS = [

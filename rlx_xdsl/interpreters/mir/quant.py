@@ -224,9 +224,25 @@ def dequantized_weights(op: quant.DequantMatmulOp, w_q, scale, zp, dtype) -> np.
     return values * per_block(scale, block)
 
 
-def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, scale, zp) -> tuple[np.ndarray]:
+def gguf_weights(op: quant.DequantMatmulOp, packed: np.ndarray, k: int, dtype) -> np.ndarray:
+    """`W [N, K]` from GGUF bytes: rows of GGML blocks, each an f16 scale `d` and its codes."""
+    scheme = op.quant_scheme()
+    values, size = quant.GGUF_BLOCKS[scheme]
+    blocks = packed.astype(np.uint8).reshape(-1, k // values, size)
+    d = np.ascontiguousarray(blocks[..., :2]).view(np.float16).astype(dtype)
+    codes = np.ascontiguousarray(blocks[..., 2:])
+    if scheme is quant.QuantScheme.GGUF_Q8_0:
+        q = codes.view(np.int8)
+    else:  # Q4_0: byte i holds value i (low nibble) and value i + 16 (high nibble)
+        q = np.concatenate([codes & 0x0F, codes >> 4], axis=-1).astype(np.int8) - np.int8(8)
+    return (d * q.astype(dtype)).reshape(blocks.shape[0], k)
+
+
+def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, *params) -> tuple[np.ndarray]:
     xw = widened(x)
-    weights = dequantized_weights(op, w_q, scale, zp, xw.dtype)
+    if op.quant_scheme().is_gguf:
+        return (convert(xw @ gguf_weights(op, w_q, x.shape[1], xw.dtype).T, x.dtype),)
+    weights = dequantized_weights(op, w_q, *params, xw.dtype)
     return (convert(xw @ weights, x.dtype),)
 
 

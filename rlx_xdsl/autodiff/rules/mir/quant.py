@@ -11,10 +11,10 @@ and FakeQuantizeLSQ).
   is a running statistic, not a parameter: it gets no gradient.
 * fake_quantize_lsq: `fake_quantize_lsq_backward_x` and `_backward_scale`.
 * dequant_matmul: straight through to x, `dx = g @ Wᵀ` with the dequantised weights
-  `W = dequant_matmul(I_K, w_q, scale, zp)` (the identity as x: the op decodes W
-  itself); w_q is an integer tensor (no gradient) and scale and zp get none, as RLX's
-  rule (which reads four operands, also in RLX's two-operand GGUF form: a rule for GGUF
-  schemes will not).
+  `W = dequant_matmul(I_K, w_q, params...)` (the identity as x: the op decodes W
+  itself, `[K, N]` for every scheme); w_q is an integer tensor (no gradient) and scale
+  and zp get none, as RLX's rule. RLX's rule reads four operands, also in the
+  two-operand GGUF form, and breaks there; this one takes the operands the op has.
 * The backward ops are linear in `dy` with a mask (or factor) of x and the range:
   their cotangent for `dy` is the same op applied to the incoming cotangent; the mask
   is piecewise constant, so x, the state and the scale get none (almost everywhere).
@@ -133,7 +133,7 @@ def dequant_matmul(e: Emitter, op: DequantMatmulOp, cotangents: Cotangents) -> G
             raise Unsupported("K must be static to decode the weights for x's gradient")
         eye = e.mir.constant(np.eye(k, dtype=dtypes.numpy_dtype(x.element_type)), x.element_type)
         block = op.block_size.value.data if op.block_size is not None else None
-        weights = e.mir.dequant_matmul(eye, op.w_q, op.scale, op.zp, scheme=op.quant_scheme(), block_size=block)
+        weights = e.mir.dequant_matmul(eye, op.w_q, *op.params, scheme=op.quant_scheme(), block_size=block)
         return e.mir.matmul(g, e.mir.transpose(weights, perm=[1, 0]))
 
-    return [dx, None, None, None]
+    return [dx, None, *(None for _ in op.params)]

@@ -8,6 +8,7 @@ is a documented gap (`rlx-grad` reports it), which random gradient graphs would 
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.dialects.mir import quant
@@ -146,6 +147,8 @@ def dequant_matmul(s: GraphState, op: OpClass) -> None:
     Random fp8 codes include NaN and inf: fp8 weights draw codes of magnitude below 2^4."""
     Scheme = quant.QuantScheme
     scheme = s.choice(tuple(Scheme))
+    if scheme.is_gguf:
+        return gguf_matmul(s, op, scheme)
     block = 16 if scheme is Scheme.NVFP4_BLOCK else (s.choice((2, 4)) if scheme.has_block_size else 1)
     x = s.pick(lambda v: is_float(v) and rank(v) == 2 and shape_of(v)[1] % max(block, 2) == 0)
     if x is None:
@@ -167,3 +170,16 @@ def dequant_matmul(s: GraphState, op: OpClass) -> None:
     zp = s.operand((blocks, n) if scheme is Scheme.INT8_BLOCK_ASYM else (1,), et)
     block_size = block if scheme.has_block_size else None
     s.emit(op, x, s.emit(ConstantOp, w_q), scale, zp, scheme=scheme, block_size=block_size)
+
+
+def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
+    """GGML blocks of random codes with sane f16 scales (finite, magnitude 0.01 to 1)."""
+    values, size = quant.GGUF_BLOCKS[scheme]
+    x = s.pick(lambda v: is_float(v) and rank(v) == 2 and shape_of(v)[1] % values == 0)
+    if x is None:
+        x = s.operand((s.integer(1, 3), values))
+    k, rows, rng = shape_of(x)[1], s.integer(1, 3), s.rng()
+    blocks = rng.integers(0, 256, (rows * k // values, size)).astype(np.uint8)
+    scales = (rng.uniform(0.01, 1, len(blocks)) * rng.choice([-1, 1], len(blocks))).astype(np.float16)
+    blocks[:, :2] = scales.view(np.uint8).reshape(-1, 2)
+    s.emit(op, x, s.emit(ConstantOp, dense(blocks.reshape(-1), "ui8")), scheme=scheme)

@@ -1,0 +1,35 @@
+"""`mir.dequant_matmul`'s GGUF schemes against the `gguf` package (llama.cpp's Python
+reader): GGUF tensor bytes made by its `quantize`, and random blocks, decoded by its
+`dequantize`. `gguf` is a test dependency."""
+
+import gguf
+import numpy as np
+import pytest
+from gguf import quants
+
+from rlx_xdsl.testing.oracles import run_op
+
+RNG = np.random.default_rng(2022)
+TYPES = {"gguf_q8_0": gguf.GGMLQuantizationType.Q8_0, "gguf_q4_0": gguf.GGMLQuantizationType.Q4_0}
+
+
+@pytest.mark.parametrize("scheme", sorted(TYPES))
+def test_gguf_bytes_made_by_gguf_quantize(scheme):
+    """A GGUF file's tensor bytes, unchanged: rows of K values in GGML blocks."""
+    w = RNG.standard_normal((5, 96)).astype(np.float32)
+    packed = quants.quantize(w, TYPES[scheme])
+    x = RNG.standard_normal((3, 96)).astype(np.float32)
+    y = run_op("dequant_matmul", [x, packed.reshape(-1)], scheme=scheme)
+    weights = quants.dequantize(packed, TYPES[scheme])
+    np.testing.assert_allclose(y, x.astype(np.float64) @ weights.T.astype(np.float64), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("scheme", sorted(TYPES))
+def test_random_gguf_blocks_decode_as_gguf_does(scheme):
+    """Random codes with sane f16 scales; x = I reads the decoded weights exactly."""
+    values, size = gguf.GGML_QUANT_SIZES[TYPES[scheme]]
+    blocks = RNG.integers(0, 256, (4 * 2, size)).astype(np.uint8)
+    blocks[:, :2] = RNG.uniform(-2, 2, 8).astype(np.float16).view(np.uint8).reshape(-1, 2)
+    packed = blocks.reshape(4, 2 * size)
+    y = run_op("dequant_matmul", [np.eye(64, dtype=np.float32), packed.reshape(-1)], scheme=scheme)
+    np.testing.assert_array_equal(y, quants.dequantize(packed, TYPES[scheme]).T)
