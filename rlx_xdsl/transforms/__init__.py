@@ -122,6 +122,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-fold-casts": _fold_casts,
         "rlx-insert-qdq": _lazy("rlx_xdsl.transforms.quant.insert_qdq", "InsertQdqPass"),
         "rlx-quant-propagate": _lazy("rlx_xdsl.transforms.quant.propagate", "QuantPropagatePass"),
+        "rlx-quantize-weights": _lazy("rlx_xdsl.transforms.quant.quantize_weights", "QuantizeWeightsPass"),
         "rlx-grad": _grad,
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
