@@ -57,7 +57,7 @@ def test_every_pass_is_checked_here():
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
-        "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate",
+        "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
     } | set(FUSION_PASSES)  # fmt: skip
 
 
@@ -349,3 +349,46 @@ def test_quant_propagate_keeps_what_llama_computes(llama):
     assert str(module) == text
     for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("scheme", "block"), [("int8_block", 16), ("gguf_q8_0", None)])
+def test_quantize_weights_keeps_llama_close(llama, scheme, block):
+    """Every projection of both layers on packed weights: near the f32 outputs, and the
+    same as the original graph on the decoded weights."""
+    from rlx_xdsl.graph import argument_names
+    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    names = argument_names(module.ops.first)
+    QuantizeWeightsPass(scheme=scheme, block_size=block).apply(Context(), module)
+    module.verify()
+    packed, decoded = [], []
+    for name, x in zip(names, inputs):
+        if x.ndim == 2 and name.startswith("layers."):
+            arrays = pack(x, scheme, block)
+            packed += arrays.values()
+            one = np.eye(x.shape[0], dtype=np.float32)
+            decoded.append(run_function(_single_dequant(x.shape, arrays, scheme, block), "w", [one, *arrays.values()])[0])
+        else:
+            packed.append(x)
+            decoded.append(x)
+    got = run_function(module, "llama", packed)
+    for want, out in zip(run_function(parse_module(text), "llama", decoded), got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+    for want, out in zip(expected, got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=0.1, atol=0.05)
+
+
+def _single_dequant(shape, arrays, scheme, block):
+    """`@w(I, params) = dequant_matmul(I, params)`: the decoded weight (the decoding itself
+    is checked against ml_dtypes and gguf in `tests/dialects/mir/test_quant*.py`)."""
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.dtypes import dtype_of_numpy
+
+    b = GraphBuilder("w")
+    eye = b.input("eye", [shape[0], shape[0]])
+    params = [b.input(f"p{i}", a.shape, dtype_of_numpy(a.dtype).element_type) for i, a in enumerate(arrays.values())]
+    b.output(b.mir.dequant_matmul(eye, *params, scheme=scheme, block_size=block))
+    return b.module()

@@ -154,3 +154,61 @@ def test_quant_propagate_drops_only_what_changes_nothing(seed):
     (after,) = run_function(module, "f", inputs)
     np.testing.assert_array_equal(after, before)
     assert sum(isinstance(op, FakeQuantizeOp) for op in module.walk()) == 1
+
+
+# --- rlx-quantize-weights -----------------------------------------------------------------
+
+SCHEMES = [("int8_block", 16), ("int8_block_asym", 16), ("int4_block", 16), ("fp8_e4m3", None),
+           ("fp8_e5m2", None), ("nvfp4_block", None), ("gguf_q8_0", None), ("gguf_q4_0", None)]  # fmt: skip
+
+
+def dequantised(w, scheme, block):
+    """The weights a packed parameter set stands for, decoded here independently of the
+    kernels (numpy integer arithmetic; ml_dtypes for FP8/FP4; gguf's own reader)."""
+    from rlx_xdsl.quantpack import pack
+
+    p = pack(w, scheme, block)
+    rep = (lambda a, b: np.repeat(a, b, axis=0))
+    if scheme == "int8_block":
+        return p["q"].astype(np.float32) * rep(p["scale"], block)
+    if scheme == "int8_block_asym":
+        return (p["q"] - rep(p["zp"], block)) * rep(p["scale"], block)
+    if scheme == "int4_block":
+        as_int = p["q"].astype(np.int8)
+        codes = np.stack([(as_int << 4) >> 4, as_int >> 4], axis=1).reshape(w.shape)
+        return codes * rep(p["scale"], block)
+    if scheme.startswith("fp8"):
+        dtype = ml_dtypes.float8_e4m3fn if scheme == "fp8_e4m3" else ml_dtypes.float8_e5m2
+        return p["q"].view(dtype).astype(np.float32) * p["scale"]
+    if scheme == "nvfp4_block":
+        codes = np.stack([p["q"] & 15, p["q"] >> 4], axis=1).reshape(w.shape).view(ml_dtypes.float4_e2m1fn)
+        scales = rep(p["scale"].view(ml_dtypes.float8_e4m3fn).astype(np.float32), 16)
+        return codes.astype(np.float32) * scales * p["zp"]
+    import gguf
+    from gguf import quants
+
+    kind = gguf.GGMLQuantizationType.Q8_0 if scheme == "gguf_q8_0" else gguf.GGMLQuantizationType.Q4_0
+    return quants.dequantize(p["q"].reshape(w.shape[1], -1), kind).T
+
+
+@pytest.mark.parametrize(("scheme", "block"), SCHEMES)
+def test_quantize_weights_computes_with_the_packed_weights(scheme, block):
+    """The rewritten function on `pack`'s parameters computes what the original computes on
+    the weights they stand for, and stays near the f32 result."""
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    rng = np.random.default_rng(3)
+    b = GraphBuilder("f")
+    x, w = b.input("x", [2, 3, 64]), b.param("w", [64, 8])
+    b.output(b.mir.relu(b.mir.matmul(x, w)))
+    module = b.module()
+    xs, ws = rng.standard_normal((2, 3, 64)).astype(np.float32), rng.standard_normal((64, 8)).astype(np.float32)
+    (exact,) = run_function(module, "f", [xs, ws])
+    (on_decoded,) = run_function(module, "f", [xs, dequantised(ws, scheme, block).astype(np.float32)])
+    QuantizeWeightsPass(scheme=scheme, block_size=block).apply(Context(), module)
+    module.verify()
+    (got,) = run_function(module, "f", [xs, *pack(ws, scheme, block).values()])
+    np.testing.assert_allclose(got, on_decoded, rtol=1e-5, atol=1e-5)
+    assert np.abs(got - exact).max() < 0.15 * np.abs(exact).max()

@@ -33,3 +33,16 @@ def test_random_gguf_blocks_decode_as_gguf_does(scheme):
     packed = blocks.reshape(4, 2 * size)
     y = run_op("dequant_matmul", [np.eye(64, dtype=np.float32), packed.reshape(-1)], scheme=scheme)
     np.testing.assert_array_equal(y, quants.dequantize(packed, TYPES[scheme]).T)
+
+
+@pytest.mark.parametrize("scheme", sorted(TYPES))
+def test_quantpack_writes_the_bytes_gguf_writes(scheme):
+    """`rlx_xdsl.quantpack` packs a weight `[K, N]` as GGUF's rows of K values."""
+    from rlx_xdsl.quantpack import pack
+
+    w = RNG.standard_normal((64, 5)).astype(np.float32)
+    expected = quants.quantize(w.T, TYPES[scheme]).reshape(-1)
+    got = pack(w, scheme)["q"]
+    assert got.shape == expected.shape
+    np.testing.assert_array_equal(quants.dequantize(got.reshape(5, -1), TYPES[scheme]),
+                                  quants.dequantize(expected.reshape(5, -1), TYPES[scheme]))  # fmt: skip
