@@ -212,3 +212,18 @@ def test_quantize_weights_computes_with_the_packed_weights(scheme, block):
     (got,) = run_function(module, "f", [xs, *pack(ws, scheme, block).values()])
     np.testing.assert_allclose(got, on_decoded, rtol=1e-5, atol=1e-5)
     assert np.abs(got - exact).max() < 0.15 * np.abs(exact).max()
+
+
+def test_quantize_weights_checks_every_weight_before_changing_anything():
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsError, QuantizeWeightsPass
+
+    module = parse_module("""
+    func.func @f(%x: tensor<2x64xf32>, %w: tensor<64x8xf32> {rlx.param}, %v: tensor<8x3xf32> {rlx.param}) -> tensor<2x3xf32> {
+      %0 = mir.matmul %x, %w : (tensor<2x64xf32>, tensor<64x8xf32>) -> tensor<2x8xf32>
+      %1 = mir.matmul %0, %v : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+      func.return %1 : tensor<2x3xf32>
+    }""")
+    before = str(module)
+    with pytest.raises(QuantizeWeightsError, match="cannot pack 'arg2': K = 8 is not a multiple of gguf_q8_0's block"):
+        QuantizeWeightsPass(scheme="gguf_q8_0").apply(Context(), module)
+    assert str(module) == before

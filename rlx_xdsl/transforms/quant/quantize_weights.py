@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 import numpy as np
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType, UnitAttr
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType, UnitAttr
 from xdsl.ir import BlockArgument
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
@@ -66,27 +66,31 @@ class QuantizeWeights(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, function: func.FuncOp, rewriter: PatternRewriter) -> None:
         block = function.body.block
-        attrs = [dict(a.data) for a in function.arg_attrs.data] if function.arg_attrs else [{} for _ in block.args]
-        for index in reversed(range(len(block.args))):
-            arg, name = block.args[index], argument_name(function, index)
+        plan = []  # every weight is checked before anything changes
+        for index, arg in enumerate(block.args):
+            name = argument_name(function, index)
             if not is_param(function, index) or (self.names is not None and name not in self.names):
                 continue
             users = eligible_matmuls(arg)
             if users is None:
                 continue
             try:
-                types = packed_types(arg, self.scheme, self.block_size)
+                plan.append((index, name, users, packed_types(arg, self.scheme, self.block_size)))
             except ValueError as error:
                 raise QuantizeWeightsError(users[0], f"'rlx-quantize-weights' cannot pack '{name}': {error}")
+        if not plan:
+            return
+        attrs = [dict(a.data) for a in function.arg_attrs.data] if function.arg_attrs else [{} for _ in block.args]
+        for index, name, users, types in reversed(plan):
+            arg = block.args[index]
             new_args = [block.insert_arg(t, index + 1 + i) for i, t in enumerate(types.values())]
             for new_arg, key in zip(new_args, types):
                 new_arg.name_hint = f"{arg.name_hint or 'w'}_{key}"
             for matmul in users:
                 self.rewrite_matmul(matmul, new_args, rewriter)
             block.erase_arg(arg)
-            new_attrs = [{NAME_ATTR: StringAttr(f"{name}.{key}"), PARAM_ATTR: UnitAttr()} for key in types]
-            attrs[index : index + 1] = new_attrs
-        function.arg_attrs = type(function.arg_attrs)([DictionaryAttr(a) for a in attrs]) if attrs else None
+            attrs[index : index + 1] = [{NAME_ATTR: StringAttr(f"{name}.{key}"), PARAM_ATTR: UnitAttr()} for key in types]
+        function.arg_attrs = ArrayAttr([DictionaryAttr(a) for a in attrs])
         function.update_function_type()
 
     def rewrite_matmul(self, matmul: MatmulOp, params, rewriter: PatternRewriter) -> None:
