@@ -218,12 +218,12 @@ def test_quantize_weights_checks_every_weight_before_changing_anything():
     from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsError, QuantizeWeightsPass
 
     module = parse_module("""
-    func.func @f(%x: tensor<2x64xf32>, %w: tensor<64x8xf32> {rlx.param}, %v: tensor<8x3xf32> {rlx.param}) -> tensor<2x3xf32> {
-      %0 = mir.matmul %x, %w : (tensor<2x64xf32>, tensor<64x8xf32>) -> tensor<2x8xf32>
-      %1 = mir.matmul %0, %v : (tensor<2x8xf32>, tensor<8x3xf32>) -> tensor<2x3xf32>
+    func.func @f(%x: tensor<2x8xf32>, %w: tensor<8x64xf32> {rlx.param}, %v: tensor<64x3xf32> {rlx.param}) -> tensor<2x3xf32> {
+      %0 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x64xf32>) -> tensor<2x64xf32>
+      %1 = mir.matmul %0, %v : (tensor<2x64xf32>, tensor<64x3xf32>) -> tensor<2x3xf32>
       func.return %1 : tensor<2x3xf32>
     }""")
     before = str(module)
-    with pytest.raises(QuantizeWeightsError, match="cannot pack 'arg2': K = 8 is not a multiple of gguf_q8_0's block"):
+    with pytest.raises(QuantizeWeightsError, match="cannot pack 'arg1': K = 8 is not a multiple of gguf_q8_0's block"):
         QuantizeWeightsPass(scheme="gguf_q8_0").apply(Context(), module)
     assert str(module) == before
