@@ -227,3 +227,29 @@ def test_quantize_weights_checks_every_weight_before_changing_anything():
     with pytest.raises(QuantizeWeightsError, match="cannot pack 'arg1': K = 8 is not a multiple of gguf_q8_0's block"):
         QuantizeWeightsPass(scheme="gguf_q8_0").apply(Context(), module)
     assert str(module) == before
+
+
+def test_the_fusion_pipeline_keeps_quantised_matmuls_as_kernels_of_their_own():
+    """RLX's is_blas boundary: no elementwise region or epilogue absorbs a dequant_matmul."""
+    from rlx_xdsl.dialects.mir.quant import DequantMatmulOp
+    from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+
+    module = parse_module("""
+    func.func @f(%x: tensor<2x64xf32>, %p: tensor<204xui8>, %b: tensor<3xf32>) -> tensor<2x3xf32> {
+      %0 = mir.dequant_matmul %x, %p scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
+      %1 = mir.add %0, %b : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+      %2 = mir.relu %1 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      %3 = mir.exp %2 : (tensor<2x3xf32>) -> tensor<2x3xf32>
+      func.return %3 : tensor<2x3xf32>
+    }""")
+    rng = np.random.default_rng(0)
+    packed = rng.integers(0, 256, 204).astype(np.uint8)
+    packed.reshape(6, 34)[:, :2] = np.float16([0.1] * 6).view(np.uint8).reshape(6, 2)
+    inputs = [rng.standard_normal((2, 64)).astype(np.float32), packed, rng.standard_normal(3).astype(np.float32)]
+    (before,) = run_function(module, "f", inputs)
+    FusionPipelinePass(target="cpu").apply(Context(), module)
+    module.verify()
+    top = list(module.ops.first.body.block.ops)
+    assert sum(isinstance(op, DequantMatmulOp) for op in top) == 1
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_allclose(after, before, rtol=1e-6)
