@@ -83,6 +83,8 @@ def pack(w: np.ndarray, scheme: str | QuantScheme, block_size: int | None = None
 
 def _gguf(rows: np.ndarray, scheme: QuantScheme) -> np.ndarray:
     """GGML blocks of 32 values of each row (`[N, K]`): an f16 scale, then the codes."""
+    if scheme not in (QuantScheme.GGUF_Q8_0, QuantScheme.GGUF_Q4_0):
+        raise ValueError(f"no packer for scheme {scheme} (mir.dequant_matmul decodes it)")
     values, _ = GGUF_BLOCKS[scheme]
     n, k = rows.shape
     if k % values:

@@ -738,4 +738,19 @@ def _gguf_cases() -> list[OpCase]:
                f": (tensor<2x64xf32>, tensor<{3 * 2 * size}xui8>) -> tensor<2x3xf32>", approximate=True,
                inputs=of(normal(2, 64), _gguf_bytes(3, 64, size)))
         for name, size in (("q8_0", 34), ("q4_0", 18))
+    ] + [
+        OpCase("dequant_matmul_gguf_q6_k", "mir.dequant_matmul %0, %1 scheme = gguf_q6_k "
+               ": (tensor<2x256xf32>, tensor<630xui8>) -> tensor<2x3xf32>", approximate=True,
+               inputs=of(normal(2, 256), _gguf_q6_k_bytes(3)))
     ]  # fmt: skip
+
+
+def _gguf_q6_k_bytes(rows: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random Q6_K blocks (one per row, K = 256) with a sane f16 `d` (its last two bytes)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        blocks = rng.integers(0, 256, (rows, 210)).astype(np.uint8)
+        blocks[:, 208:] = rng.uniform(-0.05, 0.05, rows).astype(np.float16).view(np.uint8).reshape(-1, 2)
+        return blocks.reshape(-1)
+
+    return make

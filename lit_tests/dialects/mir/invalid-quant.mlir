@@ -421,3 +421,11 @@ func.func @dq_missing(%x: tensor<2x64xf32>, %p: tensor<68xui8>) -> tensor<2x1xf3
   %0 = mir.dequant_matmul %x, %p scheme = int8_block block_size = 4 : (tensor<2x64xf32>, tensor<68xui8>) -> tensor<2x1xf32>
   func.return %0 : tensor<2x1xf32>
 }
+
+// -----
+
+func.func @gguf_q6_k_k(%x: tensor<2x64xf32>, %p: tensor<210xui8>) -> tensor<2x1xf32> {
+  // expected-error@+1 {{'mir.dequant_matmul' K = 64 is not a multiple of gguf_q6_k's block of 256 values}}
+  %0 = mir.dequant_matmul %x, %p scheme = gguf_q6_k : (tensor<2x64xf32>, tensor<210xui8>) -> tensor<2x1xf32>
+  func.return %0 : tensor<2x1xf32>
+}

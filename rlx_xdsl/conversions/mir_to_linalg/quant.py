@@ -425,6 +425,47 @@ def _f16_scale(s: Scalars, low: SSAValue, high: SSAValue, acc) -> SSAValue:
     return s.cast(half, F16, acc)
 
 
+def _shifted(s: Scalars, byte: SSAValue, shift: SSAValue, mask: int) -> SSAValue:
+    """`(byte >> shift) & mask` for an i8/ui8 byte and an i32 shift."""
+    return s.emit(arith.AndIOp(s.emit(arith.ShRUIOp(_byte(s, byte, U8), shift)), s.constant(mask, I32)))
+
+
+def _loop(s: Scalars, dim: int, times: int) -> SSAValue:
+    """`times * linalg.index(dim)` as i32."""
+    return s.mul(s.emit(arith.IndexCastOp(s.loop_index(dim), i32)), s.constant(times, I32), I32)
+
+
+def _q6_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+    """Q6_K: loops (n, b, h, s, u, t3, t4), value `e = 128 h + 64 s + 32 u + 16 t3 + t4`
+    of block b (the layout in `mir.dequant_matmul`'s doc)."""
+    d = AffineExpr.dimension
+    start = d(0) * row + d(1) * 210
+    h, sh, u, t3, t4 = (d(i) for i in range(2, 7))
+
+    def at(offset: AffineExpr) -> AffineMap:
+        return AffineMap(7, 0, (offset,))
+
+    inputs = [
+        (op.w_q, at(start + h * 64 + u * 32 + t3 * 16 + t4)),  # ql
+        (op.w_q, at(start + 128 + h * 32 + t3 * 16 + t4)),  # qh
+        (op.w_q, at(start + 192 + h * 8 + sh * 4 + u * 2 + t3)),  # sub-block scale
+        (op.w_q, at(start + 208)),
+        (op.w_q, at(start + 209)),
+    ]
+
+    def body(s: Scalars, ql, qh, scale, low, high, _) -> SSAValue:
+        nibble = _shifted(s, ql, _loop(s, 3, 4), 0x0F)
+        top = _shifted(s, qh, s.add(_loop(s, 3, 4), _loop(s, 4, 2), I32), 0x03)
+        q = s.sub(s.emit(arith.OrIOp(nibble, s.emit(arith.ShLIOp(top, s.constant(4, I32))))), s.constant(32, I32), I32)
+        step = s.mul(_f16_scale(s, low, high, acc), s.cast(scale, I8, acc), acc)
+        return s.mul(step, s.cast(q, I32, acc), acc)
+
+    dims = [n, blocks, 2, 2, 2, 2, 16]
+    init = lw.empty(dims, acc)
+    out = lw.generic(inputs, [(init, identity(7))], [PARALLEL] * 7, body)[0]
+    return lw.collapse(out, [[0], [1, 2, 3, 4, 5, 6]])
+
+
 def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     """`W [N, K]` from the packed bytes: a generic over (row, block, value) reading each
     byte at its affine offset `row * R + block * B + ...` in the 1-D packed tensor."""
@@ -433,6 +474,8 @@ def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     k = op.x.type.get_shape()[1]
     row = op.gguf_row_bytes(k)
     n, blocks = lw.quotient(lw.dim(op.w_q, 0), row), k // values
+    if scheme is quant.QuantScheme.GGUF_Q6_K:
+        return _q6_k_weights(lw, op, acc, n, blocks, row)
     d = AffineExpr.dimension
     start = d(0) * row + d(1) * size
 

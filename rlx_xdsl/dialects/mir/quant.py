@@ -707,7 +707,7 @@ class QConv2dOp(IntegerContractionOperation, ConvOperation):
 
 class QuantScheme(StrEnum):
     """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (of GGUF's, Q4_0
-    and Q8_0 so far)."""
+    Q8_0 and Q6_K so far)."""
 
     INT8_BLOCK = "int8_block"
     INT8_BLOCK_ASYM = "int8_block_asym"
@@ -717,6 +717,7 @@ class QuantScheme(StrEnum):
     NVFP4_BLOCK = "nvfp4_block"
     GGUF_Q4_0 = "gguf_q4_0"
     GGUF_Q8_0 = "gguf_q8_0"
+    GGUF_Q6_K = "gguf_q6_k"
 
     @property
     def is_gguf(self) -> bool:
@@ -743,8 +744,8 @@ class QuantSchemeAttr(EnumAttribute[QuantScheme], SpacedOpaqueSyntaxAttribute):
 NVFP4_BLOCK = 16
 """NVFP4's block: one E4M3 scale per 16 E2M1 values along K."""
 
-GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34)}
-"""GGML's `(values, bytes)` per block: an f16 scale then the quantised values."""
+GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34), QuantScheme.GGUF_Q6_K: (256, 210)}
+"""GGML's `(values, bytes)` per block."""
 
 
 @irdl_op_definition
@@ -770,7 +771,11 @@ class DequantMatmulOp(RlxOperation):
       bytes of a GGUF tensor of N rows of K values (GGML blocks of 32 values: an f16 scale
       `d`, then 32 i8 (Q8_0, B = 34) or 16 bytes of 4-bit codes (Q4_0, B = 18; byte i holds
       values i (low nibble) and i + 16, each `nibble - 8`)); `W = d * q` is `[N, K]` and
-      `y = x @ Wᵀ`; N comes from the byte count.
+      `y = x @ Wᵀ`; N comes from the byte count;
+    * `gguf_q6_k`: blocks of 256 values in 210 bytes: `ql[128]` (low 4 bits), `qh[64]`
+      (high 2 bits), 16 i8 sub-block scales, an f16 `d`; value e of a block, with
+      `e = 128 h + 64 s + 32 u + t`: `q = ((ql[64 h + 32 u + t] >> 4 s) & 15) |
+      (((qh[32 h + t] >> (4 s + 2 u)) & 3) << 4) - 32`, `W = d * scales[e / 16] * q`.
     """
 
     name = "mir.dequant_matmul"

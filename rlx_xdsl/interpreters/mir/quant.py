@@ -231,11 +231,28 @@ def gguf_weights(op: quant.DequantMatmulOp, packed: np.ndarray, k: int, dtype) -
     blocks = packed.astype(np.uint8).reshape(-1, k // values, size)
     d = np.ascontiguousarray(blocks[..., :2]).view(np.float16).astype(dtype)
     codes = np.ascontiguousarray(blocks[..., 2:])
+    if scheme is quant.QuantScheme.GGUF_Q6_K:
+        return q6_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
     if scheme is quant.QuantScheme.GGUF_Q8_0:
         q = codes.view(np.int8)
     else:  # Q4_0: byte i holds value i (low nibble) and value i + 16 (high nibble)
         q = np.concatenate([codes & 0x0F, codes >> 4], axis=-1).astype(np.int8) - np.int8(8)
     return (d * q.astype(dtype)).reshape(blocks.shape[0], k)
+
+
+def q6_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
+    """Q6_K blocks `[..., 210]`: value `e = 128 h + 64 s + 32 u + t` of each block."""
+    ql = blocks[..., :128].reshape(*blocks.shape[:-1], 2, 1, 2, 32)  # [h, s, u, t]
+    qh = blocks[..., 128:192].reshape(*blocks.shape[:-1], 2, 1, 1, 32)  # [h, ., ., t]
+    s = np.arange(2, dtype=np.uint8).reshape(2, 1, 1)
+    u = np.arange(2, dtype=np.uint8).reshape(1, 2, 1)
+    low = (ql >> (4 * s)) & 0x0F
+    high = (qh >> (4 * s + 2 * u)) & 0x03
+    q = (low | (high << 4)).astype(np.int8) - np.int8(32)
+    scales = np.ascontiguousarray(blocks[..., 192:208]).view(np.int8).astype(dtype)
+    d = np.ascontiguousarray(blocks[..., 208:210]).view(np.float16).astype(dtype)
+    q = q.reshape(*blocks.shape[:-1], 16, 16).astype(dtype)
+    return d[..., None] * scales[..., None] * q
 
 
 def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, *params) -> tuple[np.ndarray]:

@@ -172,6 +172,10 @@ def dequant_matmul(s: GraphState, op: OpClass) -> None:
     s.emit(op, x, s.emit(ConstantOp, w_q), scale, zp, scheme=scheme, block_size=block_size)
 
 
+GGUF_SCALE_AT = {quant.QuantScheme.GGUF_Q4_0: 0, quant.QuantScheme.GGUF_Q8_0: 0, quant.QuantScheme.GGUF_Q6_K: 208}
+"""Where each GGUF block keeps its f16 scale `d` (Q6_K: after its codes and sub-scales)."""
+
+
 def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
     """GGML blocks of random codes with sane f16 scales (finite, magnitude 0.01 to 1)."""
     values, size = quant.GGUF_BLOCKS[scheme]
@@ -180,6 +184,8 @@ def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
         x = s.operand((s.integer(1, 3), values))
     k, rows, rng = shape_of(x)[1], s.integer(1, 3), s.rng()
     blocks = rng.integers(0, 256, (rows * k // values, size)).astype(np.uint8)
-    scales = (rng.uniform(0.01, 1, len(blocks)) * rng.choice([-1, 1], len(blocks))).astype(np.float16)
-    blocks[:, :2] = scales.view(np.uint8).reshape(-1, 2)
+    top = 0.01 if scheme is quant.QuantScheme.GGUF_Q6_K else 1  # Q6_K multiplies by i8 sub-scales too
+    scales = (rng.uniform(0.01, 1, len(blocks)) * top * rng.choice([-1, 1], len(blocks))).astype(np.float16)
+    at = GGUF_SCALE_AT[scheme]
+    blocks[:, at : at + 2] = scales.view(np.uint8).reshape(-1, 2)
     s.emit(op, x, s.emit(ConstantOp, dense(blocks.reshape(-1), "ui8")), scheme=scheme)
