@@ -466,6 +466,54 @@ def _q6_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2, 3, 4, 5, 6]])
 
 
+def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+    """Q4_K: loops (n, b, i1, i0, p, t), sub-block `j = 4 i1 + 2 i0 + p`, value `32 j + t`.
+
+    Three scale bytes serve both halves: `A = S[j mod 4]`, `B = S[j + 4]` and
+    `C = S[4 + j mod 4]`; j < 4 (i1 = 0) takes `sc = A & 63, m = C & 63`, j >= 4 takes
+    `sc = (B & 15) | (A >> 6) << 4, m = (B >> 4) | (C >> 6) << 4` (C is then S[j])."""
+    d = AffineExpr.dimension
+    start = d(0) * row + d(1) * 144
+    i1, i0, p, t = (d(k) for k in range(2, 6))
+    scales = start + 4 + i0 * 2 + p
+
+    def at(offset: AffineExpr) -> AffineMap:
+        return AffineMap(6, 0, (offset,))
+
+    inputs = [
+        (op.w_q, at(start)), (op.w_q, at(start + 1)), (op.w_q, at(start + 2)), (op.w_q, at(start + 3)),
+        (op.w_q, at(start + 16 + i1 * 64 + i0 * 32 + t)),  # qs
+        (op.w_q, at(scales)), (op.w_q, at(scales + i1 * 4 + 4)), (op.w_q, at(scales + 4)),  # A, B, C
+    ]  # fmt: skip
+
+    def body(s: Scalars, d0, d1, m0, m1, qs, a, b, c, _) -> SSAValue:
+        four, six = s.constant(4, I32), s.constant(6, I32)
+        a_, b_, c_ = (_byte(s, v, U8) for v in (a, b, c))
+
+        def high_bits(v):  # (v >> 6) << 4
+            return s.emit(arith.ShLIOp(s.emit(arith.ShRUIOp(v, six)), four))
+
+        low = s.compare("eq", s.emit(arith.IndexCastOp(s.loop_index(2), i32)), s.constant(0, I32), I32)
+        sc = s.select(
+            low,
+            s.emit(arith.AndIOp(a_, s.constant(63, I32))),
+            s.emit(arith.OrIOp(s.emit(arith.AndIOp(b_, s.constant(15, I32))), high_bits(a_))),
+        )
+        m = s.select(
+            low,
+            s.emit(arith.AndIOp(c_, s.constant(63, I32))),
+            s.emit(arith.OrIOp(s.emit(arith.ShRUIOp(b_, four)), high_bits(c_))),
+        )
+        q = _shifted(s, qs, _loop(s, 4, 4), 0x0F)
+        scaled = s.mul(s.mul(_f16_scale(s, d0, d1, acc), s.cast(sc, I32, acc), acc), s.cast(q, I32, acc), acc)
+        return s.sub(scaled, s.mul(_f16_scale(s, m0, m1, acc), s.cast(m, I32, acc), acc), acc)
+
+    dims = [n, blocks, 2, 2, 2, 32]
+    init = lw.empty(dims, acc)
+    out = lw.generic(inputs, [(init, identity(6))], [PARALLEL] * 6, body)[0]
+    return lw.collapse(out, [[0], [1, 2, 3, 4, 5]])
+
+
 def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     """`W [N, K]` from the packed bytes: a generic over (row, block, value) reading each
     byte at its affine offset `row * R + block * B + ...` in the 1-D packed tensor."""
@@ -476,6 +524,8 @@ def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     n, blocks = lw.quotient(lw.dim(op.w_q, 0), row), k // values
     if scheme is quant.QuantScheme.GGUF_Q6_K:
         return _q6_k_weights(lw, op, acc, n, blocks, row)
+    if scheme is quant.QuantScheme.GGUF_Q4_K:
+        return _q4_k_weights(lw, op, acc, n, blocks, row)
     d = AffineExpr.dimension
     start = d(0) * row + d(1) * size
 

@@ -707,7 +707,7 @@ class QConv2dOp(IntegerContractionOperation, ConvOperation):
 
 class QuantScheme(StrEnum):
     """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (of GGUF's, Q4_0
-    Q8_0 and Q6_K so far)."""
+    Q8_0, Q6_K and Q4_K so far)."""
 
     INT8_BLOCK = "int8_block"
     INT8_BLOCK_ASYM = "int8_block_asym"
@@ -718,6 +718,7 @@ class QuantScheme(StrEnum):
     GGUF_Q4_0 = "gguf_q4_0"
     GGUF_Q8_0 = "gguf_q8_0"
     GGUF_Q6_K = "gguf_q6_k"
+    GGUF_Q4_K = "gguf_q4_k"
 
     @property
     def is_gguf(self) -> bool:
@@ -744,7 +745,8 @@ class QuantSchemeAttr(EnumAttribute[QuantScheme], SpacedOpaqueSyntaxAttribute):
 NVFP4_BLOCK = 16
 """NVFP4's block: one E4M3 scale per 16 E2M1 values along K."""
 
-GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34), QuantScheme.GGUF_Q6_K: (256, 210)}
+GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34), QuantScheme.GGUF_Q6_K: (256, 210),
+               QuantScheme.GGUF_Q4_K: (256, 144)}  # fmt: skip
 """GGML's `(values, bytes)` per block."""
 
 
@@ -775,7 +777,12 @@ class DequantMatmulOp(RlxOperation):
     * `gguf_q6_k`: blocks of 256 values in 210 bytes: `ql[128]` (low 4 bits), `qh[64]`
       (high 2 bits), 16 i8 sub-block scales, an f16 `d`; value e of a block, with
       `e = 128 h + 64 s + 32 u + t`: `q = ((ql[64 h + 32 u + t] >> 4 s) & 15) |
-      (((qh[32 h + t] >> (4 s + 2 u)) & 3) << 4) - 32`, `W = d * scales[e / 16] * q`.
+      (((qh[32 h + t] >> (4 s + 2 u)) & 3) << 4) - 32`, `W = d * scales[e / 16] * q`;
+    * `gguf_q4_k`: blocks of 256 values in 144 bytes: f16 `d`, f16 `dmin`, 12 bytes `S` of
+      6-bit scales and mins for 8 sub-blocks of 32, `qs[128]`; sub-block `j = 2 i + p`
+      reads nibble p of `qs[32 i + t]`; `sc, m = S[j] & 63, S[j + 4] & 63` for j < 4,
+      else `(S[j + 4] & 15) | (S[j - 4] >> 6) << 4, (S[j + 4] >> 4) | (S[j] >> 6) << 4`;
+      `W = d * sc * q - dmin * m`.
     """
 
     name = "mir.dequant_matmul"

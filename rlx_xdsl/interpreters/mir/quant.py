@@ -233,6 +233,8 @@ def gguf_weights(op: quant.DequantMatmulOp, packed: np.ndarray, k: int, dtype) -
     codes = np.ascontiguousarray(blocks[..., 2:])
     if scheme is quant.QuantScheme.GGUF_Q6_K:
         return q6_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
+    if scheme is quant.QuantScheme.GGUF_Q4_K:
+        return q4_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
     if scheme is quant.QuantScheme.GGUF_Q8_0:
         q = codes.view(np.int8)
     else:  # Q4_0: byte i holds value i (low nibble) and value i + 16 (high nibble)
@@ -253,6 +255,25 @@ def q6_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
     d = np.ascontiguousarray(blocks[..., 208:210]).view(np.float16).astype(dtype)
     q = q.reshape(*blocks.shape[:-1], 16, 16).astype(dtype)
     return d[..., None] * scales[..., None] * q
+
+
+def q4_k_scales(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The 8 six-bit scales and mins of Q4_K's 12 bytes `S` (`[..., 12]` -> `[..., 8]` each)."""
+    low, high = packed[..., 0:4], packed[..., 4:8]
+    tail = packed[..., 8:12]
+    sc = np.concatenate([low & 63, (tail & 15) | ((low >> 6) << 4)], axis=-1)
+    m = np.concatenate([high & 63, (tail >> 4) | ((high >> 6) << 4)], axis=-1)
+    return sc, m
+
+
+def q4_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
+    """Q4_K blocks `[..., 144]`: sub-block `j = 2 i + p` is nibble p of `qs[32 i + t]`."""
+    d = np.ascontiguousarray(blocks[..., 0:2]).view(np.float16).astype(dtype)
+    dmin = np.ascontiguousarray(blocks[..., 2:4]).view(np.float16).astype(dtype)
+    sc, m = q4_k_scales(blocks[..., 4:16])
+    qs = blocks[..., 16:144].reshape(*blocks.shape[:-1], 4, 1, 32)
+    q = ((qs >> (4 * np.arange(2, dtype=np.uint8).reshape(2, 1))) & 15).reshape(*blocks.shape[:-1], 8, 32)
+    return (d * sc.astype(dtype))[..., None] * q.astype(dtype) - (dmin * m.astype(dtype))[..., None]
 
 
 def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, *params) -> tuple[np.ndarray]:

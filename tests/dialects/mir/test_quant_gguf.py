@@ -11,11 +11,11 @@ from rlx_xdsl.testing.oracles import run_op
 
 RNG = np.random.default_rng(2022)
 TYPES = {"gguf_q8_0": gguf.GGMLQuantizationType.Q8_0, "gguf_q4_0": gguf.GGMLQuantizationType.Q4_0,
-         "gguf_q6_k": gguf.GGMLQuantizationType.Q6_K}  # fmt: skip
+         "gguf_q6_k": gguf.GGMLQuantizationType.Q6_K, "gguf_q4_k": gguf.GGMLQuantizationType.Q4_K}  # fmt: skip
 QUANTISABLE = ["gguf_q4_0", "gguf_q8_0"]
-"""The types gguf's `quantize` implements (Q6_K: random blocks only)."""
-SCALE_AT = {"gguf_q8_0": 0, "gguf_q4_0": 0, "gguf_q6_k": 208}
-"""Where a block keeps its f16 scale `d`."""
+"""The types gguf's `quantize` implements (the K-quants: random blocks only)."""
+SCALES_AT = {"gguf_q8_0": (0,), "gguf_q4_0": (0,), "gguf_q6_k": (208,), "gguf_q4_k": (0, 2)}
+"""Where a block keeps its f16 scales (`d`, and Q4_K's `dmin`)."""
 
 
 @pytest.mark.parametrize("scheme", QUANTISABLE)
@@ -34,8 +34,8 @@ def test_random_gguf_blocks_decode_as_gguf_does(scheme):
     """Random codes with sane f16 scales; x = I reads the decoded weights exactly."""
     values, size = gguf.GGML_QUANT_SIZES[TYPES[scheme]]
     blocks = RNG.integers(0, 256, (4 * 2, size)).astype(np.uint8)
-    at = SCALE_AT[scheme]
-    blocks[:, at : at + 2] = RNG.uniform(-2, 2, 8).astype(np.float16).view(np.uint8).reshape(-1, 2)
+    for at in SCALES_AT[scheme]:
+        blocks[:, at : at + 2] = RNG.uniform(-2, 2, 8).astype(np.float16).view(np.uint8).reshape(-1, 2)
     packed = blocks.reshape(4, 2 * size)
     k = 2 * values
     y = run_op("dequant_matmul", [np.eye(k, dtype=np.float32), packed.reshape(-1)], scheme=scheme)

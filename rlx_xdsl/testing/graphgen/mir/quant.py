@@ -172,8 +172,14 @@ def dequant_matmul(s: GraphState, op: OpClass) -> None:
     s.emit(op, x, s.emit(ConstantOp, w_q), scale, zp, scheme=scheme, block_size=block_size)
 
 
-GGUF_SCALE_AT = {quant.QuantScheme.GGUF_Q4_0: 0, quant.QuantScheme.GGUF_Q8_0: 0, quant.QuantScheme.GGUF_Q6_K: 208}
-"""Where each GGUF block keeps its f16 scale `d` (Q6_K: after its codes and sub-scales)."""
+GGUF_SCALES_AT = {
+    quant.QuantScheme.GGUF_Q4_0: (0,),
+    quant.QuantScheme.GGUF_Q8_0: (0,),
+    quant.QuantScheme.GGUF_Q6_K: (208,),
+    quant.QuantScheme.GGUF_Q4_K: (0, 2),
+}
+"""Where each GGUF block keeps its f16 scales (`d`; Q4_K also `dmin`; Q6_K's `d` follows
+its codes and sub-scales)."""
 
 
 def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
@@ -184,8 +190,8 @@ def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
         x = s.operand((s.integer(1, 3), values))
     k, rows, rng = shape_of(x)[1], s.integer(1, 3), s.rng()
     blocks = rng.integers(0, 256, (rows * k // values, size)).astype(np.uint8)
-    top = 0.01 if scheme is quant.QuantScheme.GGUF_Q6_K else 1  # Q6_K multiplies by i8 sub-scales too
+    top = 1 if values == 32 else 0.01  # the K-quants multiply by sub-block scales too
     scales = (rng.uniform(0.01, 1, len(blocks)) * top * rng.choice([-1, 1], len(blocks))).astype(np.float16)
-    at = GGUF_SCALE_AT[scheme]
-    blocks[:, at : at + 2] = scales.view(np.uint8).reshape(-1, 2)
+    for at in GGUF_SCALES_AT[scheme]:
+        blocks[:, at : at + 2] = scales.view(np.uint8).reshape(-1, 2)
     s.emit(op, x, s.emit(ConstantOp, dense(blocks.reshape(-1), "ui8")), scheme=scheme)
