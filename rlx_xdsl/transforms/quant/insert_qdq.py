@@ -81,16 +81,14 @@ def op_label(op: Operation) -> str | None:
 
 
 def named_values(function: func.FuncOp) -> dict[str, SSAValue]:
-    """The values of `function` a calibration can name: arguments, then labelled results
-    (the last op of a label wins)."""
-    values: dict[str, SSAValue] = dict(zip(argument_names(function), function.body.block.args))
+    """The values of `function` a calibration can name: labelled results (the last op of a
+    label wins), then arguments (an argument's name wins over a label)."""
+    labelled: dict[str, SSAValue] = {}
     for op in function.body.block.ops:
         label = op_label(op)
-        if label is not None and len(op.results) == 1 and label not in values:
-            values[label] = op.results[0]
-        elif label is not None and len(op.results) == 1 and isinstance(values[label].owner, Operation):
-            values[label] = op.results[0]
-    return values
+        if label is not None and len(op.results) == 1:
+            labelled[label] = op.results[0]
+    return {**labelled, **dict(zip(argument_names(function), function.body.block.args))}
 
 
 def is_quantised_by(value: SSAValue, calibration: Calibration) -> bool:
