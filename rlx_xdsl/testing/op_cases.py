@@ -745,14 +745,17 @@ def _gguf_cases() -> list[OpCase]:
         OpCase("dequant_matmul_gguf_q4_k", "mir.dequant_matmul %0, %1 scheme = gguf_q4_k "
                ": (tensor<2x512xf32>, tensor<576xui8>) -> tensor<2x2xf32>", approximate=True,
                inputs=of(normal(2, 512), _gguf_q4_k_bytes(2, 2))),
+        OpCase("dequant_matmul_gguf_q5_k", "mir.dequant_matmul %0, %1 scheme = gguf_q5_k "
+               ": (tensor<2x256xf32>, tensor<352xui8>) -> tensor<2x2xf32>", approximate=True,
+               inputs=of(normal(2, 256), _gguf_q4_k_bytes(2, 1, 176))),
     ]  # fmt: skip
 
 
-def _gguf_q4_k_bytes(rows: int, blocks: int) -> Callable[[np.random.Generator], np.ndarray]:
-    """Random Q4_K blocks with sane f16 `d` and `dmin` (their first four bytes)."""
+def _gguf_q4_k_bytes(rows: int, blocks: int, size: int = 144) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random Q4_K (or Q5_K) blocks with sane f16 `d` and `dmin` (their first four bytes)."""
 
     def make(rng: np.random.Generator) -> np.ndarray:
-        data = rng.integers(0, 256, (rows * blocks, 144)).astype(np.uint8)
+        data = rng.integers(0, 256, (rows * blocks, size)).astype(np.uint8)
         data[:, :4] = rng.uniform(-0.05, 0.05, 2 * rows * blocks).astype(np.float16).view(np.uint8).reshape(-1, 4)
         return data.reshape(-1)
 

@@ -467,13 +467,15 @@ def _q6_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
 
 
 def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
-    """Q4_K: loops (n, b, i1, i0, p, t), sub-block `j = 4 i1 + 2 i0 + p`, value `32 j + t`.
+    """Q4_K: loops (n, b, i1, i0, p, t), sub-block `j = 4 i1 + 2 i0 + p`, value `32 j + t`;
+    Q5_K also reads bit j of `qh[t]` (its `qs` start 32 bytes later).
 
     Three scale bytes serve both halves: `A = S[j mod 4]`, `B = S[j + 4]` and
     `C = S[4 + j mod 4]`; j < 4 (i1 = 0) takes `sc = A & 63, m = C & 63`, j >= 4 takes
     `sc = (B & 15) | (A >> 6) << 4, m = (B >> 4) | (C >> 6) << 4` (C is then S[j])."""
+    five = op.quant_scheme() is quant.QuantScheme.GGUF_Q5_K
     d = AffineExpr.dimension
-    start = d(0) * row + d(1) * 144
+    start = d(0) * row + d(1) * (176 if five else 144)
     i1, i0, p, t = (d(k) for k in range(2, 6))
     scales = start + 4 + i0 * 2 + p
 
@@ -482,11 +484,12 @@ def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
 
     inputs = [
         (op.w_q, at(start)), (op.w_q, at(start + 1)), (op.w_q, at(start + 2)), (op.w_q, at(start + 3)),
-        (op.w_q, at(start + 16 + i1 * 64 + i0 * 32 + t)),  # qs
+        (op.w_q, at(start + (48 if five else 16) + i1 * 64 + i0 * 32 + t)),  # qs
         (op.w_q, at(scales)), (op.w_q, at(scales + i1 * 4 + 4)), (op.w_q, at(scales + 4)),  # A, B, C
+        (op.w_q, at(start + 16 + t)),  # qh (Q5_K)
     ]  # fmt: skip
 
-    def body(s: Scalars, d0, d1, m0, m1, qs, a, b, c, _) -> SSAValue:
+    def body(s: Scalars, d0, d1, m0, m1, qs, a, b, c, qh, _) -> SSAValue:
         four, six = s.constant(4, I32), s.constant(6, I32)
         a_, b_, c_ = (_byte(s, v, U8) for v in (a, b, c))
 
@@ -505,6 +508,9 @@ def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
             s.emit(arith.OrIOp(s.emit(arith.ShRUIOp(b_, four)), high_bits(c_))),
         )
         q = _shifted(s, qs, _loop(s, 4, 4), 0x0F)
+        if five:
+            j = s.add(s.add(_loop(s, 2, 4), _loop(s, 3, 2), I32), _loop(s, 4, 1), I32)
+            q = s.emit(arith.OrIOp(q, s.emit(arith.ShLIOp(_shifted(s, qh, j, 0x01), four))))
         scaled = s.mul(s.mul(_f16_scale(s, d0, d1, acc), s.cast(sc, I32, acc), acc), s.cast(q, I32, acc), acc)
         return s.sub(scaled, s.mul(_f16_scale(s, m0, m1, acc), s.cast(m, I32, acc), acc), acc)
 
@@ -524,7 +530,7 @@ def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     n, blocks = lw.quotient(lw.dim(op.w_q, 0), row), k // values
     if scheme is quant.QuantScheme.GGUF_Q6_K:
         return _q6_k_weights(lw, op, acc, n, blocks, row)
-    if scheme is quant.QuantScheme.GGUF_Q4_K:
+    if scheme in (quant.QuantScheme.GGUF_Q4_K, quant.QuantScheme.GGUF_Q5_K):
         return _q4_k_weights(lw, op, acc, n, blocks, row)
     d = AffineExpr.dimension
     start = d(0) * row + d(1) * size

@@ -707,7 +707,7 @@ class QConv2dOp(IntegerContractionOperation, ConvOperation):
 
 class QuantScheme(StrEnum):
     """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (of GGUF's, Q4_0
-    Q8_0, Q6_K and Q4_K so far)."""
+    Q8_0, Q6_K, Q4_K and Q5_K so far)."""
 
     INT8_BLOCK = "int8_block"
     INT8_BLOCK_ASYM = "int8_block_asym"
@@ -719,6 +719,7 @@ class QuantScheme(StrEnum):
     GGUF_Q8_0 = "gguf_q8_0"
     GGUF_Q6_K = "gguf_q6_k"
     GGUF_Q4_K = "gguf_q4_k"
+    GGUF_Q5_K = "gguf_q5_k"
 
     @property
     def is_gguf(self) -> bool:
@@ -746,7 +747,7 @@ NVFP4_BLOCK = 16
 """NVFP4's block: one E4M3 scale per 16 E2M1 values along K."""
 
 GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34), QuantScheme.GGUF_Q6_K: (256, 210),
-               QuantScheme.GGUF_Q4_K: (256, 144)}  # fmt: skip
+               QuantScheme.GGUF_Q4_K: (256, 144), QuantScheme.GGUF_Q5_K: (256, 176)}  # fmt: skip
 """GGML's `(values, bytes)` per block."""
 
 
@@ -782,7 +783,9 @@ class DequantMatmulOp(RlxOperation):
       6-bit scales and mins for 8 sub-blocks of 32, `qs[128]`; sub-block `j = 2 i + p`
       reads nibble p of `qs[32 i + t]`; `sc, m = S[j] & 63, S[j + 4] & 63` for j < 4,
       else `(S[j + 4] & 15) | (S[j - 4] >> 6) << 4, (S[j + 4] >> 4) | (S[j] >> 6) << 4`;
-      `W = d * sc * q - dmin * m`.
+      `W = d * sc * q - dmin * m`;
+    * `gguf_q5_k`: as Q4_K with 32 bytes `qh` before `qs` (176 bytes): value t of
+      sub-block j gets bit 4 from bit j of `qh[t]`.
     """
 
     name = "mir.dequant_matmul"

@@ -233,7 +233,7 @@ def gguf_weights(op: quant.DequantMatmulOp, packed: np.ndarray, k: int, dtype) -
     codes = np.ascontiguousarray(blocks[..., 2:])
     if scheme is quant.QuantScheme.GGUF_Q6_K:
         return q6_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
-    if scheme is quant.QuantScheme.GGUF_Q4_K:
+    if scheme in (quant.QuantScheme.GGUF_Q4_K, quant.QuantScheme.GGUF_Q5_K):
         return q4_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
     if scheme is quant.QuantScheme.GGUF_Q8_0:
         q = codes.view(np.int8)
@@ -267,12 +267,17 @@ def q4_k_scales(packed: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
 
 
 def q4_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
-    """Q4_K blocks `[..., 144]`: sub-block `j = 2 i + p` is nibble p of `qs[32 i + t]`."""
+    """Q4_K blocks `[..., 144]`: sub-block `j = 2 i + p` is nibble p of `qs[32 i + t]`;
+    Q5_K blocks `[..., 176]` add bit j of `qh[t]` as bit 4."""
     d = np.ascontiguousarray(blocks[..., 0:2]).view(np.float16).astype(dtype)
     dmin = np.ascontiguousarray(blocks[..., 2:4]).view(np.float16).astype(dtype)
     sc, m = q4_k_scales(blocks[..., 4:16])
-    qs = blocks[..., 16:144].reshape(*blocks.shape[:-1], 4, 1, 32)
+    five = blocks.shape[-1] == 176
+    qs = blocks[..., 48 if five else 16 :].reshape(*blocks.shape[:-1], 4, 1, 32)
     q = ((qs >> (4 * np.arange(2, dtype=np.uint8).reshape(2, 1))) & 15).reshape(*blocks.shape[:-1], 8, 32)
+    if five:
+        qh = blocks[..., None, 16:48]
+        q = q | (((qh >> np.arange(8, dtype=np.uint8).reshape(8, 1)) & 1) << 4)
     return (d * sc.astype(dtype))[..., None] * q.astype(dtype) - (dmin * m.astype(dtype))[..., None]
 
 

@@ -11,10 +11,11 @@ from rlx_xdsl.testing.oracles import run_op
 
 RNG = np.random.default_rng(2022)
 TYPES = {"gguf_q8_0": gguf.GGMLQuantizationType.Q8_0, "gguf_q4_0": gguf.GGMLQuantizationType.Q4_0,
-         "gguf_q6_k": gguf.GGMLQuantizationType.Q6_K, "gguf_q4_k": gguf.GGMLQuantizationType.Q4_K}  # fmt: skip
+         "gguf_q6_k": gguf.GGMLQuantizationType.Q6_K, "gguf_q4_k": gguf.GGMLQuantizationType.Q4_K,
+         "gguf_q5_k": gguf.GGMLQuantizationType.Q5_K}  # fmt: skip
 QUANTISABLE = ["gguf_q4_0", "gguf_q8_0"]
 """The types gguf's `quantize` implements (the K-quants: random blocks only)."""
-SCALES_AT = {"gguf_q8_0": (0,), "gguf_q4_0": (0,), "gguf_q6_k": (208,), "gguf_q4_k": (0, 2)}
+SCALES_AT = {"gguf_q8_0": (0,), "gguf_q4_0": (0,), "gguf_q6_k": (208,), "gguf_q4_k": (0, 2), "gguf_q5_k": (0, 2)}
 """Where a block keeps its f16 scales (`d`, and Q4_K's `dmin`)."""
 
 

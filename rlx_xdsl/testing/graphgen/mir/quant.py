@@ -177,6 +177,7 @@ GGUF_SCALES_AT = {
     quant.QuantScheme.GGUF_Q8_0: (0,),
     quant.QuantScheme.GGUF_Q6_K: (208,),
     quant.QuantScheme.GGUF_Q4_K: (0, 2),
+    quant.QuantScheme.GGUF_Q5_K: (0, 2),
 }
 """Where each GGUF block keeps its f16 scales (`d`; Q4_K also `dmin`; Q6_K's `d` follows
 its codes and sub-scales)."""
