@@ -748,7 +748,37 @@ def _gguf_cases() -> list[OpCase]:
         OpCase("dequant_matmul_gguf_q5_k", "mir.dequant_matmul %0, %1 scheme = gguf_q5_k "
                ": (tensor<2x256xf32>, tensor<352xui8>) -> tensor<2x2xf32>", approximate=True,
                inputs=of(normal(2, 256), _gguf_q4_k_bytes(2, 1, 176))),
+        *(OpCase(f"dequant_matmul_gguf_{name}", f"mir.dequant_matmul %0, %1 scheme = gguf_{name} "
+                 f": (tensor<2x256xf32>, tensor<{2 * size}xui8>) -> tensor<2x2xf32>", approximate=True,
+                 inputs=of(normal(2, 256), _gguf_k_bytes(2, size, scales)))
+          for name, size, scales in (("q2_k", 84, (80, 82)), ("q3_k", 110, (108,)))),
+        OpCase("dequant_matmul_gguf_q8_k", "mir.dequant_matmul %0, %1 scheme = gguf_q8_k "
+               ": (tensor<2x256xf32>, tensor<584xui8>) -> tensor<2x2xf32>", approximate=True,
+               inputs=of(normal(2, 256), _gguf_q8_k_bytes(2))),
     ]  # fmt: skip
+
+
+def _gguf_q8_k_bytes(rows: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random Q8_K blocks with a sane f32 `d` (their first four bytes)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        data = rng.integers(0, 256, (rows, 292)).astype(np.uint8)
+        data[:, :4] = rng.uniform(-0.05, 0.05, rows).astype(np.float32).view(np.uint8).reshape(-1, 4)
+        return data.reshape(-1)
+
+    return make
+
+
+def _gguf_k_bytes(rows: int, size: int, scales_at) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random K-quant blocks (one per row) with sane f16 scales at `scales_at`."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        data = rng.integers(0, 256, (rows, size)).astype(np.uint8)
+        for at in scales_at:
+            data[:, at : at + 2] = rng.uniform(-0.05, 0.05, rows).astype(np.float16).view(np.uint8).reshape(-1, 2)
+        return data.reshape(-1)
+
+    return make
 
 
 def _gguf_q4_k_bytes(rows: int, blocks: int, size: int = 144) -> Callable[[np.random.Generator], np.ndarray]:

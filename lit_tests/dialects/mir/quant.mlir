@@ -93,7 +93,7 @@ func.func @dequant_matmul(%x: tensor<3x8xf32>, %w8: tensor<8x4xi8>, %w4: tensor<
 
 // GGUF: the weight as a GGUF file stores it; N = bytes / (K/32 blocks of 34 or 18 bytes).
 // CHECK-LABEL: func.func @gguf
-func.func @gguf(%x: tensor<2x64xf32>, %q8: tensor<204xui8>, %q4: tensor<?xui8>, %x256: tensor<2x256xf32>, %q6: tensor<420xui8>, %q4k: tensor<288xui8>, %q5k: tensor<176xui8>) -> (tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1xf32>) {
+func.func @gguf(%x: tensor<2x64xf32>, %q8: tensor<204xui8>, %q4: tensor<?xui8>, %x256: tensor<2x256xf32>, %q6: tensor<420xui8>, %q4k: tensor<288xui8>, %q5k: tensor<176xui8>, %q2k: tensor<84xui8>, %q3k: tensor<110xui8>, %q8k: tensor<292xui8>) -> (tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>) {
   // CHECK-NEXT: %0 = mir.dequant_matmul %x, %q8 scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
   // GENERIC: "mir.dequant_matmul"(%x, %q8) <{scheme = #mir<quant_scheme gguf_q8_0>}> : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
   %0 = mir.dequant_matmul %x, %q8 scheme = gguf_q8_0 : (tensor<2x64xf32>, tensor<204xui8>) -> tensor<2x3xf32>
@@ -106,5 +106,11 @@ func.func @gguf(%x: tensor<2x64xf32>, %q8: tensor<204xui8>, %q4: tensor<?xui8>, 
   %3 = mir.dequant_matmul %x256, %q4k scheme = gguf_q4_k : (tensor<2x256xf32>, tensor<288xui8>) -> tensor<2x2xf32>
   // CHECK-NEXT: %4 = mir.dequant_matmul %x256, %q5k scheme = gguf_q5_k : (tensor<2x256xf32>, tensor<176xui8>) -> tensor<2x1xf32>
   %4 = mir.dequant_matmul %x256, %q5k scheme = gguf_q5_k : (tensor<2x256xf32>, tensor<176xui8>) -> tensor<2x1xf32>
-  func.return %0, %1, %2, %3, %4 : tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1xf32>
+  // CHECK-NEXT: %5 = mir.dequant_matmul %x256, %q2k scheme = gguf_q2_k : (tensor<2x256xf32>, tensor<84xui8>) -> tensor<2x1xf32>
+  %5 = mir.dequant_matmul %x256, %q2k scheme = gguf_q2_k : (tensor<2x256xf32>, tensor<84xui8>) -> tensor<2x1xf32>
+  // CHECK-NEXT: %6 = mir.dequant_matmul %x256, %q3k scheme = gguf_q3_k : (tensor<2x256xf32>, tensor<110xui8>) -> tensor<2x1xf32>
+  %6 = mir.dequant_matmul %x256, %q3k scheme = gguf_q3_k : (tensor<2x256xf32>, tensor<110xui8>) -> tensor<2x1xf32>
+  // CHECK-NEXT: %7 = mir.dequant_matmul %x256, %q8k scheme = gguf_q8_k : (tensor<2x256xf32>, tensor<292xui8>) -> tensor<2x1xf32>
+  %7 = mir.dequant_matmul %x256, %q8k scheme = gguf_q8_k : (tensor<2x256xf32>, tensor<292xui8>) -> tensor<2x1xf32>
+  func.return %0, %1, %2, %3, %4, %5, %6, %7 : tensor<2x3xf32>, tensor<2x?xf32>, tensor<2x2xf32>, tensor<2x2xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>, tensor<2x1xf32>
 }

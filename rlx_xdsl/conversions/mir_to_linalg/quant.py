@@ -520,6 +520,89 @@ def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2, 3, 4, 5]])
 
 
+def _q2_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+    """Q2_K: loops (n, b, h, s, t1, t0), value `e = 128 h + 32 s + 16 t1 + t0`, sub-block
+    `e / 16 = 8 h + 2 s + t1`."""
+    d = AffineExpr.dimension
+    start = d(0) * row + d(1) * 84
+    h, sh, t1, t0 = (d(k) for k in range(2, 6))
+
+    def at(offset: AffineExpr) -> AffineMap:
+        return AffineMap(6, 0, (offset,))
+
+    inputs = [
+        (op.w_q, at(start + 16 + h * 32 + t1 * 16 + t0)),  # qs
+        (op.w_q, at(start + h * 8 + sh * 2 + t1)),  # scale | min << 4
+        (op.w_q, at(start + 80)), (op.w_q, at(start + 81)), (op.w_q, at(start + 82)), (op.w_q, at(start + 83)),
+    ]  # fmt: skip
+
+    def body(s: Scalars, qs, sm, d0, d1, m0, m1, _) -> SSAValue:
+        q = _shifted(s, qs, _loop(s, 3, 2), 0x03)
+        scale = s.emit(arith.AndIOp(_byte(s, sm, U8), s.constant(15, I32)))
+        least = s.emit(arith.ShRUIOp(_byte(s, sm, U8), s.constant(4, I32)))
+        step = s.mul(_f16_scale(s, d0, d1, acc), s.cast(scale, I32, acc), acc)
+        low = s.mul(_f16_scale(s, m0, m1, acc), s.cast(least, I32, acc), acc)
+        return s.sub(s.mul(step, s.cast(q, I32, acc), acc), low, acc)
+
+    init = lw.empty([n, blocks, 2, 4, 2, 16], acc)
+    out = lw.generic(inputs, [(init, identity(6))], [PARALLEL] * 6, body)[0]
+    return lw.collapse(out, [[0], [1, 2, 3, 4, 5]])
+
+
+def _q3_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+    """Q3_K: loops (n, b, h, s1, s0, t1, t0), value `e = 128 h + 32 (2 s1 + s0) + 16 t1 + t0`,
+    sub-block `k = 8 h + 4 s1 + 2 s0 + t1` (so `k % 8`, `k / 8`, `k % 4`, `k / 4` are loops)."""
+    d = AffineExpr.dimension
+    start = d(0) * row + d(1) * 110
+    h, s1, s0, t1, t0 = (d(k) for k in range(2, 7))
+
+    def at(offset: AffineExpr) -> AffineMap:
+        return AffineMap(7, 0, (offset,))
+
+    inputs = [
+        (op.w_q, at(start + 32 + h * 32 + t1 * 16 + t0)),  # qs
+        (op.w_q, at(start + t1 * 16 + t0)),  # hmask
+        (op.w_q, at(start + 96 + s1 * 4 + s0 * 2 + t1)),  # S[k % 8]
+        (op.w_q, at(start + 104 + s0 * 2 + t1)),  # S[8 + k % 4]
+        (op.w_q, at(start + 108)), (op.w_q, at(start + 109)),
+    ]  # fmt: skip
+
+    def body(s: Scalars, qs, hmask, low, high, d0, d1, _) -> SSAValue:
+        shift = s.add(_loop(s, 3, 4), _loop(s, 4, 2), I32)  # 2 (2 s1 + s0)
+        code = _shifted(s, qs, shift, 0x03)
+        bit = _shifted(s, hmask, s.add(s.add(_loop(s, 2, 4), _loop(s, 3, 2), I32), _loop(s, 4, 1), I32), 0x01)
+        q = s.sub(code, s.mul(s.sub(s.constant(1, I32), bit, I32), s.constant(4, I32), I32), I32)
+        scale_low = _shifted(s, low, _loop(s, 2, 4), 0x0F)
+        scale_high = _shifted(s, high, s.add(_loop(s, 2, 4), _loop(s, 3, 2), I32), 0x03)  # 2 (2 h + s1)
+        scale = s.sub(s.emit(arith.OrIOp(scale_low, s.emit(arith.ShLIOp(scale_high, s.constant(4, I32))))),
+                      s.constant(32, I32), I32)  # fmt: skip
+        step = s.mul(_f16_scale(s, d0, d1, acc), s.cast(scale, I32, acc), acc)
+        return s.mul(step, s.cast(q, I32, acc), acc)
+
+    init = lw.empty([n, blocks, 2, 2, 2, 2, 16], acc)
+    out = lw.generic(inputs, [(init, identity(7))], [PARALLEL] * 7, body)[0]
+    return lw.collapse(out, [[0], [1, 2, 3, 4, 5, 6]])
+
+
+def _q8_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+    """Q8_K: loops (n, b, e); a little-endian f32 `d` in the block's first four bytes."""
+    d = AffineExpr.dimension
+    start = d(0) * row + d(1) * 292
+    inputs = [(op.w_q, AffineMap(3, 0, (start + i,))) for i in range(4)]
+    inputs.append((op.w_q, AffineMap(3, 0, (start + 4 + d(2),))))
+
+    def body(s: Scalars, b0, b1, b2, b3, q, _) -> SSAValue:
+        bits = _byte(s, b0, U8)
+        for i, b in enumerate((b1, b2, b3), start=1):
+            bits = s.emit(arith.OrIOp(bits, s.emit(arith.ShLIOp(_byte(s, b, U8), s.constant(8 * i, I32)))))
+        scale = s.cast(s.emit(arith.BitcastOp(bits, f32)), F32, acc)
+        return s.mul(scale, s.cast(q, I8, acc), acc)
+
+    init = lw.empty([n, blocks, 256], acc)
+    out = lw.generic(inputs, [(init, identity(3))], [PARALLEL] * 3, body)[0]
+    return lw.collapse(out, [[0], [1, 2]])
+
+
 def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     """`W [N, K]` from the packed bytes: a generic over (row, block, value) reading each
     byte at its affine offset `row * R + block * B + ...` in the 1-D packed tensor."""
@@ -532,6 +615,12 @@ def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
         return _q6_k_weights(lw, op, acc, n, blocks, row)
     if scheme in (quant.QuantScheme.GGUF_Q4_K, quant.QuantScheme.GGUF_Q5_K):
         return _q4_k_weights(lw, op, acc, n, blocks, row)
+    if scheme is quant.QuantScheme.GGUF_Q2_K:
+        return _q2_k_weights(lw, op, acc, n, blocks, row)
+    if scheme is quant.QuantScheme.GGUF_Q3_K:
+        return _q3_k_weights(lw, op, acc, n, blocks, row)
+    if scheme is quant.QuantScheme.GGUF_Q8_K:
+        return _q8_k_weights(lw, op, acc, n, blocks, row)
     d = AffineExpr.dimension
     start = d(0) * row + d(1) * size
 

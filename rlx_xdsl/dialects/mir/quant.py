@@ -707,7 +707,7 @@ class QConv2dOp(IntegerContractionOperation, ConvOperation):
 
 class QuantScheme(StrEnum):
     """RLX's `QuantScheme`, the weight encodings `mir.dequant_matmul` reads (of GGUF's, Q4_0
-    Q8_0, Q6_K, Q4_K and Q5_K so far)."""
+    Q8_0 and the K-quants Q2_K ... Q8_K)."""
 
     INT8_BLOCK = "int8_block"
     INT8_BLOCK_ASYM = "int8_block_asym"
@@ -720,6 +720,9 @@ class QuantScheme(StrEnum):
     GGUF_Q6_K = "gguf_q6_k"
     GGUF_Q4_K = "gguf_q4_k"
     GGUF_Q5_K = "gguf_q5_k"
+    GGUF_Q2_K = "gguf_q2_k"
+    GGUF_Q3_K = "gguf_q3_k"
+    GGUF_Q8_K = "gguf_q8_k"
 
     @property
     def is_gguf(self) -> bool:
@@ -747,7 +750,9 @@ NVFP4_BLOCK = 16
 """NVFP4's block: one E4M3 scale per 16 E2M1 values along K."""
 
 GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34), QuantScheme.GGUF_Q6_K: (256, 210),
-               QuantScheme.GGUF_Q4_K: (256, 144), QuantScheme.GGUF_Q5_K: (256, 176)}  # fmt: skip
+               QuantScheme.GGUF_Q4_K: (256, 144), QuantScheme.GGUF_Q5_K: (256, 176),
+               QuantScheme.GGUF_Q2_K: (256, 84), QuantScheme.GGUF_Q3_K: (256, 110),
+               QuantScheme.GGUF_Q8_K: (256, 292)}  # fmt: skip
 """GGML's `(values, bytes)` per block."""
 
 
@@ -785,7 +790,15 @@ class DequantMatmulOp(RlxOperation):
       else `(S[j + 4] & 15) | (S[j - 4] >> 6) << 4, (S[j + 4] >> 4) | (S[j] >> 6) << 4`;
       `W = d * sc * q - dmin * m`;
     * `gguf_q5_k`: as Q4_K with 32 bytes `qh` before `qs` (176 bytes): value t of
-      sub-block j gets bit 4 from bit j of `qh[t]`.
+      sub-block j gets bit 4 from bit j of `qh[t]`;
+    * `gguf_q2_k`: 84 bytes: 16 scale bytes (low nibble scale, high nibble min), `qs[64]`,
+      f16 `d`, f16 `dmin`; value `e = 128 h + 32 s + t` is `(qs[32 h + t] >> 2 s) & 3`,
+      `W = d * (S[e/16] & 15) * q - dmin * (S[e/16] >> 4)`;
+    * `gguf_q3_k`: 110 bytes: `hmask[32]`, `qs[64]`, 12 bytes of 6-bit scales, f16 `d`;
+      value `e = 128 h + 32 s + t`: `q = ((qs[32 h + t] >> 2 s) & 3) - 4 * (1 - ((hmask[t]
+      >> (4 h + s)) & 1))`; sub-block k = e/16 has scale `((S[k % 8] >> 4 (k / 8)) & 15 |
+      ((S[8 + k % 4] >> 2 (k / 4)) & 3) << 4) - 32`; `W = d * scale * q`;
+    * `gguf_q8_k`: 292 bytes: an f32 `d`, 256 i8 `qs`, 16 i16 sums (unused): `W = d * q`.
     """
 
     name = "mir.dequant_matmul"

@@ -235,6 +235,14 @@ def gguf_weights(op: quant.DequantMatmulOp, packed: np.ndarray, k: int, dtype) -
         return q6_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
     if scheme in (quant.QuantScheme.GGUF_Q4_K, quant.QuantScheme.GGUF_Q5_K):
         return q4_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
+    if scheme is quant.QuantScheme.GGUF_Q2_K:
+        return q2_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
+    if scheme is quant.QuantScheme.GGUF_Q3_K:
+        return q3_k_weights(blocks, dtype).reshape(blocks.shape[0], k)
+    if scheme is quant.QuantScheme.GGUF_Q8_K:  # an f32 d, 256 i8, 16 i16 sums
+        d = np.ascontiguousarray(blocks[..., 0:4]).view(np.float32).astype(dtype)
+        q = np.ascontiguousarray(blocks[..., 4:260]).view(np.int8).astype(dtype)
+        return (d * q).reshape(blocks.shape[0], k)
     if scheme is quant.QuantScheme.GGUF_Q8_0:
         q = codes.view(np.int8)
     else:  # Q4_0: byte i holds value i (low nibble) and value i + 16 (high nibble)
@@ -279,6 +287,36 @@ def q4_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
         qh = blocks[..., None, 16:48]
         q = q | (((qh >> np.arange(8, dtype=np.uint8).reshape(8, 1)) & 1) << 4)
     return (d * sc.astype(dtype))[..., None] * q.astype(dtype) - (dmin * m.astype(dtype))[..., None]
+
+
+def two_bit_codes(qs: np.ndarray) -> np.ndarray:
+    """`qs[..., 64]` -> `[..., 16, 16]`: value `128 h + 32 s + t` is `(qs[32 h + t] >> 2 s) & 3`."""
+    shifts = (2 * np.arange(4, dtype=np.uint8)).reshape(4, 1)
+    return ((qs.reshape(*qs.shape[:-1], 2, 1, 32) >> shifts) & 3).reshape(*qs.shape[:-1], 16, 16)
+
+
+def f16_at(blocks: np.ndarray, at: int, dtype) -> np.ndarray:
+    return np.ascontiguousarray(blocks[..., at : at + 2]).view(np.float16).astype(dtype)
+
+
+def q2_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
+    """Q2_K blocks `[..., 84]`: scale and min nibbles per 16 values, 2-bit codes."""
+    scales = blocks[..., :16]
+    step = (f16_at(blocks, 80, dtype) * (scales & 15).astype(dtype))[..., None]
+    low = (f16_at(blocks, 82, dtype) * (scales >> 4).astype(dtype))[..., None]
+    return step * two_bit_codes(blocks[..., 16:80]).astype(dtype) - low
+
+
+def q3_k_weights(blocks: np.ndarray, dtype) -> np.ndarray:
+    """Q3_K blocks `[..., 110]`: 2-bit codes, a high bit (set: +0, clear: -4), 6-bit scales."""
+    packed = blocks[..., 96:108]
+    k = np.arange(16)
+    low = (packed[..., k % 8] >> (4 * (k // 8)).astype(np.uint8)) & 15
+    high = (packed[..., 8 + k % 4] >> (2 * (k // 4)).astype(np.uint8)) & 3
+    scale = ((low | (high << 4)).astype(np.int8) - np.int8(32)).astype(dtype)
+    bits = (blocks[..., None, :32] >> np.arange(8, dtype=np.uint8).reshape(8, 1)) & 1
+    q = two_bit_codes(blocks[..., 32:96]).astype(np.int8) - 4 * (1 - bits.reshape(*blocks.shape[:-1], 16, 16)).astype(np.int8)
+    return (f16_at(blocks, 108, dtype) * scale)[..., None] * q.astype(dtype)
 
 
 def run_dequant_matmul(op: quant.DequantMatmulOp, x, w_q, *params) -> tuple[np.ndarray]:

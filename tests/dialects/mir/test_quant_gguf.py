@@ -12,10 +12,12 @@ from rlx_xdsl.testing.oracles import run_op
 RNG = np.random.default_rng(2022)
 TYPES = {"gguf_q8_0": gguf.GGMLQuantizationType.Q8_0, "gguf_q4_0": gguf.GGMLQuantizationType.Q4_0,
          "gguf_q6_k": gguf.GGMLQuantizationType.Q6_K, "gguf_q4_k": gguf.GGMLQuantizationType.Q4_K,
-         "gguf_q5_k": gguf.GGMLQuantizationType.Q5_K}  # fmt: skip
+         "gguf_q5_k": gguf.GGMLQuantizationType.Q5_K, "gguf_q2_k": gguf.GGMLQuantizationType.Q2_K,
+         "gguf_q3_k": gguf.GGMLQuantizationType.Q3_K}  # fmt: skip
 QUANTISABLE = ["gguf_q4_0", "gguf_q8_0"]
 """The types gguf's `quantize` implements (the K-quants: random blocks only)."""
-SCALES_AT = {"gguf_q8_0": (0,), "gguf_q4_0": (0,), "gguf_q6_k": (208,), "gguf_q4_k": (0, 2), "gguf_q5_k": (0, 2)}
+SCALES_AT = {"gguf_q8_0": (0,), "gguf_q4_0": (0,), "gguf_q6_k": (208,), "gguf_q4_k": (0, 2), "gguf_q5_k": (0, 2),
+             "gguf_q2_k": (80, 82), "gguf_q3_k": (108,)}  # fmt: skip
 """Where a block keeps its f16 scales (`d`, and Q4_K's `dmin`)."""
 
 
@@ -54,3 +56,17 @@ def test_quantpack_writes_the_bytes_gguf_writes(scheme):
     assert got.shape == expected.shape
     np.testing.assert_array_equal(quants.dequantize(got.reshape(5, -1), TYPES[scheme]),
                                   quants.dequantize(expected.reshape(5, -1), TYPES[scheme]))  # fmt: skip
+
+
+def test_q8_k_blocks_are_an_f32_scale_times_int8_codes():
+    """gguf has no Q8_K reader: llama.cpp's `block_q8_K {float d; int8 qs[256]; int16 bsums[16]}`
+    read with a numpy structured dtype."""
+    layout = np.dtype([("d", "<f4"), ("qs", "i1", 256), ("bsums", "<i2", 16)])
+    assert layout.itemsize == 292
+    blocks = np.zeros(4, layout)
+    blocks["d"] = RNG.uniform(-1, 1, 4)
+    blocks["qs"] = RNG.integers(-128, 128, (4, 256))
+    blocks["bsums"] = RNG.integers(-1000, 1000, (4, 16))
+    weights = (blocks["d"][:, None] * blocks["qs"]).reshape(2, 512)
+    y = run_op("dequant_matmul", [np.eye(512, dtype=np.float32), blocks.view(np.uint8)], scheme="gguf_q8_k")
+    np.testing.assert_array_equal(y, weights.T)

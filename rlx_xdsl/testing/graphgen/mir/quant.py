@@ -178,13 +178,16 @@ GGUF_SCALES_AT = {
     quant.QuantScheme.GGUF_Q6_K: (208,),
     quant.QuantScheme.GGUF_Q4_K: (0, 2),
     quant.QuantScheme.GGUF_Q5_K: (0, 2),
+    quant.QuantScheme.GGUF_Q2_K: (80, 82),
+    quant.QuantScheme.GGUF_Q3_K: (108,),
 }
 """Where each GGUF block keeps its f16 scales (`d`; Q4_K also `dmin`; Q6_K's `d` follows
 its codes and sub-scales)."""
 
 
 def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
-    """GGML blocks of random codes with sane f16 scales (finite, magnitude 0.01 to 1)."""
+    """GGML blocks of random codes with sane f16 scales (finite, magnitude 0.01 to 1;
+    Q8_K's is an f32)."""
     values, size = quant.GGUF_BLOCKS[scheme]
     x = s.pick(lambda v: is_float(v) and rank(v) == 2 and shape_of(v)[1] % values == 0)
     if x is None:
@@ -193,6 +196,8 @@ def gguf_matmul(s: GraphState, op: OpClass, scheme) -> None:
     blocks = rng.integers(0, 256, (rows * k // values, size)).astype(np.uint8)
     top = 1 if values == 32 else 0.01  # the K-quants multiply by sub-block scales too
     scales = (rng.uniform(0.01, 1, len(blocks)) * top * rng.choice([-1, 1], len(blocks))).astype(np.float16)
-    for at in GGUF_SCALES_AT[scheme]:
+    if scheme is quant.QuantScheme.GGUF_Q8_K:
+        blocks[:, :4] = scales.astype(np.float32).view(np.uint8).reshape(-1, 4)
+    for at in GGUF_SCALES_AT.get(scheme, ()):
         blocks[:, at : at + 2] = scales.view(np.uint8).reshape(-1, 2)
     s.emit(op, x, s.emit(ConstantOp, dense(blocks.reshape(-1), "ui8")), scheme=scheme)
