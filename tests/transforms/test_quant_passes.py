@@ -280,3 +280,64 @@ def test_rlx_run_takes_the_packed_parameters_by_name(tmp_path, capsys):
     assert main([str(tmp_path / "q.mlir"), *args, "--save", str(tmp_path / "out")]) == 0, capsys.readouterr().err
     (expected,) = run_function(module, "f", [x, *packed.values()])
     np.testing.assert_array_equal(np.load(tmp_path / "out" / "out0.npy"), expected)
+
+
+# --- rlx-decompose-backward on the fake-quantisation kernels -------------------------------
+
+
+DECOMPOSE_CASES = [
+    (ste, mode, axis, dtype)
+    for ste in ("identity", "clipped_identity", "hard_tanh", "tanh")
+    for mode, axis in (("per_batch", None), ("ema", 1), ("fixed", None), ("fixed", 0))
+    for dtype in ("f32", "bf16")
+]
+
+
+@pytest.mark.parametrize(("ste", "mode", "axis", "dtype"), DECOMPOSE_CASES)
+def test_decomposed_fake_quantize_backward_is_the_kernel(ste, mode, axis, dtype):
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.dialects.mir.quant import FakeQuantizeBackwardOp
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    rng = np.random.default_rng(len(ste) + len(mode) + (axis or 0))
+    np_dtype = {"f32": np.float32, "bf16": ml_dtypes.bfloat16}[dtype]
+    b = GraphBuilder("f")
+    x, dy = b.input("x", [4, 6], dtype), b.input("dy", [4, 6], dtype)
+    channels = None if axis is None else [4, 6][axis]
+    state = None if mode == "per_batch" else b.input("s", [channels or 1], dtype)
+    decay = 0.75 if mode == "ema" else None
+    b.output(b.mir.fake_quantize_backward(x, dy, state, bits=3, axis=axis, ste=ste, scale_mode=mode, decay=decay))
+    module = b.module()
+    inputs = [(rng.standard_normal((4, 6)) * 2).astype(np_dtype), rng.standard_normal((4, 6)).astype(np_dtype)]
+    if state is not None:
+        inputs.append(rng.uniform(0.5, 3, channels or 1).astype(np_dtype))
+    (before,) = run_function(module, "f", inputs)
+    DecomposeBackwardPass().apply(Context(), module)
+    module.verify()
+    assert not any(isinstance(op, FakeQuantizeBackwardOp) for op in module.walk())
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_array_equal(after, before)
+
+
+@pytest.mark.parametrize(("axis", "dtype"), [(None, "f32"), (1, "f32"), (0, "bf16")])
+def test_decomposed_lsq_backward_x_is_the_kernel(axis, dtype):
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    rng = np.random.default_rng(9)
+    np_dtype = {"f32": np.float32, "bf16": ml_dtypes.bfloat16}[dtype]
+    channels = 1 if axis is None else [4, 6][axis]
+    b = GraphBuilder("f")
+    x, scale, dy = b.input("x", [4, 6], dtype), b.input("s", [channels], dtype), b.input("dy", [4, 6], dtype)
+    b.output(b.mir.fake_quantize_lsq_backward_x(x, scale, dy, bits=3, axis=axis))
+    module = b.module()
+    # Values on the grid's clipping edges (v = qmin - 1/2, qmax + 1/2 with s = 0.25) too.
+    xs = (rng.standard_normal((4, 6)) * 2).astype(np.float32)
+    xs[0, :2] = [-4.5 * 0.25, 3.5 * 0.25]
+    inputs = [xs.astype(np_dtype), np.full(channels, 0.25, np_dtype), rng.standard_normal((4, 6)).astype(np_dtype)]
+    (before,) = run_function(module, "f", inputs)
+    DecomposeBackwardPass().apply(Context(), module)
+    module.verify()
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_array_equal(after, before)
+    assert before[0, 0] == inputs[2][0, 0] and before[0, 1] == 0  # -4.5 rounds to -4 (in), 3.5 to 4 (out)

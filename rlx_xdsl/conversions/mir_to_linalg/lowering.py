@@ -56,11 +56,11 @@ GROUP_MODULES = (
     "attention",
     "conv",
     "loss",
+    "quant",  # before backward, which lowers the remaining backward kernels by their decompositions
     "backward",
     "regions",
     "structured",
     "fused",
-    "quant",
     "lir",
 )
 """The modules of this package that register rules, one per MIR group."""

@@ -46,6 +46,7 @@ def load_rules() -> None:
         indexing,
         loss,
         norm,
+        quant,
     )
 
 
