@@ -341,3 +341,16 @@ def test_decomposed_lsq_backward_x_is_the_kernel(axis, dtype):
     (after,) = run_function(module, "f", inputs)
     np.testing.assert_array_equal(after, before)
     assert before[0, 0] == inputs[2][0, 0] and before[0, 1] == 0  # -4.5 rounds to -4 (in), 3.5 to 4 (out)
+
+
+def test_pack_file_packs_the_matrices_of_an_npz_file(tmp_path):
+    from rlx_xdsl.quantpack import pack, pack_file
+
+    rng = np.random.default_rng(5)
+    w, gamma = rng.standard_normal((32, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
+    np.savez(tmp_path / "weights.npz", w=w, gamma=gamma)
+    packed = pack_file(tmp_path / "weights.npz", "int8_block", 16)
+    assert sorted(packed) == ["gamma", "w.q", "w.scale", "w.zp"]
+    np.testing.assert_array_equal(packed["gamma"], gamma)
+    for key, value in pack(w, "int8_block", 16).items():
+        np.testing.assert_array_equal(packed[f"w.{key}"], value)
