@@ -72,6 +72,16 @@ CONFIG = dict(DEFAULT_DIMS)
 """`build_llama` dimensions (its defaults); only the number of layers varies."""
 
 _HEAD_DIM = CONFIG["dim"] // CONFIG["n_heads"]
+def _calibration_file(entries: dict) -> str:
+    """A calibration file for `rlx-insert-qdq`, written once per run."""
+    import json
+    import tempfile
+
+    with tempfile.NamedTemporaryFile("w", suffix=".json", delete=False) as f:
+        json.dump(entries, f)
+    return f.name
+
+
 PASS_OPTIONS: dict[str, dict] = {
     # The graph is fully static, so rlx-specialize has nothing to bind by default
     # and would time a no-op. Binding the inputs to their own shapes makes it
@@ -90,6 +100,9 @@ PASS_OPTIONS: dict[str, dict] = {
     "rlx-clip-elementwise-regions": {"max_steps": 1},
     # The loss workload's function (build_llama_loss keeps the name @llama).
     "rlx-grad": {"func": "llama"},
+    # Q/DQ after the input; weight-only int8 quantisation of every projection.
+    "rlx-insert-qdq": {"calibration": _calibration_file({"x": {"scales": [0.05]}})},
+    "rlx-quantize-weights": {"scheme": "int8_block", "block_size": 16},
 }
 """Options for passes that would otherwise do nothing (or cannot run) on the graph."""
 

@@ -168,10 +168,17 @@ class ReverseSweep:
             for index in needed:
                 gradient = gradients[index]
                 if callable(gradient):
-                    gradient = gradient()
+                    gradient = self._emit_deferred(op, gradient)
                 if gradient is not None:
                     self._check_type(op, index, gradient)
                     self.accumulate(e, op.operands[index], gradient)
+
+    def _emit_deferred(self, op: Operation, gradient) -> SSAValue | None:
+        """Call a rule's deferred gradient; its `Unsupported` is located like the rule's own."""
+        try:
+            return gradient()
+        except Unsupported as error:
+            raise OpError(self.originals[op], f"'rlx-grad' cannot differentiate '{op.name}': {error}") from error
 
     def _apply_rule(self, e: Emitter, op: Operation, cotangents: list[SSAValue | None]):
         original = self.originals[op]

@@ -641,4 +641,183 @@ def all_cases() -> list[OpCase]:
         *_backward_cases(),
         *_fused_cases(),
         *_structured_cases(),
+        *_quant_cases(),
     ]
+
+
+QUANT_X = np.array([[1.25, -0.75, 0.25], [300.0, -300.0, np.nan], [0.7, -2.2, 63.9]], np.float32)
+"""Halves (ties to even), values past saturation, NaN."""
+
+
+def _quant_cases() -> list[OpCase]:
+    per_channel = "scales = [5.000000e-01, 2.500000e-01, 1.000000e+00] zero_points = [0, 1, 200] axis = 1"
+    return [
+        OpCase("quantize", "mir.quantize %0 scales = [5.000000e-01] zero_points = [3] "
+               ": (tensor<3x3xf32>) -> tensor<3x3xi8>", inputs=of(fixed(QUANT_X))),
+        OpCase("quantize_per_channel_ui8", f"mir.quantize %0 {per_channel} "
+               ": (tensor<?x3xf32>) -> tensor<?x3xui8>", inputs=of(fixed(QUANT_X))),
+        OpCase("quantize_bf16", "mir.quantize %0 scales = [2.500000e-01, 5.000000e-01] zero_points = [-4, 0] axis = 0 "
+               ": (tensor<2x3xbf16>) -> tensor<2x3xi8>", inputs=of(normal(2, 3, dtype=ml_dtypes.bfloat16))),
+        OpCase("dequantize", "mir.dequantize %0 scales = [5.000000e-01] zero_points = [-3] "
+               ": (tensor<4x3xi8>) -> tensor<4x3xf32>", inputs=of(ints(-128, 128, 4, 3, dtype=np.int8))),
+        OpCase("dequantize_per_channel_ui8", f"mir.dequantize %0 {per_channel} "
+               ": (tensor<4x3xui8>) -> tensor<4x3xf32>", inputs=of(ints(0, 256, 4, 3, dtype=np.uint8))),
+        *_fake_quant_cases(),
+        *_dequant_matmul_cases(),
+        OpCase("qmatmul", "mir.qmatmul %0, %1, %2 x_zp = 3 w_zp = 130 out_zp = -5 mult = 3.000000e-02 "
+               ": (tensor<2x3x5xi8>, tensor<5x4xui8>, tensor<4xi32>) -> tensor<2x3x4xi8>",
+               inputs=of(ints(-128, 127, 2, 3, 5, dtype=np.int8), ints(0, 255, 5, 4, dtype=np.uint8),
+                         ints(-300, 300, 4))),
+        OpCase("qconv2d", "mir.qconv2d %0, %1, %2 kernel_size = [3, 3] stride = [2, 1] padding = [1, 1] "
+               "dilation = [1, 2] groups = 2 x_zp = 120 w_zp = -2 out_zp = 200 mult = 2.000000e-03 "
+               ": (tensor<2x4x5x6xui8>, tensor<6x2x3x3xi8>, tensor<6xi32>) -> tensor<2x6x3x4xui8>",
+               inputs=of(ints(0, 255, 2, 4, 5, 6, dtype=np.uint8), ints(-128, 127, 6, 2, 3, 3, dtype=np.int8),
+                         ints(-500, 500, 6))),
+        OpCase("qconv2d_dynamic", "mir.qconv2d %0, %1, %2 kernel_size = [1, 1] stride = [1, 1] padding = [0, 0] "
+               "dilation = [1, 1] groups = 1 x_zp = 0 w_zp = 0 out_zp = 0 mult = 5.000000e-02 "
+               ": (tensor<?x2x3x3xi8>, tensor<3x2x1x1xi8>, tensor<3xi32>) -> tensor<?x3x3x3xi8>",
+               inputs=of(ints(-128, 127, 1, 2, 3, 3, dtype=np.int8), ints(-128, 127, 3, 2, 1, 1, dtype=np.int8),
+                         ints(-50, 50, 3))),
+    ]  # fmt: skip
+
+
+def _fake_quant_cases() -> list[OpCase]:
+    t, c = "tensor<4x3xf32>", "tensor<3xf32>"
+    state = of(normal(4, 3), fixed(np.float32([2.0, 0.5, 0.0])))
+    with_dy = of(normal(4, 3), normal(4, 3), fixed(np.float32([2.0, 0.5, 0.0])))
+    lsq = of(normal(4, 3), fixed(np.float32([0.25, 0.125, 0.5])), normal(4, 3))
+    ste = "bits = 3 axis = 1 ste = {} scale_mode = ema decay = 7.500000e-01"
+    return [
+        OpCase("fake_quantize", f"mir.fake_quantize %0 bits = 8 ste = identity scale_mode = per_batch : ({t}) -> {t}"),
+        OpCase("fake_quantize_dynamic", "mir.fake_quantize %0 bits = 4 axis = 0 ste = identity scale_mode = per_batch "
+               ": (tensor<?x3xf32>) -> tensor<?x3xf32>", inputs=of(normal(5, 3))),
+        OpCase("fake_quantize_ema", f"mir.fake_quantize %0, %1 {ste.format('tanh')} : ({t}, {c}) -> {t}", inputs=state),
+        OpCase("fake_quantize_fixed_bf16", "mir.fake_quantize %0, %1 bits = 2 ste = hard_tanh scale_mode = fixed "
+               ": (tensor<4x3xbf16>, tensor<1xbf16>) -> tensor<4x3xbf16>",
+               inputs=of(normal(4, 3, dtype=ml_dtypes.bfloat16), fixed(np.array([1.5], ml_dtypes.bfloat16)))),
+        *(OpCase(f"fake_quantize_backward_{kind}", f"mir.fake_quantize_backward %0, %1, %2 {ste.format(kind)} "
+                 f": ({t}, {t}, {c}) -> {t}", approximate=kind == "tanh", inputs=with_dy)
+          for kind in ("identity", "clipped_identity", "tanh", "hard_tanh")),
+        OpCase("fake_quantize_backward_per_batch", f"mir.fake_quantize_backward %0, %1 bits = 2 ste = clipped_identity "
+               f"scale_mode = per_batch : ({t}, {t}) -> {t}"),
+        OpCase("fake_quantize_lsq", f"mir.fake_quantize_lsq %0, %1 bits = 3 axis = 1 : ({t}, {c}) -> {t}",
+               inputs=of(normal(4, 3), fixed(np.float32([0.25, 0.125, 0.5])))),
+        OpCase("fake_quantize_lsq_per_tensor", f"mir.fake_quantize_lsq %0, %1 bits = 4 : ({t}, tensor<f32>) -> {t}",
+               inputs=of(normal(4, 3), fixed(np.float32(0.2)))),
+        OpCase("fake_quantize_lsq_backward_x", f"mir.fake_quantize_lsq_backward_x %0, %1, %2 bits = 3 axis = 1 "
+               f": ({t}, {c}, {t}) -> {t}", inputs=lsq),
+        OpCase("fake_quantize_lsq_backward_scale", f"mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 3 axis = 1 "
+               f": ({t}, {c}, {t}) -> {c}", approximate=True, inputs=lsq),
+        OpCase("fake_quantize_lsq_backward_scale_per_tensor", "mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 2 "
+               f": (tensor<?x3xf32>, tensor<1xf32>, tensor<?x3xf32>) -> tensor<1xf32>", approximate=True,
+               inputs=of(normal(4, 3), fixed(np.float32([0.5])), normal(4, 3))),
+    ]
+
+
+def _dequant_matmul_cases() -> list[OpCase]:
+    def case(name, scheme, types, inputs, block=""):
+        x, w, scale, zp, out = types
+        return OpCase(f"dequant_matmul_{name}", f"mir.dequant_matmul %0, %1, %2, %3 scheme = {scheme}{block} "
+                      f": ({x}, {w}, {scale}, {zp}) -> {out}", approximate=True, inputs=inputs)  # fmt: skip
+
+    x, one = normal(3, 8), normal(1)
+    return [
+        case("int8", "int8_block", ("tensor<3x8xf32>", "tensor<8x4xi8>", "tensor<2x4xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(-128, 127, 8, 4, dtype=np.int8), normal(2, 4), one), " block_size = 4"),
+        case("int8_asym_bf16", "int8_block_asym", ("tensor<3x8xbf16>", "tensor<8x4xi8>", "tensor<4x4xf32>",
+             "tensor<4x4xf32>", "tensor<3x4xbf16>"), of(normal(3, 8, dtype=ml_dtypes.bfloat16),
+             ints(-128, 127, 8, 4, dtype=np.int8), normal(4, 4), normal(4, 4)), " block_size = 2"),
+        case("int4", "int4_block", ("tensor<3x?xf32>", "tensor<4x4xui8>", "tensor<2x4xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(0, 255, 4, 4, dtype=np.uint8), normal(2, 4), one), " block_size = 4"),
+        case("fp8_e4m3", "fp8_e4m3", ("tensor<3x8xf32>", "tensor<8x4xui8>", "tensor<1xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(0, 255, 8, 4, dtype=np.uint8), normal(1), one)),
+        case("fp8_e5m2", "fp8_e5m2", ("tensor<3x8xf32>", "tensor<8x4xui8>", "tensor<4xf32>", "tensor<1xf32>",
+             "tensor<3x4xf32>"), of(x, ints(0, 255, 8, 4, dtype=np.uint8), normal(4), one)),
+        *_gguf_cases(),
+        case("nvfp4", "nvfp4_block", ("tensor<2x32xf32>", "tensor<16x3xui8>", "tensor<2x3xui8>", "tensor<1xf32>",
+             "tensor<2x3xf32>"), of(normal(2, 32), ints(0, 255, 16, 3, dtype=np.uint8),
+             ints(0x28, 0x40, 2, 3, dtype=np.uint8), normal(1))),
+    ]
+
+
+def _gguf_bytes(rows: int, k: int, block_bytes: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random GGML blocks whose f16 scales are sane (finite, about 0.01 to 1)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        blocks = rng.integers(0, 256, (rows * k // 32, block_bytes)).astype(np.uint8)
+        scales = rng.uniform(0.01, 1, len(blocks)).astype(np.float16) * rng.choice([-1, 1], len(blocks))
+        blocks[:, :2] = scales.astype(np.float16).view(np.uint8).reshape(-1, 2)
+        return blocks.reshape(-1)
+
+    return make
+
+
+def _gguf_cases() -> list[OpCase]:
+    return [
+        OpCase(f"dequant_matmul_gguf_{name}", f"mir.dequant_matmul %0, %1 scheme = gguf_{name} "
+               f": (tensor<2x64xf32>, tensor<{3 * 2 * size}xui8>) -> tensor<2x3xf32>", approximate=True,
+               inputs=of(normal(2, 64), _gguf_bytes(3, 64, size)))
+        for name, size in (("q8_0", 34), ("q4_0", 18))
+    ] + [
+        OpCase("dequant_matmul_gguf_q6_k", "mir.dequant_matmul %0, %1 scheme = gguf_q6_k "
+               ": (tensor<2x256xf32>, tensor<630xui8>) -> tensor<2x3xf32>", approximate=True,
+               inputs=of(normal(2, 256), _gguf_q6_k_bytes(3))),
+        OpCase("dequant_matmul_gguf_q4_k", "mir.dequant_matmul %0, %1 scheme = gguf_q4_k "
+               ": (tensor<2x512xf32>, tensor<576xui8>) -> tensor<2x2xf32>", approximate=True,
+               inputs=of(normal(2, 512), _gguf_q4_k_bytes(2, 2))),
+        OpCase("dequant_matmul_gguf_q5_k", "mir.dequant_matmul %0, %1 scheme = gguf_q5_k "
+               ": (tensor<2x256xf32>, tensor<352xui8>) -> tensor<2x2xf32>", approximate=True,
+               inputs=of(normal(2, 256), _gguf_q4_k_bytes(2, 1, 176))),
+        *(OpCase(f"dequant_matmul_gguf_{name}", f"mir.dequant_matmul %0, %1 scheme = gguf_{name} "
+                 f": (tensor<2x256xf32>, tensor<{2 * size}xui8>) -> tensor<2x2xf32>", approximate=True,
+                 inputs=of(normal(2, 256), _gguf_k_bytes(2, size, scales)))
+          for name, size, scales in (("q2_k", 84, (80, 82)), ("q3_k", 110, (108,)))),
+        OpCase("dequant_matmul_gguf_q8_k", "mir.dequant_matmul %0, %1 scheme = gguf_q8_k "
+               ": (tensor<2x256xf32>, tensor<584xui8>) -> tensor<2x2xf32>", approximate=True,
+               inputs=of(normal(2, 256), _gguf_q8_k_bytes(2))),
+    ]  # fmt: skip
+
+
+def _gguf_q8_k_bytes(rows: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random Q8_K blocks with a sane f32 `d` (their first four bytes)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        data = rng.integers(0, 256, (rows, 292)).astype(np.uint8)
+        data[:, :4] = rng.uniform(-0.05, 0.05, rows).astype(np.float32).view(np.uint8).reshape(-1, 4)
+        return data.reshape(-1)
+
+    return make
+
+
+def _gguf_k_bytes(rows: int, size: int, scales_at) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random K-quant blocks (one per row) with sane f16 scales at `scales_at`."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        data = rng.integers(0, 256, (rows, size)).astype(np.uint8)
+        for at in scales_at:
+            data[:, at : at + 2] = rng.uniform(-0.05, 0.05, rows).astype(np.float16).view(np.uint8).reshape(-1, 2)
+        return data.reshape(-1)
+
+    return make
+
+
+def _gguf_q4_k_bytes(rows: int, blocks: int, size: int = 144) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random Q4_K (or Q5_K) blocks with sane f16 `d` and `dmin` (their first four bytes)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        data = rng.integers(0, 256, (rows * blocks, size)).astype(np.uint8)
+        data[:, :4] = rng.uniform(-0.05, 0.05, 2 * rows * blocks).astype(np.float16).view(np.uint8).reshape(-1, 4)
+        return data.reshape(-1)
+
+    return make
+
+
+def _gguf_q6_k_bytes(rows: int) -> Callable[[np.random.Generator], np.ndarray]:
+    """Random Q6_K blocks (one per row, K = 256) with a sane f16 `d` (its last two bytes)."""
+
+    def make(rng: np.random.Generator) -> np.ndarray:
+        blocks = rng.integers(0, 256, (rows, 210)).astype(np.uint8)
+        blocks[:, 208:] = rng.uniform(-0.05, 0.05, rows).astype(np.float16).view(np.uint8).reshape(-1, 2)
+        return blocks.reshape(-1)
+
+    return make

@@ -253,6 +253,19 @@ def loss_cases():
     yield case("softmax_cross_entropy", rand(4, 5), targets / targets.sum(1, keepdims=True))
 
 
+def quant_cases():
+    """The fake-quantisation backward ops are linear in dy; their masks are piecewise constant
+    in x, the state and the scale, whose cotangents are zero away from the mask's edges."""
+    x, dy = rand(4, 3) * 2, rand(4, 3)
+    training = {"mode": "training"}  # x, the state and the scale get (exact) zeros
+    ema = {"bits": 3, "axis": 1, "scale_mode": "ema", "decay": 0.75, "check": {"mode": "training"}}
+    state = np.array([2.0, 0.5, 1.0])
+    yield case("fake_quantize_backward", x, dy, state, ste="clipped_identity", id="clipped-ema", **ema)
+    yield case("fake_quantize_backward", x, dy, ste="hard_tanh", bits=2, id="hard-tanh-per-batch", check=training)
+    yield case("fake_quantize_lsq_backward_x", x, np.array([0.25, 0.125, 0.5]), dy, bits=3, axis=1, check=training)
+
+
+
 CASES = [
     c.param()
     for group in (
@@ -267,6 +280,7 @@ CASES = [
         attention_cases,
         conv_cases,
         loss_cases,
+        quant_cases,
     )  # fmt: skip
     for c in group()
 ]
@@ -280,11 +294,15 @@ def test_rule_matches_central_differences(c: Case):
 
 REGION_OPS_TESTED_ELSEWHERE = {"scan", "custom_fn"}
 """Ops whose rules need bodies, not single-op cases: `tests/autodiff/test_structured.py`."""
+STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "dequant_matmul"}
+"""Ops whose rules are estimators, not derivatives: the fake quantisations (checked against
+PyTorch's fake-quantize autograd) and dequant_matmul (zero for its scales, as RLX; its x
+gradient is checked by central differences), in `tests/autodiff/test_quant.py`."""
 
 
 def test_every_rule_has_a_case():
     """A registered MIR rule (other than `no_gradient`) without a case above fails here."""
-    covered = {p.values[0].op for p in CASES} | REGION_OPS_TESTED_ELSEWHERE
+    covered = {p.values[0].op for p in CASES} | REGION_OPS_TESTED_ELSEWHERE | STRAIGHT_THROUGH_TESTED_ELSEWHERE
     rules = [op for op in ALL_OPS if op in VJP_RULES and VJP_RULES[op] is not no_gradient]
     assert sorted(op.name for op in rules if op.name.split(".", 1)[1] not in covered) == []
 

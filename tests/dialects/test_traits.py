@@ -34,7 +34,8 @@ EXPECTED_CLASS = {
         "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
-        "fused_transformer_layer", "fused_matmul_epilogue",
+        "fused_transformer_layer", "fused_matmul_epilogue", "qmatmul", "qconv2d",
+        "dequant_matmul",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
@@ -48,6 +49,8 @@ EXPECTED_CLASS = {
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
         "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
+        "quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
+        "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -57,7 +60,11 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"}
+QUANT = {"quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
+         "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale"}
+"""AMP-elementwise (RLX) but not fusable element by element: their scales are per-op
+properties or per-channel statistics over the whole tensor."""
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - QUANT
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
 (each output element reads two input elements) and elementwise_region (a kernel, not a step
 fusion would fuse again)."""

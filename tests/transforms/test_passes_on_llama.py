@@ -57,7 +57,7 @@ def test_every_pass_is_checked_here():
         "rlx-amp", "rlx-canonicalize", "rlx-dce", "rlx-fold-casts", "rlx-specialize", "rlx-unfuse",
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
-        "rlx-prepare-ad", "rlx-grad",
+        "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
     } | set(FUSION_PASSES)  # fmt: skip
 
 
@@ -306,3 +306,89 @@ def test_grad_keeps_the_llama_graph_and_its_gradient_matches_directional_differe
 
     numeric = (loss(1e-2) - loss(-1e-2)) / 2e-2
     np.testing.assert_allclose(predicted, numeric, rtol=2e-2)
+
+
+def test_insert_qdq_on_the_layer_weights_is_running_on_quantised_weights(llama, tmp_path):
+    """Per-column int8 calibration of every 2-D weight: the pass computes what the graph
+    computes on the weights ONNX quantises and dequantises, and stays near the f32 result."""
+    import json
+
+    from rlx_xdsl.graph import argument_names
+    from rlx_xdsl.testing.oracles import onnx_run
+    from rlx_xdsl.transforms.quant.insert_qdq import InsertQdqPass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    calibration, quantised = {}, []
+    for name, x in zip(argument_names(module.ops.first), inputs):
+        if x.ndim == 2 and name.startswith("layers."):
+            scales = (np.abs(x).max(axis=0) / 127).astype(np.float32)
+            calibration[name] = {"scales": scales.tolist(), "axis": 1}
+            zeros = np.zeros(len(scales), np.int8)
+            q = onnx_run("QuantizeLinear", [x, scales, zeros], axis=1)
+            x = onnx_run("DequantizeLinear", [q, scales, zeros], axis=1)
+        quantised.append(x)
+    path = tmp_path / "calibration.json"
+    path.write_text(json.dumps(calibration))
+    InsertQdqPass(calibration=str(path)).apply(Context(), module)
+    module.verify()
+    got = run_function(module, "llama", inputs)
+    for want, out in zip(run_function(parse_module(text), "llama", quantised), got, strict=True):
+        np.testing.assert_array_equal(out, want)
+    for want, out in zip(expected, got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=0.1, atol=0.05)
+
+
+def test_quant_propagate_keeps_what_llama_computes(llama):
+    """No fake quantisation in the graph: nothing to drop, outputs unchanged."""
+    from rlx_xdsl.transforms.quant.propagate import QuantPropagatePass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    QuantPropagatePass().apply(Context(), module)
+    assert str(module) == text
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+@pytest.mark.parametrize(("scheme", "block"), [("int8_block", 16), ("gguf_q8_0", None)])
+def test_quantize_weights_keeps_llama_close(llama, scheme, block):
+    """Every projection of both layers on packed weights: near the f32 outputs, and the
+    same as the original graph on the decoded weights."""
+    from rlx_xdsl.graph import argument_names
+    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    names = argument_names(module.ops.first)
+    QuantizeWeightsPass(scheme=scheme, block_size=block).apply(Context(), module)
+    module.verify()
+    packed, decoded = [], []
+    for name, x in zip(names, inputs):
+        if x.ndim == 2 and name.startswith("layers."):
+            arrays = pack(x, scheme, block)
+            packed += arrays.values()
+            one = np.eye(x.shape[0], dtype=np.float32)
+            decoded.append(run_function(_single_dequant(x.shape, arrays, scheme, block), "w", [one, *arrays.values()])[0])
+        else:
+            packed.append(x)
+            decoded.append(x)
+    got = run_function(module, "llama", packed)
+    for want, out in zip(run_function(parse_module(text), "llama", decoded), got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=1e-4, atol=1e-5)
+    for want, out in zip(expected, got, strict=True):
+        np.testing.assert_allclose(out, want, rtol=0.1, atol=0.05)
+
+
+def _single_dequant(shape, arrays, scheme, block):
+    """`@w(I, params) = dequant_matmul(I, params)`: the decoded weight (the decoding itself
+    is checked against ml_dtypes and gguf in `tests/dialects/mir/test_quant*.py`)."""
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.dtypes import dtype_of_numpy
+
+    b = GraphBuilder("w")
+    eye = b.input("eye", [shape[0], shape[0]])
+    params = [b.input(f"p{i}", a.shape, dtype_of_numpy(a.dtype).element_type) for i, a in enumerate(arrays.values())]
+    b.output(b.mir.dequant_matmul(eye, *params, scheme=scheme, block_size=block))
+    return b.module()

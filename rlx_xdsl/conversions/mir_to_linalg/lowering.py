@@ -61,6 +61,7 @@ GROUP_MODULES = (
     "attention",
     "conv",
     "loss",
+    "quant",  # before backward, which lowers the remaining backward kernels by their decompositions
     "backward",
     "regions",
     "structured",

@@ -48,6 +48,7 @@ def load_rules() -> None:
         indexing,
         loss,
         norm,
+        quant,
     )
 
 

@@ -15,6 +15,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     indexing,
     loss,
     norm,
+    quant,
     reduction,
     regions,
     shape,
@@ -36,4 +37,5 @@ GROUPS = (
     structured,
     fused,
     fused_regions,
+    quant,
 )

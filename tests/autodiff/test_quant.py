@@ -1,0 +1,134 @@
+"""rlx-grad through fake quantisation against PyTorch's fake-quantize autograd, and
+through dequant_matmul against central differences (in x).
+
+The forward ops are piecewise constant, so their rules are estimators (STE, LSQ), not
+derivatives: central differences cannot check them. PyTorch's
+`fake_quantize_per_{tensor,channel}_affine` and `_fake_quantize_learnable_*` define the
+clipped straight-through and LSQ gradients; the smooth surrogates (tanh, hard_tanh) are
+PyTorch's autograd of `r * tanh(x / r)` and `r * hardtanh(x / r)`.
+"""
+
+import numpy as np
+import pytest
+import torch
+
+from rlx_xdsl.autodiff.grad import Mode, build_gradient
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.gradcheck import check_gradients
+
+RNG = np.random.default_rng(7)
+X = (RNG.standard_normal((4, 6)) * 2).astype(np.float32)
+DY = RNG.standard_normal((4, 6)).astype(np.float32)
+
+
+def rlx_gradients(op: str, inputs, wrt, **props) -> list[np.ndarray]:
+    """`@f = mir.<op>(inputs)` differentiated by rlx-grad, with cotangent DY."""
+    b = GraphBuilder("f")
+    args = [b.input(f"in{i}", x.shape) for i, x in enumerate(inputs)]
+    b.output(getattr(b.mir, op)(*args, **props))
+    module = b.module()
+    build_gradient(module, "f", [str(i) for i in wrt], Mode("strict"))
+    module.verify()
+    return run_function(module, "f_grad", [*inputs, DY])[1:]
+
+
+def torch_grad(fn, x):
+    xt = torch.tensor(x, requires_grad=True)
+    fn(xt).backward(torch.tensor(DY))
+    return xt.grad.numpy()
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+def test_clipped_identity_is_pytorchs_fake_quantize_gradient(axis):
+    # A fixed range that clips some elements, so the mask is not all ones.
+    state = np.float32([1.5]) if axis is None else np.float32([1.5, 0.5, 3.0, 1.0, 2.0, 0.25])
+    (dx,) = rlx_gradients("fake_quantize", [X, state], [0], bits=4, axis=axis, ste="clipped_identity",
+                          scale_mode="fixed")  # fmt: skip
+    step = state / np.float32(7)
+    if axis is None:
+        expected = torch_grad(lambda x: torch.fake_quantize_per_tensor_affine(x, float(step[0]), 0, -8, 7), X)
+    else:
+        zeros = torch.zeros(6, dtype=torch.int32)
+        expected = torch_grad(
+            lambda x: torch.fake_quantize_per_channel_affine(x, torch.tensor(step), zeros, 1, -8, 7), X
+        )
+    assert 0 < np.count_nonzero(dx) < dx.size
+    np.testing.assert_array_equal(dx, expected)
+
+
+@pytest.mark.parametrize(("ste", "surrogate"), [("tanh", torch.tanh), ("hard_tanh", torch.nn.functional.hardtanh)])
+def test_smooth_surrogates_are_the_derivatives_of_their_functions(ste, surrogate):
+    state = np.float32([2.5])
+    (dx,) = rlx_gradients("fake_quantize", [X, state], [0], bits=3, ste=ste, scale_mode="fixed")
+    expected = torch_grad(lambda x: 2.5 * surrogate(x / 2.5), X)
+    np.testing.assert_allclose(dx, expected, rtol=1e-6, atol=1e-7)
+
+
+def test_identity_passes_the_cotangent_and_emits_no_backward_op():
+    (dx,) = rlx_gradients("fake_quantize", [X], [0], bits=2)
+    np.testing.assert_array_equal(dx, DY)
+
+
+@pytest.mark.parametrize("axis", [None, 0])
+def test_lsq_gradients_are_pytorchs_learnable_fake_quantize(axis):
+    scale = np.float32([0.3]) if axis is None else np.float32([0.3, 0.2, 0.5, 1.0])
+    dx, ds = rlx_gradients("fake_quantize_lsq", [X, scale], [0, 1], bits=4, axis=axis)
+    per_step = X.size if axis is None else X.size // 4
+    factor = float(1 / np.sqrt(per_step * 7))  # LSQ's gradient scale
+    xt, st = torch.tensor(X, requires_grad=True), torch.tensor(scale, requires_grad=True)
+    if axis is None:
+        y = torch._fake_quantize_learnable_per_tensor_affine(xt, st, torch.zeros(1), -8, 7, factor)
+    else:
+        y = torch._fake_quantize_learnable_per_channel_affine(xt, st, torch.zeros(4), 0, -8, 7, factor)
+    y.backward(torch.tensor(DY))
+    np.testing.assert_array_equal(dx, xt.grad.numpy())
+    np.testing.assert_allclose(ds, st.grad.numpy(), rtol=1e-5)
+
+
+@pytest.mark.parametrize(("scheme", "w_q", "scale"), [
+    ("int8_block", RNG.integers(-128, 128, (4, 3)).astype(np.int8), RNG.standard_normal((2, 3))),
+    ("int4_block", RNG.integers(0, 256, (2, 3)).astype(np.uint8), RNG.standard_normal((2, 3))),
+    ("fp8_e4m3", RNG.integers(0, 0x70, (4, 3)).astype(np.uint8), RNG.standard_normal(3)),
+])  # fmt: skip
+def test_dequant_matmul_x_gradient_matches_central_differences(scheme, w_q, scale):
+    """Linear in x, so the straight-through x gradient is the derivative; scales and zero
+    points get none (RLX's rule), so only x is checked."""
+    b = GraphBuilder("f")
+    x = RNG.standard_normal((2, 4))
+    block = {"block_size": 2} if scheme != "fp8_e4m3" else {}
+    args = [b.input("x", [2, 4], "f64"), b.input("w", w_q.shape, "i8" if w_q.dtype == np.int8 else "ui8"),
+            b.input("s", scale.shape, "f64"), b.input("z", [1], "f64")]  # fmt: skip
+    b.output(b.mir.dequant_matmul(*args, scheme=scheme, **block))
+    check_gradients(b.module(), "f", [x, w_q, scale, np.zeros(1)], [0])
+
+
+def test_dequant_matmul_needs_a_static_k_for_the_x_gradient():
+    b = GraphBuilder("f")
+    args = [b.input("x", [2, DYNAMIC]), b.input("w", [4, 3], "i8"), b.input("s", [2, 3]), b.input("z", [1])]
+    b.output(b.mir.dequant_matmul(*args, scheme="int8_block", block_size=2))
+    module = b.module()
+    with pytest.raises(OpError, match="K must be static to decode the weights"):
+        build_gradient(module, "f", ["0"], Mode("strict"))
+
+
+def test_the_tanh_surrogates_second_derivative_is_a_located_error():
+    """A deferred gradient raising `Unsupported` is reported at the op, as a rule's own."""
+    b = GraphBuilder("f")
+    x, dy = b.input("x", [4]), b.input("dy", [4])
+    b.output(b.mir.fake_quantize_backward(x, dy, bits=4, ste="tanh"))
+    with pytest.raises(OpError, match="'rlx-grad' cannot differentiate 'mir.fake_quantize_backward': the second"):
+        build_gradient(b.module(), "f", ["0"], Mode("strict"))
+
+
+@pytest.mark.parametrize("scheme", ["gguf_q8_0", "gguf_q4_0"])
+def test_dequant_matmul_x_gradient_in_the_two_operand_gguf_form(scheme):
+    """RLX's rule reads operands 2 and 3, which the GGUF form does not have."""
+    size = {"gguf_q8_0": 34, "gguf_q4_0": 18}[scheme]
+    blocks = RNG.integers(0, 256, (2, size)).astype(np.uint8)
+    blocks[:, :2] = np.float16([0.25, -0.5]).view(np.uint8).reshape(2, 2)
+    b = GraphBuilder("f")
+    b.output(b.mir.dequant_matmul(b.input("x", [2, 32], "f64"), b.input("p", [2 * size], "ui8"), scheme=scheme))
+    check_gradients(b.module(), "f", [RNG.standard_normal((2, 32)), blocks.reshape(-1)], [0])
