@@ -33,8 +33,10 @@ NOT_IDEMPOTENT = {
 }
 """Passes that cannot be idempotent, and why."""
 
-REQUIRED_OPTIONS = {"rlx-grad": "func=main"}
-"""Options a pass cannot run without."""
+CALIBRATION = Path(__file__).parent / "inputs" / "calibration-arg0.json"
+
+REQUIRED_OPTIONS = {"rlx-grad": "func=main", "rlx-insert-qdq": f"calibration={CALIBRATION}"}
+"""Options a pass cannot run without (the calibration names `arg0`, which random graphs have)."""
 
 VARIANTS = (
     "rlx-amp{policy=auto-mixed}",

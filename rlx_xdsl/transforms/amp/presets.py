@@ -46,6 +46,7 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyWithLogitsOp,
 )
 from rlx_xdsl.dialects.mir.norm import GroupNormOp, LayerNormOp, RmsNormOp
+from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.transforms.amp.policy import (
@@ -85,6 +86,16 @@ def prod_in_f32(op: Operation) -> str:
     return F32 if op.kind.data == ReduceKind.PROD else PROMOTE
 
 
+def per_tensor_fake_quantize_in_f32(op: Operation) -> str:
+    """f32 for per-tensor fake quantisation, promote per channel.
+
+    CPU autocast runs `fake_quantize_per_tensor_affine` in f32 (what running it under
+    `torch.autocast("cpu")` gives); the per-channel variant is unlisted.
+    """
+    assert isinstance(op, FakeQuantizeOp)
+    return F32 if op.axis is None else PROMOTE
+
+
 def like_input(op: Operation) -> str:
     """input (the data input's precision; the weights join it).
 
@@ -108,6 +119,7 @@ TORCH_CUDA.add(ReduceOp, sum_or_prod_in_f32)
 TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp)(like_input)
 TORCH_CPU.add(ReduceOp, prod_in_f32)
 TORCH_CPU.add(DenseSolveOp, F32)
+TORCH_CPU.add(FakeQuantizeOp, per_tensor_fake_quantize_in_f32)
 
 
 TORCH_PRESETS: dict[str, tuple[OpRegistry[OpRule], str]] = {

@@ -27,7 +27,7 @@ from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Operation, SSAValue
 from xdsl.rewriter import InsertPoint
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
 from rlx_xdsl.diagnostics import OpError
@@ -35,6 +35,8 @@ from rlx_xdsl.dialects.mir.quant import DequantizeOp, QuantizeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import argument_names
 from rlx_xdsl.locations import block_labels
+from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 class InsertQdqError(OpError, PassFailedException):
@@ -158,6 +160,8 @@ class InsertQdqPass(ModulePass):
 
     name = "rlx-insert-qdq"
 
+    STATISTICS = (pattern_statistic(InsertAfterValues),)
+
     calibration: str = field(default="", metadata={"syntax": "FILE.json"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -165,7 +169,7 @@ class InsertQdqPass(ModulePass):
             raise PassFailedException("rlx-insert-qdq needs calibration=FILE.json")
         entries = load_calibration(self.calibration)
         pattern = InsertAfterValues(entries)
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, pattern)
         missing = sorted(set(entries) - pattern.found)
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         if missing and functions:

@@ -30,7 +30,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import PoolOp
@@ -39,6 +39,8 @@ from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp, ScaleMode, SteKind
 from rlx_xdsl.dialects.mir.shape import NarrowOp, ReshapeOp, TransposeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
+from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 class Moves(Enum):
@@ -104,5 +106,7 @@ class QuantPropagatePass(ModulePass):
 
     name = "rlx-quant-propagate"
 
+    STATISTICS = (pattern_statistic(DropExactFakeQuantize),)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(DropExactFakeQuantize()).rewrite_module(op)
+        apply_patterns(op, DropExactFakeQuantize(), recursive=True)

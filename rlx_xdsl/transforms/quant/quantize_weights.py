@@ -21,7 +21,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType, UnitAttr
 from xdsl.ir import BlockArgument
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl import dtypes
@@ -32,6 +32,8 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR, argument_name, is_param
 from rlx_xdsl.quantpack import pack
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 class QuantizeWeightsError(OpError, PassFailedException):
@@ -111,6 +113,8 @@ class QuantizeWeightsPass(ModulePass):
 
     name = "rlx-quantize-weights"
 
+    STATISTICS = (pattern_statistic(QuantizeWeights),)
+
     scheme: str = field(default="int8_block", metadata={"syntax": "SCHEME"})
     block_size: int | None = field(default=None, metadata={"syntax": "N"})
     ops: tuple[str, ...] = field(default=(), metadata={"syntax": "PARAM,..."})
@@ -125,4 +129,4 @@ class QuantizeWeightsPass(ModulePass):
             raise PassFailedException(f"scheme {scheme} needs block-size=N")
         pattern = QuantizeWeights(scheme, self.block_size if scheme.has_block_size else None,
                                   frozenset(self.ops) if self.ops else None)  # fmt: skip
-        PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, pattern)
