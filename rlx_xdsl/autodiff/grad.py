@@ -40,6 +40,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    ComplexType,
     DictionaryAttr,
     ModuleOp,
     StringAttr,
@@ -84,8 +85,10 @@ class Mode(Enum):
 
 
 def carries_gradient(value: SSAValue) -> bool:
-    """Only real floating-point tensors have gradients (integers and `i1` do not)."""
-    return isinstance(value.type, TensorType) and dtypes.is_float(value.type.element_type)
+    """Floating-point and complex tensors have gradients (integers and `i1` do not)."""
+    return isinstance(value.type, TensorType) and (
+        dtypes.is_float(value.type.element_type) or isinstance(value.type.element_type, ComplexType)
+    )
 
 
 # Which argument the user means -------------------------------------------------------

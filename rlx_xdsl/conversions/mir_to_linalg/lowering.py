@@ -56,6 +56,7 @@ GROUP_MODULES = (
     "attention",
     "conv",
     "loss",
+    "signal",
     "backward",
     "regions",
     "structured",
