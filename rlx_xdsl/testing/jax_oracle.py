@@ -41,6 +41,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    signal,
 )
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
@@ -72,7 +73,10 @@ def _with_op(fn: Callable) -> Formula:
 # Elementwise ------------------------------------------------------------------------------
 
 JAX_OPS.add(ew.ConstantOp, lambda op, **_: (jnp.asarray(np.array(dense_to_numpy(op.value))),))
-JAX_OPS.add(ew.CastOp, _one(lambda x: x))
+JAX_OPS.add(
+    ew.CastOp,
+    _with_op(lambda op, x: x if np.issubdtype(_dtype(op), np.complexfloating) else jnp.real(x)),  # complex to real: Re
+)
 JAX_OPS.add(ew.WhereOp, _one(lambda c, t, f: jnp.where(c.astype(bool), t, f)))
 _COMPARE = {
     "eq": jnp.equal,
@@ -124,6 +128,25 @@ JAX_OPS.add(
     ),
 )
 JAX_OPS.add(reduction.SoftmaxOp, _with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)))
+
+
+# Complex values and signal ops ---------------------------------------------------------------
+
+
+def _fft(op: signal.FftOp, x):
+    transform = jnp.fft.ifft if op.is_inverse else jnp.fft.fft
+    norm = str(op.norm_kind)
+    if jnp.iscomplexobj(x):
+        return transform(x, axis=-1, norm=norm)
+    pairs = x.reshape(*x.shape[:-1], -1, 2)
+    z = transform(pairs[..., 0] + 1j * pairs[..., 1], axis=-1, norm=norm)
+    return jnp.stack([jnp.real(z), jnp.imag(z)], axis=-1).reshape(x.shape)
+
+
+JAX_OPS.add(signal.ConjugateOp, _one(jnp.conj))
+JAX_OPS.add(signal.ComplexNormSqOp, _one(lambda z: jnp.real(z) ** 2 + jnp.imag(z) ** 2))
+JAX_OPS.add(signal.ComplexNormSqBackwardOp, _one(lambda z, g: 2 * g * jnp.conj(z)))
+JAX_OPS.add(signal.FftOp, _with_op(_fft))
 
 
 # Norms, attention, rope -----------------------------------------------------------------------
