@@ -18,6 +18,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     reduction,
     regions,
     shape,
+    signal,
     structured,
 )
 
@@ -31,6 +32,7 @@ GROUPS = (
     attention,
     conv,
     loss,
+    signal,
     backward,
     regions,
     structured,
