@@ -130,6 +130,15 @@ JAX_OPS.add(
 JAX_OPS.add(reduction.SoftmaxOp, _with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)))
 
 
+def _batch_norm_inference(op: norm.BatchNormInferenceOp, x, gamma, beta, mean, var):
+    c = (-1,) + (1,) * (x.ndim - 2)
+    r = jax.lax.rsqrt(var.reshape(c) + op.eps.value.data)
+    return (x - mean.reshape(c)) * r * gamma.reshape(c) + beta.reshape(c)
+
+
+JAX_OPS.add(norm.BatchNormInferenceOp, _with_op(_batch_norm_inference))
+
+
 # Complex values and signal ops ---------------------------------------------------------------
 
 

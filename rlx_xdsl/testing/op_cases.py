@@ -316,6 +316,10 @@ def _norm_cases() -> list[OpCase]:
                ": (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>", approximate=True),
         OpCase("group_norm", "mir.group_norm %0, %1, %2 num_groups = 3 eps = 1.000000e-05 "
                ": (tensor<2x6x3x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x3x2xf32>", approximate=True),
+        OpCase("batch_norm_inference", "mir.batch_norm_inference %0, %1, %2, %3, %4 eps = 1.000000e-03 "
+               ": (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>",
+               approximate=True,
+               inputs=of(normal(2, 3, 4), normal(3), normal(3), normal(3), fixed(np.float32([0.5, 1.0, 2.0])))),
     ]  # fmt: skip
 
 

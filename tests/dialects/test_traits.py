@@ -34,7 +34,7 @@ EXPECTED_CLASS = {
         "group_norm_backward_input", "group_norm_backward_gamma", "group_norm_backward_beta",
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
-        "fused_transformer_layer", "fused_matmul_epilogue",
+        "fused_transformer_layer", "fused_matmul_epilogue", "fft", "batch_norm_inference",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
@@ -48,6 +48,7 @@ EXPECTED_CLASS = {
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round",
         "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
+        "conjugate", "complex_norm_sq", "complex_norm_sq_backward",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -57,10 +58,12 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"}
+COMPLEX = {"conjugate", "complex_norm_sq", "complex_norm_sq_backward"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - COMPLEX
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
-(each output element reads two input elements) and elementwise_region (a kernel, not a step
-fusion would fuse again)."""
+(each output element reads two input elements), elementwise_region (a kernel, not a step
+fusion would fuse again) and the complex ops (no elementwise body computes on complex<f32>,
+and complex_norm_sq's result is half its operand's size, so it cannot write in place)."""
 TERMINATORS = {"yield"}
 
 

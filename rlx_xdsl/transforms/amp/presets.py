@@ -12,6 +12,7 @@ and on CPU what running each op under `torch.autocast("cpu")` gives):
 | matmul, dot_general, conv, attention | low | low | mm/matmul/bmm, einsum, conv*d, sdpa / MHA |
 | softmax | f32 | promote | softmax |
 | layer_norm, rms_norm, group_norm | f32 | input | layer_norm, rms_norm, group_norm |
+| batch_norm_inference | promote | input | batch_norm (eval mode) |
 | exp, log, rsqrt, tan, pow | f32 | promote | exp, log, rsqrt, tan, pow |
 | cumsum | f32 | promote | cumsum |
 | reduce sum; reduce prod | f32; f32 | promote; f32 | sum, prod (mean, amax, amin are unlisted) |
@@ -45,7 +46,7 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyOp,
     SoftmaxCrossEntropyWithLogitsOp,
 )
-from rlx_xdsl.dialects.mir.norm import GroupNormOp, LayerNormOp, RmsNormOp
+from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.transforms.amp.policy import (
@@ -105,7 +106,7 @@ TORCH_CUDA.register(ExpOp, LogOp, RsqrtOp, TanOp, PowOp)(F32)
 TORCH_CUDA.register(CumsumOp)(F32)
 TORCH_CUDA.add(ReduceOp, sum_or_prod_in_f32)
 
-TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp)(like_input)
+TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp)(like_input)
 TORCH_CPU.add(ReduceOp, prod_in_f32)
 TORCH_CPU.add(DenseSolveOp, F32)
 
