@@ -100,6 +100,11 @@ for _op, _fn in {
 # Contraction and shape ---------------------------------------------------------------------
 
 JAX_OPS.add(contraction.MatmulOp, _one(jnp.matmul))
+JAX_OPS.add(contraction.DenseSolveOp, _one(jnp.linalg.solve))
+JAX_OPS.add(
+    contraction.BatchedDenseSolveOp,
+    _one(lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0] if b.ndim == 2 else jnp.linalg.solve(a, b)),
+)
 JAX_OPS.add(shape.ReshapeOp, _with_op(lambda op, x: jnp.reshape(x, tensor_type(op.result).get_shape())))
 JAX_OPS.add(shape.TransposeOp, _with_op(lambda op, x: jnp.transpose(x, op.perm.get_values())))
 JAX_OPS.add(

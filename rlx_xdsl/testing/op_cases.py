@@ -119,12 +119,12 @@ def of(*makers: Callable[[np.random.Generator], np.ndarray]) -> Inputs:
     return lambda rng: [make(rng) for make in makers]
 
 
-def solvable(n: int, *rhs: int, dtype=np.float32) -> Inputs:
-    """A diagonally dominant (well-conditioned) matrix and a right-hand side."""
+def solvable(n: int, *rhs: int, dtype=np.float32, batch: tuple[int, ...] = ()) -> Inputs:
+    """Diagonally dominant (well-conditioned) matrices (`batch` of them) and right-hand sides."""
 
     def make(rng: np.random.Generator) -> list[np.ndarray]:
-        a = rng.standard_normal((n, n)) + n * np.eye(n)
-        return [a.astype(dtype), rng.standard_normal((n, *rhs)).astype(dtype)]
+        a = rng.standard_normal((*batch, n, n)) + n * np.eye(n)
+        return [a.astype(dtype), rng.standard_normal((*batch, n, *rhs)).astype(dtype)]
 
     return make
 
@@ -252,6 +252,12 @@ def _contraction_cases() -> list[OpCase]:
                approximate=True, inputs=solvable(4, 2)),
         OpCase("dense_solve_vector_f64", "mir.dense_solve %0, %1 : (tensor<5x5xf64>, tensor<5xf64>) -> tensor<5xf64>",
                approximate=True, inputs=solvable(5, dtype=np.float64)),
+        OpCase("batched_dense_solve", "mir.batched_dense_solve %0, %1 "
+               ": (tensor<3x4x4xf32>, tensor<3x4x2xf32>) -> tensor<3x4x2xf32>",
+               approximate=True, inputs=solvable(4, 2, batch=(3,))),
+        OpCase("batched_dense_solve_vector_dynamic", "mir.batched_dense_solve %0, %1 "
+               ": (tensor<?x3x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>",
+               approximate=True, inputs=solvable(3, batch=(2,))),
     ]  # fmt: skip
 
 

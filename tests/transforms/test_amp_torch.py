@@ -84,6 +84,8 @@ CASES = [
          lambda x, w: torch.einsum("ik,kj->ij", x, w)),
     Case("dense_solve", [(3, 3), (3, 2)], lambda b, a, r: b.dense_solve(a, r),
          lambda a, r: torch.linalg.solve(a, r)),
+    Case("batched_dense_solve", [(2, 3, 3), (2, 3)], lambda b, a, r: b.batched_dense_solve(a, r),
+         lambda a, r: torch.linalg.solve(a, r)),
     Case("conv", [(1, 2, 5, 5), (3, 2, 3, 3)], lambda b, x, w: b.conv(x, w, kernel_size=[3, 3]), F.conv2d),
     Case("pool max", [(1, 2, 4, 4)], lambda b, x: b.pool(x, kind="max", kernel_size=[2, 2]),
          lambda x: F.max_pool2d(x, 2)),
@@ -161,7 +163,7 @@ def arrays_for(case: Case) -> list[np.ndarray]:
     """Inputs in [0.5, 1.5) (a solvable system for dense_solve)."""
     rng = np.random.default_rng(0)
     arrays = [(rng.random(shape) + 0.5).astype(np.float32) for shape in case.shapes]
-    if case.name == "dense_solve":
+    if case.name in ("dense_solve", "batched_dense_solve"):
         arrays[0] += 3 * np.eye(3, dtype=np.float32)
     return arrays
 
