@@ -161,6 +161,10 @@ JAX_OPS.add(signal.ConjugateOp, _one(jnp.conj))
 JAX_OPS.add(signal.ComplexNormSqOp, _one(lambda z: jnp.real(z) ** 2 + jnp.imag(z) ** 2))
 JAX_OPS.add(signal.ComplexNormSqBackwardOp, _one(lambda z, g: 2 * g * jnp.conj(z)))
 JAX_OPS.add(signal.FftOp, _with_op(_fft))
+JAX_OPS.add(
+    signal.LogMelOp,
+    _with_op(lambda op, s, w: jnp.log10(jnp.maximum(jnp.matmul(s, w), op.eps.value.data))),
+)
 
 
 # Norms, attention, rope -----------------------------------------------------------------------

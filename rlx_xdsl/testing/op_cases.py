@@ -329,6 +329,27 @@ def _norm_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
+def _signal_cases() -> list[OpCase]:
+    """log_mel on power spectra (non-negative, some clamped by eps); the complex ops have no lowering."""
+
+    def spectra(rng: np.random.Generator) -> list[np.ndarray]:
+        power = rng.random((2, 3, 6)).astype(np.float32)
+        power[0, 0] = 0  # a silent frame: every mel bin clamps to eps
+        filters = rng.random((6, 4)).astype(np.float32)
+        return [power, filters]
+
+    def with_dy(rng: np.random.Generator) -> list[np.ndarray]:
+        return [*spectra(rng), rng.standard_normal((2, 3, 4)).astype(np.float32)]
+
+    return [
+        OpCase("log_mel", "mir.log_mel %0, %1 eps = 1.000000e-10 "
+               ": (tensor<2x3x6xf32>, tensor<6x4xf32>) -> tensor<2x3x4xf32>", approximate=True, inputs=spectra),
+        OpCase("log_mel_backward", "mir.log_mel_backward %0, %1, %2 eps = 1.000000e-10 "
+               ": (tensor<2x3x6xf32>, tensor<6x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x6xf32>",
+               approximate=True, inputs=with_dy),
+    ]  # fmt: skip
+
+
 def _attention(
     name: str, mask_kind: str, q: str, kv: str, extra: str = "", mask: str | None = None
 ) -> OpCase:
@@ -644,6 +665,7 @@ def all_cases() -> list[OpCase]:
         *_indexing_cases(),
         *_reduction_cases(),
         *_norm_cases(),
+        *_signal_cases(),
         *_attention_cases(),
         *_conv_cases(),
         *_loss_cases(),

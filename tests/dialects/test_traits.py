@@ -35,7 +35,7 @@ EXPECTED_CLASS = {
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
         "fused_transformer_layer", "fused_matmul_epilogue", "fft", "batch_norm_inference",
-        "batched_dense_solve",
+        "batched_dense_solve", "log_mel", "log_mel_backward",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",

@@ -141,6 +141,7 @@ NOT_COMPARED: dict[str, str] = {
     "mir.conjugate": "complex<f32> operands: no policy casts complex values",
     "mir.complex_norm_sq": "complex<f32> operands: no policy casts complex values",
     "mir.fft": "torch.fft takes complex tensors; RLX's interleaved real layout has no torch op",
+    "mir.log_mel": "no torch op (Whisper composes matmul, clamp and log10)",
 }
 """MIR ops the test does not run in torch, and why. Besides these, three families are not
 compared: backward ops (autocast covers the forward pass; backward kernels run in the dtypes

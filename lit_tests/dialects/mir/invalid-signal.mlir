@@ -61,3 +61,43 @@ func.func @fft_unknown_norm(%x: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>
   %0 = mir.fft %x norm = sideways : (tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
   func.return %0 : tensor<4xcomplex<f32>>
 }
+
+// -----
+
+func.func @log_mel_bins(%s: tensor<3x5xf32>, %w: tensor<6x4xf32>) -> tensor<3x4xf32> {
+  // expected-error@+1 {{'mir.log_mel' spectrum has 5 frequency bins but the filters have 6}}
+  %0 = mir.log_mel %s, %w eps = 1.000000e-10 : (tensor<3x5xf32>, tensor<6x4xf32>) -> tensor<3x4xf32>
+  func.return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @log_mel_eps(%s: tensor<3x5xf32>, %w: tensor<5x4xf32>) -> tensor<3x4xf32> {
+  // expected-error@+1 {{'mir.log_mel' eps must be positive, got 0.0}}
+  %0 = mir.log_mel %s, %w eps = 0.000000e+00 : (tensor<3x5xf32>, tensor<5x4xf32>) -> tensor<3x4xf32>
+  func.return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @log_mel_filters_rank(%s: tensor<3x5xf32>, %w: tensor<5xf32>) -> tensor<3xf32> {
+  // expected-error@+1 {{'mir.log_mel' filters must have rank 2, got [5]}}
+  %0 = mir.log_mel %s, %w eps = 1.000000e-10 : (tensor<3x5xf32>, tensor<5xf32>) -> tensor<3xf32>
+  func.return %0 : tensor<3xf32>
+}
+
+// -----
+
+func.func @log_mel_filters_dtype(%s: tensor<3x5xf32>, %w: tensor<5x4xf16>) -> tensor<3x4xf32> {
+  // expected-error@+1 {{'mir.log_mel' filters element type f16 differs from the spectrum's f32}}
+  %0 = mir.log_mel %s, %w eps = 1.000000e-10 : (tensor<3x5xf32>, tensor<5x4xf16>) -> tensor<3x4xf32>
+  func.return %0 : tensor<3x4xf32>
+}
+
+// -----
+
+func.func @log_mel_backward_dy(%s: tensor<3x5xf32>, %w: tensor<5x4xf32>, %g: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  // expected-error@+1 {{'mir.log_mel_backward' dy shape [3, 5] differs from the log-mel shape [3, 4]}}
+  %0 = mir.log_mel_backward %s, %w, %g eps = 1.000000e-10 : (tensor<3x5xf32>, tensor<5x4xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  func.return %0 : tensor<3x5xf32>
+}

@@ -31,3 +31,17 @@ func.func @fft(%z: tensor<3x4xcomplex<f32>>, %x: tensor<3x8xf32>) -> (tensor<3x4
   %1 = mir.fft %x inverse norm = ortho : (tensor<3x8xf32>) -> tensor<3x8xf32>
   func.return %0, %1 : tensor<3x4xcomplex<f32>>, tensor<3x8xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @log_mel
+// GENERIC-LABEL: "func.func"() <{sym_name = "log_mel"
+func.func @log_mel(%s: tensor<?x201xf32>, %w: tensor<201x80xf32>, %g: tensor<?x80xf32>) -> (tensor<?x80xf32>, tensor<?x201xf32>) {
+  // CHECK-NEXT: %0 = mir.log_mel %s, %w eps = 1.000000e-10 : (tensor<?x201xf32>, tensor<201x80xf32>) -> tensor<?x80xf32>
+  // GENERIC: "mir.log_mel"(%s, %w) <{eps = 1.000000e-10 : f32}> : (tensor<?x201xf32>, tensor<201x80xf32>) -> tensor<?x80xf32>
+  %0 = mir.log_mel %s, %w eps = 1.000000e-10 : (tensor<?x201xf32>, tensor<201x80xf32>) -> tensor<?x80xf32>
+  // CHECK-NEXT: %1 = mir.log_mel_backward %s, %w, %g eps = 1.000000e-10 : (tensor<?x201xf32>, tensor<201x80xf32>, tensor<?x80xf32>) -> tensor<?x201xf32>
+  // GENERIC: "mir.log_mel_backward"(%s, %w, %g) <{eps = 1.000000e-10 : f32}> : (tensor<?x201xf32>, tensor<201x80xf32>, tensor<?x80xf32>) -> tensor<?x201xf32>
+  %1 = mir.log_mel_backward %s, %w, %g eps = 1.000000e-10 : (tensor<?x201xf32>, tensor<201x80xf32>, tensor<?x80xf32>) -> tensor<?x201xf32>
+  func.return %0, %1 : tensor<?x80xf32>, tensor<?x201xf32>
+}

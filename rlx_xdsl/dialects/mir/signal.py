@@ -1,4 +1,4 @@
-"""MIR complex-value and signal ops: conjugate, complex_norm_sq (+backward), fft.
+"""MIR complex-value and signal ops: conjugate, complex_norm_sq (+backward), fft, log_mel (+backward).
 
 Complex values are `complex<f32>` tensors. `mir.fft` also reads RLX's real
 layout: a floating-point tensor whose last axis holds `2N` reals, `N` complex
@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import ComplexType, TensorType, UnitAttr, f32
+from xdsl.dialects.builtin import ComplexType, Float32Type, FloatAttr, TensorType, UnitAttr, f32
 from xdsl.dialects.utils import EnumAttribute
 from xdsl.ir import Attribute, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
@@ -29,7 +29,16 @@ from xdsl.traits import Pure
 from xdsl.utils.str_enum import StrEnum
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, require, tensor_type
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    require,
+    require_float,
+    require_min_rank,
+    require_rank,
+    require_same_element_type,
+    tensor_type,
+)
 from rlx_xdsl.dialects.mir.reduction import unit_flag
 from rlx_xdsl.dialects.traits import COMPUTE, ELEMENTWISE
 from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_shape
@@ -183,5 +192,85 @@ class FftOp(RlxOperation):
         return [x]
 
 
-OPS = [ConjugateOp, ComplexNormSqOp, ComplexNormSqBackwardOp, FftOp]
+class LogMelOperation(RlxOperation):
+    """What log_mel and its backward share: the `eps` check and the `[..., F] @ [F, M]` shapes."""
+
+    def check_attributes(self) -> None:
+        eps = self.eps.value.data
+        require(eps > 0, self, lambda: f"eps must be positive, got {eps}")
+
+    def mel_shape(self) -> list[int]:
+        """`spectrum[..., F] @ filters[F, M]`'s shape `[..., M]` (after checking both)."""
+        spectrum, filters = tensor_type(self.spectrum), tensor_type(self.filters)
+        require_float(self, spectrum, "spectrum")
+        require_same_element_type(
+            self, spectrum, {"filters": filters}, "{what} element type {actual} differs from the spectrum's {expected}"
+        )
+        require_min_rank(self, spectrum, 1, "spectrum")
+        require_rank(self, filters, 2, "filters")
+        bins, (f_bins, mels) = spectrum.get_shape()[-1], filters.get_shape()
+        require(
+            dims_match(bins, f_bins),
+            self,
+            lambda: f"spectrum has {bins} frequency bins but the filters have {f_bins}",
+        )
+        return [*spectrum.get_shape()[:-1], mels]
+
+
+@irdl_op_definition
+class LogMelOp(LogMelOperation):
+    """`log10(max(spectrum @ filters, eps))` (`LogMel`): Whisper's log-mel step.
+
+    `spectrum[..., F]` holds power spectra (frames by frequency bins) and
+    `filters[F, M]` a mel filterbank; values below `eps` (Whisper: 1e-10) are clamped
+    before the base-10 log. Whisper's later steps (the 8-decade floor, `(x + 4) / 4`)
+    are ordinary MIR ops. Its precision class is compute (RLX's fallback).
+    """
+
+    name = "mir.log_mel"
+    spectrum = operand_def(TensorType)
+    filters = operand_def(TensorType)
+    result = result_def(TensorType)
+    eps = prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$spectrum `,` $filters `eps` `=` $eps " + FUNCTIONAL
+
+    def __init__(self, spectrum: SSAValue, filters: SSAValue, *, eps: float = 1e-10):
+        super().__init__(operands=[spectrum, filters], properties={"eps": FloatAttr(eps, f32)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        return [TensorType(tensor_type(self.spectrum).element_type, self.mel_shape())]
+
+
+@irdl_op_definition
+class LogMelBackwardOp(LogMelOperation):
+    """d spectrum of `log_mel` (`LogMelBackward`): `(g * [m >= eps] / (m ln 10)) @ filters^T`
+    with `m = spectrum @ filters`; the clamped entries pass no gradient."""
+
+    name = "mir.log_mel_backward"
+    spectrum = operand_def(TensorType)
+    filters = operand_def(TensorType)
+    dy = operand_def(TensorType)
+    result = result_def(TensorType)
+    eps = prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$spectrum `,` $filters `,` $dy `eps` `=` $eps " + FUNCTIONAL
+
+    def __init__(self, spectrum: SSAValue, filters: SSAValue, dy: SSAValue, *, eps: float = 1e-10):
+        super().__init__(operands=[spectrum, filters, dy], properties={"eps": FloatAttr(eps, f32)})
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        mel = self.mel_shape()
+        spectrum, dy = tensor_type(self.spectrum), tensor_type(self.dy)
+        require_same_element_type(self, spectrum, {"dy": dy}, "{what} element type {actual} differs from the spectrum's {expected}")
+        shape = dy.get_shape()
+        require(
+            len(shape) == len(mel) and all(map(dims_match, shape, mel)),
+            self,
+            lambda: f"dy shape {fmt_shape(shape)} differs from the log-mel shape {fmt_shape(mel)}",
+        )
+        return [spectrum]
+
+
+OPS = [ConjugateOp, ComplexNormSqOp, ComplexNormSqBackwardOp, FftOp, LogMelOp, LogMelBackwardOp]
 ATTRIBUTES: list[type] = [FftNormAttr]

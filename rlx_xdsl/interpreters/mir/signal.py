@@ -1,4 +1,5 @@
-"""numpy semantics of MIR complex and signal ops: conjugate, complex_norm_sq (+backward), fft.
+"""numpy semantics of MIR complex and signal ops: conjugate, complex_norm_sq (+backward), fft,
+log_mel (+backward; products and logs in the accumulation dtype, f32 for halves).
 
 Transforms are computed in complex128 (numpy.fft's own precision) and rounded once
 to the result dtype; the real layout is viewed as complex pairs and back.
@@ -9,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.dialects.mir import signal
-from rlx_xdsl.interpreters.common import result_dtype
+from rlx_xdsl.interpreters.common import result_dtype, widened
 from rlx_xdsl.numerics import convert
 
 
@@ -46,9 +47,24 @@ def run_fft(op: signal.FftOp, x) -> tuple[np.ndarray]:
     return (convert(out, result_dtype(op)),)
 
 
+def run_log_mel(op: signal.LogMelOp, spectrum, filters) -> tuple[np.ndarray]:
+    mel = widened(spectrum) @ widened(filters)
+    return (convert(np.log10(np.maximum(mel, mel.dtype.type(op.eps.value.data))), result_dtype(op)),)
+
+
+def run_log_mel_backward(op: signal.LogMelBackwardOp, spectrum, filters, dy) -> tuple[np.ndarray]:
+    w = widened(filters)
+    mel = widened(spectrum) @ w
+    kept = mel >= mel.dtype.type(op.eps.value.data)
+    inner = np.where(kept, widened(dy) / (np.where(kept, mel, 1) * np.log(mel.dtype.type(10))), 0)
+    return (convert(inner @ w.T, result_dtype(op)),)
+
+
 KERNELS = {
     signal.ConjugateOp: run_conjugate,
     signal.ComplexNormSqOp: run_complex_norm_sq,
     signal.ComplexNormSqBackwardOp: run_complex_norm_sq_backward,
     signal.FftOp: run_fft,
+    signal.LogMelOp: run_log_mel,
+    signal.LogMelBackwardOp: run_log_mel_backward,
 }

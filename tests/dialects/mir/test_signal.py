@@ -147,3 +147,75 @@ def test_fft_rule_matches_jax_on_the_real_layout(inverse, norm):
         b.output(seeded_loss(b, b.fft(b.param("x", x.shape), inverse=inverse, norm=norm)))
 
     grad_vs_jax(build, [x, RNG.standard_normal(x.shape).astype(np.float32)])
+
+
+# --- log_mel: Whisper's front end -------------------------------------------------------
+
+N_FFT, HOP, N_MELS, RATE = 64, 16, 8, 4000
+
+
+def mel_filters(n_fft=N_FFT, n_mels=N_MELS, rate=RATE):
+    """Triangular HTK mel filters `[n_fft // 2 + 1, n_mels]`, written out for the test."""
+    mel = lambda f: 2595 * np.log10(1 + f / 700)  # noqa: E731
+    hz = lambda m: 700 * (10 ** (m / 2595) - 1)  # noqa: E731
+    edges = hz(np.linspace(mel(0), mel(rate / 2), n_mels + 2))
+    freqs = np.linspace(0, rate / 2, n_fft // 2 + 1)
+    rising = (freqs[:, None] - edges[None, :-2]) / (edges[1:-1] - edges[:-2])
+    falling = (edges[None, 2:] - freqs[:, None]) / (edges[2:] - edges[1:-1])
+    return np.maximum(0, np.minimum(rising, falling)).astype(np.float32)
+
+
+def chirp(n=512, rate=RATE):
+    t = np.arange(n) / rate
+    return np.sin(2 * np.pi * (100 + 800 * t) * t).astype(np.float32)
+
+
+def whisper_log_mel(audio, filters):
+    """Whisper's `log_mel_spectrogram` formula (torch.stft, |.|^2, clamp, log10, floor, scale)."""
+    import torch
+
+    window = torch.hann_window(N_FFT)
+    stft = torch.stft(torch.from_numpy(audio), N_FFT, HOP, window=window, center=False, return_complex=True)
+    magnitudes = stft.abs() ** 2
+    mel_spec = torch.from_numpy(filters.T) @ magnitudes
+    log_spec = torch.clamp(mel_spec, min=1e-10).log10()
+    log_spec = torch.maximum(log_spec, log_spec.max() - 8.0)
+    return ((log_spec + 4.0) / 4.0).numpy().T  # frames by mel bins
+
+
+def test_an_audio_front_end_of_mir_ops_matches_whispers_formula():
+    """Framed, windowed audio -> fft -> |.|^2 -> log_mel -> Whisper's floor and scale."""
+    audio, filters = chirp(), mel_filters()
+    starts = range(0, len(audio) - N_FFT + 1, HOP)
+    window = np.hanning(N_FFT + 1)[:-1].astype(np.float32)  # periodic Hann, as torch's
+    frames = np.stack([audio[s : s + N_FFT] * window for s in starts])
+    b = GraphBuilder("f")
+    x, w = b.input("frames", frames.shape), b.input("filters", filters.shape)
+    spectrum = b.fft(b.cast(x, "complex<f32>"))
+    power = b.complex_norm_sq(b.narrow(spectrum, axis=1, start=0, len=N_FFT // 2 + 1))
+    log_spec = b.log_mel(power, w)
+    floor = b.sub(b.reduce(log_spec, kind="max", axes=[0, 1]), b.constant(np.float32(8)))
+    scaled = b.div(b.add(b.max(log_spec, floor), b.constant(np.float32(4))), b.constant(np.float32(4)))
+    b.output(scaled)
+    (out,) = run_function(b.module(), "f", [frames, filters])
+    np.testing.assert_allclose(out, whisper_log_mel(audio, filters), rtol=1e-4, atol=1e-4)
+
+
+def test_log_mel_clamps_silence_to_eps():
+    spectrum = np.zeros((2, 3), np.float32)
+    spectrum[1] = [1, 2, 3]
+    out = run_op("log_mel", [spectrum, np.ones((3, 2), np.float32)], eps=1e-3)
+    np.testing.assert_allclose(out, [[-3, -3], [np.log10(6)] * 2], rtol=1e-6)
+
+
+def test_log_mel_rule_matches_jax_for_spectrum_and_filters():
+    """Some mel energies fall below eps (no gradient there), the rest do not. The spectrum's
+    gradient is `log_mel_backward`'s kernel, so this checks it against JAX too."""
+    spectrum = RNG.random((2, 3, 5)).astype(np.float32)
+    spectrum[0, 1] = 0
+    filters = RNG.random((5, 4)).astype(np.float32)
+
+    def build(b):
+        b.output(seeded_loss(b, b.log_mel(b.param("s", spectrum.shape), b.param("w", filters.shape), eps=1e-3)))
+
+    grad_vs_jax(build, [spectrum, filters, RNG.standard_normal((2, 3, 4)).astype(np.float32)])

@@ -1,4 +1,4 @@
-"""VJP rules of conjugate, complex_norm_sq (+backward) and fft, in JAX's convention.
+"""VJP rules of conjugate, complex_norm_sq (+backward), fft and log_mel, in JAX's convention.
 
 A complex cotangent is pulled back by the *transpose* of the derivative (what
 `jax.vjp` returns), not by its conjugate transpose as RLX does: a holomorphic op
@@ -8,10 +8,14 @@ operand of a complex op gets the real part (`unbroadcast`'s cast does that).
 
 from __future__ import annotations
 
+import math
+
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
 from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqBackwardOp,
+    LogMelBackwardOp,
+    LogMelOp,
     ComplexNormSqOp,
     ConjugateOp,
     FftNorm,
@@ -56,3 +60,24 @@ def fft(e: Emitter, op: FftOp, cotangents: Cotangents) -> Gradients:
     if is_complex(tensor_type(op.input)):
         return [e.mir.fft(g, inverse=op.is_inverse, norm=op.norm_kind)]
     return [e.mir.fft(g, inverse=not op.is_inverse, norm=ADJOINT_NORM[op.norm_kind])]
+
+
+@VJP_RULES.register(LogMelOp)
+def log_mel(e: Emitter, op: LogMelOp, cotangents: Cotangents) -> Gradients:
+    """`log_mel_backward` for the spectrum (RLX's rule); for the filters (RLX gives none)
+    `spectrum^T @ inner` summed over the frames, `inner = g [m >= eps] / (max(m, eps) ln 10)`."""
+    (g,) = cotangents
+    eps = op.eps.value.data
+
+    def d_filters():
+        mel = e.mir.matmul(op.spectrum, op.filters)
+        kept = e.mir.where(e.mir.compare(mel, scalar(e, eps, mel), "ge"), g, scalar(e, 0, g))
+        denominator = e.mir.mul(e.mir.max(mel, scalar(e, eps, mel)), scalar(e, math.log(10), mel))
+        leading = list(range(tensor_type(op.spectrum).get_num_dims() - 1))
+        inner = e.mir.div(kept, denominator)
+        return e.mir.dot_general(op.spectrum, inner, lhs_contracting=leading, rhs_contracting=leading)
+
+    return [lambda: e.mir.log_mel_backward(op.spectrum, op.filters, g, eps=eps), d_filters]
+
+
+PENDING = {LogMelBackwardOp: "a second-order log-mel gradient: no rule yet (RLX has none either)"}

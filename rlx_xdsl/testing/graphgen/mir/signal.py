@@ -17,10 +17,12 @@ from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqOp,
     ConjugateOp,
     FftOp,
+    LogMelBackwardOp,
+    LogMelOp,
 )
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
-from rlx_xdsl.testing.graphgen.state import GraphState
+from rlx_xdsl.testing.graphgen.state import MAX_DIM, GraphState
 from rlx_xdsl.testing.graphgen.values import element_type, float_min_rank, shape_of
 
 
@@ -59,3 +61,19 @@ def fft(s: GraphState, op: OpClass) -> None:
         shape = s.shape(1)
         x = s.operand((*shape[:-1], 2 * shape[-1]))
     s.emit(op, x, inverse=s.flag(), norm=s.choice(["backward", "forward", "ortho"]))
+
+
+@RECIPES.register(LogMelOp, LogMelBackwardOp)
+def log_mel(s: GraphState, op: OpClass) -> None:
+    """Frames `[..., F]` from the pool or new, filters `[F, M]` (usually a parameter);
+    negative mel energies are clamped to eps like silence."""
+    spectrum = s.pick(float_min_rank(1)) or s.operand(s.shape(1))
+    *frames, bins = shape_of(spectrum)
+    et = element_type(spectrum)
+    filters = s.operand((bins, s.integer(1, MAX_DIM)), et, param=s.flag())
+    eps = s.choice([1e-10, 1e-3])
+    if op is LogMelOp:
+        s.emit(op, spectrum, filters, eps=eps)
+    else:
+        dy = s.operand((*frames, shape_of(filters)[1]), et)
+        s.emit(op, spectrum, filters, dy, eps=eps)
