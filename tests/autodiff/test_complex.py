@@ -47,14 +47,16 @@ def real_sum(b: GraphBuilder, y):
 
 
 def test_complex_arithmetic_matmul_and_sum_match_jax():
-    """mul, div, add, sub, matmul and reduce-sum on complex<f32>, with a real operand mixed in."""
+    """mul, div, add, sub, matmul, reduce sum and mean, and the shape ops on complex<f32>,
+    with a real operand mixed in."""
     b = GraphBuilder("f")
     a, m, w = b.param("a", [2, 3], C64), b.param("m", [3, 2], C64), b.param("w", [2], "f32")
     c = b.input("c", [2, 2], C64)
     y = b.div(b.mul(a, a), b.add(a, b.constant(np.complex64(3 + 1j), C64)))
     y = b.sub(b.matmul(y, m), b.mul(c, w))  # w real: its gradient is the real part
     y = b.reduce(b.mul(y, c), kind="sum", axes=[1])
-    b.output(real_sum(b, y))
+    y = b.concat(b.transpose(b.reshape(y, new_shape=[1, 2]), perm=[1, 0]), b.expand(b.narrow(a, axis=1, start=0, len=1), target_shape=[2, 1]), axis=0)
+    b.output(real_sum(b, b.reduce(y, kind="mean", axes=[0])))
     compare_with_jax(b.module(), [crand(2, 3), crand(3, 2), RNG.standard_normal(2).astype(np.float32), crand(2, 2)])
 
 
@@ -79,4 +81,23 @@ def test_a_complex_loss_is_refused_with_a_located_error():
     z = b.param("z", [2], C64)
     b.output(b.conjugate(z))
     with pytest.raises(OpError, match="loss .* must be a floating-point tensor, got tensor<2xcomplex<f32>>"):
+        build_gradient(b.module(), "f")
+
+
+@pytest.mark.parametrize(
+    ("build", "op"),
+    [
+        (lambda b, z: b.reduce(z, kind="prod", axes=[0]), "mir.reduce"),
+        (lambda b, z: b.abs(z), "mir.abs"),
+        (lambda b, z: b.max(z, z), "mir.max"),
+    ],
+)
+def test_a_rule_not_known_to_hold_for_complex_values_is_a_located_error(build, op):
+    """Rules written for real values are refused on complex ones, never silently wrong."""
+    from rlx_xdsl.diagnostics import OpError
+
+    b = GraphBuilder("f")
+    y = build(b, b.param("z", [2, 2], C64))
+    b.output(real_sum(b, y))
+    with pytest.raises(OpError, match=f"no complex VJP rule for '{op}': its rule holds for real values only"):
         build_gradient(b.module(), "f")

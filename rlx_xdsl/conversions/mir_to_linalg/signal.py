@@ -28,7 +28,7 @@ NO_LOWERING = (signal.ConjugateOp, signal.ComplexNormSqOp, signal.ComplexNormSqB
 def no_lowering(lw: Lowering, op: signal.FftOp) -> Sequence[SSAValue]:
     raise LoweringError(
         "no lowering to linalg: complex<f32> values and Fourier transforms have no upstream "
-        "linalg form here (run it with rlx-run)"
+        "linalg form here (the interpreter, rlx-run's default backend, runs it)"
     )
 
 

@@ -13,7 +13,7 @@ from rlx_xdsl.autodiff.emit import (
     transpose_last_two,
     unbroadcast,
 )
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.emitter import Emitter
@@ -103,6 +103,9 @@ def _contract_back(
     if perm != list(range(rank)):
         result = e.mir.transpose(result, perm=perm)
     return result
+
+
+COMPLEX_RULES.add(MatmulOp, always)  # bilinear: transposes, no conjugates (JAX)
 
 
 @VJP_RULES.register(DotGeneralOp)

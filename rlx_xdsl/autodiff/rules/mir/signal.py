@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always
 from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqBackwardOp,
     LogMelBackwardOp,
@@ -79,5 +79,7 @@ def log_mel(e: Emitter, op: LogMelOp, cotangents: Cotangents) -> Gradients:
 
     return [lambda: e.mir.log_mel_backward(op.spectrum, op.filters, g, eps=eps), d_filters]
 
+
+COMPLEX_RULES.register(ConjugateOp, ComplexNormSqOp, ComplexNormSqBackwardOp, FftOp)(always)
 
 PENDING = {LogMelBackwardOp: "a second-order log-mel gradient: no rule yet (RLX has none either)"}
