@@ -330,7 +330,8 @@ def _norm_cases() -> list[OpCase]:
 
 
 def _signal_cases() -> list[OpCase]:
-    """log_mel on power spectra (non-negative, some clamped by eps); the complex ops have no lowering."""
+    """fft on the real layout; log_mel on power spectra (non-negative, some clamped by eps).
+    The complex ops have no lowering."""
 
     def spectra(rng: np.random.Generator) -> list[np.ndarray]:
         power = rng.random((2, 3, 6)).astype(np.float32)
@@ -342,6 +343,12 @@ def _signal_cases() -> list[OpCase]:
         return [*spectra(rng), rng.standard_normal((2, 3, 4)).astype(np.float32)]
 
     return [
+        OpCase("fft_real_layout", "mir.fft %0 norm = backward : (tensor<2x3x16xf32>) -> tensor<2x3x16xf32>",
+               approximate=True),
+        OpCase("fft_real_layout_inverse_ortho_f64", "mir.fft %0 inverse norm = ortho : (tensor<4x10xf64>) -> tensor<4x10xf64>",
+               approximate=True),
+        OpCase("fft_real_layout_forward_bf16", "mir.fft %0 norm = forward : (tensor<2x8xbf16>) -> tensor<2x8xbf16>",
+               approximate=True),
         OpCase("log_mel", "mir.log_mel %0, %1 eps = 1.000000e-10 "
                ": (tensor<2x3x6xf32>, tensor<6x4xf32>) -> tensor<2x3x4xf32>", approximate=True, inputs=spectra),
         OpCase("log_mel_backward", "mir.log_mel_backward %0, %1, %2 eps = 1.000000e-10 "

@@ -2,11 +2,18 @@
 // RUN: rlx-opt %s --split-input-file --verify-diagnostics -p rlx-convert-mir-to-linalg
 // RUN: not rlx-opt %s -p rlx-convert-mir-to-linalg 2>&1 | filecheck %s
 
-// CHECK: invalid-signal.mlir:[[# @LINE + 3]]:3: error: cannot lower 'mir.fft': no lowering to linalg
+// CHECK: invalid-signal.mlir:[[# @LINE + 3]]:3: error: cannot lower 'mir.fft': no lowering to linalg: the lowered IR has no complex<f32> values
 // CHECK-NOT: func.func
-func.func @fft_real_layout(%x: tensor<2x8xf32>) -> tensor<2x8xf32> {
-  %0 = mir.fft %x norm = ortho : (tensor<2x8xf32>) -> tensor<2x8xf32> // expected-error {{cannot lower 'mir.fft': no lowering to linalg: complex<f32> values and Fourier transforms have no upstream linalg form here (the interpreter, rlx-run's default backend, runs it)}}
-  func.return %0 : tensor<2x8xf32>
+func.func @fft_complex(%z: tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>> {
+  %0 = mir.fft %z norm = ortho : (tensor<2x4xcomplex<f32>>) -> tensor<2x4xcomplex<f32>> // expected-error {{cannot lower 'mir.fft': no lowering to linalg: the lowered IR has no complex<f32> values (the interpreter, rlx-run's default backend, runs it)}}
+  func.return %0 : tensor<2x4xcomplex<f32>>
+}
+
+// -----
+
+func.func @fft_dynamic_length(%x: tensor<2x?xf32>) -> tensor<2x?xf32> {
+  %0 = mir.fft %x norm = backward : (tensor<2x?xf32>) -> tensor<2x?xf32> // expected-error {{cannot lower 'mir.fft': fft on the real layout needs a static last dim (the DFT matrix is a constant)}}
+  func.return %0 : tensor<2x?xf32>
 }
 
 // -----

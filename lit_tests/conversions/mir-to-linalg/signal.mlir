@@ -24,3 +24,15 @@ func.func @log_mel_backward(%s: tensor<3x5xf32>, %w: tensor<5x4xf32>, %g: tensor
   %0 = mir.log_mel_backward %s, %w, %g eps = 1.000000e-10 : (tensor<3x5xf32>, tensor<5x4xf32>, tensor<3x4xf32>) -> tensor<3x5xf32>
   func.return %0 : tensor<3x5xf32>
 }
+
+// -----
+
+// fft on the real layout: a constant DFT matrix [2N, 2N] and one contraction over its columns.
+// CHECK-LABEL: func.func @fft_real_layout
+// CHECK:         arith.constant dense<{{.*}}> : tensor<8x8xf32>
+// CHECK:         iterator_types = ["parallel", "parallel", "reduction"]} ins(%x, %{{.*}} : tensor<3x8xf32>, tensor<8x8xf32>)
+// CHECK-NOT:     mir.
+func.func @fft_real_layout(%x: tensor<3x8xf32>) -> tensor<3x8xf32> {
+  %0 = mir.fft %x inverse norm = ortho : (tensor<3x8xf32>) -> tensor<3x8xf32>
+  func.return %0 : tensor<3x8xf32>
+}

@@ -219,3 +219,14 @@ def test_log_mel_rule_matches_jax_for_spectrum_and_filters():
         b.output(seeded_loss(b, b.log_mel(b.param("s", spectrum.shape), b.param("w", filters.shape), eps=1e-3)))
 
     grad_vs_jax(build, [spectrum, filters, RNG.standard_normal((2, 3, 4)).astype(np.float32)])
+
+
+@pytest.mark.parametrize("norm", list(signal.FftNorm))
+@pytest.mark.parametrize("inverse", [False, True])
+def test_the_lowering_dft_matrix_is_numpy_fft_on_the_real_layout(inverse, norm):
+    from rlx_xdsl.conversions.mir_to_linalg.signal import dft_matrix
+
+    z = Z.astype(np.complex128)
+    expected = interleave((np.fft.ifft if inverse else np.fft.fft)(z, norm=str(norm)))
+    got = interleave(z) @ dft_matrix(z.shape[-1], inverse, norm).T
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
