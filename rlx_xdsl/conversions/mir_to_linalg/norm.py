@@ -145,8 +145,8 @@ def lower_batch_norm_inference(lw: Lowering, op: norm.BatchNormInferenceOp) -> S
     channel = loops(rank, [1])
     eps = op.eps.value.data
 
-    def body(s: Scalars, x: SSAValue, gamma: SSAValue, beta: SSAValue, mean: SSAValue, var: SSAValue, _) -> SSAValue:
-        x, gamma, beta, mean, var = (s.cast(v, dt, acc) for v in (x, gamma, beta, mean, var))
+    def body(s: Scalars, *elements: SSAValue) -> SSAValue:
+        x, gamma, beta, mean, var = (s.cast(v, dt, acc) for v in elements[:5])
         scale = s.sqrt(s.add(var, s.constant(eps, acc), acc))
         normalised = s.div(s.sub(x, mean, acc), scale, acc)
         return s.cast(s.add(s.mul(normalised, gamma, acc), beta, acc), acc, dt)

@@ -217,7 +217,11 @@ class BatchedDenseSolveOp(RlxOperation):
             self,
             lambda: f"rhs has batch {fmt_dim(b_batch)} but the matrix has {fmt_dim(batch)}",
         )
-        require(dims_match(n, size), self, lambda: f"rhs has {fmt_dim(n)} rows but the matrices have {fmt_dim(size)}")
+        require(
+            dims_match(n, size),
+            self,
+            lambda: f"rhs has {fmt_dim(n)} rows but the matrices have {fmt_dim(size)}",
+        )
         shape = [refine_dim(b_batch, batch), refine_dim(n, size), *k]
         return [tensor(dtypes.promote(a.element_type, b.element_type), shape)]
 

@@ -192,6 +192,9 @@ class FftOp(RlxOperation):
         return [x]
 
 
+SPECTRUM_DTYPE = "{what} element type {actual} differs from the spectrum's {expected}"
+
+
 class LogMelOperation(RlxOperation):
     """What log_mel and its backward share: the `eps` check and the `[..., F] @ [F, M]` shapes."""
 
@@ -203,9 +206,7 @@ class LogMelOperation(RlxOperation):
         """`spectrum[..., F] @ filters[F, M]`'s shape `[..., M]` (after checking both)."""
         spectrum, filters = tensor_type(self.spectrum), tensor_type(self.filters)
         require_float(self, spectrum, "spectrum")
-        require_same_element_type(
-            self, spectrum, {"filters": filters}, "{what} element type {actual} differs from the spectrum's {expected}"
-        )
+        require_same_element_type(self, spectrum, {"filters": filters}, SPECTRUM_DTYPE)
         require_min_rank(self, spectrum, 1, "spectrum")
         require_rank(self, filters, 2, "filters")
         bins, (f_bins, mels) = spectrum.get_shape()[-1], filters.get_shape()
@@ -262,7 +263,7 @@ class LogMelBackwardOp(LogMelOperation):
     def infer_result_types(self) -> Sequence[Attribute]:
         mel = self.mel_shape()
         spectrum, dy = tensor_type(self.spectrum), tensor_type(self.dy)
-        require_same_element_type(self, spectrum, {"dy": dy}, "{what} element type {actual} differs from the spectrum's {expected}")
+        require_same_element_type(self, spectrum, {"dy": dy}, SPECTRUM_DTYPE)
         shape = dy.get_shape()
         require(
             len(shape) == len(mel) and all(map(dims_match, shape, mel)),

@@ -168,8 +168,9 @@ def batched_dense_solve(e: Emitter, op: BatchedDenseSolveOp, cotangents: Cotange
 
     def d_matrix() -> SSAValue:
         outer = e.mir.dot_general(
-            d_rhs, op.result, lhs_contracting=contracting, rhs_contracting=contracting, lhs_batch=[0], rhs_batch=[0]
-        )
+            d_rhs, op.result, lhs_contracting=contracting, rhs_contracting=contracting,
+            lhs_batch=[0], rhs_batch=[0],
+        )  # fmt: skip
         return cast_to(e, e.mir.neg(outer), element_type(op.matrix))
 
     return [d_matrix, lambda: cast_to(e, d_rhs, element_type(op.rhs))]
