@@ -121,7 +121,7 @@ def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         if x.dtype.kind == "b":
             x = x.astype(np.uint8)
         if dtype.kind == "c":  # complex<f32>: the real part rounds as an f32 would
-            return (x if x.dtype in (F32, F64) else convert(x, F32)).astype(dtype)
+            return (x if x.dtype.kind == "c" or x.dtype in (F32, F64) else convert(x, F32)).astype(dtype)
         if dtype == BF16:
             return _to_bf16(x)
         if dtype.kind in "iu":

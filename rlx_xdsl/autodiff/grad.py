@@ -40,6 +40,7 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import (
     ArrayAttr,
+    ComplexType,
     DictionaryAttr,
     ModuleOp,
     StringAttr,
@@ -53,7 +54,7 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.registry import VJP_RULES, Unsupported, load_rules, no_gradient
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Unsupported, load_rules, no_gradient
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
@@ -86,9 +87,15 @@ class Mode(Enum):
     """Return zeros of its type (RLX's `TRAINING`: an optimiser step updates every parameter)."""
 
 
+def _is_complex(value: SSAValue) -> bool:
+    return isinstance(value.type, TensorType) and isinstance(value.type.element_type, ComplexType)
+
+
 def carries_gradient(value: SSAValue) -> bool:
-    """Only real floating-point tensors have gradients (integers and `i1` do not)."""
-    return isinstance(value.type, TensorType) and dtypes.is_float(value.type.element_type)
+    """Floating-point and complex tensors have gradients (integers and `i1` do not)."""
+    return isinstance(value.type, TensorType) and (
+        dtypes.is_float(value.type.element_type) or isinstance(value.type.element_type, ComplexType)
+    )
 
 
 # Which argument the user means -------------------------------------------------------
@@ -185,6 +192,12 @@ class ReverseSweep:
         rule = VJP_RULES.lookup(op)
         if rule is None:
             raise OpError(original, f"'rlx-grad' no VJP rule for '{op.name}'{_prepare_hint(op)}")
+        complex_rule = COMPLEX_RULES.lookup(op)
+        if self._touches_complex(op, cotangents) and not (complex_rule and complex_rule(op)):
+            raise OpError(
+                original,
+                f"'rlx-grad' no complex VJP rule for '{op.name}': its rule holds for real values only",
+            )
         try:
             gradients = rule(e, op, cotangents)
         except Unsupported as error:
@@ -197,6 +210,12 @@ class ReverseSweep:
                 f"for {len(op.operands)} operands",
             )
         return gradients
+
+    def _touches_complex(self, op: Operation, cotangents: Sequence[SSAValue | None]) -> bool:
+        """A complex cotangent reaches the op, or one of its complex operands needs a gradient."""
+        return any(c is not None and _is_complex(c) for c in cotangents) or any(
+            _is_complex(v) and v in self.active for v in op.operands
+        )
 
     def _check_type(self, op: Operation, index: int, gradient: SSAValue) -> None:
         expected = op.operands[index].type

@@ -56,6 +56,17 @@ VJP_RULES: OpRegistry[VjpRule] = OpRegistry("VJP rule")
 """How each op's cotangents flow back to its operands, keyed by op class."""
 
 
+COMPLEX_RULES: OpRegistry[Callable[[Operation], bool]] = OpRegistry("complex VJP rule")
+"""Ops whose VJP rule is right on complex<f32> values (JAX's convention), keyed by op class;
+the entry tells whether it holds for one instance (`always`, or e.g. only a reduce sum).
+`rlx-grad` refuses to pull a complex cotangent through any other rule, which was written and
+checked for real values: a located error, never a silently wrong gradient."""
+
+
+def always(op: Operation) -> bool:
+    return True
+
+
 class Unsupported(Exception):
     """A rule cannot differentiate this instance of its op; the message says why."""
 

@@ -41,6 +41,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    signal,
 )
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
@@ -72,7 +73,10 @@ def _with_op(fn: Callable) -> Formula:
 # Elementwise ------------------------------------------------------------------------------
 
 JAX_OPS.add(ew.ConstantOp, lambda op, **_: (jnp.asarray(np.array(dense_to_numpy(op.value))),))
-JAX_OPS.add(ew.CastOp, _one(lambda x: x))
+JAX_OPS.add(
+    ew.CastOp,
+    _with_op(lambda op, x: x if np.issubdtype(_dtype(op), np.complexfloating) else jnp.real(x)),  # complex to real: Re
+)
 JAX_OPS.add(ew.WhereOp, _one(lambda c, t, f: jnp.where(c.astype(bool), t, f)))
 _COMPARE = {
     "eq": jnp.equal,
@@ -96,6 +100,11 @@ for _op, _fn in {
 # Contraction and shape ---------------------------------------------------------------------
 
 JAX_OPS.add(contraction.MatmulOp, _one(jnp.matmul))
+JAX_OPS.add(contraction.DenseSolveOp, _one(jnp.linalg.solve))
+JAX_OPS.add(
+    contraction.BatchedDenseSolveOp,
+    _one(lambda a, b: jnp.linalg.solve(a, b[..., None])[..., 0] if b.ndim == 2 else jnp.linalg.solve(a, b)),
+)
 JAX_OPS.add(shape.ReshapeOp, _with_op(lambda op, x: jnp.reshape(x, tensor_type(op.result).get_shape())))
 JAX_OPS.add(shape.TransposeOp, _with_op(lambda op, x: jnp.transpose(x, op.perm.get_values())))
 JAX_OPS.add(
@@ -124,6 +133,38 @@ JAX_OPS.add(
     ),
 )
 JAX_OPS.add(reduction.SoftmaxOp, _with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)))
+
+
+def _batch_norm_inference(op: norm.BatchNormInferenceOp, x, gamma, beta, mean, var):
+    c = (-1,) + (1,) * (x.ndim - 2)
+    r = jax.lax.rsqrt(var.reshape(c) + op.eps.value.data)
+    return (x - mean.reshape(c)) * r * gamma.reshape(c) + beta.reshape(c)
+
+
+JAX_OPS.add(norm.BatchNormInferenceOp, _with_op(_batch_norm_inference))
+
+
+# Complex values and signal ops ---------------------------------------------------------------
+
+
+def _fft(op: signal.FftOp, x):
+    transform = jnp.fft.ifft if op.is_inverse else jnp.fft.fft
+    norm = str(op.norm_kind)
+    if jnp.iscomplexobj(x):
+        return transform(x, axis=-1, norm=norm)
+    pairs = x.reshape(*x.shape[:-1], -1, 2)
+    z = transform(pairs[..., 0] + 1j * pairs[..., 1], axis=-1, norm=norm)
+    return jnp.stack([jnp.real(z), jnp.imag(z)], axis=-1).reshape(x.shape)
+
+
+JAX_OPS.add(signal.ConjugateOp, _one(jnp.conj))
+JAX_OPS.add(signal.ComplexNormSqOp, _one(lambda z: jnp.real(z) ** 2 + jnp.imag(z) ** 2))
+JAX_OPS.add(signal.ComplexNormSqBackwardOp, _one(lambda z, g: 2 * g * jnp.conj(z)))
+JAX_OPS.add(signal.FftOp, _with_op(_fft))
+JAX_OPS.add(
+    signal.LogMelOp,
+    _with_op(lambda op, s, w: jnp.log10(jnp.maximum(jnp.matmul(s, w), op.eps.value.data))),
+)
 
 
 # Norms, attention, rope -----------------------------------------------------------------------

@@ -119,12 +119,12 @@ def of(*makers: Callable[[np.random.Generator], np.ndarray]) -> Inputs:
     return lambda rng: [make(rng) for make in makers]
 
 
-def solvable(n: int, *rhs: int, dtype=np.float32) -> Inputs:
-    """A diagonally dominant (well-conditioned) matrix and a right-hand side."""
+def solvable(n: int, *rhs: int, dtype=np.float32, batch: tuple[int, ...] = ()) -> Inputs:
+    """Diagonally dominant (well-conditioned) matrices (`batch` of them) and right-hand sides."""
 
     def make(rng: np.random.Generator) -> list[np.ndarray]:
-        a = rng.standard_normal((n, n)) + n * np.eye(n)
-        return [a.astype(dtype), rng.standard_normal((n, *rhs)).astype(dtype)]
+        a = rng.standard_normal((*batch, n, n)) + n * np.eye(n)
+        return [a.astype(dtype), rng.standard_normal((*batch, n, *rhs)).astype(dtype)]
 
     return make
 
@@ -252,6 +252,12 @@ def _contraction_cases() -> list[OpCase]:
                approximate=True, inputs=solvable(4, 2)),
         OpCase("dense_solve_vector_f64", "mir.dense_solve %0, %1 : (tensor<5x5xf64>, tensor<5xf64>) -> tensor<5xf64>",
                approximate=True, inputs=solvable(5, dtype=np.float64)),
+        OpCase("batched_dense_solve", "mir.batched_dense_solve %0, %1 "
+               ": (tensor<3x4x4xf32>, tensor<3x4x2xf32>) -> tensor<3x4x2xf32>",
+               approximate=True, inputs=solvable(4, 2, batch=(3,))),
+        OpCase("batched_dense_solve_vector_dynamic", "mir.batched_dense_solve %0, %1 "
+               ": (tensor<?x3x3xf32>, tensor<?x3xf32>) -> tensor<?x3xf32>",
+               approximate=True, inputs=solvable(3, batch=(2,))),
     ]  # fmt: skip
 
 
@@ -316,6 +322,38 @@ def _norm_cases() -> list[OpCase]:
                ": (tensor<2x8xf32>, tensor<8xf32>, tensor<8xf32>) -> tensor<2x8xf32>", approximate=True),
         OpCase("group_norm", "mir.group_norm %0, %1, %2 num_groups = 3 eps = 1.000000e-05 "
                ": (tensor<2x6x3x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x3x2xf32>", approximate=True),
+        OpCase("batch_norm_inference", "mir.batch_norm_inference %0, %1, %2, %3, %4 eps = 1.000000e-03 "
+               ": (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>",
+               approximate=True,
+               inputs=of(normal(2, 3, 4), normal(3), normal(3), normal(3), fixed(np.float32([0.5, 1.0, 2.0])))),
+    ]  # fmt: skip
+
+
+def _signal_cases() -> list[OpCase]:
+    """fft on the real layout; log_mel on power spectra (non-negative, some clamped by eps).
+    The complex ops have no lowering."""
+
+    def spectra(rng: np.random.Generator) -> list[np.ndarray]:
+        power = rng.random((2, 3, 6)).astype(np.float32)
+        power[0, 0] = 0  # a silent frame: every mel bin clamps to eps
+        filters = rng.random((6, 4)).astype(np.float32)
+        return [power, filters]
+
+    def with_dy(rng: np.random.Generator) -> list[np.ndarray]:
+        return [*spectra(rng), rng.standard_normal((2, 3, 4)).astype(np.float32)]
+
+    return [
+        OpCase("fft_real_layout", "mir.fft %0 norm = backward : (tensor<2x3x16xf32>) -> tensor<2x3x16xf32>",
+               approximate=True),
+        OpCase("fft_real_layout_inverse_ortho_f64", "mir.fft %0 inverse norm = ortho : (tensor<4x10xf64>) -> tensor<4x10xf64>",
+               approximate=True),
+        OpCase("fft_real_layout_forward_bf16", "mir.fft %0 norm = forward : (tensor<2x8xbf16>) -> tensor<2x8xbf16>",
+               approximate=True),
+        OpCase("log_mel", "mir.log_mel %0, %1 eps = 1.000000e-10 "
+               ": (tensor<2x3x6xf32>, tensor<6x4xf32>) -> tensor<2x3x4xf32>", approximate=True, inputs=spectra),
+        OpCase("log_mel_backward", "mir.log_mel_backward %0, %1, %2 eps = 1.000000e-10 "
+               ": (tensor<2x3x6xf32>, tensor<6x4xf32>, tensor<2x3x4xf32>) -> tensor<2x3x6xf32>",
+               approximate=True, inputs=with_dy),
     ]  # fmt: skip
 
 
@@ -634,6 +672,7 @@ def all_cases() -> list[OpCase]:
         *_indexing_cases(),
         *_reduction_cases(),
         *_norm_cases(),
+        *_signal_cases(),
         *_attention_cases(),
         *_conv_cases(),
         *_loss_cases(),

@@ -150,6 +150,9 @@ def contraction_cases():
     well_conditioned = rand(3, 3) + 4 * np.eye(3)
     yield case("dense_solve", well_conditioned, rand(3), id="vector")
     yield case("dense_solve", well_conditioned, rand(3, 2), id="matrix")
+    batch = np.stack([well_conditioned, well_conditioned.T + np.eye(3)])
+    yield case("batched_dense_solve", batch, rand(2, 3), id="vector")
+    yield case("batched_dense_solve", batch, rand(2, 3, 2), id="matrix")
 
 
 def shape_cases():
@@ -193,6 +196,19 @@ def norm_cases():
         yield case(op, rand(2, 3, 4), rand(3, 1), rand(4), id="axis1-broadcast-gamma", axis=1, eps=1e-3)
     yield case("group_norm", rand(2, 4, 3), rand(4), rand(4), num_groups=2, eps=1e-5)
     yield case("group_norm", rand(1, 6, 2, 2), rand(6), rand(6), id="spatial", num_groups=3, eps=1e-3)
+    yield case(
+        "batch_norm_inference", rand(2, 3, 2), rand(3), rand(3), rand(3), rand(3, low=0.5, high=1.5), eps=1e-3
+    )
+
+
+def signal_cases():
+    """Real operands only (central differences are real); the complex rules are checked
+    against `jax.vjp` in `tests/dialects/mir/test_signal.py` and `tests/autodiff/test_complex.py`."""
+    for inverse, norm in ((False, "backward"), (True, "ortho"), (True, "forward")):
+        yield case("fft", rand(2, 8), id=f"real-layout-{inverse}-{norm}", inverse=inverse, norm=norm)
+    spectrum = rand(2, 3, 5, low=0.1, high=1.0)
+    spectrum[0, 1] = 0  # a silent frame: clamped to eps
+    yield case("log_mel", spectrum, rand(5, 4, low=0.1, high=1.0), eps=1e-3)
 
 
 def attention_cases():
@@ -277,6 +293,7 @@ CASES = [
         indexing_cases,
         reduction_cases,
         norm_cases,
+        signal_cases,
         attention_cases,
         conv_cases,
         loss_cases,
@@ -298,11 +315,18 @@ STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "dequ
 """Ops whose rules are estimators, not derivatives: the fake quantisations (checked against
 PyTorch's fake-quantize autograd) and dequant_matmul (zero for its scales, as RLX; its x
 gradient is checked by central differences), in `tests/autodiff/test_quant.py`."""
+COMPLEX_OPS_TESTED_ELSEWHERE = {"conjugate", "complex_norm_sq", "complex_norm_sq_backward"}
+"""Ops of complex values: their rules are checked against `jax.vjp` (`tests/dialects/mir/test_signal.py`)."""
 
 
 def test_every_rule_has_a_case():
     """A registered MIR rule (other than `no_gradient`) without a case above fails here."""
-    covered = {p.values[0].op for p in CASES} | REGION_OPS_TESTED_ELSEWHERE | STRAIGHT_THROUGH_TESTED_ELSEWHERE
+    covered = (
+        {p.values[0].op for p in CASES}
+        | REGION_OPS_TESTED_ELSEWHERE
+        | STRAIGHT_THROUGH_TESTED_ELSEWHERE
+        | COMPLEX_OPS_TESTED_ELSEWHERE
+    )
     rules = [op for op in ALL_OPS if op in VJP_RULES and VJP_RULES[op] is not no_gradient]
     assert sorted(op.name for op in rules if op.name.split(".", 1)[1] not in covered) == []
 

@@ -36,6 +36,8 @@ EXPECTED_CLASS = {
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
         "fused_transformer_layer", "fused_matmul_epilogue", "qmatmul", "qconv2d",
         "dequant_matmul",
+        "fused_transformer_layer", "fused_matmul_epilogue", "fft", "batch_norm_inference",
+        "batched_dense_solve", "log_mel", "log_mel_backward",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
@@ -51,6 +53,7 @@ EXPECTED_CLASS = {
         "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
         "quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
         "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale",
+        "conjugate", "complex_norm_sq", "complex_norm_sq_backward",
     },
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
@@ -60,14 +63,16 @@ EXPECTED_CLASS = {
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
 
+COMPLEX = {"conjugate", "complex_norm_sq", "complex_norm_sq_backward"}
 QUANT = {"quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
          "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale"}
 """AMP-elementwise (RLX) but not fusable element by element: their scales are per-op
 properties or per-channel statistics over the whole tensor."""
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - QUANT
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - QUANT - COMPLEX
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
-(each output element reads two input elements) and elementwise_region (a kernel, not a step
-fusion would fuse again)."""
+(each output element reads two input elements), elementwise_region (a kernel, not a step
+fusion would fuse again) and the complex ops (no elementwise body computes on complex<f32>,
+and complex_norm_sq's result is half its operand's size, so it cannot write in place)."""
 TERMINATORS = {"yield"}
 
 

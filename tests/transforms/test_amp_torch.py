@@ -84,6 +84,8 @@ CASES = [
          lambda x, w: torch.einsum("ik,kj->ij", x, w)),
     Case("dense_solve", [(3, 3), (3, 2)], lambda b, a, r: b.dense_solve(a, r),
          lambda a, r: torch.linalg.solve(a, r)),
+    Case("batched_dense_solve", [(2, 3, 3), (2, 3)], lambda b, a, r: b.batched_dense_solve(a, r),
+         lambda a, r: torch.linalg.solve(a, r)),
     Case("conv", [(1, 2, 5, 5), (3, 2, 3, 3)], lambda b, x, w: b.conv(x, w, kernel_size=[3, 3]), F.conv2d),
     Case("pool max", [(1, 2, 4, 4)], lambda b, x: b.pool(x, kind="max", kernel_size=[2, 2]),
          lambda x: F.max_pool2d(x, 2)),
@@ -114,6 +116,9 @@ CASES = [
          lambda x, g, s: shifted(F.rms_norm(x, (4,), g), s)),
     Case("group_norm", [(2, 4, 3), (4,), (4,)], lambda b, x, g, s: b.group_norm(x, g, s, num_groups=2),
          lambda x, g, s: F.group_norm(x, 2, g, s)),
+    Case("batch_norm_inference", [(2, 3, 4)] + [(3,)] * 4,
+         lambda b, x, g, s, m, v: b.batch_norm_inference(x, g, s, m, v),
+         lambda x, g, s, m, v: F.batch_norm(x, m, v, g, s, training=False)),
     Case("softmax_cross_entropy_with_logits", [(2, 4)],
          lambda b, x: b.softmax_cross_entropy_with_logits(x, b.constant(np.array([1.0, 3.0], np.float32))),
          lambda x: F.cross_entropy(x, ids(1, 3), reduction="none")),
@@ -144,6 +149,10 @@ NOT_COMPARED: dict[str, str] = {
     "mir.dequant_matmul": "no torch op (weight-only quantised matmuls are library kernels outside autocast)",
     "mir.fake_quantize_lsq": "torch's learnable fake-quantize takes its scale as a tensor the test would have to "
     "cast too; the op is in the same AMP class as mir.fake_quantize, which is compared",
+    "mir.conjugate": "complex<f32> operands: no policy casts complex values",
+    "mir.complex_norm_sq": "complex<f32> operands: no policy casts complex values",
+    "mir.fft": "torch.fft takes complex tensors; RLX's interleaved real layout has no torch op",
+    "mir.log_mel": "no torch op (Whisper composes matmul, clamp and log10)",
 }
 """MIR ops the test does not run in torch, and why. Besides these, three families are not
 compared: backward ops (autocast covers the forward pass; backward kernels run in the dtypes
@@ -166,7 +175,7 @@ def arrays_for(case: Case) -> list[np.ndarray]:
     """Inputs in [0.5, 1.5) (a solvable system for dense_solve)."""
     rng = np.random.default_rng(0)
     arrays = [(rng.random(shape) + 0.5).astype(np.float32) for shape in case.shapes]
-    if case.name == "dense_solve":
+    if case.name in ("dense_solve", "batched_dense_solve"):
         arrays[0] += 3 * np.eye(3, dtype=np.float32)
     return arrays
 

@@ -36,3 +36,16 @@ func.func @group_norm(%x: tensor<2x6x3x2xf32>, %g: tensor<6xf32>, %b: tensor<6xf
   %0 = mir.group_norm %x, %g, %b num_groups = 3 eps = 1.000000e-05 : (tensor<2x6x3x2xf32>, tensor<6xf32>, tensor<6xf32>) -> tensor<2x6x3x2xf32>
   func.return %0 : tensor<2x6x3x2xf32>
 }
+
+// -----
+
+// One elementwise generic reading the [C] operands at the channel loop.
+// CHECK-LABEL: func.func @batch_norm_inference
+// CHECK:       linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d0, d1, d2)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d1)>, affine_map<(d0, d1, d2) -> (d0, d1, d2)>]
+// CHECK:         arith.subf
+// CHECK:         arith.divf
+// CHECK-NOT:   mir.
+func.func @batch_norm_inference(%x: tensor<2x3x4xf32>, %g: tensor<3xf32>, %b: tensor<3xf32>, %m: tensor<3xf32>, %v: tensor<3xf32>) -> tensor<2x3x4xf32> {
+  %0 = mir.batch_norm_inference %x, %g, %b, %m, %v eps = 1.000000e-05 : (tensor<2x3x4xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3x4xf32>
+  func.return %0 : tensor<2x3x4xf32>
+}

@@ -53,3 +53,16 @@ func.func @dense_solve(%a: tensor<3x3xf64>, %b: tensor<3xf64>, %m: tensor<?x?xf3
   %1 = mir.dense_solve %m, %c : (tensor<?x?xf32>, tensor<?x2xf32>) -> tensor<?x2xf32>
   func.return %0 : tensor<3xf64>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @batched_dense_solve
+// GENERIC-LABEL: "func.func"() <{sym_name = "batched_dense_solve"
+func.func @batched_dense_solve(%a: tensor<2x3x3xf32>, %b: tensor<2x3xf32>, %m: tensor<?x3x3xf32>, %c: tensor<?x3x4xf32>) -> tensor<2x3xf32> {
+  // CHECK-NEXT: %0 = mir.batched_dense_solve %a, %b : (tensor<2x3x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // GENERIC: "mir.batched_dense_solve"(%a, %b) : (tensor<2x3x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  %0 = mir.batched_dense_solve %a, %b : (tensor<2x3x3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  // CHECK-NEXT: %1 = mir.batched_dense_solve %m, %c : (tensor<?x3x3xf32>, tensor<?x3x4xf32>) -> tensor<?x3x4xf32>
+  %1 = mir.batched_dense_solve %m, %c : (tensor<?x3x3xf32>, tensor<?x3x4xf32>) -> tensor<?x3x4xf32>
+  func.return %0 : tensor<2x3xf32>
+}

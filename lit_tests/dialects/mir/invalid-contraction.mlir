@@ -157,3 +157,43 @@ func.func @dense_solve_result(%a: tensor<3x3xf32>, %b: tensor<3x2xf64>) -> tenso
   %0 = mir.dense_solve %a, %b : (tensor<3x3xf32>, tensor<3x2xf64>) -> tensor<3x2xf32>
   func.return %0 : tensor<3x2xf32>
 }
+
+// -----
+
+func.func @batched_dense_solve_rank(%a: tensor<3x3xf32>, %b: tensor<3x3xf32>) -> tensor<3x3xf32> {
+  // expected-error@+1 {{'mir.batched_dense_solve' matrix must have rank 3, got [3, 3]}}
+  %0 = mir.batched_dense_solve %a, %b : (tensor<3x3xf32>, tensor<3x3xf32>) -> tensor<3x3xf32>
+  func.return %0 : tensor<3x3xf32>
+}
+
+// -----
+
+func.func @batched_dense_solve_square(%a: tensor<2x3x4xf32>, %b: tensor<2x3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.batched_dense_solve' matrices must be square, got [2, 3, 4]}}
+  %0 = mir.batched_dense_solve %a, %b : (tensor<2x3x4xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @batched_dense_solve_batch(%a: tensor<2x3x3xf32>, %b: tensor<4x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.batched_dense_solve' rhs has batch 4 but the matrix has 2}}
+  %0 = mir.batched_dense_solve %a, %b : (tensor<2x3x3xf32>, tensor<4x3xf32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @batched_dense_solve_rows(%a: tensor<2x3x3xf32>, %b: tensor<2x5x1xf32>) -> tensor<2x5x1xf32> {
+  // expected-error@+1 {{'mir.batched_dense_solve' rhs has 5 rows but the matrices have 3}}
+  %0 = mir.batched_dense_solve %a, %b : (tensor<2x3x3xf32>, tensor<2x5x1xf32>) -> tensor<2x5x1xf32>
+  func.return %0 : tensor<2x5x1xf32>
+}
+
+// -----
+
+func.func @batched_dense_solve_int(%a: tensor<2x3x3xf32>, %b: tensor<2x3xi64>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.batched_dense_solve' rhs must have a floating-point element type, got i64}}
+  %0 = mir.batched_dense_solve %a, %b : (tensor<2x3x3xf32>, tensor<2x3xi64>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}

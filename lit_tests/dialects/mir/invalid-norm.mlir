@@ -117,3 +117,35 @@ func.func @group_norm_integer(%x: tensor<2x6x5xi8>, %g: tensor<6xi8>) -> tensor<
   %0 = mir.group_norm %x, %g, %g num_groups = 3 eps = 1.000000e-05 : (tensor<2x6x5xi8>, tensor<6xi8>, tensor<6xi8>) -> tensor<2x6x5xi8>
   func.return %0 : tensor<2x6x5xi8>
 }
+
+// -----
+
+func.func @batch_norm_rank1(%x: tensor<4xf32>, %p: tensor<4xf32>) -> tensor<4xf32> {
+  // expected-error@+1 {{'mir.batch_norm_inference' operand must have rank at least 2 ([N, C, spatial...]), got [4]}}
+  %0 = mir.batch_norm_inference %x, %p, %p, %p, %p eps = 1.000000e-05 : (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
+func.func @batch_norm_var_shape(%x: tensor<2x3xf32>, %p: tensor<3xf32>, %v: tensor<2xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.batch_norm_inference' var must have shape [C] = [3], got [2]}}
+  %0 = mir.batch_norm_inference %x, %p, %p, %p, %v eps = 1.000000e-05 : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<2xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @batch_norm_mean_dtype(%x: tensor<2x3xf32>, %p: tensor<3xf32>, %m: tensor<3xf16>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.batch_norm_inference' mean element type f16 differs from the operand's f32}}
+  %0 = mir.batch_norm_inference %x, %p, %p, %m, %p eps = 1.000000e-05 : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf16>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}
+
+// -----
+
+func.func @batch_norm_eps(%x: tensor<2x3xf32>, %p: tensor<3xf32>) -> tensor<2x3xf32> {
+  // expected-error@+1 {{'mir.batch_norm_inference' eps must be positive, got -1.0}}
+  %0 = mir.batch_norm_inference %x, %p, %p, %p, %p eps = -1.000000e+00 : (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
+  func.return %0 : tensor<2x3xf32>
+}

@@ -42,3 +42,14 @@ func.func @dynamic(%x: tensor<?x?x8xf16>, %g: tensor<8xf16>, %gd: tensor<?xf16>,
   %2 = mir.group_norm %y, %c, %c num_groups = 4 eps = 1.000000e-05 : (tensor<?x?x7xf32>, tensor<?xf32>, tensor<?xf32>) -> tensor<?x?x7xf32>
   func.return %1 : tensor<?x?x8xf16>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @batch_norm_inference
+// GENERIC-LABEL: "func.func"() <{sym_name = "batch_norm_inference"
+func.func @batch_norm_inference(%x: tensor<2x?x5xf32>, %p: tensor<3xf32>) -> tensor<2x?x5xf32> {
+  // CHECK-NEXT: %0 = mir.batch_norm_inference %x, %p, %p, %p, %p eps = 1.000000e-03 : (tensor<2x?x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x?x5xf32>
+  // GENERIC: "mir.batch_norm_inference"(%x, %p, %p, %p, %p) <{eps = 1.000000e-03 : f32}> : (tensor<2x?x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x?x5xf32>
+  %0 = mir.batch_norm_inference %x, %p, %p, %p, %p eps = 1.000000e-03 : (tensor<2x?x5xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) -> tensor<2x?x5xf32>
+  func.return %0 : tensor<2x?x5xf32>
+}

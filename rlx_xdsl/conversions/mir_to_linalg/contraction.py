@@ -1,6 +1,7 @@
 """Lowering of MIR contractions: matmul and dot_general as one contraction each
 (`linalg.matmul` for a plain 2-D product, `linalg.generic` otherwise), and
-dense_solve as Gauss-Jordan elimination with partial pivoting in an `scf.for`.
+dense_solve as Gauss-Jordan elimination with partial pivoting in an `scf.for` (batched_dense_solve:
+the same inside a loop over the batch).
 
 f16/bf16 products accumulate in f32 and are rounded once at the end, as the
 interpreter's `np.matmul` does.
@@ -130,17 +131,42 @@ def _known(a: Dim, b: Dim) -> Dim:
 
 @LOWERINGS.register(ct.DenseSolveOp)
 def lower_dense_solve(lw: Lowering, op: ct.DenseSolveOp) -> Sequence[SSAValue]:
-    """Gauss-Jordan elimination with partial pivoting, one `scf.for` step per column.
+    """Gauss-Jordan elimination (`solve`) in the accumulation dtype, rounded once."""
+    out_dt = lw.result_dtype()
+    work = accumulator(out_dt)
+    a = lw.convert(op.matrix, lw.operand_dtype(0), work)
+    b = lw.convert(op.rhs, lw.operand_dtype(1), work)
+    return [lw.convert(solve(lw, a, b, work), work, out_dt)]
+
+
+@LOWERINGS.register(ct.BatchedDenseSolveOp)
+def lower_batched_dense_solve(lw: Lowering, op: ct.BatchedDenseSolveOp) -> Sequence[SSAValue]:
+    """`solve` on each system in an outer `scf.for` over the batch, writing row i of the result."""
+    out_dt = lw.result_dtype()
+    work = accumulator(out_dt)
+    a = lw.convert(op.matrix, lw.operand_dtype(0), work)
+    b = lw.convert(op.rhs, lw.operand_dtype(1), work)
+    result = lw.empty(lw.dims(b), work)
+    body = Block(arg_types=[IndexType(), result.type])
+    i, x_i = body.args
+    step = Tensors(Emitter.at_end(body, lw.e.location))
+    x = step.insert_row(solve(step, step.row(a, i), step.row(b, i), work), x_i, i)
+    body.add_op(scf.YieldOp(x))
+    batch = lw.index_value(lw.dim(a, 0))
+    loop = scf.ForOp(lw.s.index_constant(0), batch, lw.s.index_constant(1), [result], Region(body))
+    lw.e.insert(loop)
+    return [lw.convert(loop.results[0], work, out_dt)]
+
+
+def solve(lw: Tensors, a: SSAValue, b: SSAValue, work: DType) -> SSAValue:
+    """`x` with `a x = b` for `a[N, N]` and `b[N]` or `b[N, K]` in `work`: Gauss-Jordan
+    elimination with partial pivoting, one `scf.for` step per column.
 
     Step k swaps the row with the largest |a[i, k]| (i >= k) into row k, scales it
     so the pivot is 1 and subtracts it from every other row, in `a` and in `b`.
     After the last step `a` is the identity and `b` holds the solution. f16/bf16
     solve in f32 (as the interpreter); a singular matrix gives inf/NaN.
     """
-    out_dt = lw.result_dtype()
-    work = accumulator(out_dt)
-    a = lw.convert(op.matrix, lw.operand_dtype(0), work)
-    b = lw.convert(op.rhs, lw.operand_dtype(1), work)
     vector = b.type.get_num_dims() == 1
     if vector:
         b = lw.expand(b, [[0, 1]], [lw.dim(b, 0), 1])
@@ -153,9 +179,7 @@ def lower_dense_solve(lw: Lowering, op: ct.DenseSolveOp) -> Sequence[SSAValue]:
     loop = scf.ForOp(lw.s.index_constant(0), n, lw.s.index_constant(1), [a, b], Region(body))
     lw.e.insert(loop)
     x = loop.results[1]
-    if vector:
-        x = lw.collapse(x, [[0, 1]])
-    return [lw.convert(x, work, out_dt)]
+    return lw.collapse(x, [[0, 1]]) if vector else x
 
 
 def _eliminate(lw: Tensors, k: SSAValue, a_k: SSAValue, b_k: SSAValue, dt: DType) -> tuple[SSAValue, SSAValue]:

@@ -62,6 +62,7 @@ GROUP_MODULES = (
     "conv",
     "loss",
     "quant",  # before backward, which lowers the remaining backward kernels by their decompositions
+    "signal",
     "backward",
     "regions",
     "structured",

@@ -134,3 +134,23 @@ def lower_group_norm(lw: Lowering, op: norm.GroupNormOp) -> Sequence[SSAValue]:
     ]
     out = standardized(lw, x, lw.result_dtype(), list(range(2, rank)), op.eps.value.data, True, affine)
     return [lw.collapse(out, [[0], [1, 2], *([i] for i in range(3, rank))])]
+
+
+@LOWERINGS.register(norm.BatchNormInferenceOp)
+def lower_batch_norm_inference(lw: Lowering, op: norm.BatchNormInferenceOp) -> Sequence[SSAValue]:
+    """One elementwise generic: each `[C]` operand is read at x's channel loop (1)."""
+    dt = lw.result_dtype()
+    acc = accumulator(dt)
+    rank = op.x.type.get_num_dims()
+    channel = loops(rank, [1])
+    eps = op.eps.value.data
+
+    def body(s: Scalars, *elements: SSAValue) -> SSAValue:
+        x, gamma, beta, mean, var = (s.cast(v, dt, acc) for v in elements[:5])
+        scale = s.sqrt(s.add(var, s.constant(eps, acc), acc))
+        normalised = s.div(s.sub(x, mean, acc), scale, acc)
+        return s.cast(s.add(s.mul(normalised, gamma, acc), beta, acc), acc, dt)
+
+    inputs = [(op.x, identity(rank)), *((v, channel) for v in op.operands[1:])]
+    init = lw.empty(lw.dims(op.x), dt)
+    return lw.generic(inputs, [(init, identity(rank))], [PARALLEL] * rank, body)

@@ -22,6 +22,7 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     regions,
     shape,
+    signal,
     structured,
 )
 
@@ -35,6 +36,7 @@ GROUPS = (
     attention,
     conv,
     loss,
+    signal,
     backward,
     regions,
     structured,

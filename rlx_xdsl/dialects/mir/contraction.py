@@ -1,4 +1,4 @@
-"""MIR linear-algebra ops: matmul, dot_general and dense_solve.
+"""MIR linear-algebra ops: matmul, dot_general, dense_solve and batched_dense_solve.
 
 All three are COMPUTE ops for AMP and fusion boundaries. Operand dtypes are
 combined with `dtypes.promote`, as for the binary elementwise ops.
@@ -183,5 +183,48 @@ class DenseSolveOp(RlxOperation):
         return [tensor(dtypes.promote(a.element_type, b.element_type), [refine_dim(n, size), *k])]
 
 
-OPS = [MatmulOp, DotGeneralOp, DenseSolveOp]
+@irdl_op_definition
+class BatchedDenseSolveOp(RlxOperation):
+    """Solves `A[i] x[i] = b[i]` for each of `B` square systems (`BatchedDenseSolve`):
+    `A[B, N, N]` with `b[B, N]` or `b[B, N, K]`; the result has b's shape."""
+
+    name = "mir.batched_dense_solve"
+    matrix = operand_def(TensorType)
+    rhs = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$matrix `,` $rhs " + FUNCTIONAL
+
+    def __init__(self, matrix: SSAValue, rhs: SSAValue):
+        super().__init__(operands=[matrix, rhs])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        a, b = tensor_type(self.matrix), tensor_type(self.rhs)
+        require_float(self, a, "matrix")
+        require_float(self, b, "rhs")
+        require_rank(self, a, 3, "matrix")
+        require_rank(self, b, (2, 3), "rhs")
+        batch, rows, cols = a.get_shape()
+        require(
+            dims_match(rows, cols),
+            self,
+            lambda: f"matrices must be square, got {fmt_shape(a.get_shape())}",
+        )
+        size = refine_dim(rows, cols)
+        b_batch, n, *k = b.get_shape()
+        require(
+            dims_match(b_batch, batch),
+            self,
+            lambda: f"rhs has batch {fmt_dim(b_batch)} but the matrix has {fmt_dim(batch)}",
+        )
+        require(
+            dims_match(n, size),
+            self,
+            lambda: f"rhs has {fmt_dim(n)} rows but the matrices have {fmt_dim(size)}",
+        )
+        shape = [refine_dim(b_batch, batch), refine_dim(n, size), *k]
+        return [tensor(dtypes.promote(a.element_type, b.element_type), shape)]
+
+
+OPS = [MatmulOp, DotGeneralOp, DenseSolveOp, BatchedDenseSolveOp]
 ATTRIBUTES: list[type] = []

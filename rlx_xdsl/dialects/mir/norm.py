@@ -1,4 +1,4 @@
-"""MIR normalisation ops: layer_norm, rms_norm, group_norm.
+"""MIR normalisation ops: layer_norm, rms_norm, group_norm, batch_norm_inference.
 
 Each takes `[x, gamma, beta]` and returns x's type. gamma and beta share x's
 element type (AMP casts all three together), and x must be floating point. The
@@ -31,7 +31,7 @@ from rlx_xdsl.dialects.base import (
     require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import REDUCTION
+from rlx_xdsl.dialects.traits import COMPUTE, REDUCTION
 from rlx_xdsl.shapes import (
     DYNAMIC,
     broadcasts_to,
@@ -206,5 +206,58 @@ class GroupNormOp(NormOperation):
         return [x]
 
 
-OPS = [LayerNormOp, RmsNormOp, GroupNormOp]
+@irdl_op_definition
+class BatchNormInferenceOp(NormOperation):
+    """`(x - mean) / sqrt(var + eps) * gamma + beta` per channel of `x[N, C, ...]`
+    (`BatchNormInference{eps}`), with given statistics: PyTorch's `batch_norm` in eval mode.
+
+    gamma, beta, mean and var are `[C]` and share x's element type. Its precision
+    class is compute (RLX classifies it by its fallback arm).
+    """
+
+    name = "mir.batch_norm_inference"
+    x = operand_def(TensorType)
+    gamma = operand_def(TensorType)
+    beta = operand_def(TensorType)
+    mean = operand_def(TensorType)
+    var = operand_def(TensorType)
+    result = result_def(TensorType)
+    eps = prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$x `,` $gamma `,` $beta `,` $mean `,` $var `eps` `=` $eps " + FUNCTIONAL
+
+    def __init__(
+        self,
+        x: SSAValue,
+        gamma: SSAValue,
+        beta: SSAValue,
+        mean: SSAValue,
+        var: SSAValue,
+        *,
+        eps: float = 1e-5,
+    ):
+        super().__init__(operands=[x, gamma, beta, mean, var], properties={"eps": FloatAttr(eps, f32)})
+
+    def affine_operands(self) -> tuple[tuple[str, SSAValue], ...]:
+        return (("gamma", self.gamma), ("beta", self.beta), ("mean", self.mean), ("var", self.var))
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = self.check_operands()
+        shape = x.get_shape()
+        require(
+            len(shape) >= 2,
+            self,
+            lambda: f"operand must have rank at least 2 ([N, C, spatial...]), got {fmt_shape(shape)}",
+        )
+        for what, value in self.affine_operands():
+            s = tensor_type(value).get_shape()
+            require(
+                len(s) == 1 and dims_match(s[0], shape[1]),
+                self,
+                lambda: f"{what} must have shape [C] = {fmt_shape([shape[1]])}, got {fmt_shape(s)}",
+            )
+        return [x]
+
+
+OPS = [LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp]
 ATTRIBUTES: list[type] = []

@@ -20,6 +20,7 @@ from rlx_xdsl.interpreters.mir import (
     reduction,
     regions,
     shape,
+    signal,
     structured,
 )
 
@@ -33,6 +34,7 @@ GROUPS = (
     attention,
     conv,
     loss,
+    signal,
     backward,
     regions,
     structured,

@@ -1,4 +1,4 @@
-"""numpy semantics of MIR contractions: matmul, dot_general, dense_solve.
+"""numpy semantics of MIR contractions: matmul, dot_general, dense_solve, batched_dense_solve.
 
 Products accumulate f16/bf16 in f32 (`numerics.accumulate_matmul`) and integers
 in their own dtype (wrapping), then round once to the result dtype.
@@ -49,14 +49,30 @@ def run_dot_general(op: ct.DotGeneralOp, lhs: np.ndarray, rhs: np.ndarray) -> tu
     return (as_result(op, dot_general(a, b, *op.axis_lists())),)
 
 
-def run_dense_solve(op: ct.DenseSolveOp, matrix: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
-    # numpy's LAPACK solver has no half-precision kernels; those solve in f32.
+def solve(op: ct.DenseSolveOp | ct.BatchedDenseSolveOp, matrix: np.ndarray, rhs: np.ndarray) -> np.ndarray:
+    """`np.linalg.solve` in the result dtype; numpy's LAPACK solver has no half-precision
+    kernels, so those solve in f32."""
     work = result_dtype(op) if result_dtype(op) in (np.float32, np.float64) else np.dtype(np.float32)
     try:
-        x = np.linalg.solve(matrix.astype(work), rhs.astype(work))
+        return np.linalg.solve(matrix.astype(work), rhs.astype(work))
     except np.linalg.LinAlgError as e:
         raise KernelError("matrix is singular") from e
-    return (as_result(op, x),)
 
 
-KERNELS = {ct.MatmulOp: run_matmul, ct.DotGeneralOp: run_dot_general, ct.DenseSolveOp: run_dense_solve}
+def run_dense_solve(op: ct.DenseSolveOp, matrix: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
+    return (as_result(op, solve(op, matrix, rhs)),)
+
+
+def run_batched_dense_solve(op: ct.BatchedDenseSolveOp, matrix: np.ndarray, rhs: np.ndarray) -> tuple[np.ndarray]:
+    """A vector rhs `[B, N]` is solved as `[B, N, 1]` (numpy reads rank >= 2 as matrices)."""
+    if rhs.ndim == 2:
+        return (as_result(op, solve(op, matrix, rhs[..., None])[..., 0]),)
+    return (as_result(op, solve(op, matrix, rhs)),)
+
+
+KERNELS = {
+    ct.MatmulOp: run_matmul,
+    ct.DotGeneralOp: run_dot_general,
+    ct.DenseSolveOp: run_dense_solve,
+    ct.BatchedDenseSolveOp: run_batched_dense_solve,
+}

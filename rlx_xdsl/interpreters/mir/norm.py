@@ -60,8 +60,17 @@ def run_group_norm(op: norm.GroupNormOp, x, gamma, beta) -> tuple[np.ndarray]:
     return (affine(result_dtype(op), normalised, gamma, beta, per_channel),)
 
 
+def run_batch_norm_inference(op: norm.BatchNormInferenceOp, x, gamma, beta, mean, var) -> tuple[np.ndarray]:
+    per_channel = (x.shape[1],) + (1,) * (x.ndim - 2)
+    m, v = widened(mean).reshape(per_channel), widened(var).reshape(per_channel)
+    eps = v.dtype.type(op.eps.value.data)
+    normalised = (widened(x) - m) / np.sqrt(v + eps)
+    return (affine(result_dtype(op), normalised, gamma, beta, per_channel),)
+
+
 KERNELS = {
     norm.LayerNormOp: run_layer_norm,
     norm.RmsNormOp: run_rms_norm,
     norm.GroupNormOp: run_group_norm,
+    norm.BatchNormInferenceOp: run_batch_norm_inference,
 }

@@ -12,10 +12,11 @@ and on CPU what running each op under `torch.autocast("cpu")` gives):
 | matmul, dot_general, conv, attention | low | low | mm/matmul/bmm, einsum, conv*d, sdpa / MHA |
 | softmax | f32 | promote | softmax |
 | layer_norm, rms_norm, group_norm | f32 | input | layer_norm, rms_norm, group_norm |
+| batch_norm_inference | promote | input | batch_norm (eval mode) |
 | exp, log, rsqrt, tan, pow | f32 | promote | exp, log, rsqrt, tan, pow |
 | cumsum | f32 | promote | cumsum |
 | reduce sum; reduce prod | f32; f32 | promote; f32 | sum, prod (mean, amax, amin are unlisted) |
-| dense_solve | promote | f32 | linalg_solve |
+| dense_solve, batched_dense_solve | promote | f32 | linalg_solve |
 | the three softmax-cross-entropy ops | f32 | f32 | log_softmax + nll_loss (cross_entropy) and its backward |
 | everything else | promote | promote | unlisted ops (add, mul, gelu, silu, cat...) |
 
@@ -37,7 +38,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attention import AttentionOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
-from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.mir.conv import ConvOp
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, LogOp, PowOp, RsqrtOp, TanOp
 from rlx_xdsl.dialects.mir.loss import (
@@ -45,7 +46,7 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyOp,
     SoftmaxCrossEntropyWithLogitsOp,
 )
-from rlx_xdsl.dialects.mir.norm import GroupNormOp, LayerNormOp, RmsNormOp
+from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp
 from rlx_xdsl.registry import OpRegistry
@@ -116,9 +117,9 @@ TORCH_CUDA.register(ExpOp, LogOp, RsqrtOp, TanOp, PowOp)(F32)
 TORCH_CUDA.register(CumsumOp)(F32)
 TORCH_CUDA.add(ReduceOp, sum_or_prod_in_f32)
 
-TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp)(like_input)
+TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp)(like_input)
 TORCH_CPU.add(ReduceOp, prod_in_f32)
-TORCH_CPU.add(DenseSolveOp, F32)
+TORCH_CPU.register(DenseSolveOp, BatchedDenseSolveOp)(F32)
 TORCH_CPU.add(FakeQuantizeOp, per_tensor_fake_quantize_in_f32)
 
 

@@ -143,7 +143,8 @@ def test_group_norm_groups_are_separate():
 
 
 def test_traits():
-    assert all(precision_class(op) is Precision.REDUCTION for op in norm.OPS)
+    statistics = [op for op in norm.OPS if op is not norm.BatchNormInferenceOp]  # given statistics: compute
+    assert all(precision_class(op) is Precision.REDUCTION for op in statistics)
     assert all(op.has_trait(Pure) for op in norm.OPS)
 
 
@@ -172,3 +173,59 @@ def test_builder_rejects_bad_operands(op, shapes, attributes, message):
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)
+
+
+# --- mir.batch_norm_inference --------------------------------------------------------
+
+
+def batch_norm_case(shape=(2, 3, 4)):
+    c = shape[1]
+    x = RNG.standard_normal(shape).astype(np.float32)
+    gamma, beta, mean = (RNG.standard_normal(c).astype(np.float32) for _ in range(3))
+    var = (RNG.random(c) + 0.5).astype(np.float32)
+    return [x, gamma, beta, mean, var]
+
+
+@pytest.mark.parametrize("shape", [(2, 3), (2, 3, 4), (1, 2, 3, 2)])
+def test_batch_norm_inference_matches_torch_eval_mode(shape):
+    import torch
+
+    x, gamma, beta, mean, var = batch_norm_case(shape)
+    out = run_op("batch_norm_inference", [x, gamma, beta, mean, var], eps=1e-3)
+    t = torch.nn.functional.batch_norm(
+        *map(torch.from_numpy, (x, mean, var, gamma, beta)), training=False, eps=1e-3
+    )
+    np.testing.assert_allclose(out, t.numpy(), **CLOSE)
+
+
+def test_batch_norm_inference_gradients_match_torch_and_jax():
+    """x, gamma, beta against torch's autograd (eval mode); all five against jax.vjp."""
+    import torch
+
+    from rlx_xdsl.autodiff.grad import build_gradient
+    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.testing.jax_oracle import jax_vjp
+
+    inputs = batch_norm_case()
+    g = RNG.standard_normal(inputs[0].shape).astype(np.float32)
+    b = GraphBuilder("f")
+    params = [b.param(n, a.shape) for n, a in zip(("x", "gamma", "beta", "mean", "var"), inputs)]
+    b.output(b.batch_norm_inference(*params, eps=1e-3))
+    module = b.module()
+    _, expected = jax_vjp(module, "f", inputs, range(5), g)
+    build_gradient(module, "f")
+    _, *grads = run_function(module, "f_grad", [*inputs, g])
+    for got, want in zip(grads, expected, strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+        assert np.abs(want).max() > 1e-3
+
+    x, gamma, beta = (torch.tensor(a, requires_grad=True) for a in inputs[:3])
+    mean, var = (torch.tensor(a) for a in inputs[3:])  # torch does not differentiate the statistics
+    y = torch.nn.functional.batch_norm(x, mean, var, gamma, beta, training=False, eps=1e-3)
+    y.backward(torch.from_numpy(g))
+    for got, t in zip(grads[:3], (x, gamma, beta)):
+        np.testing.assert_allclose(got, t.grad.numpy(), rtol=1e-4, atol=1e-4)
+
+
+def test_batch_norm_inference_is_a_compute_op():
+    assert precision_class(norm.BatchNormInferenceOp) is Precision.COMPUTE

@@ -21,6 +21,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     reduction,
     regions,
     shape,
+    signal,
     structured,
 )
 
@@ -34,6 +35,7 @@ GROUPS = (
     attention,
     conv,
     loss,
+    signal,
     backward,
     regions,
     structured,

@@ -13,9 +13,9 @@ from rlx_xdsl.autodiff.emit import (
     transpose_last_two,
     unbroadcast,
 )
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.emitter import Emitter
 
 
@@ -105,6 +105,9 @@ def _contract_back(
     return result
 
 
+COMPLEX_RULES.add(MatmulOp, always)  # bilinear: transposes, no conjugates (JAX)
+
+
 @VJP_RULES.register(DotGeneralOp)
 def dot_general(e: Emitter, op: DotGeneralOp, cotangents: Cotangents) -> Gradients:
     """Each operand's gradient is `g` contracted with the other operand over its free dims."""
@@ -150,3 +153,24 @@ def dense_solve(e: Emitter, op: DenseSolveOp, cotangents: Cotangents) -> Gradien
         return unbroadcast(e, e.mir.neg(outer), op.matrix)
 
     return [d_matrix, lambda: unbroadcast(e, d_rhs, op.rhs)]
+
+
+@VJP_RULES.register(BatchedDenseSolveOp)
+def batched_dense_solve(e: Emitter, op: BatchedDenseSolveOp, cotangents: Cotangents) -> Gradients:
+    """`dense_solve`'s rule per system: `db = A^-T g`, `dA = -db x^T`.
+
+    The outer products are one batched `dot_general` (no reshape), so `?` batch, row
+    and column dims all work (RLX's rule panics on any of them).
+    """
+    (g,) = cotangents
+    d_rhs = e.mir.batched_dense_solve(e.mir.transpose(op.matrix, perm=[0, 2, 1]), g)
+    contracting = [] if tensor_type(op.result).get_num_dims() == 2 else [2]
+
+    def d_matrix() -> SSAValue:
+        outer = e.mir.dot_general(
+            d_rhs, op.result, lhs_contracting=contracting, rhs_contracting=contracting,
+            lhs_batch=[0], rhs_batch=[0],
+        )  # fmt: skip
+        return cast_to(e, e.mir.neg(outer), element_type(op.matrix))
+
+    return [d_matrix, lambda: cast_to(e, d_rhs, element_type(op.rhs))]

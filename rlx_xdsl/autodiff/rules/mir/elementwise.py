@@ -9,7 +9,7 @@ from __future__ import annotations
 from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar, unbroadcast
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, no_gradient
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always, no_gradient
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.emitter import Emitter
 
@@ -87,6 +87,11 @@ def div(e: Emitter, op: ew.DivOp, cotangents: Cotangents) -> Gradients:
         lambda: unbroadcast(e, e.mir.div(g, op.rhs), op.lhs),
         lambda: unbroadcast(e, e.mir.neg(e.mir.mul(e.mir.div(g, op.rhs), op.result)), op.rhs),
     ]
+
+
+COMPLEX_RULES.register(ew.AddOp, ew.SubOp, ew.MulOp, ew.DivOp, ew.CastOp)(always)
+"""Holomorphic (or, for cast, real-linear) and free of conjugation: JAX's rules
+(`tests/autodiff/test_complex.py` checks them against `jax.vjp`)."""
 
 
 def _chooser(e: Emitter, op: Operation, g: SSAValue, wins: str) -> Gradients:

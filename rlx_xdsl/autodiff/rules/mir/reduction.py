@@ -16,7 +16,7 @@ from rlx_xdsl.autodiff.emit import (
     static_dims,
     zeros_like,
 )
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, Unsupported
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp, TopkOp
@@ -99,6 +99,10 @@ _REDUCE_RULES = {
 def reduce(e: Emitter, op: ReduceOp, cotangents: Cotangents) -> Gradients:
     (g,) = cotangents
     return [_REDUCE_RULES[op.kind.data](e, op, g)]
+
+
+COMPLEX_RULES.add(ReduceOp, lambda op: op.kind.data in (ReduceKind.SUM, ReduceKind.MEAN))
+"""Sums and means are linear: their rules hold for complex values."""
 
 
 @VJP_RULES.register(SoftmaxOp)

@@ -11,7 +11,7 @@ from rlx_xdsl.autodiff.emit import (
     unbroadcast,
     zeros_like,
 )
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, Unsupported, always
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.shape import (
     ConcatOp,
@@ -86,3 +86,7 @@ def concat(e: Emitter, op: ConcatOp, cotangents: Cotangents) -> Gradients:
         lambda start=start, size=size: e.mir.narrow(g, axis=axis, start=start, len=size)
         for start, size in zip(starts, sizes)
     ]
+
+
+COMPLEX_RULES.register(ReshapeOp, TransposeOp, ExpandOp, NarrowOp, ConcatOp)(always)
+"""Data movement is linear and moves cotangents without arithmetic: right for complex values."""

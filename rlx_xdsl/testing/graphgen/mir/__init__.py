@@ -19,6 +19,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     reduction,
     regions,
     shape,
+    signal,
     structured,
 )
 
@@ -32,6 +33,7 @@ GROUPS = (
     attention,
     conv,
     loss,
+    signal,
     backward,
     regions,
     structured,

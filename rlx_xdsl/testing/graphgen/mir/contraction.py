@@ -6,7 +6,7 @@ import numpy as np
 from hypothesis import strategies as st
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.mir.elementwise import AddOp, ConstantOp, TanhOp
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
@@ -85,3 +85,16 @@ def dense_solve(s: GraphState, op: OpClass) -> None:
     diagonal = s.emit(ConstantOp, dense(np.eye(n) * (n + 1), et))
     a = s.emit(AddOp, s.emit(TanhOp, m), diagonal)
     s.emit(op, a, rhs)
+
+
+@RECIPES.register(BatchedDenseSolveOp)
+def batched_dense_solve(s: GraphState, op: OpClass) -> None:
+    """As `dense_solve`, per batch: `tanh(m) + (n+1)·I` is never singular."""
+    rhs = s.pick(floats_of_rank(2, 3))
+    if rhs is None:
+        batch, n = s.integer(1, MAX_DIM), s.integer(1, MAX_DIM)
+        rhs = s.operand((batch, n) if s.flag() else (batch, n, s.integer(1, MAX_DIM)))
+    (batch, n, *_), et = shape_of(rhs), element_type(rhs)
+    m = s.operand((batch, n, n), et)
+    diagonal = s.emit(ConstantOp, dense(np.eye(n) * (n + 1), et))
+    s.emit(op, s.emit(AddOp, s.emit(TanhOp, m), diagonal), rhs)
