@@ -116,7 +116,7 @@ class QuantizeWeightsPass(ModulePass):
     STATISTICS = (pattern_statistic(QuantizeWeights),)
 
     scheme: str = field(default="int8_block", metadata={"syntax": "SCHEME"})
-    block_size: int | None = field(default=None, metadata={"syntax": "N"})
+    block_size: int = field(default=32, metadata={"syntax": "N"})  # GGUF Q4_0/Q8_0 and common int8/int4 blocks
     ops: tuple[str, ...] = field(default=(), metadata={"syntax": "PARAM,..."})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
@@ -125,8 +125,6 @@ class QuantizeWeightsPass(ModulePass):
         except ValueError:
             known = ", ".join(s.value for s in QuantScheme)
             raise PassFailedException(f"unknown scheme '{self.scheme}' (known: {known})") from None
-        if scheme.has_block_size and self.block_size is None:
-            raise PassFailedException(f"scheme {scheme} needs block-size=N")
         pattern = QuantizeWeights(scheme, self.block_size if scheme.has_block_size else None,
                                   frozenset(self.ops) if self.ops else None)  # fmt: skip
         apply_patterns(op, pattern)
