@@ -60,6 +60,7 @@ GROUP_MODULES = (
     "regions",
     "structured",
     "fused",
+    "random",
     "lir",
 )
 """The modules of this package that register rules, one per MIR group."""

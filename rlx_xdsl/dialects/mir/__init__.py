@@ -18,6 +18,7 @@ from rlx_xdsl.dialects.mir import (
     indexing,
     loss,
     norm,
+    random,
     reduction,
     regions,
     shape,
@@ -39,6 +40,7 @@ GROUPS = (
     structured,
     fused,
     fused_regions,
+    random,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

@@ -16,6 +16,7 @@ from rlx_xdsl.interpreters.mir import (
     indexing,
     loss,
     norm,
+    random,
     reduction,
     regions,
     shape,
@@ -37,4 +38,5 @@ GROUPS = (
     structured,
     fused,
     fused_regions,
+    random,
 )

@@ -17,6 +17,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     indexing,
     loss,
     norm,
+    random,
     reduction,
     regions,
     shape,
@@ -38,6 +39,7 @@ GROUPS = (
     structured,
     fused,
     fused_regions,
+    random,
 )
 
 PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
