@@ -622,6 +622,23 @@ def _structured_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
+def _random_cases() -> list[OpCase]:
+    offset = fixed(np.array(3, np.int64))
+    return [
+        OpCase("rng_uniform", "mir.rng_uniform offset %0 seed = 7 low = -1.0 high = 2.0 : (tensor<i64>) -> tensor<2x3xf32>",
+               inputs=of(offset)),
+        OpCase("rng_uniform_f64", "mir.rng_uniform seed = -5 low = 0.0 high = 1.0 : () -> tensor<5xf64>", args=()),
+        OpCase("rng_normal", "mir.rng_normal offset %0 seed = 3 mean = 1.0 std = 2.0 : (tensor<i64>) -> tensor<4x2xf64>",
+               approximate=True, inputs=of(offset)),
+        OpCase("rng_normal_bf16", "mir.rng_normal seed = 1 mean = 0.0 std = 1.0 : () -> tensor<6xbf16>", True, args=()),
+        OpCase("sample", "mir.sample %0, %1 top_k = 3 top_p = 0.9 temperature = 0.7 seed = 1 : (tensor<3x6xf32>, tensor<i64>) "
+               "-> tensor<3xi64>".replace("%0, %1", "%0 offset %1"), inputs=of(normal(3, 6), offset)),
+        OpCase("sample_all", "mir.sample %0 top_k = 0 top_p = 1.0 temperature = 1.0 seed = 4 : (tensor<4x5xbf16>) -> tensor<4xi64>"),
+        OpCase("sample_greedy", "mir.sample %0 top_k = 0 top_p = 1.0 temperature = 0.0 seed = 0 : (tensor<?x6xf32>) -> tensor<?xi64>",
+               inputs=of(normal(3, 6))),
+    ]  # fmt: skip
+
+
 def all_cases() -> list[OpCase]:
     """Every case: each MIR op at least once, with dtype, broadcasting and dynamic-shape variants."""
     return [
@@ -641,4 +658,5 @@ def all_cases() -> list[OpCase]:
         *_backward_cases(),
         *_fused_cases(),
         *_structured_cases(),
+        *_random_cases(),
     ]
