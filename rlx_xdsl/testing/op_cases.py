@@ -639,6 +639,26 @@ def _random_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
+def _vision_cases() -> list[OpCase]:
+    x = "tensor<2x4x3x3xf32>"
+    return [
+        OpCase("layer_norm_2d", f"mir.layer_norm_2d %0, %1, %2 eps = 1.000000e-06 : ({x}, tensor<4xf32>, tensor<4xf32>) -> {x}", True),
+        OpCase("layer_norm_2d_bf16", "mir.layer_norm_2d %0, %1, %2 eps = 1.000000e-06 : (tensor<1x3x2x2xbf16>, "
+               "tensor<3xbf16>, tensor<3xbf16>) -> tensor<1x3x2x2xbf16>", True),
+        OpCase("resize_nearest_2x", "mir.resize_nearest_2x %0 : (tensor<1x2x2x3xi32>) -> tensor<1x2x4x6xi32>"),
+        OpCase("resize_nearest_2x_dynamic", "mir.resize_nearest_2x %0 : (tensor<1x2x?x3xf32>) -> tensor<1x2x?x6xf32>",
+               inputs=of(normal(1, 2, 3, 3))),
+        OpCase("axial_rope_2d", "mir.axial_rope_2d %0 end_x = 3 end_y = 2 head_dim = 8 num_heads = 2 theta = 1.000000e+02 "
+               "repeat_factor = 2 : (tensor<1x2x12x8xf32>) -> tensor<1x2x12x8xf32>", True),
+        OpCase("axial_rope_2d_inverse_f16", "mir.axial_rope_2d %0 end_x = 2 end_y = 2 head_dim = 4 num_heads = 1 "
+               "theta = 1.000000e+04 repeat_factor = 1 inverse : (tensor<2x1x4x4xf16>) -> tensor<2x1x4x4xf16>", True),
+        OpCase("conv_transpose_2d", f"mir.conv_transpose_2d %0, %1 kernel_size = [3, 2] stride = [2, 1] padding = [1, 0] "
+               f"output_padding = [1, 0] dilation = [1, 2] groups = 1 : ({x}, tensor<4x3x3x2xf32>) -> tensor<2x3x6x5xf32>", True),
+        OpCase("conv_transpose_2d_groups", f"mir.conv_transpose_2d %0, %1 kernel_size = [2, 2] stride = [1, 1] padding = [0, 0] "
+               f"output_padding = [0, 0] dilation = [1, 1] groups = 2 : ({x}, tensor<4x1x2x2xf32>) -> tensor<2x2x4x4xf32>", True),
+    ]  # fmt: skip
+
+
 def all_cases() -> list[OpCase]:
     """Every case: each MIR op at least once, with dtype, broadcasting and dynamic-shape variants."""
     return [
@@ -659,4 +679,5 @@ def all_cases() -> list[OpCase]:
         *_fused_cases(),
         *_structured_cases(),
         *_random_cases(),
+        *_vision_cases(),
     ]

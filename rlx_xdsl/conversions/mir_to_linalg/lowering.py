@@ -61,6 +61,7 @@ GROUP_MODULES = (
     "structured",
     "fused",
     "random",
+    "vision",
     "lir",
 )
 """The modules of this package that register rules, one per MIR group."""

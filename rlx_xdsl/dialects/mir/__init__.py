@@ -23,6 +23,7 @@ from rlx_xdsl.dialects.mir import (
     regions,
     shape,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -41,6 +42,7 @@ GROUPS = (
     fused,
     fused_regions,
     random,
+    vision,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

@@ -21,6 +21,7 @@ from rlx_xdsl.interpreters.mir import (
     regions,
     shape,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -39,4 +40,5 @@ GROUPS = (
     fused,
     fused_regions,
     random,
+    vision,
 )

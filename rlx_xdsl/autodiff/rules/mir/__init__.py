@@ -22,6 +22,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     regions,
     shape,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -40,6 +41,7 @@ GROUPS = (
     fused,
     fused_regions,
     random,
+    vision,
 )
 
 PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
