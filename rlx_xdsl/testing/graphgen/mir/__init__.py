@@ -15,10 +15,12 @@ from rlx_xdsl.testing.graphgen.mir import (
     indexing,
     loss,
     norm,
+    random,
     reduction,
     regions,
     shape,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -36,4 +38,6 @@ GROUPS = (
     structured,
     fused,
     fused_regions,
+    random,
+    vision,
 )
