@@ -634,6 +634,8 @@ def _random_cases() -> list[OpCase]:
         OpCase("sample", "mir.sample %0, %1 top_k = 3 top_p = 0.9 temperature = 0.7 seed = 1 : (tensor<3x6xf32>, tensor<i64>) "
                "-> tensor<3xi64>".replace("%0, %1", "%0 offset %1"), inputs=of(normal(3, 6), offset)),
         OpCase("sample_all", "mir.sample %0 top_k = 0 top_p = 1.0 temperature = 1.0 seed = 4 : (tensor<4x5xbf16>) -> tensor<4xi64>"),
+        OpCase("sample_dynamic", "mir.sample %0 offset %1 top_k = 0 top_p = 0.95 temperature = 1.5 seed = 4 : (tensor<?x6xf32>, "
+               "tensor<i64>) -> tensor<?xi64>", inputs=of(normal(3, 6), offset)),
         OpCase("sample_greedy", "mir.sample %0 top_k = 0 top_p = 1.0 temperature = 0.0 seed = 0 : (tensor<?x6xf32>) -> tensor<?xi64>",
                inputs=of(normal(3, 6))),
     ]  # fmt: skip
