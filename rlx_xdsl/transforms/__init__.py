@@ -109,6 +109,8 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rlx-clip-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "ClipElementwiseRegionsPass"),
     "rlx-fusion-pipeline": _lazy(_FUSION + "pipeline", "FusionPipelinePass"),
     "rlx-constant-fold": _lazy("rlx_xdsl.transforms.constant_fold", "ConstantFoldPass"),
+    "rlx-lower-group-norm": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerGroupNormPass"),
+    "rlx-lower-resize-nearest-2x": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerResizeNearest2xPass"),
 }
 """The fusion issue's passes (RLX's fusion pipeline, its lowerings, constant folding)."""
 
