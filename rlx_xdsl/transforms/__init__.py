@@ -111,6 +111,7 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rlx-constant-fold": _lazy("rlx_xdsl.transforms.constant_fold", "ConstantFoldPass"),
     "rlx-lower-group-norm": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerGroupNormPass"),
     "rlx-lower-resize-nearest-2x": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerResizeNearest2xPass"),
+    "rlx-legalize": _lazy("rlx_xdsl.transforms.legalize", "LegalizePass"),
 }
 """The fusion issue's passes (RLX's fusion pipeline, its lowerings, constant folding)."""
 

@@ -9,6 +9,9 @@ primitive MIR, for backends without a native kernel (RLX's `LowerGroupNorm` and
   (RLX concatenates the image with itself along H and W, which tiles it instead;
   see docs/deviations.md.)
 
+`rlx-legalize` also uses two rules without a pass of their own: layer_norm_2d as a
+`layer_norm` between transposes, conv_transpose_2d as `conv_backward_input`.
+
 The views are `mir.reshape`s, which infer at most one `?` dim: an op with more than one
 `?` dim is reported at its location.
 """
@@ -32,7 +35,7 @@ from xdsl.pattern_rewriter import (
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.norm import GroupNormOp
-from rlx_xdsl.dialects.mir.vision import ResizeNearest2xOp
+from rlx_xdsl.dialects.mir.vision import ConvTranspose2dOp, LayerNorm2dOp, ResizeNearest2xOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 
@@ -75,6 +78,36 @@ def _product(dims: Sequence[int]) -> int:
     for d in dims:
         result *= d
     return result
+
+
+def lower_layer_norm_2d(e: Emitter, op: LayerNorm2dOp) -> SSAValue:
+    """A `layer_norm` over the last axis of the NHWC permutation, permuted back."""
+    nhwc = e.mir.transpose(op.x, perm=[0, 2, 3, 1])
+    normalised = e.mir.layer_norm(nhwc, op.gamma, op.beta, axis=-1, eps=op.eps.value.data)
+    return e.mir.transpose(normalised, perm=[0, 3, 1, 2])
+
+
+def lower_conv_transpose_2d(e: Emitter, op: ConvTranspose2dOp) -> SSAValue:
+    """`conv_backward_input` of the output size (whose decomposition is a conv)."""
+    size = tensor_type(op.result).get_shape()[2:]
+    if DYNAMIC in size:
+        raise OpError(op, f"'{op.name}' cannot be lowered: output height and width {fmt_shape(size)} must be static")
+    props = {name: list(op.pair(name)) for name in ("kernel_size", "stride", "padding", "dilation")}
+    return e.mir.conv_backward_input(op.x, op.w, input_size=list(size), groups=op.groups.value.data, **props)
+
+
+class LowerLayerNorm2d(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LayerNorm2dOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, lower_layer_norm_2d(e, op))
+
+
+class LowerConvTranspose2d(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvTranspose2dOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, lower_conv_transpose_2d(e, op))
 
 
 class LowerResizeNearest2x(RewritePattern):

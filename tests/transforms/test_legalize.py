@@ -1,0 +1,77 @@
+"""`rlx-legalize`: unsupported ops are rewritten by the project's rules until only supported
+ops remain (interpreter results unchanged), or the leftovers are reported at an op."""
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from xdsl.context import Context
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.context import make_context
+from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.dialects.mir import ALL_OPS, contraction, elementwise, norm, vision
+from rlx_xdsl.graph import random_inputs
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.testing.graphgen import graphs, inputs_for
+from rlx_xdsl.testing.llama import build_llama
+from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+from rlx_xdsl.transforms.legalize import PRIMITIVE, LegalizePass
+
+WITH_RULES = (
+    norm.GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
+    contraction.DotGeneralOp,
+)  # fmt: skip
+ALL_BUT_THESE = tuple(sorted({op.name for op in ALL_OPS} - {op.name for op in WITH_RULES}))
+
+
+def mir_names(module) -> set[str]:
+    return {op.name for op in module.walk() if op.name.startswith("mir.")}
+
+
+def close(after, before):
+    for a, b in zip(after, before, strict=True):
+        np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=2e-2, atol=2e-2)
+
+
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(graphs(max_ops=4, ops=[*WITH_RULES, elementwise.AddOp]))
+def test_random_graphs_keep_their_values(module):
+    inputs = inputs_for(module)
+    before = run_function(module, "main", inputs)
+    LegalizePass(supported=ALL_BUT_THESE).apply(make_context(), module)
+    module.verify()
+    assert not mir_names(module) & {op.name for op in WITH_RULES}
+    close(run_function(module, "main", inputs), before)
+
+
+def test_a_fused_llama_graph_returns_to_unfused_ops():
+    """The CPU fusion pipeline's fused kernels, for a target that has none of them."""
+    module = build_llama(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    FusionPipelinePass(target="best").apply(Context(), module)
+    fused = {name for name in mir_names(module) if name.startswith("mir.fused_") or name == "mir.elementwise_region"}
+    assert fused
+    supported = tuple(sorted({op.name for op in ALL_OPS} - fused))
+    LegalizePass(supported=supported).apply(make_context(), module)
+    module.verify()
+    assert not mir_names(module) & fused
+    close(run_function(module, None, inputs), before)
+
+
+def test_the_primitive_target_reports_what_no_rule_removes():
+    b = GraphBuilder("f")
+    x = b.input("x", [1, 4, 2, 2])
+    g = b.input("g", [4])
+    b.output(b.resize_nearest_2x(b.layer_norm_2d(x, g, g)))
+    module = b.module()
+    with pytest.raises(OpError, match=r"'mir.layer_norm' is not supported by the target .* after 1 round\(s\): mir.layer_norm$"):
+        LegalizePass().apply(make_context(), module)
+    assert "mir.resize_nearest_2x" not in mir_names(module) and "mir.reshape" in PRIMITIVE
+
+
+def test_unknown_supported_names_are_refused():
+    with pytest.raises(Exception, match="supported=mir.nope names no known op"):
+        b = GraphBuilder("f")
+        b.output(b.input("x", [2]))
+        LegalizePass(supported=("mir.nope",)).apply(make_context(), b.module())
