@@ -85,15 +85,21 @@ class RewriteUnsupported(RewritePattern):
             self.rules.match_and_rewrite(op, rewriter)
 
 
-def legalize(module: ModuleOp, supported: frozenset[str]) -> int:
-    """Rewrite until everything is supported; the number of rounds that changed the IR."""
+def rewrite_unsupported(module: ModuleOp, supported: frozenset[str]) -> tuple[int, list[Operation]]:
+    """Rewrite until everything is supported or nothing changes (at most `MAX_ROUNDS`
+    rounds); the rounds that changed the IR and the ops still unsupported."""
     pattern = RewriteUnsupported(supported)
     rounds = 0
     while rounds < MAX_ROUNDS and any(is_unsupported(op, supported) for op in module.walk()):
         if not PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module):
             break
         rounds += 1
-    left = [op for op in module.walk() if is_unsupported(op, supported)]
+    return rounds, [op for op in module.walk() if is_unsupported(op, supported)]
+
+
+def legalize(module: ModuleOp, supported: frozenset[str]) -> int:
+    """`rewrite_unsupported`, failing at the first op left unsupported; the rounds."""
+    rounds, left = rewrite_unsupported(module, supported)
     if left:
         kinds = sorted({op.name for op in left})
         raise OpError(
@@ -112,7 +118,7 @@ class LegalizePass(ModulePass):
 
     target: str = field(default="primitive", metadata={"syntax": "|".join(TARGETS), "example": "primitive"})
     supported: tuple[str, ...] = field(
-        default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.matmul,mir.add"}
+        default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.matmul"}
     )
 
     def __post_init__(self) -> None:

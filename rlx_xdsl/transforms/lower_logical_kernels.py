@@ -40,6 +40,10 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 
 
+LOGICAL_KERNELS = (GroupNormOp, ResizeNearest2xOp, LayerNorm2dOp, ConvTranspose2dOp)
+"""The ops lowered here: the dispatch report's "common IR" path."""
+
+
 def spelled(op: Operation, shape: Sequence[int]) -> list[int]:
     """`shape` as a `new_shape` property: its one `?` dim as -1; more are refused."""
     if list(shape).count(DYNAMIC) > 1:

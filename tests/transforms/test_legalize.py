@@ -75,3 +75,32 @@ def test_unknown_supported_names_are_refused():
         b = GraphBuilder("f")
         b.output(b.input("x", [2]))
         LegalizePass(supported=("mir.nope",)).apply(make_context(), b.module())
+
+
+# --- the dispatch report -------------------------------------------------------------------
+
+
+def vision_graph():
+    b = GraphBuilder("f")
+    x, g = b.input("x", [1, 4, 2, 2]), b.input("g", [4])
+    y = b.layer_norm_2d(x, g, g)
+    b.output(b.add(b.resize_nearest_2x(y), b.constant(1.0)), b.dot_general(x, x, lhs_contracting=[1], rhs_contracting=[1]))
+    return b.module()
+
+
+def test_dispatch_report_paths_and_readiness():
+    from rlx_xdsl.transforms.dispatch_report import DispatchReport
+
+    module = vision_graph()
+    text = str(module)
+    ready = DispatchReport.analyze(module, PRIMITIVE | {"mir.layer_norm"})
+    paths = {kind: (count, path) for kind, count, path in ready.rows}
+    assert paths["mir.add"] == (1, "native")
+    assert paths["mir.layer_norm_2d"] == (1, "common IR")
+    assert paths["mir.resize_nearest_2x"] == (1, "common IR")
+    assert paths["mir.dot_general"] == (1, "rewritten")
+    assert ready.compile_ready and ready.to_json()["compile_ready"] is True
+    stuck = DispatchReport.analyze(module, PRIMITIVE)
+    assert ("mir.layer_norm", 0, "unsupported") in stuck.rows and not stuck.compile_ready
+    assert "compile-ready: no" in stuck.render()
+    assert str(module) == text  # the analysis legalized a copy
