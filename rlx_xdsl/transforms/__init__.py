@@ -112,6 +112,8 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rlx-lower-group-norm": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerGroupNormPass"),
     "rlx-lower-resize-nearest-2x": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerResizeNearest2xPass"),
     "rlx-legalize": _lazy("rlx_xdsl.transforms.legalize", "LegalizePass"),
+    "rlx-legalize-broadcast": _lazy("rlx_xdsl.transforms.legalize_broadcast", "LegalizeBroadcastPass"),
+    "rlx-promote-params": _lazy("rlx_xdsl.transforms.promote_params", "PromoteParamsPass"),
 }
 """The fusion issue's passes (RLX's fusion pipeline, its lowerings, constant folding)."""
 
