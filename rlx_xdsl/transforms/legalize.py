@@ -4,8 +4,9 @@
 While some MIR op is outside the supported set, every rule the project has for it is
 tried (unfuse rules of fused ops, backward-kernel decompositions, the
 softmax-cross-entropy lowering, `mir.if` inlining and bounded `mir.while` unrolling,
-`dot_general` as matmul, and the logical-kernel lowerings: group_norm,
-resize_nearest_2x, layer_norm_2d, conv_transpose_2d), one walk per round, at most
+`dot_general` as matmul, the logical-kernel lowerings: group_norm,
+resize_nearest_2x, layer_norm_2d, conv_transpose_2d, and softmax, layer_norm and
+rms_norm as reduce and elementwise ops), one walk per round, at most
 `MAX_ROUNDS` rounds; the rules' outputs are legalized in later rounds. What is
 still unsupported then is an error at the first such op, listing them all.
 
@@ -56,6 +57,11 @@ def rules() -> list[RewritePattern]:
         LowerResizeNearest2x,
     )
     from rlx_xdsl.transforms.lower_sce import LowerDenseLoss, LowerIndexedLoss, LowerLossBackward
+    from rlx_xdsl.transforms.primitive_rules import (
+        LayerNormAsPrimitives,
+        RmsNormAsPrimitives,
+        SoftmaxAsPrimitives,
+    )
 
     unfuse.load_rules()
     decompose_backward.load_rules()
@@ -65,6 +71,7 @@ def rules() -> list[RewritePattern]:
         LowerIndexedLoss(), LowerDenseLoss(), LowerLossBackward(),
         InlineIf(), UnrollWhile(), LowerDotGeneral(),
         LowerGroupNorm(), LowerResizeNearest2x(), LowerLayerNorm2d(), LowerConvTranspose2d(),
+        SoftmaxAsPrimitives(), LayerNormAsPrimitives(), RmsNormAsPrimitives(),
     ]  # fmt: skip
 
 

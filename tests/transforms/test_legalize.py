@@ -9,7 +9,7 @@ from xdsl.context import Context
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dialects.mir import ALL_OPS, contraction, elementwise, norm, vision
+from rlx_xdsl.dialects.mir import ALL_OPS, contraction, elementwise, norm, reduction, vision
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
@@ -19,7 +19,7 @@ from rlx_xdsl.transforms.legalize import PRIMITIVE, LegalizePass
 
 WITH_RULES = (
     norm.GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
-    contraction.DotGeneralOp,
+    contraction.DotGeneralOp, reduction.SoftmaxOp, norm.LayerNormOp, norm.RmsNormOp,
 )  # fmt: skip
 ALL_BUT_THESE = tuple(sorted({op.name for op in ALL_OPS} - {op.name for op in WITH_RULES}))
 
@@ -59,15 +59,26 @@ def test_a_fused_llama_graph_returns_to_unfused_ops():
     close(run_function(module, None, inputs), before)
 
 
+def test_the_primitive_target_takes_a_vision_block_to_primitives():
+    b = GraphBuilder("f")
+    x, g = b.input("x", [1, 4, 2, 2]), b.input("g", [4])
+    b.output(b.softmax(b.resize_nearest_2x(b.layer_norm_2d(x, g, g)), axis=1))
+    module = b.module()
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    LegalizePass().apply(make_context(), module)
+    assert mir_names(module) <= PRIMITIVE
+    close(run_function(module, None, inputs), before)
+
+
 def test_the_primitive_target_reports_what_no_rule_removes():
     b = GraphBuilder("f")
-    x = b.input("x", [1, 4, 2, 2])
-    g = b.input("g", [4])
-    b.output(b.resize_nearest_2x(b.layer_norm_2d(x, g, g)))
+    x, w = b.input("x", [1, 2, 4, 4]), b.input("w", [3, 2, 3, 3])
+    b.output(b.resize_nearest_2x(b.conv(x, w, kernel_size=[3, 3])))
     module = b.module()
-    with pytest.raises(OpError, match=r"'mir.layer_norm' is not supported by the target .* after 1 round\(s\): mir.layer_norm$"):
+    with pytest.raises(OpError, match=r"'mir.conv' is not supported by the target .* after 1 round\(s\): mir.conv$"):
         LegalizePass().apply(make_context(), module)
-    assert "mir.resize_nearest_2x" not in mir_names(module) and "mir.reshape" in PRIMITIVE
+    assert "mir.resize_nearest_2x" not in mir_names(module)
 
 
 def test_unknown_supported_names_are_refused():
@@ -93,14 +104,14 @@ def test_dispatch_report_paths_and_readiness():
 
     module = vision_graph()
     text = str(module)
-    ready = DispatchReport.analyze(module, PRIMITIVE | {"mir.layer_norm"})
+    ready = DispatchReport.analyze(module, PRIMITIVE)
     paths = {kind: (count, path) for kind, count, path in ready.rows}
     assert paths["mir.add"] == (1, "native")
     assert paths["mir.layer_norm_2d"] == (1, "common IR")
     assert paths["mir.resize_nearest_2x"] == (1, "common IR")
     assert paths["mir.dot_general"] == (1, "rewritten")
     assert ready.compile_ready and ready.to_json()["compile_ready"] is True
-    stuck = DispatchReport.analyze(module, PRIMITIVE)
-    assert ("mir.layer_norm", 0, "unsupported") in stuck.rows and not stuck.compile_ready
+    stuck = DispatchReport.analyze(module, PRIMITIVE - {"mir.sqrt"})
+    assert ("mir.sqrt", 0, "unsupported") in stuck.rows and not stuck.compile_ready
     assert "compile-ready: no" in stuck.render()
     assert str(module) == text  # the analysis legalized a copy
