@@ -115,3 +115,20 @@ def test_dispatch_report_paths_and_readiness():
     assert ("mir.sqrt", 0, "unsupported") in stuck.rows and not stuck.compile_ready
     assert "compile-ready: no" in stuck.render()
     assert str(module) == text  # the analysis legalized a copy
+
+
+def test_the_training_graph_keeps_its_values_without_backward_and_loss_kernels():
+    """The LLaMA training workload on a backend with no backward or loss kernels (and no
+    rms_norm or softmax): decompositions, the SCE lowering and the primitive rules remove them."""
+    from rlx_xdsl.dialects.mir import backward, loss
+    from rlx_xdsl.testing.training import build_llama_training
+
+    module = build_llama_training(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32, vocab=8)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    removed = {op.name for op in (*backward.OPS, *loss.OPS, norm.RmsNormOp, reduction.SoftmaxOp)}
+    assert mir_names(module) & removed
+    LegalizePass(supported=tuple(sorted({op.name for op in ALL_OPS} - removed))).apply(make_context(), module)
+    module.verify()
+    assert not mir_names(module) & removed
+    close(run_function(module, None, inputs), before)
