@@ -9,7 +9,7 @@ from xdsl.context import Context
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dialects.mir import ALL_OPS, contraction, elementwise, norm, reduction, vision
+from rlx_xdsl.dialects.mir import ALL_OPS, attention, contraction, elementwise, norm, reduction, vision
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
@@ -20,6 +20,7 @@ from rlx_xdsl.transforms.legalize import PRIMITIVE, LegalizePass
 WITH_RULES = (
     norm.GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
     contraction.DotGeneralOp, reduction.SoftmaxOp, norm.LayerNormOp, norm.RmsNormOp,
+    attention.AttentionOp, attention.RopeOp,
 )  # fmt: skip
 ALL_BUT_THESE = tuple(sorted({op.name for op in ALL_OPS} - {op.name for op in WITH_RULES}))
 
@@ -33,7 +34,7 @@ def close(after, before):
         np.testing.assert_allclose(np.asarray(a, np.float64), np.asarray(b, np.float64), rtol=2e-2, atol=2e-2)
 
 
-@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(max_ops=4, ops=[*WITH_RULES, elementwise.AddOp]))
 def test_random_graphs_keep_their_values(module):
     inputs = inputs_for(module)
@@ -42,6 +43,46 @@ def test_random_graphs_keep_their_values(module):
     module.verify()
     assert not mir_names(module) & {op.name for op in WITH_RULES}
     close(run_function(module, "main", inputs), before)
+
+
+def test_the_llama_graph_reaches_the_primitive_set():
+    module = build_llama(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    assert not mir_names(module) <= PRIMITIVE
+    LegalizePass(target="primitive").apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) <= PRIMITIVE
+    close(run_function(module, None, inputs), before)
+
+
+@pytest.mark.parametrize(
+    "props",
+    [
+        {"mask_kind": "sliding_window", "window": 2, "attn_logit_softcap": 5.0},
+        {"mask_kind": "custom"},
+        {"mask_kind": "bias", "score_scale": 0.3},
+    ],
+    ids=["window-softcap", "custom", "bias"],
+)
+def test_attention_variants_keep_their_values(props):
+    """Grouped heads, a KV cache longer than the queries, and each mask kind."""
+    b = GraphBuilder("f")
+    q, k, v = b.input("q", [2, 4, 3, 8]), b.input("k", [2, 2, 5, 8]), b.input("v", [2, 2, 5, 8])
+    mask = None
+    if props["mask_kind"] == "custom":
+        mask = b.input("m", [2, 5])
+    elif props["mask_kind"] == "bias":
+        mask = b.input("m", [2, 4, 3, 5])
+    b.output(b.attention(q, k, v, mask, num_heads=4, head_dim=8, **props))
+    module = b.module()
+    inputs = random_inputs(find_function(module, None))
+    if props["mask_kind"] == "custom":
+        inputs[3] = np.array([[1, 0, 1, 1, 0], [0, 0, 0, 0, 0]], np.float32)  # a fully masked batch
+    before = run_function(module, None, inputs)
+    LegalizePass().apply(make_context(), module)
+    assert mir_names(module) <= PRIMITIVE
+    close(run_function(module, None, inputs), before)
 
 
 def test_a_fused_llama_graph_returns_to_unfused_ops():
