@@ -1,4 +1,4 @@
-"""softmax, layer_norm, rms_norm, rope and attention as primitive MIR (matmul, reduce,
+"""softmax, layer_norm, rms_norm, rope, attention and conv as primitive MIR (matmul, reduce,
 elementwise and shape ops): the `rlx-legalize` rules that take them to the `primitive` target.
 
 Each follows its kernel's formula (`interpreters/mir/reduction.py`, `norm.py`,
@@ -6,7 +6,9 @@ Each follows its kernel's formula (`interpreters/mir/reduction.py`, `norm.py`,
 `sqrt(statistic + eps)`; rope rotates NeoX pairs of the first `n_rot` dims; attention
 repeats KV heads for grouped queries, scales, softcaps, masks (a constant `[Sq, Sk]`
 keep-matrix for the positional masks, which needs both lengths static) and takes a
-softmax whose fully masked rows are 0, as the kernel. f16/bf16 are computed in f32 and
+softmax whose fully masked rows are 0, as the kernel; conv gathers its windows with
+narrow, reshape and concat (strides as a split axis, padding as concatenated zeros) and
+multiplies them by the weights in one grouped matmul. f16/bf16 are computed in f32 and
 rounded once, as the kernels do (attention rounds its probabilities before `@ v`).
 """
 
@@ -20,6 +22,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
+from rlx_xdsl.dialects.mir.conv import ConvOp
 from rlx_xdsl.dialects.mir.reduction import SoftmaxOp
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.interpreters.mir.attention import position_keep
@@ -119,6 +122,58 @@ def attention(e: Emitter, op: AttentionOp) -> SSAValue:
     return e.mir.matmul(probs, v)
 
 
+def zeros(e: Emitter, shape: list[int], et) -> SSAValue:
+    return e.mir.expand(e.mir.constant(0.0, et), target_shape=shape)
+
+
+def padded(e: Emitter, x: SSAValue, axis: int, before: int, after: int) -> SSAValue:
+    """`x` with `before` and `after` zero rows along `axis` (a concat)."""
+    if before == after == 0:
+        return x
+    shape = list(tensor_type(x).get_shape())
+    et = tensor_type(x).element_type
+    parts = [zeros(e, [*shape[:axis], before, *shape[axis + 1 :]], et)] if before else []
+    parts.append(x)
+    if after:
+        parts.append(zeros(e, [*shape[:axis], after, *shape[axis + 1 :]], et))
+    return e.mir.concat(*parts, axis=axis)
+
+
+def strided(e: Emitter, x: SSAValue, axis: int, start: int, count: int, step: int) -> SSAValue:
+    """`x[..., start : start + count * step : step, ...]` along `axis` with narrow and reshape."""
+    taken = e.mir.narrow(x, axis=axis, start=start, len=count * step)
+    if step == 1:
+        return taken
+    shape = list(tensor_type(taken).get_shape())
+    split = e.mir.reshape(taken, new_shape=[*shape[:axis], count, step, *shape[axis + 1 :]])
+    first = e.mir.narrow(split, axis=axis + 1, start=0, len=1)
+    return e.mir.reshape(first, new_shape=[*shape[:axis], count, *shape[axis + 1 :]])
+
+
+def conv(e: Emitter, op: ConvOp) -> SSAValue:
+    """im2col with shape ops, then one grouped matmul: `w[g, Co/g, C/g*kh*kw] @ patches[N, g, C/g*kh*kw, Ho*Wo]`."""
+    x_type, out_type = tensor_type(op.x), tensor_type(op.result)
+    if DYNAMIC in x_type.get_shape() or DYNAMIC in tensor_type(op.w).get_shape():
+        raise OpError(op, f"'{op.name}' cannot be rewritten: x and w need static shapes, got {fmt_shape(x_type.get_shape())}")
+    n, c, h, w = x_type.get_shape()
+    cout, per_group, kh, kw = tensor_type(op.w).get_shape()
+    _, _, ho, wo = out_type.get_shape()
+    groups = op.groups.value.data
+    (sh, sw), (ph, pw), (dh, dw) = op.pair("stride"), op.pair("padding"), op.dilation_pair()
+    x = padded(e, op.x, 2, ph, max(ph, (kh - 1) * dh + sh * ho - h - ph))
+    x = padded(e, x, 3, pw, max(pw, (kw - 1) * dw + sw * wo - w - pw))
+    cells = []
+    for a in range(kh):
+        rows = strided(e, x, 2, a * dh, ho, sh)
+        for b in range(kw):
+            cell = strided(e, rows, 3, b * dw, wo, sw)
+            cells.append(e.mir.reshape(cell, new_shape=[n, c, 1, ho * wo]))
+    patches = e.mir.concat(*cells, axis=2) if len(cells) > 1 else cells[0]
+    patches = e.mir.reshape(patches, new_shape=[n, groups, per_group * kh * kw, ho * wo])
+    weights = e.mir.reshape(op.w, new_shape=[groups, cout // groups, per_group * kh * kw])
+    return e.mir.reshape(e.mir.matmul(weights, patches), new_shape=[n, cout, ho, wo])
+
+
 class SoftmaxAsPrimitives(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SoftmaxOp, rewriter: PatternRewriter) -> None:
@@ -152,3 +207,10 @@ class AttentionAsPrimitives(RewritePattern):
     def match_and_rewrite(self, op: AttentionOp, rewriter: PatternRewriter) -> None:
         e = Emitter.replacing(op, rewriter)
         e.replace(op, attention(e, op))
+
+
+class ConvAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, conv(e, op))
