@@ -109,13 +109,18 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rlx-clip-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "ClipElementwiseRegionsPass"),
     "rlx-fusion-pipeline": _lazy(_FUSION + "pipeline", "FusionPipelinePass"),
     "rlx-constant-fold": _lazy("rlx_xdsl.transforms.constant_fold", "ConstantFoldPass"),
-    "rlx-lower-group-norm": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerGroupNormPass"),
-    "rlx-lower-resize-nearest-2x": _lazy("rlx_xdsl.transforms.lower_logical_kernels", "LowerResizeNearest2xPass"),
-    "rlx-legalize": _lazy("rlx_xdsl.transforms.legalize", "LegalizePass"),
-    "rlx-legalize-broadcast": _lazy("rlx_xdsl.transforms.legalize_broadcast", "LegalizeBroadcastPass"),
-    "rlx-promote-params": _lazy("rlx_xdsl.transforms.promote_params", "PromoteParamsPass"),
 }
 """The fusion issue's passes (RLX's fusion pipeline, its lowerings, constant folding)."""
+
+_T = "rlx_xdsl.transforms."
+BACKEND_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "rlx-legalize": _lazy(_T + "legalize", "LegalizePass"),
+    "rlx-legalize-broadcast": _lazy(_T + "legalize_broadcast", "LegalizeBroadcastPass"),
+    "rlx-lower-group-norm": _lazy(_T + "lower_logical_kernels", "LowerGroupNormPass"),
+    "rlx-lower-resize-nearest-2x": _lazy(_T + "lower_logical_kernels", "LowerResizeNearest2xPass"),
+    "rlx-promote-params": _lazy(_T + "promote_params", "PromoteParamsPass"),
+}
+"""Backend preparation (RLX's rewrite_for_backend and its helpers)."""
 
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
@@ -134,4 +139,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-unfuse": _unfuse,
         "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,
         **FUSION_PASSES,
+        **BACKEND_PASSES,
     }
