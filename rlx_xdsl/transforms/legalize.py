@@ -30,7 +30,6 @@ from xdsl.pattern_rewriter import (
     RewritePattern,
 )
 from xdsl.traits import IsTerminator
-from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import contraction, elementwise, reduction, shape
@@ -133,16 +132,18 @@ class LegalizePass(ModulePass):
     )
 
     def __post_init__(self) -> None:
+        """Bad options are usage errors, before any IR is read."""
         if self.target not in TARGETS:
             raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
+        from rlx_xdsl.context import make_context
 
-    def supported_ops(self, ctx: Context) -> frozenset[str]:
-        if not self.supported:
-            return TARGETS[self.target]
+        ctx = make_context()
         unknown = [name for name in self.supported if ctx.get_optional_op(name) is None]
         if unknown:
-            raise PassFailedException(f"rlx-legalize: supported={','.join(unknown)} names no known op")
-        return frozenset(self.supported)
+            raise ValueError(f"supported={','.join(unknown)}: no such op")
+
+    def supported_ops(self, ctx: Context) -> frozenset[str]:
+        return frozenset(self.supported) if self.supported else TARGETS[self.target]
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         legalize(op, self.supported_ops(ctx))
