@@ -660,6 +660,45 @@ def _structured_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
+def _random_cases() -> list[OpCase]:
+    offset = fixed(np.array(3, np.int64))
+    return [
+        OpCase("rng_uniform", "mir.rng_uniform offset %0 seed = 7 low = -1.0 high = 2.0 : (tensor<i64>) -> tensor<2x3xf32>",
+               inputs=of(offset)),
+        OpCase("rng_uniform_f64", "mir.rng_uniform seed = -5 low = 0.0 high = 1.0 : () -> tensor<5xf64>", args=()),
+        OpCase("rng_normal", "mir.rng_normal offset %0 seed = 3 mean = 1.0 std = 2.0 : (tensor<i64>) -> tensor<4x2xf64>",
+               approximate=True, inputs=of(offset)),
+        OpCase("rng_normal_bf16", "mir.rng_normal seed = 1 mean = 0.0 std = 1.0 : () -> tensor<6xbf16>", True, args=()),
+        OpCase("sample", "mir.sample %0, %1 top_k = 3 top_p = 0.9 temperature = 0.7 seed = 1 : (tensor<3x6xf32>, tensor<i64>) "
+               "-> tensor<3xi64>".replace("%0, %1", "%0 offset %1"), inputs=of(normal(3, 6), offset)),
+        OpCase("sample_all", "mir.sample %0 top_k = 0 top_p = 1.0 temperature = 1.0 seed = 4 : (tensor<4x5xbf16>) -> tensor<4xi64>"),
+        OpCase("sample_dynamic", "mir.sample %0 offset %1 top_k = 0 top_p = 0.95 temperature = 1.5 seed = 4 : (tensor<?x6xf32>, "
+               "tensor<i64>) -> tensor<?xi64>", inputs=of(normal(3, 6), offset)),
+        OpCase("sample_greedy", "mir.sample %0 top_k = 0 top_p = 1.0 temperature = 0.0 seed = 0 : (tensor<?x6xf32>) -> tensor<?xi64>",
+               inputs=of(normal(3, 6))),
+    ]  # fmt: skip
+
+
+def _vision_cases() -> list[OpCase]:
+    x = "tensor<2x4x3x3xf32>"
+    return [
+        OpCase("layer_norm_2d", f"mir.layer_norm_2d %0, %1, %2 eps = 1.000000e-06 : ({x}, tensor<4xf32>, tensor<4xf32>) -> {x}", True),
+        OpCase("layer_norm_2d_bf16", "mir.layer_norm_2d %0, %1, %2 eps = 1.000000e-06 : (tensor<1x3x2x2xbf16>, "
+               "tensor<3xbf16>, tensor<3xbf16>) -> tensor<1x3x2x2xbf16>", True),
+        OpCase("resize_nearest_2x", "mir.resize_nearest_2x %0 : (tensor<1x2x2x3xi32>) -> tensor<1x2x4x6xi32>"),
+        OpCase("resize_nearest_2x_dynamic", "mir.resize_nearest_2x %0 : (tensor<1x2x?x3xf32>) -> tensor<1x2x?x6xf32>",
+               inputs=of(normal(1, 2, 3, 3))),
+        OpCase("axial_rope_2d", "mir.axial_rope_2d %0 end_x = 3 end_y = 2 head_dim = 8 num_heads = 2 theta = 1.000000e+02 "
+               "repeat_factor = 2 : (tensor<1x2x12x8xf32>) -> tensor<1x2x12x8xf32>", True),
+        OpCase("axial_rope_2d_inverse_f16", "mir.axial_rope_2d %0 end_x = 2 end_y = 2 head_dim = 4 num_heads = 1 "
+               "theta = 1.000000e+04 repeat_factor = 1 inverse : (tensor<2x1x4x4xf16>) -> tensor<2x1x4x4xf16>", True),
+        OpCase("conv_transpose_2d", f"mir.conv_transpose_2d %0, %1 kernel_size = [3, 2] stride = [2, 1] padding = [1, 0] "
+               f"output_padding = [1, 0] dilation = [1, 2] groups = 1 : ({x}, tensor<4x3x3x2xf32>) -> tensor<2x3x6x5xf32>", True),
+        OpCase("conv_transpose_2d_groups", f"mir.conv_transpose_2d %0, %1 kernel_size = [2, 2] stride = [1, 1] padding = [0, 0] "
+               f"output_padding = [0, 0] dilation = [1, 1] groups = 2 : ({x}, tensor<4x1x2x2xf32>) -> tensor<2x2x4x4xf32>", True),
+    ]  # fmt: skip
+
+
 def all_cases() -> list[OpCase]:
     """Every case: each MIR op at least once, with dtype, broadcasting and dynamic-shape variants."""
     return [
@@ -681,6 +720,8 @@ def all_cases() -> list[OpCase]:
         *_fused_cases(),
         *_structured_cases(),
         *_quant_cases(),
+        *_random_cases(),
+        *_vision_cases(),
     ]
 
 

@@ -202,6 +202,16 @@ class RlxOptMain(xDSLOptMain):
             help="print the fusion report (counts before/after the passes, missed fusions and why) "
             "to stderr: text (default) or json",
         )
+        passes.add_argument(
+            "--dispatch-report",
+            nargs="?",
+            const="text",
+            choices=("text", "json"),
+            metavar="FORMAT",
+            help="print how each op kind of the input reaches the backend of the pipeline's last "
+            "rlx-legalize (native, common IR, rewritten, unsupported) and whether it is compile-ready, "
+            "to stderr: text (default) or json",
+        )
         _add_flags(
             passes,
             ("--list-passes", "list the passes with descriptions and options, then exit"),
@@ -462,6 +472,8 @@ class RlxOptMain(xDSLOptMain):
 
             baseline = MirBaseline()
             baseline.offer(module)
+        if self.args.dispatch_report:
+            sys.stderr.write(self.dispatch_report(module))
         try:
             self.apply_passes(module, after_each=None if baseline is None else baseline.offer)
         except OpError as e:
@@ -486,6 +498,15 @@ class RlxOptMain(xDSLOptMain):
         except Exception as e:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {describe(e)}"))
         return result
+
+    def dispatch_report(self, module: ModuleOp) -> str:
+        """The dispatch report of the input for the last `rlx-legalize`'s supported set."""
+        from rlx_xdsl.transforms.dispatch_report import DispatchReport
+        from rlx_xdsl.transforms.legalize import LegalizePass
+
+        legalizers = [p for p in self.pipeline_spec.passes if isinstance(p, LegalizePass)]
+        supported = (legalizers[-1] if legalizers else LegalizePass()).supported_ops(self.ctx)
+        return DispatchReport.analyze(module, supported).render(self.args.dispatch_report)
 
     def parse(self, text: str, offset: int) -> tuple[ModuleOp, LineIndex]:
         """Parse and (unless --disable-verify) verify one chunk; errors are `SourceError`s."""

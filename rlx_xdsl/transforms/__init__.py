@@ -112,6 +112,16 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
 }
 """The fusion issue's passes (RLX's fusion pipeline, its lowerings, constant folding)."""
 
+_T = "rlx_xdsl.transforms."
+BACKEND_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
+    "rlx-legalize": _lazy(_T + "legalize", "LegalizePass"),
+    "rlx-legalize-broadcast": _lazy(_T + "legalize_broadcast", "LegalizeBroadcastPass"),
+    "rlx-lower-group-norm": _lazy(_T + "lower_logical_kernels", "LowerGroupNormPass"),
+    "rlx-lower-resize-nearest-2x": _lazy(_T + "lower_logical_kernels", "LowerResizeNearest2xPass"),
+    "rlx-promote-params": _lazy(_T + "promote_params", "PromoteParamsPass"),
+}
+"""Backend preparation (RLX's rewrite_for_backend and its helpers)."""
+
 
 def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
     return {
@@ -132,4 +142,5 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-unfuse": _unfuse,
         "rlx-convert-mir-to-linalg": _convert_mir_to_linalg,
         **FUSION_PASSES,
+        **BACKEND_PASSES,
     }

@@ -280,6 +280,16 @@ def quant_cases():
     yield case("fake_quantize_backward", x, dy, ste="hard_tanh", bits=2, id="hard-tanh-per-batch", check=training)
     yield case("fake_quantize_lsq_backward_x", x, np.array([0.25, 0.125, 0.5]), dy, bits=3, axis=1, check=training)
 
+def vision_cases():
+    yield case("layer_norm_2d", rand(2, 3, 2, 2), rand(3), rand(3), eps=1e-5)
+    yield case("resize_nearest_2x", rand(1, 2, 2, 3))
+    rope = {"end_x": 2, "end_y": 2, "head_dim": 8, "num_heads": 1, "theta": 100.0, "repeat_factor": 2}
+    yield case("axial_rope_2d", rand(1, 1, 8, 8), **rope)
+    yield case("axial_rope_2d", rand(1, 1, 8, 8), id="inverse", inverse=True, **rope)
+    yield case(
+        "conv_transpose_2d", rand(1, 4, 3, 2), rand(4, 1, 3, 2), id="strided-grouped",
+        kernel_size=[3, 2], stride=[2, 1], padding=[1, 0], output_padding=[1, 0], dilation=[1, 2], groups=2,
+    )  # fmt: skip
 
 
 CASES = [
@@ -298,6 +308,7 @@ CASES = [
         conv_cases,
         loss_cases,
         quant_cases,
+        vision_cases,
     )  # fmt: skip
     for c in group()
 ]

@@ -36,15 +36,16 @@ EXPECTED_CLASS = {
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
         "fused_transformer_layer", "fused_matmul_epilogue", "qmatmul", "qconv2d",
         "dequant_matmul",
-        "fused_transformer_layer", "fused_matmul_epilogue", "fft", "batch_norm_inference",
-        "batched_dense_solve", "log_mel", "log_mel_backward",
+        "fft", "batch_norm_inference", "batched_dense_solve", "log_mel", "log_mel_backward",
+        # RLX's fallback too (the rng ops exist only after 0.2.2, where they fall to it as well)
+        "conv_transpose_2d", "layer_norm_2d", "rng_uniform", "rng_normal",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",
         "softmax_cross_entropy_with_logits", "softmax_cross_entropy", "softmax_cross_entropy_backward",
         "selective_scan", "gated_delta_net",
         "layer_norm_backward_input", "layer_norm_backward_gamma", "fused_residual_rms_norm",
-        "fused_residual_layer_norm",
+        "fused_residual_layer_norm", "sample",
     },
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
@@ -58,7 +59,7 @@ EXPECTED_CLASS = {
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
         "topk", "rope", "pool", "if", "while", "pool_backward", "stop_gradient",
-        "fused_attention_block",
+        "fused_attention_block", "resize_nearest_2x", "axial_rope_2d",
     },
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip

@@ -119,6 +119,13 @@ CASES = [
     Case("batch_norm_inference", [(2, 3, 4)] + [(3,)] * 4,
          lambda b, x, g, s, m, v: b.batch_norm_inference(x, g, s, m, v),
          lambda x, g, s, m, v: F.batch_norm(x, m, v, g, s, training=False)),
+    Case("layer_norm_2d", [(1, 4, 2, 3), (4,), (4,)], lambda b, x, g, s: b.layer_norm_2d(x, g, s),
+         lambda x, g, s: F.layer_norm(x.permute(0, 2, 3, 1), (4,), g, s, 1e-6).permute(0, 3, 1, 2)),
+    Case("resize_nearest_2x", [(1, 2, 2, 3)], lambda b, x: b.resize_nearest_2x(x),
+         lambda x: F.interpolate(x, scale_factor=2, mode="nearest")),
+    Case("conv_transpose_2d", [(1, 4, 3, 3), (4, 2, 2, 2)],
+         lambda b, x, w: b.conv_transpose_2d(x, w, kernel_size=[2, 2], stride=[2, 2]),
+         lambda x, w: F.conv_transpose2d(x, w, stride=2)),
     Case("softmax_cross_entropy_with_logits", [(2, 4)],
          lambda b, x: b.softmax_cross_entropy_with_logits(x, b.constant(np.array([1.0, 3.0], np.float32))),
          lambda x: F.cross_entropy(x, ids(1, 3), reduction="none")),
@@ -153,6 +160,10 @@ NOT_COMPARED: dict[str, str] = {
     "mir.complex_norm_sq": "complex<f32> operands: no policy casts complex values",
     "mir.fft": "torch.fft takes complex tensors; RLX's interleaved real layout has no torch op",
     "mir.log_mel": "no torch op (Whisper composes matmul, clamp and log10)",
+    "mir.rng_uniform": "no operand to cast: its result type is its own specification",
+    "mir.rng_normal": "no operand to cast: its result type is its own specification",
+    "mir.sample": "its result is i64 ids under every policy (torch has no fused sampling op)",
+    "mir.axial_rope_2d": "no torch op (SAM 2 applies it as complex multiplication)",
 }
 """MIR ops the test does not run in torch, and why. Besides these, three families are not
 compared: backward ops (autocast covers the forward pass; backward kernels run in the dtypes

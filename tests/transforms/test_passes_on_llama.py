@@ -23,7 +23,7 @@ from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.testing.training import build_llama_training
-from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
+from rlx_xdsl.transforms import BACKEND_PASSES, FUSION_PASSES, get_all_passes
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.canonicalize import CanonicalizePass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
@@ -58,7 +58,18 @@ def test_every_pass_is_checked_here():
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
         "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
-    } | set(FUSION_PASSES)  # fmt: skip
+    } | set(FUSION_PASSES) | set(BACKEND_PASSES)  # fmt: skip
+
+
+@pytest.mark.parametrize("name", sorted(BACKEND_PASSES))
+def test_backend_passes_keep_what_llama_computes(llama, name):
+    """Each backend pass on the LLaMA graph (rlx-legalize: down to the primitive set)."""
+    text, inputs, expected = llama
+    module = parse_module(text)
+    BACKEND_PASSES[name]()().apply(make_context(), module)
+    module.verify()
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(FUSION_PASSES))

@@ -67,6 +67,8 @@ GROUP_MODULES = (
     "regions",
     "structured",
     "fused",
+    "random",
+    "vision",
     "lir",
 )
 """The modules of this package that register rules, one per MIR group."""

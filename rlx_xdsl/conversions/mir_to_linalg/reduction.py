@@ -160,12 +160,9 @@ def _same(s: Scalars, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
     return s.add(equal, s.mul(s.is_nan(a), s.is_nan(b), BOOL), BOOL)
 
 
-@LOWERINGS.register(red.TopkOp)
-def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
-    """Rank every element of a row (how many sort before it; ties: lower index first),
-    then pick the elements ranked 0 .. k-1."""
-    dt = lw.operand_dtype(0)
-    x = op.input
+def row_ranks(lw: Tensors, x: SSAValue, dt: DType) -> SSAValue:
+    """For each element, how many elements of its row (last axis) sort before it in
+    descending order (NaN largest; ties: lower index first), as i64. O(n^2) per row."""
     dims = lw.dims(x)
     r = len(dims)
     lead = list(range(r - 1))
@@ -177,7 +174,7 @@ def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
         )
         return s.add(n, s.cast(ahead, BOOL, I64), I64)
 
-    ranks = lw.reduce(
+    return lw.reduce(
         [(x, loops(r + 1, [*lead, r - 1])), (x, loops(r + 1, [*lead, r]))],
         [*dims, dims[-1]],
         [r],
@@ -185,6 +182,18 @@ def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
         0,
         count_before,
     )
+
+
+@LOWERINGS.register(red.TopkOp)
+def lower_topk(lw: Lowering, op: red.TopkOp) -> Sequence[SSAValue]:
+    """Rank every element of a row (how many sort before it; ties: lower index first),
+    then pick the elements ranked 0 .. k-1."""
+    dt = lw.operand_dtype(0)
+    x = op.input
+    dims = lw.dims(x)
+    r = len(dims)
+    lead = list(range(r - 1))
+    ranks = row_ranks(lw, x, dt)
     k = op.k.value.data
 
     def pick(chosen: Callable[[Scalars, SSAValue], SSAValue]):

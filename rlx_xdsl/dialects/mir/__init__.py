@@ -19,11 +19,13 @@ from rlx_xdsl.dialects.mir import (
     loss,
     norm,
     quant,
+    random,
     reduction,
     regions,
     shape,
     signal,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -43,6 +45,8 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    random,
+    vision,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

@@ -17,11 +17,13 @@ from rlx_xdsl.interpreters.mir import (
     loss,
     norm,
     quant,
+    random,
     reduction,
     regions,
     shape,
     signal,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -41,4 +43,6 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    random,
+    vision,
 )

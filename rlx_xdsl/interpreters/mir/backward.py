@@ -230,6 +230,13 @@ def _unpad(op, padded: np.ndarray) -> np.ndarray:
 
 
 def run_conv_backward_input(op: bw.ConvBackwardInputOp, dy, w) -> tuple[np.ndarray]:
+    return (as_result(op, transposed_conv(op, dy, w, op.pair("input_size"))),)
+
+
+def transposed_conv(op, dy, w, size: tuple[int, int]) -> np.ndarray:
+    """The transposed convolution of `dy` with `w` (`[Cout, Cin / groups, kh, kw]` of the
+    forward conv) into `size` (H, W), in the accumulation dtype: `conv_backward_input`
+    and `conv_transpose_2d` (`op` gives the window properties)."""
     dy, w = widened(dy), widened(w)
     groups = op.groups.value.data
     n, cout, ho, wo = dy.shape
@@ -239,9 +246,9 @@ def run_conv_backward_input(op: bw.ConvBackwardInputOp, dy, w) -> tuple[np.ndarr
     cells = dy_g @ w.reshape(groups, cout // groups, -1)
     cells = cells.reshape(n, groups, ho, wo, per_group, kh, kw).transpose(0, 1, 4, 2, 3, 5, 6)
     cells = cells.reshape(n, groups * per_group, ho, wo, kh, kw)
-    (h, width), (ph, pw) = op.pair("input_size"), op.pair("padding")
+    (h, width), (ph, pw) = size, op.pair("padding")
     padded = _scatter_windows(op, (n, groups * per_group, h + 2 * ph, width + 2 * pw), cells)
-    return (as_result(op, _unpad(op, padded)),)
+    return _unpad(op, padded)
 
 
 def run_conv_backward_weight(op: bw.ConvBackwardWeightOp, x, dy) -> tuple[np.ndarray]:

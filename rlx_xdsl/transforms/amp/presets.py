@@ -48,6 +48,7 @@ from rlx_xdsl.dialects.mir.loss import (
 )
 from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp
+from rlx_xdsl.dialects.mir.vision import ConvTranspose2dOp, LayerNorm2dOp
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.transforms.amp.policy import (
@@ -64,7 +65,7 @@ from rlx_xdsl.transforms.amp.policy import (
 TORCH_CUDA: OpRegistry[OpRule] = OpRegistry("PyTorch CUDA autocast rule")
 TORCH_CPU: OpRegistry[OpRule] = OpRegistry("PyTorch CPU autocast rule")
 
-LOW_PRECISION_OPS = (MatmulOp, DotGeneralOp, ConvOp, AttentionOp)
+LOW_PRECISION_OPS = (MatmulOp, DotGeneralOp, ConvOp, ConvTranspose2dOp, AttentionOp)
 CROSS_ENTROPY_OPS = (SoftmaxCrossEntropyWithLogitsOp, SoftmaxCrossEntropyOp, SoftmaxCrossEntropyBackwardOp)
 
 
@@ -112,12 +113,12 @@ for _table in (TORCH_CUDA, TORCH_CPU):
     _table.register(*LOW_PRECISION_OPS)(LOW)
     _table.register(*CROSS_ENTROPY_OPS)(F32)
 
-TORCH_CUDA.register(SoftmaxOp, LayerNormOp, RmsNormOp, GroupNormOp)(F32)
+TORCH_CUDA.register(SoftmaxOp, LayerNormOp, RmsNormOp, GroupNormOp, LayerNorm2dOp)(F32)
 TORCH_CUDA.register(ExpOp, LogOp, RsqrtOp, TanOp, PowOp)(F32)
 TORCH_CUDA.register(CumsumOp)(F32)
 TORCH_CUDA.add(ReduceOp, sum_or_prod_in_f32)
 
-TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp)(like_input)
+TORCH_CPU.register(LayerNormOp, RmsNormOp, GroupNormOp, BatchNormInferenceOp, LayerNorm2dOp)(like_input)
 TORCH_CPU.add(ReduceOp, prod_in_f32)
 TORCH_CPU.register(DenseSolveOp, BatchedDenseSolveOp)(F32)
 TORCH_CPU.add(FakeQuantizeOp, per_tensor_fake_quantize_in_f32)

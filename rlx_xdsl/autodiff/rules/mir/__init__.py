@@ -18,11 +18,13 @@ from rlx_xdsl.autodiff.rules.mir import (
     loss,
     norm,
     quant,
+    random,
     reduction,
     regions,
     shape,
     signal,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -42,6 +44,8 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    random,
+    vision,
 )
 
 PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}

@@ -16,11 +16,13 @@ from rlx_xdsl.testing.graphgen.mir import (
     loss,
     norm,
     quant,
+    random,
     reduction,
     regions,
     shape,
     signal,
     structured,
+    vision,
 )
 
 GROUPS = (
@@ -40,4 +42,6 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    random,
+    vision,
 )

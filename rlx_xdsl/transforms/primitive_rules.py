@@ -1,0 +1,216 @@
+"""softmax, layer_norm, rms_norm, rope, attention and conv as primitive MIR (matmul, reduce,
+elementwise and shape ops): the `rlx-legalize` rules that take them to the `primitive` target.
+
+Each follows its kernel's formula (`interpreters/mir/reduction.py`, `norm.py`,
+`attention.py`): softmax subtracts the slice maximum; the norms divide by
+`sqrt(statistic + eps)`; rope rotates NeoX pairs of the first `n_rot` dims; attention
+repeats KV heads for grouped queries, scales, softcaps, masks (a constant `[Sq, Sk]`
+keep-matrix for the positional masks, which needs both lengths static) and takes a
+softmax whose fully masked rows are 0, as the kernel; conv gathers its windows with
+narrow, reshape and concat (strides as a split axis, padding as concatenated zeros) and
+multiplies them by the weights in one grouped matmul. f16/bf16 are computed in f32 and
+rounded once, as the kernels do (attention rounds its probabilities before `@ v`).
+"""
+
+from __future__ import annotations
+
+from xdsl.dialects.builtin import f32
+from xdsl.ir import SSAValue
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
+from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
+from rlx_xdsl.dialects.mir.conv import ConvOp
+from rlx_xdsl.dialects.mir.reduction import SoftmaxOp
+from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.interpreters.mir.attention import position_keep
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape
+from rlx_xdsl.emitter import Emitter
+
+HALVES = ("f16", "bf16")
+
+
+def widened(e: Emitter, value: SSAValue) -> SSAValue:
+    """`value` in f32 when it is f16/bf16 (the kernels' accumulation dtype)."""
+    if dtypes.dtype_of(tensor_type(value).element_type).name in HALVES:
+        return e.mir.cast(value, f32)
+    return value
+
+
+def narrowed(e: Emitter, value: SSAValue, like: SSAValue) -> SSAValue:
+    et = tensor_type(like).element_type
+    return value if tensor_type(value).element_type == et else e.mir.cast(value, et)
+
+
+def softmax(e: Emitter, op: SoftmaxOp) -> SSAValue:
+    x = widened(e, op.input)
+    axis = [op.normalized_axis()]
+    shifted = e.mir.exp(e.mir.sub(x, e.mir.reduce(x, kind="max", axes=axis, keep_dim=True)))
+    total = e.mir.reduce(shifted, kind="sum", axes=axis, keep_dim=True)
+    return narrowed(e, e.mir.div(shifted, total), op.input)
+
+
+def axis_norm(e: Emitter, op: AxisNormOperation, centred: bool) -> SSAValue:
+    x = widened(e, op.x)
+    axes = list(range(op.normalized_axis(), tensor_type(op.x).get_num_dims()))
+    mean = lambda v: e.mir.reduce(v, kind="mean", axes=axes, keep_dim=True)  # noqa: E731
+    if centred:
+        x = e.mir.sub(x, mean(x))
+    eps = e.mir.constant(op.eps.value.data, tensor_type(x).element_type)
+    scale = e.mir.sqrt(e.mir.add(mean(e.mir.mul(x, x)), eps))
+    y = e.mir.add(e.mir.mul(e.mir.div(x, scale), widened(e, op.gamma)), widened(e, op.beta))
+    return narrowed(e, y, op.x)
+
+
+def rope(e: Emitter, op: RopeOp) -> SSAValue:
+    x, cos, sin = (widened(e, v) for v in (op.x, op.cos, op.sin))
+    width, half = tensor_type(op.x).get_shape()[-1], op.n_rot.value.data // 2
+    x1, x2 = (e.mir.narrow(x, axis=-1, start=start, len=half) for start in (0, half))
+    parts = [e.mir.sub(e.mir.mul(x1, cos), e.mir.mul(x2, sin)), e.mir.add(e.mir.mul(x2, cos), e.mir.mul(x1, sin))]
+    if width > 2 * half:
+        parts.append(e.mir.narrow(x, axis=-1, start=2 * half, len=width - 2 * half))
+    return narrowed(e, e.mir.concat(*parts, axis=-1), op.x)
+
+
+def softmax_or_zero(e: Emitter, scores: SSAValue) -> SSAValue:
+    """Softmax over the last axis; a fully `-inf` row gives zeros (the kernel's rule)."""
+    et = tensor_type(scores).element_type
+    zero, one, neg_inf = (e.mir.constant(v, et) for v in (0.0, 1.0, float("-inf")))
+    row_max = e.mir.reduce(scores, kind="max", axes=[-1], keep_dim=True)
+    row_max = e.mir.where(e.mir.compare(row_max, neg_inf, "eq"), zero, row_max)
+    exps = e.mir.exp(e.mir.sub(scores, row_max))
+    total = e.mir.reduce(exps, kind="sum", axes=[-1], keep_dim=True)
+    return e.mir.div(exps, e.mir.where(e.mir.compare(total, zero, "eq"), one, total))
+
+
+def repeated_heads(e: Emitter, kv: SSAValue, num_heads: int) -> SSAValue:
+    """`[B, Hkv, S, D]` with each head repeated for its `num_heads / Hkv` query heads."""
+    b, hkv, s, d = tensor_type(kv).get_shape()
+    if hkv == num_heads:
+        return kv
+    spread = e.mir.expand(e.mir.reshape(kv, new_shape=[b, hkv, 1, s, d]), target_shape=[b, hkv, num_heads // hkv, s, d])
+    return e.mir.reshape(spread, new_shape=[b, num_heads, s, d])
+
+
+def attention(e: Emitter, op: AttentionOp) -> SSAValue:
+    q_type = tensor_type(op.q)
+    if DYNAMIC in q_type.get_shape() or DYNAMIC in tensor_type(op.k).get_shape():
+        raise OpError(op, f"'{op.name}' cannot be rewritten: q and k need static shapes, got {fmt_shape(q_type.get_shape())}")
+    num_heads = op.num_heads.value.data
+    q, k, v = widened(e, op.q), widened(e, op.k), op.v
+    k, v = repeated_heads(e, k, num_heads), repeated_heads(e, v, num_heads)
+    et = tensor_type(q).element_type
+    scores = e.mir.mul(e.mir.matmul(q, e.mir.transpose(k, perm=[0, 1, 3, 2])), e.mir.constant(op.scale(), et))
+    if op.attn_logit_softcap is not None:
+        cap = e.mir.constant(op.attn_logit_softcap.value.data, et)
+        scores = e.mir.mul(cap, e.mir.tanh(e.mir.div(scores, cap)))
+    sq, sk = q_type.get_shape()[2], tensor_type(op.k).get_shape()[2]
+    window = op.window.value.data if op.window is not None else None
+    keep = position_keep(op.kind, window, sq, sk)
+    if keep is not None:
+        keep = e.mir.constant(keep, "i1")
+    if op.kind == MaskKind.CUSTOM:
+        b = tensor_type(op.mask).get_shape()[0]
+        keep = e.mir.reshape(e.mir.compare(op.mask, e.mir.constant(0.5, tensor_type(op.mask).element_type), "ge"), new_shape=[b, 1, 1, sk])
+    if op.kind == MaskKind.BIAS:
+        scores = e.mir.add(scores, widened(e, op.mask) if tensor_type(op.mask).element_type != et else op.mask)
+    if keep is not None:
+        scores = e.mir.where(keep, scores, e.mir.constant(float("-inf"), et))
+    probs = narrowed(e, softmax_or_zero(e, scores), op.q)
+    return e.mir.matmul(probs, v)
+
+
+def zeros(e: Emitter, shape: list[int], et) -> SSAValue:
+    return e.mir.expand(e.mir.constant(0.0, et), target_shape=shape)
+
+
+def padded(e: Emitter, x: SSAValue, axis: int, before: int, after: int) -> SSAValue:
+    """`x` with `before` and `after` zero rows along `axis` (a concat)."""
+    if before == after == 0:
+        return x
+    shape = list(tensor_type(x).get_shape())
+    et = tensor_type(x).element_type
+    parts = [zeros(e, [*shape[:axis], before, *shape[axis + 1 :]], et)] if before else []
+    parts.append(x)
+    if after:
+        parts.append(zeros(e, [*shape[:axis], after, *shape[axis + 1 :]], et))
+    return e.mir.concat(*parts, axis=axis)
+
+
+def strided(e: Emitter, x: SSAValue, axis: int, start: int, count: int, step: int) -> SSAValue:
+    """`x[..., start : start + count * step : step, ...]` along `axis` with narrow and reshape."""
+    taken = e.mir.narrow(x, axis=axis, start=start, len=count * step)
+    if step == 1:
+        return taken
+    shape = list(tensor_type(taken).get_shape())
+    split = e.mir.reshape(taken, new_shape=[*shape[:axis], count, step, *shape[axis + 1 :]])
+    first = e.mir.narrow(split, axis=axis + 1, start=0, len=1)
+    return e.mir.reshape(first, new_shape=[*shape[:axis], count, *shape[axis + 1 :]])
+
+
+def conv(e: Emitter, op: ConvOp) -> SSAValue:
+    """im2col with shape ops, then one grouped matmul: `w[g, Co/g, C/g*kh*kw] @ patches[N, g, C/g*kh*kw, Ho*Wo]`."""
+    x_type, out_type = tensor_type(op.x), tensor_type(op.result)
+    if DYNAMIC in x_type.get_shape() or DYNAMIC in tensor_type(op.w).get_shape():
+        raise OpError(op, f"'{op.name}' cannot be rewritten: x and w need static shapes, got {fmt_shape(x_type.get_shape())}")
+    n, c, h, w = x_type.get_shape()
+    cout, per_group, kh, kw = tensor_type(op.w).get_shape()
+    _, _, ho, wo = out_type.get_shape()
+    groups = op.groups.value.data
+    (sh, sw), (ph, pw), (dh, dw) = op.pair("stride"), op.pair("padding"), op.dilation_pair()
+    x = padded(e, op.x, 2, ph, max(ph, (kh - 1) * dh + sh * ho - h - ph))
+    x = padded(e, x, 3, pw, max(pw, (kw - 1) * dw + sw * wo - w - pw))
+    cells = []
+    for a in range(kh):
+        rows = strided(e, x, 2, a * dh, ho, sh)
+        for b in range(kw):
+            cell = strided(e, rows, 3, b * dw, wo, sw)
+            cells.append(e.mir.reshape(cell, new_shape=[n, c, 1, ho * wo]))
+    patches = e.mir.concat(*cells, axis=2) if len(cells) > 1 else cells[0]
+    patches = e.mir.reshape(patches, new_shape=[n, groups, per_group * kh * kw, ho * wo])
+    weights = e.mir.reshape(op.w, new_shape=[groups, cout // groups, per_group * kh * kw])
+    return e.mir.reshape(e.mir.matmul(weights, patches), new_shape=[n, cout, ho, wo])
+
+
+class SoftmaxAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: SoftmaxOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, softmax(e, op))
+
+
+class LayerNormAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: LayerNormOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, axis_norm(e, op, centred=True))
+
+
+class RmsNormAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: RmsNormOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, axis_norm(e, op, centred=False))
+
+
+class RopeAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: RopeOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, rope(e, op))
+
+
+class AttentionAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AttentionOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, attention(e, op))
+
+
+class ConvAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, conv(e, op))
