@@ -1,0 +1,62 @@
+"""Reductions over dims: sum, mean, amax, amin, prod, var."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.shapes import DYNAMIC
+
+aten = torch.ops.aten
+
+
+def _axes(t, node, dims) -> list[int]:
+    rank = t.rank(node.args[0])
+    if dims is None or (isinstance(dims, list | tuple) and len(dims) == 0):
+        return list(range(rank))
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return sorted(d % rank for d in dims) if rank else []
+
+
+def _reduce_rule(kind: str):
+    def translate(t, node):
+        if node.target in (aten.sum.default, aten.mean.default):
+            dims, keep = None, False
+        else:
+            dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+            keep = bool(node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False))
+        x = t.value(node.args[0], t.dtype(node))
+        return t.e.mir.reduce(x, kind=kind, axes=_axes(t, node, dims), keep_dim=keep)
+
+    return translate
+
+
+for _kind, _overloads in {
+    "sum": (aten.sum.dim_IntList, aten.sum.default),
+    "mean": (aten.mean.dim, aten.mean.default),
+    "max": (aten.amax.default,),
+    "min": (aten.amin.default,),
+    "prod": (aten.prod.dim_int,),
+}.items():
+    rule(*_overloads)(_reduce_rule(_kind))
+
+
+@rule(aten.var.correction)
+def var(t, node):
+    """`sum((x - mean)^2) / (N - correction)` over the dims."""
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    axes = _axes(t, node, dims)
+    shape = t.shape(node.args[0])
+    if any(shape[a] == DYNAMIC for a in axes):
+        raise t.fail("a variance over a dynamic dim is not supported")
+    count = math.prod(shape[a] for a in axes)
+    correction = node.kwargs.get("correction", 1)
+    keep = node.kwargs.get("keepdim", False)
+    dtype = t.dtype(node)
+    x = t.value(node.args[0], dtype)
+    mean = t.e.mir.reduce(x, kind="mean", axes=axes, keep_dim=True)
+    diff = t.e.mir.sub(x, mean)
+    total = t.e.mir.reduce(t.e.mir.mul(diff, diff), kind="sum", axes=axes, keep_dim=bool(keep))
+    return t.e.mir.div(total, t.value(float(count - correction), dtype))
