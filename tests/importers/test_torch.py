@@ -1,0 +1,153 @@
+"""The PyTorch importer: models exported with torch.export, imported, and run by the
+interpreter against PyTorch's own output (the independent oracle)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from torch.export import Dim
+from xdsl.dialects.builtin import FileLineColLoc
+
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.dialects.mir.attention import AttentionOp
+from rlx_xdsl.graph import argument_name, is_param
+from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.importers.torch import import_module, supported_ops
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.printer import print_ir
+from rlx_xdsl.shapes import DYNAMIC
+
+from .models import MLP, ConvNet, LlamaBlock, Zoo
+
+MODELS_FILE = "models.py"
+
+
+def weights(model: torch.nn.Module) -> dict[str, np.ndarray]:
+    """The model's parameters and buffers by name, read from the model itself."""
+    return {k: v.detach().numpy() for k, v in [*model.named_parameters(), *model.named_buffers()]}
+
+
+def run(module, model, *inputs: torch.Tensor) -> list[np.ndarray]:
+    """Run the imported function: parameters by `rlx.name`, inputs in order."""
+    f = find_function(module)
+    table, pending = weights(model), [t.numpy() for t in inputs]
+    args = [table[argument_name(f, i)] if is_param(f, i) else pending.pop(0) for i in range(len(f.args))]
+    return run_function(module, None, args)
+
+
+def expect_same(module, model, *inputs, atol=1e-5):
+    with torch.no_grad():
+        expected = model(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = run(module, model, *inputs)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-5, atol=atol)
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    torch.manual_seed(0)
+    model = MLP().eval()
+    return model, import_module(model, (torch.randn(3, 6),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+
+@pytest.fixture(scope="module")
+def convnet():
+    torch.manual_seed(1)
+    model = ConvNet().eval()
+    model.bn.running_mean.uniform_(-1, 1)
+    model.bn.running_var.uniform_(0.5, 2.0)
+    return model, import_module(model, (torch.randn(2, 3, 8, 8),))
+
+
+@pytest.fixture(scope="module")
+def llama():
+    torch.manual_seed(2)
+    model = LlamaBlock().eval()
+    return model, import_module(model, (torch.randn(2, 8, 16),))
+
+
+def test_mlp_matches_torch_at_several_batch_sizes(mlp):
+    model, module = mlp
+    for batch in (1, 5):
+        expect_same(module, model, torch.randn(batch, 6))
+
+
+def test_dynamic_batch_is_a_question_mark(mlp):
+    _, module = mlp
+    f = find_function(module)
+    x = f.args[-1]
+    assert x.type.get_shape() == (DYNAMIC, 6)
+    assert f.function_type.outputs.data[0].get_shape() == (DYNAMIC, 4)
+
+
+def test_parameters_and_buffers_are_named_by_state_dict_keys(mlp):
+    model, module = mlp
+    f = find_function(module)
+    params = {argument_name(f, i) for i in range(len(f.args)) if is_param(f, i)}
+    assert params == set(model.state_dict())
+    inputs = [argument_name(f, i) for i in range(len(f.args)) if not is_param(f, i)]
+    assert inputs == ["x"]
+
+
+def test_imported_module_prints_and_parses_back(mlp):
+    _, module = mlp
+    text = print_ir(module)
+    assert print_ir(parse_module(text)) == text
+
+
+def test_ops_are_located_at_the_model_source_lines(mlp):
+    _, module = mlp
+    locations = [op.location for op in find_function(module).body.block.ops]
+    lines = {loc.line.data for loc in locations if isinstance(loc, FileLineColLoc) and loc.filename.data.endswith(MODELS_FILE)}
+    source = open(MLP.forward.__code__.co_filename).read().splitlines()
+    assert lines and all("F.softmax(self.fc2" in source[line - 1] for line in lines)
+
+
+def test_conv_net_matches_torch(convnet):
+    model, module = convnet
+    expect_same(module, model, torch.randn(2, 3, 8, 8))
+
+
+def test_llama_block_matches_torch(llama):
+    model, module = llama
+    expect_same(module, model, torch.randn(2, 8, 16), atol=1e-4)
+
+
+def test_sdpa_becomes_one_grouped_causal_attention(llama):
+    _, module = llama
+    attention = [op for op in module.walk() if isinstance(op, AttentionOp)]
+    assert len(attention) == 1
+    op = attention[0]
+    assert op.mask_kind.data == "causal"
+    assert op.k.type.get_shape()[1] == 2 and op.num_heads.value.data == 4
+
+
+def test_many_op_families_match_torch():
+    torch.manual_seed(3)
+    model = Zoo().eval()
+    inputs = (torch.randn(6, 8), torch.tensor([1, 4, 2, 9]), torch.randn(2, 4, 3, 3))
+    module = import_module(model, inputs)
+    expect_same(module, model, *inputs)
+
+
+class Erf(torch.nn.Module):
+    def forward(self, x):
+        return torch.special.erf(x) + 1
+
+
+def test_unsupported_op_names_the_op_and_the_source_line():
+    with pytest.raises(ImportFailure) as info:
+        import_module(Erf(), (torch.randn(3),))
+    message = str(info.value)
+    assert "unsupported ATen op 'aten.erf.default'" in message
+    line = Erf.forward.__code__.co_firstlineno + 1
+    assert f"test_torch.py:{line}" in message
+
+
+def test_the_table_lists_each_family():
+    names = supported_ops()
+    for op in ("aten.mm.default", "aten.convolution.default", "aten._softmax.default", "aten.embedding.default"):
+        assert op in names
