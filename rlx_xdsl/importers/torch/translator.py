@@ -27,31 +27,11 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
 from rlx_xdsl.importers.torch.table import ATEN
+from rlx_xdsl.importers.torch.types import DTYPES, dtype_name  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
-
-DTYPES = {
-    torch.float32: "f32",
-    torch.float16: "f16",
-    torch.bfloat16: "bf16",
-    torch.float64: "f64",
-    torch.bool: "i1",
-    torch.int8: "i8",
-    torch.int16: "i16",
-    torch.int32: "i32",
-    torch.int64: "i64",
-    torch.uint8: "ui8",
-}
-"""torch dtypes -> RLX dtype names (torch's other dtypes have no MIR twin)."""
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
-
-
-def dtype_name(dtype: torch.dtype, where: str | None = None) -> str:
-    try:
-        return DTYPES[dtype]
-    except KeyError:
-        raise ImportFailure(f"dtype {dtype} has no MIR equivalent", where) from None
 
 
 def user_frame(node: torch.fx.Node) -> tuple[str, int] | None:

@@ -10,6 +10,7 @@ import numpy as np
 import torch
 
 from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.importers.torch.types import dtype_name
 
 aten = torch.ops.aten
 
@@ -101,8 +102,6 @@ def _compare_rule(predicate: str):
 
 
 def _dtype(t, torch_dtype):
-    from rlx_xdsl.importers.torch.translator import dtype_name
-
     return dtype_name(torch_dtype, t.where)
 
 

@@ -1,0 +1,50 @@
+"""ReduceSum/Mean/Max/Min/Prod/SumSquare/L2, ArgMax-free; CumSum.
+
+Axes come from the `axes` input (ReduceSum from opset 13, the others from 18) or
+attribute; no axes reduce everything unless `noop_with_empty_axes`.
+"""
+
+from __future__ import annotations
+
+from rlx_xdsl.importers.onnx.table import rule
+
+_KINDS = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min", "ReduceProd": "prod"}
+
+
+def _axes(t, x) -> list[int] | None:
+    axes = t.static(1, "axes") if len(t.node.input) > 1 else t.attr("axes")
+    if axes is None or len(axes) == 0:
+        return None if t.attr("noop_with_empty_axes", 0) else list(range(t.rank(x)))
+    return sorted(int(a) % t.rank(x) for a in axes)
+
+
+def _reduce(t, x, kind: str):
+    axes = _axes(t, x)
+    if axes is None:
+        return x
+    return t.e.mir.reduce(x, kind=kind, axes=axes, keep_dim=bool(t.attr("keepdims", 1)))
+
+
+@rule(*_KINDS)
+def reduce_(t, node):
+    return _reduce(t, t.value(0), _KINDS[node.op_type])
+
+
+@rule("ReduceSumSquare")
+def reduce_sum_square(t, node):
+    x = t.value(0)
+    return _reduce(t, t.e.mir.mul(x, x), "sum")
+
+
+@rule("ReduceL2")
+def reduce_l2(t, node):
+    x = t.value(0)
+    return t.e.mir.sqrt(_reduce(t, t.e.mir.mul(x, x), "sum"))
+
+
+@rule("CumSum")
+def cumsum(t, node):
+    if t.attr("reverse", 0):
+        raise t.fail("a reversed CumSum is not supported")
+    axis = int(t.static(1, "axis").reshape(()))
+    return t.e.mir.cumsum(t.value(0), axis=axis, exclusive=bool(t.attr("exclusive", 0)))
