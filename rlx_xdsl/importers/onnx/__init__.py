@@ -48,11 +48,15 @@ def load(path_or_proto: Any):
     return model
 
 
-def import_model(path_or_proto: Any, name: str = "main") -> ModuleOp:
-    """The ONNX model's graph as a MIR module with one function `@name`."""
+def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = None) -> ModuleOp:
+    """The ONNX model's graph as a MIR module with one function `@name`.
+
+    `bind` maps graph inputs to numpy arrays fixed at import time: they become
+    compile-time values (a Reshape's shape, a Slice's bounds, reduction axes), not arguments.
+    """
     from rlx_xdsl.importers.onnx.translator import translate
 
-    return translate(load(path_or_proto), name)
+    return translate(load(path_or_proto), name, bind)
 
 
 def initializers(path_or_proto: Any) -> dict:

@@ -31,8 +31,9 @@ def node_label(node: onnx.NodeProto, index: int) -> str:
 
 
 class Translator:
-    def __init__(self, model: onnx.ModelProto, name: str):
+    def __init__(self, model: onnx.ModelProto, name: str, bind: dict[str, np.ndarray] | None = None):
         self.model = model
+        self.bind = dict(bind or {})
         self.graph = model.graph
         self.opset = self._opset()
         self.b = GraphBuilder(name)
@@ -129,7 +130,14 @@ class Translator:
                 self.consts[init.name] = numpy_helper.to_array(init)
             except Exception as e:
                 raise ImportFailure(f"initializer '{init.name}' cannot be read: {e}") from None
+        unknown = sorted(set(self.bind) - {i.name for i in self.graph.input})
+        if unknown:
+            raise ImportFailure(f"cannot bind '{unknown[0]}': the graph has no such input")
+        for name, array in self.bind.items():
+            self.consts[name] = np.asarray(array)
         for graph_input in self.graph.input:
+            if graph_input.name in self.bind:
+                continue
             if graph_input.name not in self.initializers:
                 self.values[graph_input.name] = self.b.input(graph_input.name, *self._tensor_type(graph_input))
         for index, node in enumerate(self.graph.node):
@@ -232,5 +240,5 @@ class Translator:
         self.consts[node.output[0]] = array
 
 
-def translate(model: onnx.ModelProto, name: str = "main") -> ModuleOp:
-    return Translator(model, name).run()
+def translate(model: onnx.ModelProto, name: str = "main", bind: dict[str, np.ndarray] | None = None) -> ModuleOp:
+    return Translator(model, name, bind).run()

@@ -19,7 +19,6 @@ _UNARY = {
     "Cos": "cos",
     "Tan": "tan",
     "Atan": "atan",
-    "Round": "round",
 }
 _COMPARE = {
     "Equal": "eq",
@@ -110,3 +109,18 @@ def cast_like(t, node):
 @rule("Identity")
 def identity(t, node):
     return t.value(0)
+
+
+@rule("Round")
+def round_(t, node):
+    """Half to even (ONNX, numpy); `mir.round` rounds half away from zero, so ties
+    that land on an odd number step back: `2x - y` there."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    e = t.e.mir
+    y = e.round(x)
+    tie = e.compare(e.abs(e.sub(y, x)), t.constant(0.5, dtype), "eq")
+    two = t.constant(2, dtype)
+    odd = e.compare(e.mul(e.round(e.div(y, two)), two), y, "ne")
+    back = e.sub(e.mul(x, two), y)
+    return e.where(tie, e.where(odd, back, y), y)

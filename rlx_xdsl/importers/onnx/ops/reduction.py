@@ -22,7 +22,11 @@ def _reduce(t, x, kind: str):
     axes = _axes(t, x)
     if axes is None:
         return x
-    return t.e.mir.reduce(x, kind=kind, axes=axes, keep_dim=bool(t.attr("keepdims", 1)))
+    keep = bool(t.attr("keepdims", 1))
+    if t.dtype(x) == "i1" and kind in ("max", "min"):  # any / all: reduce 0/1 as i8
+        reduced = t.e.mir.reduce(t.e.mir.cast(x, "i8"), kind=kind, axes=axes, keep_dim=keep)
+        return t.e.mir.compare(reduced, t.constant(0, "i8"), "ne")
+    return t.e.mir.reduce(x, kind=kind, axes=axes, keep_dim=keep)
 
 
 @rule(*_KINDS)
