@@ -1,0 +1,50 @@
+"""A few families of ONNX's backend node tests through the importer (the full pass is
+`python -m rlx_xdsl.importers.onnx.node_tests`, recorded in docs/onnx-node-tests.md)."""
+
+from __future__ import annotations
+
+import importlib
+import warnings
+
+import numpy as np
+import pytest
+
+from rlx_xdsl.importers import coverage
+from rlx_xdsl.importers.onnx.node_tests import run_case
+from rlx_xdsl.importers.onnx.types import OPSETS
+
+MODULES = ("round", "slice", "gemm", "reshape", "layernormalization", "gather")
+EXPECTED_FAILURES = {"test_slice_neg_steps": "step -1 is not supported"}
+"""Cases that fail, with the reason (a MIR limitation, reported as such)."""
+
+
+def _cases():
+    import onnx.backend.test.case.node as node_cases
+
+    with warnings.catch_warnings(), np.errstate(all="ignore"):
+        warnings.simplefilter("ignore")
+        for module in MODULES:
+            importlib.import_module(f"{node_cases.__name__}.{module}")
+    prefixes = tuple(f"test_{m}" for m in MODULES)
+    return [c for c in node_cases._NodeTestCases if c.name.startswith(prefixes) and _opset(c) in OPSETS]
+
+
+def _opset(case) -> int:
+    return next(o.version for o in case.model.opset_import if o.domain in ("", "ai.onnx"))
+
+
+CASES = _cases()
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_node_case(case):
+    outcome = run_case(case)
+    if case.name in EXPECTED_FAILURES:
+        assert outcome.status == "fail" and EXPECTED_FAILURES[case.name] in outcome.detail
+    else:
+        assert outcome.status == "pass", outcome.detail
+
+
+def test_coverage_tables_in_the_docs_are_current():
+    text = coverage.DOC.read_text(encoding="utf-8")
+    assert coverage.rewritten(text) == text, "run python -m rlx_xdsl.importers.coverage --write"
