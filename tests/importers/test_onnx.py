@@ -21,6 +21,7 @@ from rlx_xdsl.importers.onnx import import_model, initializers
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.tools import import_onnx
 
 RNG = np.random.default_rng(0)
 
@@ -187,6 +188,7 @@ def test_opsets_outside_13_to_23_are_refused():
 
 
 def tool(*args: str) -> subprocess.CompletedProcess:
+    """The tool in its own process: exit status and stderr exactly as a user sees them."""
     command = [sys.executable, "-m", "rlx_xdsl.tools.import_onnx", *args]
     return subprocess.run(command, capture_output=True, text=True, timeout=120)
 
@@ -194,8 +196,7 @@ def tool(*args: str) -> subprocess.CompletedProcess:
 def test_tool_writes_the_module(mlp, tmp_path):
     source, out = tmp_path / "mlp.onnx", tmp_path / "mlp.mlir"
     onnx.save(mlp, source)
-    done = tool(str(source), "-o", str(out))
-    assert done.returncode == 0, done.stderr
+    assert import_onnx.main([str(source), "-o", str(out)]) == 0
     module = parse_module(out.read_text())
     assert find_function(module, "main").sym_name.data == "main"
 
@@ -210,12 +211,11 @@ def test_tool_reports_a_corrupt_file_in_one_line(tmp_path):
     assert not out.exists()
 
 
-def test_tool_leaves_the_output_untouched_on_an_unsupported_op(tmp_path):
+def test_tool_leaves_the_output_untouched_on_an_unsupported_op(tmp_path, capsys):
     source, out = tmp_path / "erf.onnx", tmp_path / "out.mlir"
     onnx.save(_erf_model(), source)
     out.write_text("previous\n")
-    done = tool(str(source), "-o", str(out))
-    assert done.returncode == 1
-    assert done.stderr == f"{source}: error: node 'the_erf' (Erf): unsupported ONNX op 'Erf'\n"
+    assert import_onnx.main([str(source), "-o", str(out)]) == 1
+    assert capsys.readouterr().err == f"{source}: error: node 'the_erf' (Erf): unsupported ONNX op 'Erf'\n"
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["erf.onnx", "out.mlir"]  # no temporary left

@@ -21,6 +21,7 @@ from rlx_xdsl.shapes import DYNAMIC
 from .models import MLP, ConvNet, LlamaBlock, Zoo
 
 MODELS_FILE = "models.py"
+pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")  # torch.export's own (LeafSpec)
 
 
 def weights(model: torch.nn.Module) -> dict[str, np.ndarray]:
@@ -66,7 +67,7 @@ def convnet():
 def llama():
     torch.manual_seed(2)
     model = LlamaBlock().eval()
-    return model, import_module(model, (torch.randn(2, 8, 16),))
+    return model, import_module(model, (torch.randn(2, 8, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
 
 
 def test_mlp_matches_torch_at_several_batch_sizes(mlp):
@@ -111,9 +112,11 @@ def test_conv_net_matches_torch(convnet):
     expect_same(module, model, torch.randn(2, 3, 8, 8))
 
 
-def test_llama_block_matches_torch(llama):
+def test_llama_block_matches_torch_at_several_batch_sizes(llama):
     model, module = llama
-    expect_same(module, model, torch.randn(2, 8, 16), atol=1e-4)
+    assert find_function(module).args[-1].type.get_shape() == (DYNAMIC, 8, 16)
+    for batch in (1, 3):
+        expect_same(module, model, torch.randn(batch, 8, 16), atol=1e-4)
 
 
 def test_sdpa_becomes_one_grouped_causal_attention(llama):
@@ -151,3 +154,25 @@ def test_the_table_lists_each_family():
     names = supported_ops()
     for op in ("aten.mm.default", "aten.convolution.default", "aten._softmax.default", "aten.embedding.default"):
         assert op in names
+
+
+class BooleanMask(torch.nn.Module):
+    def forward(self, x):
+        return x[x > 0]
+
+
+def test_a_data_dependent_shape_is_one_located_error():
+    with pytest.raises(ImportFailure) as info:
+        import_module(BooleanMask(), (torch.randn(5),))
+    line = BooleanMask.forward.__code__.co_firstlineno + 1
+    assert f"test_torch.py:{line}: 'aten.index.Tensor': indexing with a boolean mask" in str(info.value)
+
+
+class Complex(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def test_a_dtype_without_a_mir_twin_is_refused():
+    with pytest.raises(ImportFailure, match="dtype torch.complex128 has no MIR equivalent"):
+        import_module(Complex(), (torch.randn(3, dtype=torch.complex128),))
