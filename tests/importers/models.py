@@ -91,12 +91,13 @@ class Zoo(nn.Module):
         self.norm = nn.LayerNorm(8)
         self.group = nn.GroupNorm(2, 4)
         self.table = nn.Embedding(10, 8)
+        self.rms = nn.RMSNorm(8, eps=1e-5)
 
     def forward(self, x, ids, img):
         a = torch.clamp(x, -0.5, 0.5) + F.leaky_relu(x, 0.1) - F.hardtanh(x) / 2
         b = torch.where(x > 0, x.exp(), -x.abs().sqrt()) * F.gelu(x, approximate="tanh")
         c = F.log_softmax(x, dim=0) + x.var(dim=-1, keepdim=True) + x.amax(dim=0) - x.sum()
-        d = self.norm(x) + self.table(ids).mean(dim=0)
+        d = self.norm(x) + self.table(ids).mean(dim=0) + self.rms(x)
         e = torch.cat(torch.split(x, [3, 5], dim=-1)[::-1], dim=-1)[1:, 2:7].sigmoid()
         f = self.group(img).permute(0, 2, 3, 1).reshape(-1, 4)
         g = (x.unsqueeze(0).expand(2, -1, -1).sum(0) * 0.5).pow(2).reciprocal().min(torch.ones_like(x))

@@ -7,6 +7,7 @@ import numpy as np
 import pytest
 import torch
 from torch.export import Dim
+from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc
 
 from rlx_xdsl.context import parse_module
@@ -17,6 +18,7 @@ from rlx_xdsl.importers.torch import import_module, supported_ops
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
 from .models import MLP, ConvNet, LlamaBlock, Zoo
 
@@ -119,6 +121,14 @@ def test_llama_block_matches_torch_at_several_batch_sizes(llama):
         expect_same(module, model, torch.randn(batch, 8, 16), atol=1e-4)
 
 
+def test_fusion_pipeline_runs_on_the_imported_block(llama):
+    model, module = llama
+    fused = module.clone()
+    FusionPipelinePass(target="cpu").apply(Context(), fused)
+    fused.verify()
+    expect_same(fused, model, torch.randn(2, 8, 16), atol=1e-4)
+
+
 def test_sdpa_becomes_one_grouped_causal_attention(llama):
     _, module = llama
     attention = [op for op in module.walk() if isinstance(op, AttentionOp)]
@@ -132,8 +142,20 @@ def test_many_op_families_match_torch():
     torch.manual_seed(3)
     model = Zoo().eval()
     inputs = (torch.randn(6, 8), torch.tensor([1, 4, 2, 9]), torch.randn(2, 4, 3, 3))
+    with torch.no_grad():
+        model.rms.weight.uniform_(0.5, 1.5)
     module = import_module(model, inputs)
     expect_same(module, model, *inputs)
+    names = {op.name for op in module.walk()}
+    assert {"mir.rms_norm", "mir.layer_norm", "mir.group_norm", "mir.gather"} <= names
+
+
+def test_ops_kept_whole_become_one_mir_op_each(llama):
+    """SDPA and silu are one op each (the plain-torch RMSNorm stays primitives)."""
+    _, module = llama
+    names = [op.name for op in module.walk()]
+    assert names.count("mir.attention") == 1 and names.count("mir.silu") == 1
+    assert "mir.sigmoid" not in names
 
 
 class Erf(torch.nn.Module):

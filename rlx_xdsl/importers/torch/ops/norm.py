@@ -26,6 +26,22 @@ def layer_norm(t, node):
     return (out, None, None)
 
 
+@rule(aten.rms_norm.default)
+def rms_norm(t, node):
+    """`F.rms_norm` (kept whole by the importer): `mir.rms_norm` with a zero beta;
+    eps defaults to the dtype's machine epsilon, as PyTorch's."""
+    names = ("input", "normalized_shape", "weight", "eps")
+    args = dict(zip(names, node.args)) | dict(node.kwargs)
+    x, shape = args["input"], list(args["normalized_shape"])
+    dtype = t.dtype(x)
+    eps = args.get("eps")
+    if eps is None:
+        eps = float(torch.finfo(t.meta(x).dtype).eps)
+    gamma = _affine(t, args.get("weight"), shape, 1.0, dtype)
+    beta = t.constant(np.zeros(shape), dtype)
+    return t.e.mir.rms_norm(t.value(x), gamma, beta, axis=-len(shape), eps=eps)
+
+
 @rule(aten.native_group_norm.default)
 def group_norm(t, node):
     x, weight, bias, _n, channels, _hw, groups, eps = node.args
