@@ -68,9 +68,9 @@ def run_case(case) -> Outcome:
         except ImportFailure as e:
             if "must be a constant" not in str(e):
                 raise
-            # Shapes, axes and bounds fed as inputs: bind the case's integer inputs.
+            # Shapes, axes and bounds fed as inputs: bind the case's integer and boolean inputs.
             inputs = dict(zip(names, case.data_sets[0][0]))
-            bind = {n: v for n, v in inputs.items() if np.asarray(v).dtype.kind in "iu"}
+            bind = {n: v for n, v in inputs.items() if np.asarray(v).dtype.kind in "iub"}
             module = import_model(model, bind=bind)
         f = find_function(module)
         for inputs, expected in case.data_sets:
@@ -95,7 +95,7 @@ def run_case(case) -> Outcome:
         return Outcome(case.name, op_types, "fail", first.strip())
     except Exception as e:  # a kernel's run-time error, or a bug: reported with its type
         return Outcome(case.name, op_types, "fail", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
-    return Outcome(case.name, op_types, "pass", "integer inputs bound" if bind else "")
+    return Outcome(case.name, op_types, "pass", "inputs bound" if bind else "")
 
 
 def report(outcomes: list[Outcome]) -> str:
@@ -113,7 +113,7 @@ def report(outcomes: list[Outcome]) -> str:
         "the reference interpreter and compared with ONNX's expected outputs at each case's tolerances",
         "(dtypes and shapes must match too). A case is *covered* when its opset is 13-23 and every op",
         "of its graph has a rule. Where the importer needs an input as a compile-time value (a shape,",
-        "axes, slice bounds), the case's integer inputs are bound with `import_model(..., bind=...)`",
+        "axes, slice bounds), the case's integer and boolean inputs are bound with `import_model(..., bind=...)`",
         f"({sum(1 for o in outcomes if o.status == 'pass' and o.detail)} passing cases).",
         "",
         "| cases | outside opsets 13-23 | with an uncovered op | covered | covered and passing |",

@@ -124,3 +124,44 @@ def round_(t, node):
     odd = e.compare(e.mul(e.round(e.div(y, two)), two), y, "ne")
     back = e.sub(e.mul(x, two), y)
     return e.where(tie, e.where(odd, back, y), y)
+
+
+@rule("IsNaN")
+def is_nan(t, node):
+    x = t.value(0)
+    return t.e.mir.compare(x, x, "ne")
+
+
+@rule("IsInf")
+def is_inf(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    found = None
+    for attribute, value in (("detect_positive", float("inf")), ("detect_negative", float("-inf"))):
+        if t.attr(attribute, 1):
+            hit = t.e.mir.compare(x, t.constant(value, dtype), "eq")
+            found = hit if found is None else t.e.mir.compare(t.e.mir.max(found, hit), t.constant(True, "i1"), "eq")
+    if found is None:  # detects nothing: all false
+        return t.e.mir.expand(t.constant(False, "i1"), target_shape=t.shape(x))
+    return found
+
+
+@rule("Sign")
+def sign(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    zero = t.constant(0, dtype)
+    positive = t.e.mir.where(t.e.mir.compare(x, zero, "gt"), t.constant(1, dtype), zero)
+    return t.e.mir.where(t.e.mir.compare(x, zero, "lt"), t.constant(-1, dtype), positive)
+
+
+@rule("Floor", "Ceil")
+def floor_ceil(t, node):
+    """`y = round(x)`, stepped by one where it landed on the wrong side of `x`."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    y = t.e.mir.round(x)
+    one = t.constant(1, dtype)
+    if node.op_type == "Floor":
+        return t.e.mir.where(t.e.mir.compare(y, x, "gt"), t.e.mir.sub(y, one), y)
+    return t.e.mir.where(t.e.mir.compare(y, x, "lt"), t.e.mir.add(y, one), y)

@@ -42,3 +42,23 @@ def batch_norm(t, node):
 
     scale = e.mul(e.rsqrt(e.add(t.value(4), t.constant(t.attr("epsilon", 1e-5), dtype))), t.value(1))
     return e.add(e.mul(e.sub(x, column(t.value(3))), column(scale)), column(t.value(2)))
+
+
+@rule("RMSNormalization")
+def rms_norm(t, node):
+    """`mir.rms_norm` with a zero beta (ONNX's RMSNormalization has none)."""
+    x, scale = t.value(0), t.value(1)
+    axis = t.attr("axis", -1)
+    normalized = t.shape(x)[axis % t.rank(x) :]
+    if t.shape(scale) != normalized:
+        scale = t.e.mir.expand(scale, target_shape=normalized)
+    beta = t.e.mir.expand(t.constant(0, t.dtype(x)), target_shape=normalized)
+    return t.e.mir.rms_norm(x, scale, beta, axis=axis, eps=t.attr("epsilon", 1e-5))
+
+
+@rule("InstanceNormalization")
+def instance_norm(t, node):
+    """Group norm with one channel per group."""
+    x = t.value(0)
+    channels = t.shape(x)[1]
+    return t.e.mir.group_norm(x, t.value(1), t.value(2), num_groups=channels, eps=t.attr("epsilon", 1e-5))

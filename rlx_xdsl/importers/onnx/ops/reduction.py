@@ -52,3 +52,38 @@ def cumsum(t, node):
         raise t.fail("a reversed CumSum is not supported")
     axis = int(t.static(1, "axis").reshape(()))
     return t.e.mir.cumsum(t.value(0), axis=axis, exclusive=bool(t.attr("exclusive", 0)))
+
+
+@rule("ReduceL1")
+def reduce_l1(t, node):
+    return _reduce(t, t.e.mir.abs(t.value(0)), "sum")
+
+
+@rule("ArgMax", "ArgMin")
+def arg_extreme(t, node):
+    """`mir.topk` with k = 1 along the last axis (the axis moved last when needed); ties keep
+    the first index, as ONNX's default `select_last_index = 0`."""
+    if t.attr("select_last_index", 0):
+        raise t.fail("select_last_index = 1 is not supported")
+    x = t.value(0)
+    rank = t.rank(x)
+    axis = t.attr("axis", 0) % rank
+    if node.op_type == "ArgMin":
+        if t.dtype(x) in ("i1",) or not t.dtype(x).startswith(("f", "b")):
+            raise t.fail("ArgMin of integers is not supported")
+        x = t.e.mir.neg(x)
+    perm = [d for d in range(rank) if d != axis] + [axis]
+    if axis != rank - 1:
+        x = t.e.mir.transpose(x, perm=perm)
+    _, indices = t.e.mir.topk(x, k=1)
+    if axis != rank - 1:
+        inverse = [perm.index(d) for d in range(rank)]
+        indices = t.e.mir.transpose(indices, perm=inverse)
+    if not t.attr("keepdims", 1):
+        shape = [-1 if d == -1 else d for d in t.shape(indices)]
+        del shape[axis]
+        from rlx_xdsl.shapes import DYNAMIC
+
+        shape = [-1 if d == DYNAMIC else d for d in shape]
+        indices = t.e.mir.reshape(indices, new_shape=shape)
+    return indices

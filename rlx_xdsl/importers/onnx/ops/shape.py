@@ -41,7 +41,8 @@ def transpose(t, node):
 def flatten(t, node):
     x = t.value(0)
     shape = t.shape(x)
-    axis = t.attr("axis", 1) % (len(shape) + 1) if shape else 0
+    axis = t.attr("axis", 1)
+    axis = axis + len(shape) if axis < 0 else axis
     outer, inner = shape[:axis], shape[axis:]
     sizes = [int(np.prod(p)) if DYNAMIC not in p else -1 for p in (outer, inner)]
     return _reshape(t, x, sizes)
@@ -151,3 +152,32 @@ def constant_of_shape(t, node):
 
     fill = numpy_helper.to_array(value) if value is not None else np.zeros(1, np.float32)
     return np.full(shape, fill.reshape(()), dtype=fill.dtype)
+
+
+@rule("Size")
+def size(t, node):
+    shape = t.shape(t.value(0))
+    if DYNAMIC in shape:
+        raise t.fail("the Size of a tensor with dynamic dims is not supported")
+    return np.asarray(int(np.prod(shape)), dtype=np.int64)
+
+
+@rule("Range")
+def range_(t, node):
+    """Folded when its inputs are compile-time values (the importer does that before any
+    rule); with run-time bounds its length is data-dependent."""
+    raise t.fail("a Range with run-time bounds (a data-dependent shape) is not supported")
+
+
+@rule("Trilu")
+def trilu(t, node):
+    """Keep `j - i >= k` (upper) or `j - i <= k` (lower) of the last two dims."""
+    x = t.value(0)
+    rows, cols = t.shape(x)[-2:]
+    if DYNAMIC in (rows, cols):
+        raise t.fail("a Trilu of dynamic dims is not supported")
+    k = int(np.asarray(t.static(1, "k")).reshape(())) if t.input(1) is not None else 0
+    i, j = np.indices((rows, cols))
+    keep = (j - i >= k) if t.attr("upper", 1) else (j - i <= k)
+    zero = t.e.mir.expand(t.constant(0, t.dtype(x)), target_shape=[rows, cols])
+    return t.e.mir.where(t.constant(keep, "i1"), x, zero)
