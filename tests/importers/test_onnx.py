@@ -46,7 +46,8 @@ def run(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
 
 
 def expect_same(m, feeds, atol=1e-5):
-    expected = ReferenceEvaluator(m).run(None, feeds)
+    with np.errstate(all="ignore"):  # the reference's own inf/NaN arithmetic
+        expected = ReferenceEvaluator(m).run(None, feeds)
     got = run(m, feeds)
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
@@ -166,6 +167,32 @@ def test_shape_ops_and_folded_shape_arithmetic_match_the_reference():
     ops = [op for op in import_model(m).walk() if op.name in ("mir.gather", "mir.reshape")]
     assert [op.name for op in ops].count("mir.gather") == 1  # only the run-time `ids` gather
     assert any(op.name == "mir.reshape" and op.new_shape.get_values() == (2, -1) for op in ops)
+
+
+def test_activation_and_elementwise_rules_match_the_reference():
+    ops = ["Floor", "Ceil", "Sign", "Softsign", "HardSwish", "Softplus", "Elu", "HardSigmoid", "Round", "Reciprocal"]
+    nodes = [helper.make_node(op, ["x"], [f"y{i}"]) for i, op in enumerate(ops)]
+    nodes += [
+        helper.make_node("PRelu", ["x", "slope"], ["prelu"]),
+        helper.make_node("IsInf", ["x"], ["inf"], detect_negative=0),
+        helper.make_node("IsNaN", ["x"], ["nan"]),
+        helper.make_node("ArgMax", ["x"], ["argmax"], axis=0, keepdims=0),
+        helper.make_node("ArgMin", ["x"], ["argmin"], axis=1),
+        helper.make_node("Trilu", ["x"], ["upper"], upper=1),
+        helper.make_node("ReduceL1", ["x", "ax1"], ["l1"], keepdims=0),
+    ]
+    outputs = [vi(f"y{i}", T.FLOAT, [3, 4]) for i in range(len(ops))]
+    outputs += [vi("prelu", T.FLOAT, [3, 4]), vi("inf", T.BOOL, [3, 4]), vi("nan", T.BOOL, [3, 4])]
+    outputs += [vi("argmax", T.INT64, [4]), vi("argmin", T.INT64, [3, 1]), vi("upper", T.FLOAT, [3, 4])]
+    outputs.append(vi("l1", T.FLOAT, [3]))
+    inits = [weight("slope", 4), numpy_helper.from_array(np.array([1], np.int64), "ax1")]
+    m = model(nodes, [vi("x", T.FLOAT, [3, 4])], outputs, inits, opset=18)
+    x = np.array([[0.5, -2.5, 1.5, np.inf], [-0.7, 3.2, -np.inf, 2.5], [np.nan, -1.5, 0.0, 7.0]], np.float32)
+    x[2, 0] = 4.25  # NaN only for IsNaN below: Arg* order NaN differently in numpy and topk
+    expect_same(m, {"x": x})
+    nan = x.copy()
+    nan[0, 0] = np.nan
+    assert run(m, {"x": nan})[len(ops) + 2][0, 0]
 
 
 def _erf_model() -> onnx.ModelProto:

@@ -99,7 +99,8 @@ class Translator:
                 return self.e.mir.cast(value, dtype)
             return value
         if isinstance(arg, bool | int | float):
-            return self.constant(np.asarray(arg), dtype or ("f32" if isinstance(arg, float) else "i64"))
+            default = "i1" if isinstance(arg, bool) else "f32" if isinstance(arg, float) else "i64"
+            return self.constant(np.asarray(arg), dtype or default)
         raise self.fail(f"operand {arg!r} is neither a tensor nor a number")
 
     def constant(self, array: np.ndarray, dtype: str) -> SSAValue:
