@@ -11,18 +11,25 @@ import pytest
 
 from rlx_xdsl.importers import coverage
 from rlx_xdsl.importers.onnx.node_tests import run_case
-from rlx_xdsl.importers.onnx.types import OPSETS
+from rlx_xdsl.importers.onnx.table import ONNX_OPS
+from rlx_xdsl.importers.onnx.translator import OPSETS
 
-MODULES = ("round", "slice", "gemm", "reshape", "layernormalization", "gather", "flatten", "argmax", "trilu")
+MODULES = ("round", "slice", "gemm", "reshape", "layernormalization", "gather", "flatten", "argmax", "trilu", "attention")
 EXPECTED_FAILURES = {
     "test_slice_neg_steps": "step -1 is not supported",
     "_select_last_index": "select_last_index = 1 is not supported",
+    "qk_matmul": "the qk_matmul_output output is not supported",
+    "diff_heads": "a value head width different from the query's is not supported",
+    # mir.attention rounds the probabilities to bf16/f16 before `probs @ v`; the reference
+    # rounds once at the end: one unit in the last place apart.
+    "causal_bf16": "Max absolute difference among violations: 0.0039",
+    "causal_fp16": "Max absolute difference among violations: 0.0004",
 }
-"""Cases (by name or name suffix) that fail, with the reason: a MIR limitation, reported as such."""
+"""Cases (by a part of their name) that fail, with the reason: a MIR limitation, reported as such."""
 
 
 def _expected_failure(name: str) -> str | None:
-    return next((why for key, why in EXPECTED_FAILURES.items() if name == key or name.endswith(key)), None)
+    return next((why for key, why in EXPECTED_FAILURES.items() if key in name), None)
 
 
 def _cases():
@@ -33,7 +40,8 @@ def _cases():
         for module in MODULES:
             importlib.import_module(f"{node_cases.__name__}.{module}")
     prefixes = tuple(f"test_{m}" for m in MODULES)
-    return [c for c in node_cases._NodeTestCases if c.name.startswith(prefixes) and _opset(c) in OPSETS]
+    chosen = [c for c in node_cases._NodeTestCases if c.name.startswith(prefixes) and _opset(c) in OPSETS]
+    return [c for c in chosen if {n.op_type for n in c.model.graph.node} <= {*ONNX_OPS, "Constant"}]
 
 
 def _opset(case) -> int:

@@ -2,6 +2,7 @@
 
 from rlx_xdsl.importers.onnx.ops import (  # noqa: F401
     activation,
+    attention,
     conv,
     elementwise,
     gather,

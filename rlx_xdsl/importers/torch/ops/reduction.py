@@ -52,7 +52,8 @@ def var(t, node):
     if any(shape[a] == DYNAMIC for a in axes):
         raise t.fail("a variance over a dynamic dim is not supported")
     count = math.prod(shape[a] for a in axes)
-    correction = node.kwargs.get("correction", 1)
+    correction = node.kwargs.get("correction")
+    correction = 1 if correction is None else correction
     keep = node.kwargs.get("keepdim", False)
     dtype = t.dtype(node)
     x = t.value(node.args[0], dtype)
