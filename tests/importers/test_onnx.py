@@ -205,6 +205,19 @@ def test_unsupported_op_names_the_op_and_the_node():
         import_model(_erf_model())
 
 
+def test_a_malformed_node_is_one_located_error():
+    """No checker here: the model lacks MaxPool's required kernel_shape."""
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool")],
+        "g",
+        [vi("x", T.FLOAT, [1, 1, 4, 4])],
+        [vi("y", T.FLOAT, None)],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ImportFailure, match=r"node 'pool' \(MaxPool\): malformed MaxPool node"):
+        import_model(m)
+
+
 def test_opsets_outside_13_to_23_are_refused():
     m = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])], opset=12)
     with pytest.raises(ImportFailure, match="opset 12 is not supported"):
@@ -212,6 +225,15 @@ def test_opsets_outside_13_to_23_are_refused():
 
 
 # The tool ----------------------------------------------------------------------------
+
+
+def test_the_console_script_is_declared():
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
+    assert scripts["rlx-import-onnx"] == "rlx_xdsl.tools.import_onnx:main"
 
 
 def tool(*args: str) -> subprocess.CompletedProcess:

@@ -154,7 +154,10 @@ class Translator:
             outputs.append(self.value(out.name))
         self.b.output(*outputs)
         module = self.b.module()
-        module.verify()
+        try:
+            module.verify()
+        except VerifyException as e:
+            raise ImportFailure(f"the imported module does not verify: {e}") from None
         return module
 
     def _tensor_type(self, info: onnx.ValueInfoProto) -> tuple[list[int], str]:
@@ -184,6 +187,8 @@ class Translator:
             results = rule(self, node)
         except (VerifyException, ValueError) as e:
             raise self.fail(f"cannot be expressed in MIR: {e}") from None
+        except (TypeError, IndexError, KeyError, AttributeError) as e:  # a missing attribute or input
+            raise self.fail(f"malformed {node.op_type} node ({type(e).__name__}: {e})") from None
         results = list(results) if isinstance(results, list | tuple) else [results]
         for name, result in zip(node.output, results):
             if name and isinstance(result, np.ndarray):
