@@ -1,4 +1,4 @@
-"""ReduceSum/Mean/Max/Min/Prod/SumSquare/L2, ArgMax-free; CumSum.
+"""ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2, ArgMax/ArgMin, CumSum.
 
 Axes come from the `axes` input (ReduceSum from opset 13, the others from 18) or
 attribute; no axes reduce everything unless `noop_with_empty_axes`.
@@ -7,6 +7,7 @@ attribute; no axes reduce everything unless `noop_with_empty_axes`.
 from __future__ import annotations
 
 from rlx_xdsl.importers.onnx.table import rule
+from rlx_xdsl.shapes import DYNAMIC
 
 _KINDS = {"ReduceSum": "sum", "ReduceMean": "mean", "ReduceMax": "max", "ReduceMin": "min", "ReduceProd": "prod"}
 
@@ -69,7 +70,7 @@ def arg_extreme(t, node):
     rank = t.rank(x)
     axis = t.attr("axis", 0) % rank
     if node.op_type == "ArgMin":
-        if t.dtype(x) in ("i1",) or not t.dtype(x).startswith(("f", "b")):
+        if not t.dtype(x).startswith(("f", "bf")):  # negation would wrap integers
             raise t.fail("ArgMin of integers is not supported")
         x = t.e.mir.neg(x)
     perm = [d for d in range(rank) if d != axis] + [axis]
@@ -80,10 +81,8 @@ def arg_extreme(t, node):
         inverse = [perm.index(d) for d in range(rank)]
         indices = t.e.mir.transpose(indices, perm=inverse)
     if not t.attr("keepdims", 1):
-        shape = [-1 if d == -1 else d for d in t.shape(indices)]
-        del shape[axis]
-        from rlx_xdsl.shapes import DYNAMIC
-
-        shape = [-1 if d == DYNAMIC else d for d in shape]
+        shape = [-1 if d == DYNAMIC else d for i, d in enumerate(t.shape(indices)) if i != axis]
+        if shape.count(-1) > 1:
+            raise t.fail("keepdims = 0 with several dynamic dims is not supported")
         indices = t.e.mir.reshape(indices, new_shape=shape)
     return indices
