@@ -1,6 +1,7 @@
 """`rlx-import-onnx FILE.onnx [-o OUT.mlir]`: an ONNX model as MIR text.
 
-A model that cannot be imported (unreadable or corrupt file, unsupported op or
+Each op is printed with its location, `loc("node name")` (`--no-locations` leaves them
+out), so diagnostics of later tools name the ONNX node. A model that cannot be imported (unreadable or corrupt file, unsupported op or
 opset) is one line `FILE: error: <where>: <message>` and exit status 1; `-o` is
 written atomically, as `rlx-opt` writes it, so a failed import leaves no file.
 """
@@ -18,12 +19,16 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("model", metavar="FILE.onnx", help="the ONNX model")
     parser.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
     parser.add_argument("--function", default="main", help="the name of the imported function (default: main)")
+    parser.add_argument(
+        "--no-locations", action="store_true", help="leave out the ops' locations (by default each op's is its node's name)"
+    )
     args = parser.parse_args(argv)
     try:
         from rlx_xdsl.importers.onnx import import_model
         from rlx_xdsl.printer import print_ir
 
-        text = print_ir(import_model(args.model, args.function)) + "\n"
+        module = import_model(args.model, args.function)
+        text = print_ir(module, print_debuginfo=not args.no_locations) + "\n"
     except ImportError as e:
         print(f"{args.model}: error: the ONNX importer needs the 'onnx' package ({e.name} is missing)", file=sys.stderr)
         return 1

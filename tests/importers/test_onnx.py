@@ -246,6 +246,7 @@ def test_tool_writes_the_module(mlp, tmp_path):
     source, out = tmp_path / "mlp.onnx", tmp_path / "mlp.mlir"
     onnx.save(mlp, source)
     assert import_onnx.main([str(source), "-o", str(out)]) == 0
+    assert 'mir.matmul %x, %w1 : (tensor<?x6xf32>, tensor<6x10xf32>) -> tensor<?x10xf32> loc("fc1")' in out.read_text()
     module = parse_module(out.read_text())
     assert find_function(module, "main").sym_name.data == "main"
 

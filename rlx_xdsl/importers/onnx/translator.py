@@ -14,7 +14,7 @@ from typing import Any
 import numpy as np
 import onnx
 from onnx import helper, numpy_helper
-from xdsl.dialects.builtin import ModuleOp, NameLoc, NoneAttr, StringAttr
+from xdsl.dialects.builtin import ModuleOp, NameLoc, NoneAttr, StringAttr, UnknownLoc
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
@@ -147,6 +147,7 @@ class Translator:
             self.e.location = NameLoc(StringAttr(label), NoneAttr())
             self._translate(node)
         self.node, self.where = None, None
+        self.e.location = UnknownLoc()
         outputs = []
         for out in self.graph.output:
             if out.name not in self.values and out.name not in self.consts:
