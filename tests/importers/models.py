@@ -102,3 +102,16 @@ class Zoo(nn.Module):
         f = self.group(img).permute(0, 2, 3, 1).reshape(-1, 4)
         g = (x.unsqueeze(0).expand(2, -1, -1).sum(0) * 0.5).pow(2).reciprocal().min(torch.ones_like(x))
         return a, b, c, d, e, f, g, x.index_select(1, ids[:3])
+
+
+class Zoo2(nn.Module):
+    """Ops without a MIR op of their own (built from shared sequences), top-k, padding."""
+
+    def forward(self, x, img):
+        a = torch.round(x * 2) + torch.floor(x) - torch.ceil(x) + torch.trunc(x * 3) + torch.sign(x)
+        b = torch.expm1(x.abs()) + torch.log1p(x.abs())
+        values, indices = torch.topk(x, 2, dim=0, largest=False)
+        c = values.sum() + torch.cumsum(x, dim=1)
+        big, where = x.max(dim=1)
+        d = F.pad(img, (1, 2, -1, 1), value=0.5).sum(dim=(2, 3)) + F.adaptive_avg_pool2d(img, (2, 2)).mean()
+        return a, b, c, indices, big, where, x.argmax(), x.argmin(dim=0, keepdim=True), d

@@ -20,7 +20,7 @@ from rlx_xdsl.printer import print_ir
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
-from .models import MLP, ConvNet, LlamaBlock, Zoo
+from .models import MLP, ConvNet, LlamaBlock, Zoo, Zoo2
 
 MODELS_FILE = "models.py"
 pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")  # torch.export's own (LeafSpec)
@@ -148,6 +148,16 @@ def test_many_op_families_match_torch():
     expect_same(module, model, *inputs)
     names = {op.name for op in module.walk()}
     assert {"mir.rms_norm", "mir.layer_norm", "mir.group_norm", "mir.gather"} <= names
+
+
+def test_ops_built_from_shared_sequences_match_torch():
+    """Ties included: round to even (x * 2 holds halves), topk/argmax keep the first index."""
+    torch.manual_seed(4)
+    x = torch.tensor([[0.25, -1.75, 2.5, 1.0], [-0.5, 3.0, -2.25, 0.75], [1.5, -1.75, 0.0, 3.0]])
+    inputs = (x, torch.randn(2, 3, 4, 4))
+    model = Zoo2()
+    module = import_module(model, inputs)
+    expect_same(module, model, *inputs)
 
 
 def test_ops_kept_whole_become_one_mir_op_each(llama):

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import reduce
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.importers.onnx.types import dtype_name
 
@@ -113,17 +114,8 @@ def identity(t, node):
 
 @rule("Round")
 def round_(t, node):
-    """Half to even (ONNX, numpy); `mir.round` rounds half away from zero, so ties
-    that land on an odd number step back: `2x - y` there."""
     x = t.value(0)
-    dtype = t.dtype(x)
-    e = t.e.mir
-    y = e.round(x)
-    tie = e.compare(e.abs(e.sub(y, x)), t.constant(0.5, dtype), "eq")
-    two = t.constant(2, dtype)
-    odd = e.compare(e.mul(e.round(e.div(y, two)), two), y, "ne")
-    back = e.sub(e.mul(x, two), y)
-    return e.where(tie, e.where(odd, back, y), y)
+    return common.round_half_even(t.e, x, t.dtype(x))
 
 
 @rule("IsNaN")
@@ -149,19 +141,10 @@ def is_inf(t, node):
 @rule("Sign")
 def sign(t, node):
     x = t.value(0)
-    dtype = t.dtype(x)
-    zero = t.constant(0, dtype)
-    positive = t.e.mir.where(t.e.mir.compare(x, zero, "gt"), t.constant(1, dtype), zero)
-    return t.e.mir.where(t.e.mir.compare(x, zero, "lt"), t.constant(-1, dtype), positive)
+    return common.sign(t.e, x, t.dtype(x))
 
 
 @rule("Floor", "Ceil")
 def floor_ceil(t, node):
-    """`y = round(x)`, stepped by one where it landed on the wrong side of `x`."""
     x = t.value(0)
-    dtype = t.dtype(x)
-    y = t.e.mir.round(x)
-    one = t.constant(1, dtype)
-    if node.op_type == "Floor":
-        return t.e.mir.where(t.e.mir.compare(y, x, "gt"), t.e.mir.sub(y, one), y)
-    return t.e.mir.where(t.e.mir.compare(y, x, "lt"), t.e.mir.add(y, one), y)
+    return (common.floor if node.op_type == "Floor" else common.ceil)(t.e, x, t.dtype(x))

@@ -6,6 +6,7 @@ attribute; no axes reduce everything unless `noop_with_empty_axes`.
 
 from __future__ import annotations
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -62,24 +63,12 @@ def reduce_l1(t, node):
 
 @rule("ArgMax", "ArgMin")
 def arg_extreme(t, node):
-    """`mir.topk` with k = 1 along the last axis (the axis moved last when needed); ties keep
-    the first index, as ONNX's default `select_last_index = 0`."""
+    """`mir.topk` with k = 1; ties keep the first index, as ONNX's default `select_last_index = 0`."""
     if t.attr("select_last_index", 0):
         raise t.fail("select_last_index = 1 is not supported")
     x = t.value(0)
-    rank = t.rank(x)
-    axis = t.attr("axis", 0) % rank
-    if node.op_type == "ArgMin":
-        if not t.dtype(x).startswith(("f", "bf")):  # negation would wrap integers
-            raise t.fail("ArgMin of integers is not supported")
-        x = t.e.mir.neg(x)
-    perm = [d for d in range(rank) if d != axis] + [axis]
-    if axis != rank - 1:
-        x = t.e.mir.transpose(x, perm=perm)
-    _, indices = t.e.mir.topk(x, k=1)
-    if axis != rank - 1:
-        inverse = [perm.index(d) for d in range(rank)]
-        indices = t.e.mir.transpose(indices, perm=inverse)
+    axis = t.attr("axis", 0) % t.rank(x)
+    _, indices = common.top_k(t.e, x, 1, axis, node.op_type == "ArgMax", t.dtype(x))
     if not t.attr("keepdims", 1):
         shape = [-1 if d == DYNAMIC else d for i, d in enumerate(t.shape(indices)) if i != axis]
         if shape.count(-1) > 1:

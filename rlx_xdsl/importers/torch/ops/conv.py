@@ -1,10 +1,11 @@
-"""2-D convolution and pooling on NCHW tensors."""
+"""2-D convolution and pooling on NCHW tensors; constant padding."""
 
 from __future__ import annotations
 
 import torch
 
 from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.shapes import DYNAMIC
 
 aten = torch.ops.aten
 
@@ -63,3 +64,46 @@ def avg_pool(t, node):
         raise t.fail("average pooling that counts padding (count_include_pad=True) is not supported")
     kernel = _pair(kernel, None)
     return t.e.mir.pool(t.value(x), kind="mean", kernel_size=kernel, stride=_pair(stride, kernel), padding=padding)
+
+
+@rule(aten._adaptive_avg_pool2d.default)
+def adaptive_avg_pool(t, node):
+    """Mean pooling with window = stride = input / output, where the output divides the input."""
+    x, output_size = node.args[:2]
+    height, width = t.shape(x)[2:]
+    out = _pair(output_size, None)
+    if DYNAMIC in (height, width) or height % out[0] or width % out[1]:
+        raise t.fail(f"adaptive pooling to {out} of an input not divisible into it is not supported")
+    window = [height // out[0], width // out[1]]
+    return t.e.mir.pool(t.value(x), kind="mean", kernel_size=window, stride=window, padding=[0, 0])
+
+
+@rule(aten.constant_pad_nd.default)
+def constant_pad(t, node):
+    """Blocks of the fill value concatenated on each side, last dim first (PyTorch's order);
+    a negative pad narrows."""
+    x, pads = node.args[:2]
+    fill = node.args[2] if len(node.args) > 2 else 0
+    dtype = t.dtype(node)
+    value = t.value(x)
+    rank = t.rank(x)
+    for i in range(0, len(pads), 2):
+        axis = rank - 1 - i // 2
+        before, after = pads[i], pads[i + 1]
+        shape = list(value.type.get_shape())
+        if DYNAMIC in shape:
+            raise t.fail("padding a tensor with dynamic dims is not supported")
+        start, stop = max(0, -before), shape[axis] - max(0, -after)
+        if start or stop != shape[axis]:
+            value = t.e.mir.narrow(value, axis=axis, start=start, len=stop - start)
+            shape[axis] = stop - start
+        parts = []
+        for size in (max(0, before), None, max(0, after)):
+            if size is None:
+                parts.append(value)
+            elif size:
+                block = [*shape[:axis], size, *shape[axis + 1 :]]
+                parts.append(t.e.mir.expand(t.value(fill, dtype), target_shape=block))
+        if len(parts) > 1:
+            value = t.e.mir.concat(*parts, axis=axis)
+    return value

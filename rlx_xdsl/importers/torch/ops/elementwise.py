@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import torch
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.importers.torch.types import dtype_name
 
@@ -59,7 +60,6 @@ _UNARY = {
     "cos": aten.cos.default,
     "tan": aten.tan.default,
     "atan": aten.atan.default,
-    "round": aten.round.default,
 }
 
 
@@ -72,6 +72,39 @@ def _unary_rule(op: str):
 
 for _op, _overload in _UNARY.items():
     rule(_overload)(_unary_rule(_op))
+
+
+_SHARED = {
+    aten.round.default: common.round_half_even,  # torch.round rounds half to even
+    aten.floor.default: common.floor,
+    aten.ceil.default: common.ceil,
+    aten.trunc.default: common.trunc,
+    aten.sign.default: common.sign,
+}
+
+
+def _shared_rule(formula):
+    def translate(t, node):
+        dtype = t.dtype(node)
+        return formula(t.e, t.value(node.args[0], dtype), dtype)
+
+    return translate
+
+
+for _overload, _formula in _SHARED.items():
+    rule(_overload)(_shared_rule(_formula))
+
+
+@rule(aten.expm1.default)
+def expm1(t, node):
+    dtype = t.dtype(node)
+    return t.e.mir.sub(t.e.mir.exp(t.value(node.args[0], dtype)), t.value(1.0, dtype))
+
+
+@rule(aten.log1p.default)
+def log1p(t, node):
+    dtype = t.dtype(node)
+    return t.e.mir.log(t.e.mir.add(t.value(node.args[0], dtype), t.value(1.0, dtype)))
 
 
 @rule(aten.reciprocal.default)

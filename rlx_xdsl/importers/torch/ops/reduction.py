@@ -1,4 +1,4 @@
-"""Reductions over dims: sum, mean, amax, amin, prod, var."""
+"""Reductions over dims: sum, mean, amax, amin, prod, var; cumsum; top-k, argmax/argmin, max/min with indices."""
 
 from __future__ import annotations
 
@@ -6,6 +6,7 @@ import math
 
 import torch
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -61,3 +62,59 @@ def var(t, node):
     diff = t.e.mir.sub(x, mean)
     total = t.e.mir.reduce(t.e.mir.mul(diff, diff), kind="sum", axes=axes, keep_dim=bool(keep))
     return t.e.mir.div(total, t.value(float(count - correction), dtype))
+
+
+@rule(aten.cumsum.default)
+def cumsum(t, node):
+    x = t.value(node.args[0], t.dtype(node))
+    return t.e.mir.cumsum(x, axis=node.args[1] % max(t.rank(node.args[0]), 1))
+
+
+@rule(aten.topk.default)
+def topk(t, node):
+    args = list(node.args) + [None] * (5 - len(node.args))
+    x, k, dim, largest = args[0], args[1], args[2], args[3]
+    if not isinstance(k, int):
+        raise t.fail("a dynamic k is not supported")
+    dim = -1 if dim is None else dim
+    largest = True if largest is None else largest
+    return common.top_k(t.e, t.value(x), k, dim % t.rank(x), bool(largest), t.dtype(x))
+
+
+def _extreme(t, node, largest: bool, with_values: bool):
+    x = node.args[0]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    keep = bool(node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False))
+    value = t.value(x)
+    if dim is None:  # over all elements: flatten first
+        value, dim = t.e.mir.reshape(value, new_shape=[-1]), 0
+    axis = dim % max(len(value.type.get_shape()), 1)
+    values, indices = common.top_k(t.e, value, 1, axis, largest, t.dtype(x))
+    if not keep:
+        out_shape = [d for i, d in enumerate(values.type.get_shape()) if i != axis]
+        new_shape = [-1 if d == DYNAMIC else d for d in out_shape]
+        if new_shape.count(-1) > 1:
+            raise t.fail("keepdim=False with several dynamic dims is not supported")
+        values = t.e.mir.reshape(values, new_shape=new_shape)
+        indices = t.e.mir.reshape(indices, new_shape=new_shape)
+    return (values, indices) if with_values else indices
+
+
+@rule(aten.argmax.default)
+def argmax(t, node):
+    return _extreme(t, node, True, False)
+
+
+@rule(aten.argmin.default)
+def argmin(t, node):
+    return _extreme(t, node, False, False)
+
+
+@rule(aten.max.dim)
+def max_dim(t, node):
+    return _extreme(t, node, True, True)
+
+
+@rule(aten.min.dim)
+def min_dim(t, node):
+    return _extreme(t, node, False, True)
