@@ -148,3 +148,22 @@ def sign(t, node):
 def floor_ceil(t, node):
     x = t.value(0)
     return (common.floor if node.op_type == "Floor" else common.ceil)(t.e, x, t.dtype(x))
+
+
+@rule("Mod")
+def mod(t, node):
+    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already).
+    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
+    a, b = t.value(0), t.value(1)
+    dtype = t.dtype(a)
+    e = t.e.mir
+    quotient = e.div(a, b)
+    if dtype.startswith(("f", "bf")):
+        quotient = common.trunc(t.e, quotient, dtype)
+    rest = e.sub(a, e.mul(b, quotient))
+    if t.attr("fmod", 0):
+        return rest
+    zero = t.constant(0, dtype)
+    differs = e.compare(e.compare(rest, zero, "lt"), e.compare(b, zero, "lt"), "ne")
+    move = e.where(e.compare(rest, zero, "ne"), differs, t.constant(False, "i1"))
+    return e.where(move, e.add(rest, b), rest)
