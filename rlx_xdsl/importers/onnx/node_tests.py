@@ -126,9 +126,10 @@ def report(outcomes: list[Outcome]) -> str:
         "## Failures of covered cases",
         "",
         "Each is refused at import with the reason, or differs from the expected output as",
-        "shown. The f16/bf16 attention mismatches are one unit in the last place:",
-        "`mir.attention` rounds the probabilities to the op's dtype before `probs @ v` (as fused",
-        "attention kernels do), where ONNX's reference rounds once at the end.",
+        "shown. The f16/bf16 attention mismatches are one unit in the last place: MIR rounds",
+        "intermediate results to the dtype (`mir.attention` its probabilities before `probs @ v`,",
+        "as fused attention kernels do; the `_expanded` forms each primitive's result), where",
+        "ONNX's reference computes them in f32 and rounds once at the end.",
         "",
     ]
     failures = [o for o in outcomes if o.status == "fail"]
