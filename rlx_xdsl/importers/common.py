@@ -72,3 +72,30 @@ def top_k(e: Emitter, x: SSAValue, k: int, axis: int, largest: bool, dtype: str)
     if not largest:
         values = e.mir.neg(values)
     return values, indices
+
+
+def pad_constant(e: Emitter, x: SSAValue, pads: dict[int, tuple[int, int]], fill: SSAValue) -> SSAValue:
+    """`x` with `(before, after)` elements of the 0-d `fill` added along each axis of `pads`
+    (blocks concatenated on each side); a negative count removes elements instead. Static
+    shapes only."""
+    from rlx_xdsl.shapes import DYNAMIC
+
+    for axis, (before, after) in sorted(pads.items()):
+        shape = list(x.type.get_shape())
+        if shape[axis] == DYNAMIC:
+            raise ValueError("padding a dynamic dim is not supported")
+        start, stop = max(0, -before), shape[axis] - max(0, -after)
+        if start or stop != shape[axis]:
+            x = e.mir.narrow(x, axis=axis, start=start, len=stop - start)
+            shape[axis] = stop - start
+        if DYNAMIC in shape and (before > 0 or after > 0):
+            raise ValueError("padding a tensor with dynamic dims is not supported")
+        parts = []
+        for size in (max(0, before), None, max(0, after)):
+            if size is None:
+                parts.append(x)
+            elif size:
+                parts.append(e.mir.expand(fill, target_shape=[*shape[:axis], size, *shape[axis + 1 :]]))
+        if len(parts) > 1:
+            x = e.mir.concat(*parts, axis=axis)
+    return x

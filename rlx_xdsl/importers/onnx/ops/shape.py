@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -181,3 +182,19 @@ def trilu(t, node):
     keep = (j - i >= k) if t.attr("upper", 1) else (j - i <= k)
     zero = t.e.mir.expand(t.constant(0, t.dtype(x)), target_shape=[rows, cols])
     return t.e.mir.where(t.constant(keep, "i1"), x, zero)
+
+
+@rule("Pad")
+def pad(t, node):
+    """Constant mode: `pads` lists every padded axis' begin counts, then their end counts."""
+    mode = t.attr("mode", b"constant")
+    if mode not in (b"constant", "constant"):
+        raise t.fail(f"Pad mode '{mode.decode() if isinstance(mode, bytes) else mode}' is not supported")
+    x = t.value(0)
+    rank = t.rank(x)
+    pads = [int(p) for p in t.static(1, "pads")]
+    axes = t.static(3, "axes")
+    axes = list(range(rank)) if axes is None else [int(a) % rank for a in axes]
+    per_axis = {axis: (pads[i], pads[i + len(axes)]) for i, axis in enumerate(axes)}
+    fill = t.value(2) if t.input(2) is not None else t.constant(0, t.dtype(x))
+    return common.pad_constant(t.e, x, per_axis, t.e.mir.reshape(fill, new_shape=[]))

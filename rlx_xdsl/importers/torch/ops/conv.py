@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import torch
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -80,30 +81,10 @@ def adaptive_avg_pool(t, node):
 
 @rule(aten.constant_pad_nd.default)
 def constant_pad(t, node):
-    """Blocks of the fill value concatenated on each side, last dim first (PyTorch's order);
-    a negative pad narrows."""
+    """`pad` lists `(before, after)` pairs from the last dim backwards."""
     x, pads = node.args[:2]
     fill = node.args[2] if len(node.args) > 2 else 0
-    dtype = t.dtype(node)
-    value = t.value(x)
     rank = t.rank(x)
-    for i in range(0, len(pads), 2):
-        axis = rank - 1 - i // 2
-        before, after = pads[i], pads[i + 1]
-        shape = list(value.type.get_shape())
-        if DYNAMIC in shape:
-            raise t.fail("padding a tensor with dynamic dims is not supported")
-        start, stop = max(0, -before), shape[axis] - max(0, -after)
-        if start or stop != shape[axis]:
-            value = t.e.mir.narrow(value, axis=axis, start=start, len=stop - start)
-            shape[axis] = stop - start
-        parts = []
-        for size in (max(0, before), None, max(0, after)):
-            if size is None:
-                parts.append(value)
-            elif size:
-                block = [*shape[:axis], size, *shape[axis + 1 :]]
-                parts.append(t.e.mir.expand(t.value(fill, dtype), target_shape=block))
-        if len(parts) > 1:
-            value = t.e.mir.concat(*parts, axis=axis)
-    return value
+    per_axis = {rank - 1 - i // 2: (pads[i], pads[i + 1]) for i in range(0, len(pads), 2)}
+    dtype = t.dtype(node)
+    return common.pad_constant(t.e, t.value(x, dtype), per_axis, t.value(fill, dtype))
