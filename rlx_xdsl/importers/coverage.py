@@ -14,7 +14,8 @@ import sys
 from pathlib import Path
 
 DOC = Path(__file__).resolve().parents[2] / "docs" / "importers.md"
-BEGIN, END = "<!-- coverage: begin (generated; python -m rlx_xdsl.importers.coverage --write) -->", "<!-- coverage: end -->"
+BEGIN = "<!-- coverage: begin (generated; python -m rlx_xdsl.importers.coverage --write) -->"
+END = "<!-- coverage: end -->"
 
 
 def _table(title: str, rules: dict, spell) -> list[str]:

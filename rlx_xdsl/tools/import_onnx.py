@@ -1,9 +1,10 @@
 """`rlx-import-onnx FILE.onnx [-o OUT.mlir]`: an ONNX model as MIR text.
 
 Each op is printed with its location, `loc("node name")` (`--no-locations` leaves them
-out), so diagnostics of later tools name the ONNX node. A model that cannot be imported (unreadable or corrupt file, unsupported op or
-opset) is one line `FILE: error: <where>: <message>` and exit status 1; `-o` is
-written atomically, as `rlx-opt` writes it, so a failed import leaves no file.
+out), so diagnostics of later tools name the ONNX node. A model that cannot be imported
+(unreadable or corrupt file, unsupported op or opset) is one line
+`FILE: error: <where>: <message>` and exit status 1; `-o` is written atomically, as
+`rlx-opt` writes it, so a failed import leaves no file.
 """
 
 from __future__ import annotations
@@ -20,7 +21,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
     parser.add_argument("--function", default="main", help="the name of the imported function (default: main)")
     parser.add_argument(
-        "--no-locations", action="store_true", help="leave out the ops' locations (by default each op's is its node's name)"
+        "--no-locations",
+        action="store_true",
+        help="leave out the ops' locations (by default each op's is its node's name)",
     )
     args = parser.parse_args(argv)
     try:

@@ -14,7 +14,10 @@ from rlx_xdsl.importers.onnx.node_tests import run_case
 from rlx_xdsl.importers.onnx.table import ONNX_OPS
 from rlx_xdsl.importers.onnx.translator import OPSETS
 
-MODULES = ("round", "slice", "gemm", "reshape", "layernormalization", "gather", "flatten", "argmax", "trilu", "attention", "mod", "pad")
+MODULES = (
+    "round", "slice", "gemm", "reshape", "layernormalization", "gather",
+    "flatten", "argmax", "trilu", "attention", "mod", "pad",
+)  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered and opsets 13-23)."""
 EXPECTED_FAILURES = {
     "test_slice_neg_steps": "step -1 is not supported",

@@ -104,7 +104,8 @@ def test_imported_module_prints_and_parses_back(mlp):
 def test_ops_are_located_at_the_model_source_lines(mlp):
     _, module = mlp
     locations = [op.location for op in find_function(module).body.block.ops]
-    lines = {loc.line.data for loc in locations if isinstance(loc, FileLineColLoc) and loc.filename.data.endswith(MODELS_FILE)}
+    ours = [loc for loc in locations if isinstance(loc, FileLineColLoc) and loc.filename.data.endswith(MODELS_FILE)]
+    lines = {loc.line.data for loc in ours}
     source = open(MLP.forward.__code__.co_filename).read().splitlines()
     assert lines and all("F.softmax(self.fc2" in source[line - 1] for line in lines)
 

@@ -216,7 +216,7 @@ class Translator:
         graph = helper.make_graph(
             [node],
             "fold",
-            [helper.make_tensor_value_info(n, helper.np_dtype_to_tensor_dtype(self.consts[n].dtype), None) for n in inputs],
+            [_value_info(n, self.consts[n]) for n in inputs],
             [helper.make_tensor_value_info(n, P.UNDEFINED, None) for n in node.output if n],
         )
         model = helper.make_model(graph, opset_imports=list(self.model.opset_import))
@@ -244,6 +244,10 @@ class Translator:
             raise self.fail(f"a Constant with '{attribute.name}' is not supported")
         self._dtype_of_array(array)
         self.consts[node.output[0]] = array
+
+
+def _value_info(name: str, array: np.ndarray) -> onnx.ValueInfoProto:
+    return helper.make_tensor_value_info(name, helper.np_dtype_to_tensor_dtype(array.dtype), None)
 
 
 def translate(model: onnx.ModelProto, name: str = "main", bind: dict[str, np.ndarray] | None = None) -> ModuleOp:

@@ -3,9 +3,10 @@
 Both apply a softcap to the scaled scores before any mask and give zeros for a fully
 masked row. ONNX's causal query `i` sees keys `j <= i + past length` (the keys cached in
 `past_key`); `mir.attention`'s `causal` sees `j <= i + Sk - Sq`. They agree when the
-current K is as long as Q; otherwise the causal frontier becomes an explicit bias. 3-D inputs `[B, S, H * D]` are split into heads (`q_num_heads`,
-`kv_num_heads`) and the output is merged back; `past_key` / `past_value` are concatenated
-in front of K and V, which are also the `present_*` outputs.
+current K is as long as Q; otherwise the causal frontier becomes an explicit bias.
+3-D inputs `[B, S, H * D]` are split into heads (`q_num_heads`, `kv_num_heads`) and the
+output is merged back; `past_key` / `past_value` are concatenated in front of K and V,
+which are also the `present_*` outputs.
 """
 
 from __future__ import annotations
