@@ -115,3 +115,9 @@ class Zoo2(nn.Module):
         big, where = x.max(dim=1)
         d = F.pad(img, (1, 2, -1, 1), value=0.5).sum(dim=(2, 3)) + F.adaptive_avg_pool2d(img, (2, 2)).mean()
         return a, b, c, indices, big, where, x.argmax(), x.argmin(dim=0, keepdim=True), d
+
+
+def mlp() -> MLP:
+    """A factory, as `rlx-import-torch tests.importers.models:mlp` takes one."""
+    torch.manual_seed(0)
+    return MLP()

@@ -234,6 +234,7 @@ def test_the_console_script_is_declared():
     pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
     scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
     assert scripts["rlx-import-onnx"] == "rlx_xdsl.tools.import_onnx:main"
+    assert scripts["rlx-import-torch"] == "rlx_xdsl.tools.import_torch:main"
 
 
 def tool(*args: str) -> subprocess.CompletedProcess:

@@ -3,6 +3,8 @@ interpreter against PyTorch's own output (the independent oracle)."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import numpy as np
 import pytest
 import torch
@@ -18,12 +20,13 @@ from rlx_xdsl.importers.torch import import_module, supported_ops
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.tools import import_torch
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
 from .models import MLP, ConvNet, LlamaBlock, Zoo, Zoo2
 
 MODELS_FILE = "models.py"
-pytestmark = pytest.mark.filterwarnings("ignore::FutureWarning")  # torch.export's own (LeafSpec)
+ROOT = Path(__file__).resolve().parents[2]
 
 
 def weights(model: torch.nn.Module) -> dict[str, np.ndarray]:
@@ -209,3 +212,34 @@ class Complex(torch.nn.Module):
 def test_a_dtype_without_a_mir_twin_is_refused():
     with pytest.raises(ImportFailure, match="dtype torch.complex128 has no MIR equivalent"):
         import_module(Complex(), (torch.randn(3, dtype=torch.complex128),))
+
+
+# The tool ----------------------------------------------------------------------------
+
+
+def test_tool_imports_a_factory_with_a_dynamic_dim(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    out = tmp_path / "mlp.mlir"
+    argv = ["tests.importers.models:mlp", "--example-shapes", "x=3x6", "--dynamic", "x=0", "-o", str(out)]
+    assert import_torch.main(argv) == 0
+    f = find_function(parse_module(out.read_text()), "forward")
+    assert f.args[-1].type.get_shape() == (DYNAMIC, 6)
+    assert 'loc("' in out.read_text() and "models.py" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["tests.importers.models:nope", "--example-shapes", "x=3x6"], "'tests.importers.models' has no 'nope'"),
+        (["tests.importers.models:mlp", "--example-shapes", "x=3y6"], "bad --example-shapes entry 'x=3y6'"),
+        (["tests.importers.models:mlp", "--example-shapes", "x=3x6", "--dynamic", "y=0"], "--dynamic names 'y'"),
+        (["nomodule", "--example-shapes", "x=3x6"], "expected MODULE:FACTORY, got 'nomodule'"),
+    ],
+)
+def test_tool_reports_bad_arguments_in_one_line(argv, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(ROOT))
+    out = tmp_path / "out.mlir"
+    assert import_torch.main([*argv, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rlx-import-torch: error: ") and message in err and err.count("\n") == 1
+    assert not out.exists()

@@ -11,6 +11,7 @@ the decomposition, so fusion and the fusion report see what a hand-written graph
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
@@ -35,11 +36,13 @@ def export(model: Any, example_args: tuple, dynamic_shapes: Any = None):
     decompositions = torch.export.default_decompositions()
     for op in kept_whole():
         decompositions.pop(op, None)
-    try:
-        program = torch.export.export(model, tuple(example_args), dynamic_shapes=dynamic_shapes, strict=False)
-    except Exception as e:  # torch raises many kinds: report them all as one import failure
-        raise ImportFailure(f"torch.export failed: {type(e).__name__}: {e}") from e
-    return program.run_decompositions(decompositions)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*LeafSpec", category=FutureWarning)  # torch's own
+        try:
+            program = torch.export.export(model, tuple(example_args), dynamic_shapes=dynamic_shapes, strict=False)
+        except Exception as e:  # torch raises many kinds: report them all as one import failure
+            raise ImportFailure(f"torch.export failed: {type(e).__name__}: {e}") from e
+        return program.run_decompositions(decompositions)
 
 
 def import_program(program: Any, name: str = "forward") -> ModuleOp:
