@@ -4,7 +4,9 @@ Graph inputs become the function's inputs (`?` for symbolic or unknown dims),
 initializers become `rlx.param` arguments named by the initializer (created where
 first used as a tensor; an initializer read only as a shape or an axis list stays a
 compile-time value), `Constant` nodes become `mir.constant`s, and each node goes
-through `table.ONNX_OPS`, located at `NameLoc(node name)`.
+through `table.ONNX_OPS`, located at `NameLoc(node name)`. A node whose inputs are all
+compile-time values (shape arithmetic: `Shape -> Gather -> Concat -> Reshape`) is evaluated
+at import time by ONNX's reference evaluator instead.
 """
 
 from __future__ import annotations
@@ -26,11 +28,14 @@ from rlx_xdsl.importers.onnx.table import ONNX_OPS
 from rlx_xdsl.importers.onnx.types import DTYPES, OPSETS, P, dtype_name  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
 
+
 def node_label(node: onnx.NodeProto, index: int) -> str:
     return node.name or f"{node.op_type}_{index}"
 
 
 class Translator:
+    """The state of one import: ONNX names -> MIR values and compile-time arrays."""
+
     def __init__(self, model: onnx.ModelProto, name: str, bind: dict[str, np.ndarray] | None = None):
         self.model = model
         self.bind = dict(bind or {})
