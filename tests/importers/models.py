@@ -77,7 +77,8 @@ class LlamaBlock(nn.Module):
         cos, sin = self.cos[:s], self.sin[:s]
         q = q * cos + rotate_half(q) * sin
         k = k * cos + rotate_half(k) * sin
-        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=True)
+        gqa = self.kv_heads != self.heads
+        a = F.scaled_dot_product_attention(q, k, v, is_causal=True, enable_gqa=gqa)
         x = x + self.wo(a.transpose(1, 2).reshape(b, s, d))
         y = self.ffn_norm(x)
         return x + self.down(F.silu(self.gate(y)) * self.up(y))
