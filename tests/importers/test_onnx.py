@@ -218,6 +218,18 @@ def test_a_malformed_node_is_one_located_error():
         import_model(m)
 
 
+def test_a_missing_weight_is_one_located_error():
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="fc")],
+        "g",
+        [vi("x", T.FLOAT, [2, 3])],
+        [vi("y", T.FLOAT, [2, 4])],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ImportFailure, match=r"node 'fc' \(MatMul\): input 'w' is not defined before its use"):
+        import_model(m)
+
+
 def test_opsets_outside_13_to_23_are_refused():
     m = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])], opset=12)
     with pytest.raises(ImportFailure, match="opset 12 is not supported"):

@@ -171,6 +171,8 @@ class Translator:
             return rule(self, node)
         except (VerifyException, ValueError) as e:
             raise self.fail(f"cannot be expressed in MIR: {e}") from None
+        except (TypeError, IndexError, KeyError, AttributeError) as e:  # arguments the rule did not expect
+            raise self.fail(f"arguments not supported ({type(e).__name__}: {e})") from None
 
     def getitem(self, node: torch.fx.Node) -> SSAValue:
         source, index = node.args
