@@ -220,6 +220,9 @@ def report(results: Sequence[Result]) -> str:
         "expected one at the case's tolerances. `_expanded` cases are ONNX's primitive",
         "decompositions of the same test; they run the mapping of their base case's node.",
         "",
+        "Every node test through the ONNX importer (the pass rate, each failure, the uncovered",
+        "ops): `docs/onnx-node-tests.md`.",
+        "",
         "| op | cases | outside RLX's semantics | kernels pass | lowered pass |",
         "|---|---|---|---|---|",
     ]

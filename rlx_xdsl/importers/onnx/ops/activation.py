@@ -1,0 +1,95 @@
+"""Activations: Relu, Sigmoid, Tanh, Gelu, LeakyRelu, Clip, HardSigmoid, Softplus, Elu."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlx_xdsl.importers.onnx.table import rule
+
+
+@rule("Relu", "Sigmoid", "Tanh")
+def simple(t, node):
+    return getattr(t.e.mir, node.op_type.lower())(t.value(0))
+
+
+@rule("Gelu")
+def gelu(t, node):
+    op = t.e.mir.gelu_approx if t.attr("approximate", b"none") in (b"tanh", "tanh") else t.e.mir.gelu
+    return op(t.value(0))
+
+
+@rule("LeakyRelu")
+def leaky_relu(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    negative = t.e.mir.mul(x, t.constant(t.attr("alpha", 0.01), dtype))
+    return t.e.mir.where(t.e.mir.compare(x, t.constant(0, dtype), "ge"), x, negative)
+
+
+@rule("Clip")
+def clip(t, node):
+    x = t.value(0)
+    if t.input(1) is not None:
+        x = t.e.mir.max(x, t.value(1))
+    if t.input(2) is not None:
+        x = t.e.mir.min(x, t.value(2))
+    return x
+
+
+@rule("HardSigmoid")
+def hard_sigmoid(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    y = t.e.mir.add(t.e.mir.mul(x, t.constant(t.attr("alpha", 0.2), dtype)), t.constant(t.attr("beta", 0.5), dtype))
+    return t.e.mir.min(t.e.mir.max(y, t.constant(0, dtype)), t.constant(1, dtype))
+
+
+@rule("Softplus")
+def softplus(t, node):
+    """`log(1 + exp(x))` as `max(x, 0) + log(1 + exp(-|x|))`, which does not overflow."""
+    x = t.value(0)
+    one = t.constant(1, t.dtype(x))
+    tail = t.e.mir.log(t.e.mir.add(one, t.e.mir.exp(t.e.mir.neg(t.e.mir.abs(x)))))
+    return t.e.mir.add(t.e.mir.relu(x), tail)
+
+
+@rule("Elu")
+def elu(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    negative = t.e.mir.mul(t.constant(t.attr("alpha", 1.0), dtype), t.e.mir.sub(t.e.mir.exp(x), t.constant(1, dtype)))
+    return t.e.mir.where(t.e.mir.compare(x, t.constant(0, dtype), "gt"), x, negative)
+
+
+@rule("PRelu")
+def prelu(t, node):
+    x = t.value(0)
+    negative = t.e.mir.mul(x, t.value(1))
+    return t.e.mir.where(t.e.mir.compare(x, t.constant(0, t.dtype(x)), "lt"), negative, x)
+
+
+@rule("HardSwish")
+def hard_swish(t, node):
+    """`x * max(0, min(1, x / 6 + 1/2))`."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    gate = t.e.mir.add(t.e.mir.mul(x, t.constant(1 / 6, dtype)), t.constant(0.5, dtype))
+    gate = t.e.mir.min(t.e.mir.max(gate, t.constant(0, dtype)), t.constant(1, dtype))
+    return t.e.mir.mul(x, gate)
+
+
+@rule("Softsign")
+def softsign(t, node):
+    x = t.value(0)
+    return t.e.mir.div(x, t.e.mir.add(t.constant(1, t.dtype(x)), t.e.mir.abs(x)))
+
+
+@rule("Dropout")
+def dropout(t, node):
+    """Inference: the identity (a training-mode Dropout is random, and refused)."""
+    training = t.static(2, "training_mode") if t.input(2) is not None else None
+    if training is not None and bool(np.asarray(training).reshape(())):
+        raise t.fail("Dropout in training mode is not supported")
+    if len(node.output) > 1 and node.output[1]:
+        raise t.fail("the mask output of Dropout is not supported")
+    return t.value(0)

@@ -1,0 +1,169 @@
+"""Elementwise arithmetic, comparisons, logic, casts (numpy-style broadcasting, as MIR's)."""
+
+from __future__ import annotations
+
+from functools import reduce
+
+from rlx_xdsl.importers import common
+from rlx_xdsl.importers.onnx.table import rule
+from rlx_xdsl.importers.onnx.types import dtype_name
+
+_BINARY = {"Add": "add", "Sub": "sub", "Mul": "mul", "Div": "div", "Pow": "pow"}
+_VARIADIC = {"Max": "max", "Min": "min", "Sum": "add"}
+_UNARY = {
+    "Neg": "neg",
+    "Abs": "abs",
+    "Exp": "exp",
+    "Log": "log",
+    "Sqrt": "sqrt",
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tan": "tan",
+    "Atan": "atan",
+}
+_COMPARE = {
+    "Equal": "eq",
+    "Less": "lt",
+    "LessOrEqual": "le",
+    "Greater": "gt",
+    "GreaterOrEqual": "ge",
+}
+
+
+def _binary(op: str):
+    def translate(t, node):
+        lhs = t.value(0)
+        if op == "pow":  # Pow's result has the base's type
+            return t.e.mir.pow(lhs, t.value(1, t.dtype(lhs)))
+        return getattr(t.e.mir, op)(lhs, t.value(1))
+
+    return translate
+
+
+def _variadic(op: str):
+    def translate(t, node):
+        return reduce(getattr(t.e.mir, op), [t.value(i) for i in range(len(node.input))])
+
+    return translate
+
+
+def _unary(op: str):
+    def translate(t, node):
+        return getattr(t.e.mir, op)(t.value(0))
+
+    return translate
+
+
+def _compare(predicate: str):
+    def translate(t, node):
+        return t.e.mir.compare(t.value(0), t.value(1), predicate)
+
+    return translate
+
+
+for _type, _op in _BINARY.items():
+    rule(_type)(_binary(_op))
+for _type, _op in _VARIADIC.items():
+    rule(_type)(_variadic(_op))
+for _type, _op in _UNARY.items():
+    rule(_type)(_unary(_op))
+for _type, _predicate in _COMPARE.items():
+    rule(_type)(_compare(_predicate))
+
+
+@rule("Reciprocal")
+def reciprocal(t, node):
+    x = t.value(0)
+    return t.e.mir.div(t.constant(1, t.dtype(x)), x)
+
+
+@rule("Not")
+def not_(t, node):
+    return t.e.mir.compare(t.value(0), t.constant(False, "i1"), "eq")
+
+
+@rule("And", "Or", "Xor")
+def logic(t, node):
+    a, b = t.value(0, "i1"), t.value(1, "i1")
+    if node.op_type == "And":
+        return t.e.mir.compare(t.e.mir.mul(a, b), t.constant(True, "i1"), "eq")
+    if node.op_type == "Or":
+        return t.e.mir.compare(t.e.mir.max(a, b), t.constant(True, "i1"), "eq")
+    return t.e.mir.compare(a, b, "ne")
+
+
+@rule("Where")
+def where(t, node):
+    return t.e.mir.where(t.value(0), t.value(1), t.value(2))
+
+
+@rule("Cast")
+def cast(t, node):
+    return t.e.mir.cast(t.value(0), dtype_name(t.attr("to"), t.where))
+
+
+@rule("CastLike")
+def cast_like(t, node):
+    return t.e.mir.cast(t.value(0), t.dtype(t.value(1)))
+
+
+@rule("Identity")
+def identity(t, node):
+    return t.value(0)
+
+
+@rule("Round")
+def round_(t, node):
+    x = t.value(0)
+    return common.round_half_even(t.e, x, t.dtype(x))
+
+
+@rule("IsNaN")
+def is_nan(t, node):
+    x = t.value(0)
+    return t.e.mir.compare(x, x, "ne")
+
+
+@rule("IsInf")
+def is_inf(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    found = None
+    for attribute, value in (("detect_positive", float("inf")), ("detect_negative", float("-inf"))):
+        if t.attr(attribute, 1):
+            hit = t.e.mir.compare(x, t.constant(value, dtype), "eq")
+            found = hit if found is None else t.e.mir.compare(t.e.mir.max(found, hit), t.constant(True, "i1"), "eq")
+    if found is None:  # detects nothing: all false
+        return t.e.mir.expand(t.constant(False, "i1"), target_shape=t.shape(x))
+    return found
+
+
+@rule("Sign")
+def sign(t, node):
+    x = t.value(0)
+    return common.sign(t.e, x, t.dtype(x))
+
+
+@rule("Floor", "Ceil")
+def floor_ceil(t, node):
+    x = t.value(0)
+    return (common.floor if node.op_type == "Floor" else common.ceil)(t.e, x, t.dtype(x))
+
+
+@rule("Mod")
+def mod(t, node):
+    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already).
+    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
+    a, b = t.value(0), t.value(1)
+    dtype = t.dtype(a)
+    e = t.e.mir
+    quotient = e.div(a, b)
+    if dtype.startswith(("f", "bf")):
+        quotient = common.trunc(t.e, quotient, dtype)
+    rest = e.sub(a, e.mul(b, quotient))
+    if t.attr("fmod", 0):
+        return rest
+    zero = t.constant(0, dtype)
+    differs = e.compare(e.compare(rest, zero, "lt"), e.compare(b, zero, "lt"), "ne")
+    move = e.where(e.compare(rest, zero, "ne"), differs, t.constant(False, "i1"))
+    return e.where(move, e.add(rest, b), rest)

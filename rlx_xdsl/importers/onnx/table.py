@@ -1,0 +1,22 @@
+"""The translation table: ONNX op type (default domain) -> the function emitting its MIR.
+
+A rule is `rule(t, node) -> value | list of values` (one per node output), where `t`
+is the running `Translator` and `node` the `NodeProto`. Rules are registered by the
+modules of `ops/`, one per op family.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+ONNX_OPS: dict[str, Callable[..., Any]] = {}
+
+
+def rule(*op_types: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def register(fn: Callable[..., Any]) -> Callable[..., Any]:
+        for op_type in op_types:
+            ONNX_OPS[op_type] = fn
+        return fn
+
+    return register

@@ -1,0 +1,34 @@
+"""ONNX element types as RLX dtypes, and the opsets the importer follows."""
+
+from __future__ import annotations
+
+import onnx
+
+from rlx_xdsl.importers.errors import ImportFailure
+
+P = onnx.TensorProto
+DTYPES = {
+    P.FLOAT: "f32",
+    P.FLOAT16: "f16",
+    P.BFLOAT16: "bf16",
+    P.DOUBLE: "f64",
+    P.BOOL: "i1",
+    P.INT8: "i8",
+    P.INT16: "i16",
+    P.INT32: "i32",
+    P.INT64: "i64",
+    P.UINT8: "ui8",
+    P.UINT32: "ui32",
+}
+"""ONNX element types -> RLX dtype names (the others have no MIR twin)."""
+
+OPSETS = range(13, 24)
+"""The default-domain opset versions whose semantics the rules follow."""
+
+
+def dtype_name(elem_type: int, where: str | None = None) -> str:
+    try:
+        return DTYPES[elem_type]
+    except KeyError:
+        name = P.DataType.Name(elem_type) if elem_type in P.DataType.values() else str(elem_type)
+        raise ImportFailure(f"element type {name} has no MIR equivalent", where) from None

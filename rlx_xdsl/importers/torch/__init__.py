@@ -1,0 +1,65 @@
+"""Importing PyTorch models through `torch.export`.
+
+    from rlx_xdsl.importers.torch import import_module
+    module = import_module(model, (torch.randn(2, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+The model is exported (`torch.export.export`), decomposed to PyTorch's core ATen op
+set (`run_decompositions`), and translated node by node (`translator.py`, rules in
+`ops/`). Ops that are one MIR op (`KEPT_WHOLE`: attention, silu, RMSNorm) are left out of
+the decomposition, so fusion and the fusion report see what a hand-written graph gives.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+from xdsl.dialects.builtin import ModuleOp
+
+from rlx_xdsl.importers.errors import ImportFailure
+
+__all__ = ["ImportFailure", "export", "import_module", "import_program", "supported_ops"]
+
+
+def kept_whole() -> list:
+    """The ATen ops not decomposed, because each is one MIR op."""
+    import torch
+
+    aten = torch.ops.aten
+    return [aten.scaled_dot_product_attention.default, aten.silu.default, aten.rms_norm.default]
+
+
+def export(model: Any, example_args: tuple, dynamic_shapes: Any = None):
+    """`model` exported and decomposed to core ATen, except the ops `kept_whole()`."""
+    import torch
+
+    decompositions = torch.export.default_decompositions()
+    for op in kept_whole():
+        decompositions.pop(op, None)
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*LeafSpec", category=FutureWarning)  # torch's own
+        try:
+            program = torch.export.export(model, tuple(example_args), dynamic_shapes=dynamic_shapes, strict=False)
+        except Exception as e:  # torch raises many kinds: report them all as one import failure
+            raise ImportFailure(f"torch.export failed: {type(e).__name__}: {e}") from e
+        return program.run_decompositions(decompositions)
+
+
+def import_program(program: Any, name: str = "forward") -> ModuleOp:
+    """An `ExportedProgram` (core ATen, e.g. from `export`) as a MIR module with one function."""
+    from rlx_xdsl.importers.torch.translator import translate
+
+    return translate(program, name)
+
+
+def import_module(model: Any, example_args: tuple, dynamic_shapes: Any = None, name: str = "forward") -> ModuleOp:
+    """`model(*example_args)` as a MIR module: parameters and buffers are `rlx.param`
+    arguments named by their state-dict keys, dims marked dynamic are `?`."""
+    return import_program(export(model, example_args, dynamic_shapes), name)
+
+
+def supported_ops() -> list[str]:
+    """The ATen overloads the table translates, by name."""
+    from rlx_xdsl.importers.torch.translator import ATEN
+
+    return sorted(str(op) for op in ATEN)

@@ -1,0 +1,120 @@
+"""Reductions over dims: sum, mean, amax, amin, prod, var; cumsum; top-k, argmax/argmin, max/min with indices."""
+
+from __future__ import annotations
+
+import math
+
+import torch
+
+from rlx_xdsl.importers import common
+from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.shapes import DYNAMIC
+
+aten = torch.ops.aten
+
+
+def _axes(t, node, dims) -> list[int]:
+    rank = t.rank(node.args[0])
+    if dims is None or (isinstance(dims, list | tuple) and len(dims) == 0):
+        return list(range(rank))
+    dims = [dims] if isinstance(dims, int) else list(dims)
+    return sorted(d % rank for d in dims) if rank else []
+
+
+def _reduce_rule(kind: str):
+    def translate(t, node):
+        if node.target in (aten.sum.default, aten.mean.default):
+            dims, keep = None, False
+        else:
+            dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+            keep = bool(node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False))
+        x = t.value(node.args[0], t.dtype(node))
+        return t.e.mir.reduce(x, kind=kind, axes=_axes(t, node, dims), keep_dim=keep)
+
+    return translate
+
+
+for _kind, _overloads in {
+    "sum": (aten.sum.dim_IntList, aten.sum.default),
+    "mean": (aten.mean.dim, aten.mean.default),
+    "max": (aten.amax.default,),
+    "min": (aten.amin.default,),
+    "prod": (aten.prod.dim_int,),
+}.items():
+    rule(*_overloads)(_reduce_rule(_kind))
+
+
+@rule(aten.var.correction)
+def var(t, node):
+    """`sum((x - mean)^2) / (N - correction)` over the dims."""
+    dims = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    axes = _axes(t, node, dims)
+    shape = t.shape(node.args[0])
+    if any(shape[a] == DYNAMIC for a in axes):
+        raise t.fail("a variance over a dynamic dim is not supported")
+    count = math.prod(shape[a] for a in axes)
+    correction = node.kwargs.get("correction")
+    correction = 1 if correction is None else correction
+    keep = node.kwargs.get("keepdim", False)
+    dtype = t.dtype(node)
+    x = t.value(node.args[0], dtype)
+    mean = t.e.mir.reduce(x, kind="mean", axes=axes, keep_dim=True)
+    diff = t.e.mir.sub(x, mean)
+    total = t.e.mir.reduce(t.e.mir.mul(diff, diff), kind="sum", axes=axes, keep_dim=bool(keep))
+    return t.e.mir.div(total, t.value(float(count - correction), dtype))
+
+
+@rule(aten.cumsum.default)
+def cumsum(t, node):
+    x = t.value(node.args[0], t.dtype(node))
+    return t.e.mir.cumsum(x, axis=node.args[1] % max(t.rank(node.args[0]), 1))
+
+
+@rule(aten.topk.default)
+def topk(t, node):
+    args = list(node.args) + [None] * (5 - len(node.args))
+    x, k, dim, largest = args[0], args[1], args[2], args[3]
+    if not isinstance(k, int):
+        raise t.fail("a dynamic k is not supported")
+    dim = -1 if dim is None else dim
+    largest = True if largest is None else largest
+    return common.top_k(t.e, t.value(x), k, dim % t.rank(x), bool(largest), t.dtype(x))
+
+
+def _extreme(t, node, largest: bool, with_values: bool):
+    x = node.args[0]
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")
+    keep = bool(node.args[2] if len(node.args) > 2 else node.kwargs.get("keepdim", False))
+    value = t.value(x)
+    if dim is None:  # over all elements: flatten first
+        value, dim = t.e.mir.reshape(value, new_shape=[-1]), 0
+    axis = dim % max(len(value.type.get_shape()), 1)
+    values, indices = common.top_k(t.e, value, 1, axis, largest, t.dtype(x))
+    if not keep:
+        out_shape = [d for i, d in enumerate(values.type.get_shape()) if i != axis]
+        new_shape = [-1 if d == DYNAMIC else d for d in out_shape]
+        if new_shape.count(-1) > 1:
+            raise t.fail("keepdim=False with several dynamic dims is not supported")
+        values = t.e.mir.reshape(values, new_shape=new_shape)
+        indices = t.e.mir.reshape(indices, new_shape=new_shape)
+    return (values, indices) if with_values else indices
+
+
+@rule(aten.argmax.default)
+def argmax(t, node):
+    return _extreme(t, node, True, False)
+
+
+@rule(aten.argmin.default)
+def argmin(t, node):
+    return _extreme(t, node, False, False)
+
+
+@rule(aten.max.dim)
+def max_dim(t, node):
+    return _extreme(t, node, True, True)
+
+
+@rule(aten.min.dim)
+def min_dim(t, node):
+    return _extreme(t, node, False, True)

@@ -1,0 +1,115 @@
+"""Shape and view ops: view/reshape, permute, expand, (un)squeeze, slice, select, cat, split.
+
+Reshapes take the node's own result shape (from the exported metadata), so every
+size-changing view becomes one `mir.reshape`; a dynamic dim becomes its -1 (at most one).
+"""
+
+from __future__ import annotations
+
+import torch
+
+from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.shapes import DYNAMIC
+
+aten = torch.ops.aten
+
+
+def reshape_to(t, x, shape: list[int]):
+    new_shape = [-1 if d == DYNAMIC else d for d in shape]
+    if new_shape.count(-1) > 1:
+        raise t.fail(f"a reshape to {len(new_shape)} dims with several dynamic dims is not supported")
+    return t.e.mir.reshape(x, new_shape=new_shape)
+
+
+@rule(
+    aten.view.default,
+    aten._unsafe_view.default,
+    aten.reshape.default,
+    aten.unsqueeze.default,
+    aten.squeeze.dims,
+    aten.squeeze.dim,
+    aten.squeeze.default,
+    aten.flatten.using_ints,
+)
+def view(t, node):
+    return reshape_to(t, t.value(node.args[0]), t.shape(node))
+
+
+@rule(aten.permute.default)
+def permute(t, node):
+    rank = t.rank(node.args[0])
+    return t.e.mir.transpose(t.value(node.args[0]), perm=[d % rank for d in node.args[1]])
+
+
+@rule(aten.transpose.int)
+def transpose(t, node):
+    rank = t.rank(node.args[0])
+    a, b = (d % rank for d in node.args[1:3])
+    perm = list(range(rank))
+    perm[a], perm[b] = perm[b], perm[a]
+    return t.e.mir.transpose(t.value(node.args[0]), perm=perm)
+
+
+@rule(aten.t.default)
+def t_(t, node):
+    if t.rank(node.args[0]) < 2:
+        return t.value(node.args[0])
+    return t.e.mir.transpose(t.value(node.args[0]), perm=[1, 0])
+
+
+@rule(aten.expand.default)
+def expand(t, node):
+    target = t.ints(node.args[1])
+    return t.e.mir.expand(t.value(node.args[0]), target_shape=target)
+
+
+def _narrow(t, x_node, axis: int, start: int | None, end: int | None):
+    size = t.shape(x_node)[axis]
+    start = 0 if start is None else start
+    end = size if end is None or (size != DYNAMIC and end > size) else end
+    if size == DYNAMIC and (start < 0 or end < 0 or end >= 2**62):
+        raise t.fail("a slice of a dynamic dim relative to its end is not supported")
+    if size != DYNAMIC:
+        start = max(0, min(size, start + size if start < 0 else start))
+        end = max(start, min(size, end + size if end < 0 else end))
+    return t.e.mir.narrow(t.value(x_node), axis=axis, start=start, len=end - start)
+
+
+@rule(aten.slice.Tensor)
+def slice_(t, node):
+    args = list(node.args) + [None] * (5 - len(node.args))
+    x, dim, start, end, step = args[:5]
+    if (step or 1) != 1:
+        raise t.fail(f"a slice with step {step} is not supported")
+    for bound in (start, end):
+        if bound is not None and not isinstance(bound, int):
+            raise t.fail("a slice with a dynamic bound is not supported")
+    return _narrow(t, x, (dim or 0) % t.rank(x), start, end)
+
+
+@rule(aten.select.int)
+def select(t, node):
+    x, dim, index = node.args
+    axis = dim % t.rank(x)
+    part = _narrow(t, x, axis, index, index + 1 if index != -1 else None)
+    return reshape_to(t, part, t.shape(node))
+
+
+@rule(aten.cat.default)
+def cat(t, node):
+    tensors = node.args[0]
+    dim = node.args[1] if len(node.args) > 1 else 0
+    dtype = t.dtype(node)
+    values = [t.value(v, dtype) for v in tensors if 0 not in t.shape(v)]
+    return t.e.mir.concat(*values, axis=dim % t.rank(tensors[0]))
+
+
+@rule(aten.split_with_sizes.default)
+def split_with_sizes(t, node):
+    x, sizes = node.args[:2]
+    axis = (node.args[2] if len(node.args) > 2 else 0) % t.rank(x)
+    parts, start = [], 0
+    for size in sizes:
+        parts.append(t.e.mir.narrow(t.value(x), axis=axis, start=start, len=size))
+        start += size
+    return tuple(parts)

@@ -1,0 +1,186 @@
+"""Walks an `ExportedProgram`'s graph and emits one MIR function.
+
+Placeholders become the function's arguments (parameters and buffers as `rlx.param`
+arguments named by their state-dict keys, user inputs by their names), lifted
+tensor constants become `mir.constant`s, every `call_function` node goes through
+the ATen table (`table.ATEN`), and the output node becomes `func.return`. Each op
+is located at the innermost frame of the node's stack trace outside PyTorch.
+"""
+
+from __future__ import annotations
+
+import operator
+import os
+import re
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+import torch
+from torch.export import ExportedProgram
+from torch.export.graph_signature import InputKind
+from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
+from xdsl.ir import SSAValue
+from xdsl.utils.exceptions import VerifyException
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
+from rlx_xdsl.importers.torch.table import ATEN
+from rlx_xdsl.importers.torch.types import DTYPES, dtype_name  # noqa: F401
+from rlx_xdsl.shapes import DYNAMIC
+
+_TORCH_DIR = os.path.dirname(torch.__file__)
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def user_frame(node: torch.fx.Node) -> tuple[str, int] | None:
+    """The innermost `(file, line)` of `node`'s stack trace outside PyTorch itself."""
+    frames = [(f, int(line)) for f, line in _FRAME.findall(node.meta.get("stack_trace") or "")]
+    outside = [frame for frame in frames if not frame[0].startswith(_TORCH_DIR)]
+    return (outside or frames or [None])[-1]
+
+
+def describe(node: torch.fx.Node) -> str:
+    """Where `node` comes from, for messages: `file:line` of its source, else its name."""
+    frame = user_frame(node)
+    return f"{frame[0]}:{frame[1]}" if frame else f"node '{node.name}'"
+
+
+class Translator:
+    """The state of one import: fx nodes -> MIR values, and the graph being built."""
+
+    def __init__(self, program: ExportedProgram, name: str):
+        self.program = program
+        self.b = GraphBuilder(name)
+        self.values: dict[torch.fx.Node, Any] = {}
+        self.node: torch.fx.Node | None = None
+
+    @property
+    def e(self):
+        """The emitter, located at the node being translated."""
+        return self.b.emitter
+
+    @property
+    def where(self) -> str | None:
+        return describe(self.node) if self.node is not None else None
+
+    def fail(self, message: str) -> ImportFailure:
+        target = self.node.target if self.node is not None else None
+        op = f"'{target}'" if target is not None and not isinstance(target, str) else None
+        return ImportFailure(f"{op}: {message}" if op else message, self.where)
+
+    # Types ----------------------------------------------------------------------------
+
+    def meta(self, node: Any) -> Any:
+        return node.meta.get("val") if isinstance(node, torch.fx.Node) else None
+
+    def shape(self, node: Any) -> list[int]:
+        """`node`'s static shape, `?` (DYNAMIC) for symbolic dims."""
+        val = self.meta(node)
+        return [d if isinstance(d, int) else DYNAMIC for d in val.shape]
+
+    def dtype(self, node: Any) -> str:
+        return dtype_name(self.meta(node).dtype, self.where)
+
+    def rank(self, node: Any) -> int:
+        return len(self.meta(node).shape)
+
+    # Operands ---------------------------------------------------------------------------
+
+    def value(self, arg: Any, dtype: str | None = None) -> SSAValue:
+        """The MIR value of a node argument (a node, or a Python number as a constant),
+        cast to `dtype` when given and different."""
+        if isinstance(arg, torch.fx.Node):
+            value = self.values[arg]
+            if not isinstance(value, SSAValue):
+                raise self.fail(f"operand '{arg.name}' is not a tensor")
+            if dtype is not None and self.dtype(arg) != dtype:
+                return self.e.mir.cast(value, dtype)
+            return value
+        if isinstance(arg, bool | int | float):
+            default = "i1" if isinstance(arg, bool) else "f32" if isinstance(arg, float) else "i64"
+            return self.constant(np.asarray(arg), dtype or default)
+        raise self.fail(f"operand {arg!r} is neither a tensor nor a number")
+
+    def constant(self, array: np.ndarray, dtype: str) -> SSAValue:
+        from rlx_xdsl.dtypes import dtype_named
+
+        return self.e.mir.constant(np.asarray(array).astype(dtype_named(dtype).numpy), dtype)
+
+    def ints(self, values: Sequence[Any]) -> list[int]:
+        """A list of sizes: symbolic entries (SymInt nodes) become -1."""
+        return [v if isinstance(v, int) else -1 for v in values]
+
+    # The walk ---------------------------------------------------------------------------
+
+    def run(self) -> ModuleOp:
+        signature = self.program.graph_signature
+        kinds = {spec.arg.name: spec for spec in signature.input_specs}
+        for node in self.program.graph.nodes:
+            self.node = node
+            self.b.emitter.location = self.location(node)
+            if node.op == "placeholder":
+                self.placeholder(node, kinds[node.name])
+            elif node.op == "call_function":
+                self.values[node] = self.call(node)
+            elif node.op == "output":
+                self.b.output(*(self.value(v) for v in self.outputs(node)))
+        self.node = None
+        module = self.b.module()
+        module.verify()
+        return module
+
+    def location(self, node: torch.fx.Node):
+        frame = user_frame(node)
+        if frame is None:
+            return UnknownLoc()
+        return FileLineColLoc(StringAttr(frame[0]), IntAttr(frame[1]), IntAttr(1))
+
+    def placeholder(self, node: torch.fx.Node, spec) -> None:
+        val = self.meta(node)
+        if not isinstance(val, torch.Tensor):
+            raise self.fail(f"input '{node.name}' is not a tensor ({type(val).__name__})")
+        shape, dtype = self.shape(node), self.dtype(node)
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            self.values[node] = self.b.param(spec.target, shape, dtype)
+        elif spec.kind == InputKind.CONSTANT_TENSOR:
+            array = self.program.constants[spec.target].detach().cpu().numpy()
+            self.values[node] = self.constant(array, dtype)
+        elif spec.kind == InputKind.USER_INPUT:
+            self.values[node] = self.b.input(node.name, shape, dtype)
+        else:
+            raise self.fail(f"input '{node.name}' of kind {spec.kind.name} is not supported")
+
+    def outputs(self, node: torch.fx.Node) -> list[torch.fx.Node]:
+        outs = list(node.args[0])
+        for out in outs:
+            if not isinstance(out, torch.fx.Node) or not isinstance(self.values.get(out), SSAValue):
+                raise ImportFailure(f"output {out!r} is not a tensor", self.where)
+        return outs
+
+    def call(self, node: torch.fx.Node) -> Any:
+        if node.target is operator.getitem:
+            return self.getitem(node)
+        if isinstance(self.meta(node), torch.SymInt | int):
+            return None  # a size (`sym_size`): rules read sizes from the nodes' shapes
+        rule = ATEN.get(node.target)
+        if rule is None:
+            raise ImportFailure(f"unsupported ATen op '{node.target}' (node '{node.name}')", self.where)
+        try:
+            return rule(self, node)
+        except (VerifyException, ValueError) as e:
+            raise self.fail(f"cannot be expressed in MIR: {e}") from None
+        except (TypeError, IndexError, KeyError, AttributeError) as e:  # arguments the rule did not expect
+            raise self.fail(f"arguments not supported ({type(e).__name__}: {e})") from None
+
+    def getitem(self, node: torch.fx.Node) -> SSAValue:
+        source, index = node.args
+        value = self.values[source][index]
+        if value is None:
+            raise self.fail(f"output {index} of '{source.target}' is not supported")
+        return value
+
+
+def translate(program: ExportedProgram, name: str = "forward") -> ModuleOp:
+    return Translator(program, name).run()

@@ -1,0 +1,124 @@
+"""`rlx-import-torch MODULE:FACTORY --example-shapes x=2x16 [-o OUT.mlir]`: a PyTorch model as MIR.
+
+`MODULE:FACTORY` names a function (or class) that returns the `nn.Module`, called without
+arguments; the model is put in eval mode. `--example-shapes` gives the example inputs in
+`forward`'s order, `NAME=DxDx...[:DTYPE]` (random f32 by default; integer dtypes draw from
+0-9, for token ids); `--dynamic NAME=AXIS[,AXIS]` marks dims dynamic (`?`). Failures are one
+line `rlx-import-torch: error: <message>`, exit status 1; `-o` is written atomically.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from rlx_xdsl.importers.errors import ImportFailure
+
+_DTYPES = ("f32", "f16", "bf16", "f64", "i64", "i32")
+
+
+class UsageError(Exception):
+    pass
+
+
+def _shapes(specs: list[str]) -> list[tuple[str, list[int], str]]:
+    parsed = []
+    for spec in specs:
+        name, _, rest = spec.partition("=")
+        dims, _, dtype = rest.partition(":")
+        dtype = dtype or "f32"
+        try:
+            shape = [int(d) for d in dims.split("x")] if dims else []
+        except ValueError:
+            raise UsageError(f"bad --example-shapes entry '{spec}' (expected NAME=DxD...[:DTYPE])") from None
+        if not name or dtype not in _DTYPES or any(d < 0 for d in shape):
+            raise UsageError(f"bad --example-shapes entry '{spec}' (expected NAME=DxD...[:{'|'.join(_DTYPES)}])")
+        parsed.append((name, shape, dtype))
+    return parsed
+
+
+def _dynamic(specs: list[str], names: list[str]) -> dict[str, dict[int, object]] | None:
+    if not specs:
+        return None
+    from torch.export import Dim
+
+    dynamic: dict[str, dict[int, object]] = {name: {} for name in names}
+    for spec in specs:
+        name, _, axes = spec.partition("=")
+        if name not in dynamic:
+            raise UsageError(f"--dynamic names '{name}', which is not in --example-shapes")
+        try:
+            for axis in axes.split(","):
+                dynamic[name][int(axis)] = Dim(f"{name}_{int(axis)}")
+        except ValueError:
+            raise UsageError(f"bad --dynamic entry '{spec}' (expected NAME=AXIS[,AXIS])") from None
+    return dynamic
+
+
+def _factory(target: str):
+    module_name, _, attribute = target.partition(":")
+    if not module_name or not attribute:
+        raise UsageError(f"expected MODULE:FACTORY, got '{target}'")
+    try:
+        module = importlib.import_module(module_name)
+    except ImportError as e:
+        raise UsageError(f"cannot import '{module_name}': {e}") from None
+    try:
+        return getattr(module, attribute)
+    except AttributeError:
+        raise UsageError(f"'{module_name}' has no '{attribute}'") from None
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="rlx-import-torch", description="Import a PyTorch model as a MIR module.")
+    parser.add_argument("target", metavar="MODULE:FACTORY", help="a function returning the nn.Module")
+    parser.add_argument("--example-shapes", nargs="+", default=[], metavar="NAME=DxD[:DTYPE]")
+    parser.add_argument("--dynamic", nargs="+", default=[], metavar="NAME=AXIS[,AXIS]")
+    parser.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
+    parser.add_argument("--no-locations", action="store_true", help="leave out the ops' source locations")
+    args = parser.parse_args(argv)
+    try:
+        import torch
+
+        from rlx_xdsl.importers.torch import import_module
+        from rlx_xdsl.printer import print_ir
+
+        shapes = _shapes(args.example_shapes)
+        dynamic = _dynamic(args.dynamic, [name for name, _, _ in shapes])
+        model = _factory(args.target)()
+        if not isinstance(model, torch.nn.Module):
+            raise UsageError(f"'{args.target}' returned a {type(model).__name__}, not an nn.Module")
+        model.eval()
+        generator = torch.Generator().manual_seed(0)
+        examples = tuple(_example(shape, dtype, generator) for _, shape, dtype in shapes)
+        dynamic_shapes = [dynamic[name] for name, _, _ in shapes] if dynamic else None
+        module = import_module(model, examples, dynamic_shapes=dynamic_shapes)
+        text = print_ir(module, print_debuginfo=not args.no_locations) + "\n"
+    except (UsageError, ImportFailure) as e:
+        print(f"rlx-import-torch: error: {e}", file=sys.stderr)
+        return 1
+    if args.output_file is None:
+        sys.stdout.write(text)
+        return 0
+    from rlx_xdsl.tools.rlx_opt import ToolError, write_output
+
+    try:
+        write_output(args.output_file, text)
+    except ToolError as e:
+        print(f"rlx-import-torch: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
+def _example(shape: list[int], dtype: str, generator):
+    import torch
+
+    torch_dtype = {"f32": torch.float32, "f16": torch.float16, "bf16": torch.bfloat16, "f64": torch.float64}
+    if dtype in torch_dtype:
+        return torch.randn(shape, generator=generator).to(torch_dtype[dtype])
+    return torch.randint(0, 10, shape, generator=generator, dtype=torch.int64 if dtype == "i64" else torch.int32)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

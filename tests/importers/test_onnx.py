@@ -1,0 +1,284 @@
+"""The ONNX importer: small models built with `onnx.helper`, imported, and run by the
+interpreter against `onnx.reference.ReferenceEvaluator` (the independent oracle)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import numpy as np
+import onnx
+import pytest
+from onnx import TensorProto as T
+from onnx import helper, numpy_helper
+from onnx.reference import ReferenceEvaluator
+from xdsl.dialects.builtin import NameLoc
+
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.graph import argument_name, is_param
+from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.importers.onnx import import_model, initializers
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.printer import print_ir
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.tools import import_onnx
+
+RNG = np.random.default_rng(0)
+
+
+def weight(name: str, *shape: int, dtype=np.float32) -> onnx.TensorProto:
+    return numpy_helper.from_array(RNG.standard_normal(shape).astype(dtype), name)
+
+
+def model(nodes, inputs, outputs, inits=(), opset=17) -> onnx.ModelProto:
+    graph = helper.make_graph(nodes, "g", inputs, outputs, list(inits))
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", opset)])
+    onnx.checker.check_model(m)
+    return m
+
+
+def run(m: onnx.ModelProto, feeds: dict[str, np.ndarray]) -> list[np.ndarray]:
+    module = import_model(m)
+    f = find_function(module)
+    params = initializers(m)
+    args = [(params if is_param(f, i) else feeds)[argument_name(f, i)] for i in range(len(f.args))]
+    return run_function(module, None, args)
+
+
+def expect_same(m, feeds, atol=1e-5):
+    with np.errstate(all="ignore"):  # the reference's own inf/NaN arithmetic
+        expected = ReferenceEvaluator(m).run(None, feeds)
+    got = run(m, feeds)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        assert g.shape == e.shape
+        np.testing.assert_allclose(g, e, rtol=1e-5, atol=atol)
+
+
+def vi(name, elem, shape):
+    return helper.make_tensor_value_info(name, elem, shape)
+
+
+@pytest.fixture(scope="module")
+def mlp() -> onnx.ModelProto:
+    nodes = [
+        helper.make_node("MatMul", ["x", "w1"], ["h"], name="fc1"),
+        helper.make_node("Add", ["h", "b1"], ["hb"], name="bias1"),
+        helper.make_node("Relu", ["hb"], ["r"], name="act"),
+        helper.make_node("Gemm", ["r", "w2", "b2"], ["logits"], name="fc2", transB=1, alpha=0.5),
+        helper.make_node("Softmax", ["logits"], ["y"], name="probs", axis=-1),
+    ]
+    inits = [weight("w1", 6, 10), weight("b1", 10), weight("w2", 4, 10), weight("b2", 4)]
+    return model(nodes, [vi("x", T.FLOAT, ["N", 6])], [vi("y", T.FLOAT, ["N", 4])], inits)
+
+
+def test_mlp_matches_the_reference_at_several_batch_sizes(mlp):
+    for batch in (1, 3):
+        expect_same(mlp, {"x": RNG.standard_normal((batch, 6)).astype(np.float32)})
+
+
+def test_initializers_are_named_parameters_and_symbolic_dims_are_dynamic(mlp):
+    f = find_function(import_model(mlp))
+    params = [argument_name(f, i) for i in range(len(f.args)) if is_param(f, i)]
+    assert sorted(params) == ["b1", "b2", "w1", "w2"]
+    assert f.args[0].type.get_shape() == (DYNAMIC, 6)
+
+
+def test_ops_are_located_at_their_node_names(mlp):
+    module = import_model(mlp)
+    ops = find_function(module).body.block.ops
+    names = {op.location.desc.data for op in ops if isinstance(op.location, NameLoc)}
+    assert {"fc1", "bias1", "act", "fc2", "probs"} <= names
+
+
+def test_imported_module_prints_and_parses_back(mlp):
+    text = print_ir(import_model(mlp))
+    assert print_ir(parse_module(text)) == text
+
+
+def test_conv_net_matches_the_reference():
+    nodes = [
+        helper.make_node("Conv", ["x", "w", "b"], ["c"], pads=[1, 1, 1, 1], strides=[1, 1]),
+        helper.make_node("BatchNormalization", ["c", "g", "beta", "mean", "var"], ["n"], epsilon=1e-3),
+        helper.make_node("Relu", ["n"], ["r"]),
+        helper.make_node("MaxPool", ["r"], ["p"], kernel_shape=[2, 2], strides=[2, 2]),
+        helper.make_node("AveragePool", ["p"], ["a"], kernel_shape=[3, 3], pads=[1, 1, 1, 1]),
+        helper.make_node("GlobalAveragePool", ["a"], ["gp"]),
+        helper.make_node("Flatten", ["gp"], ["f"]),
+        helper.make_node("Gemm", ["f", "fw"], ["y"]),
+    ]
+    var = numpy_helper.from_array(RNG.uniform(0.5, 2, 4).astype(np.float32), "var")
+    inits = [weight("w", 4, 3, 3, 3), weight("b", 4), weight("g", 4), weight("beta", 4), weight("mean", 4), var]
+    inits.append(weight("fw", 4, 5))
+    m = model(nodes, [vi("x", T.FLOAT, [2, 3, 8, 8])], [vi("y", T.FLOAT, [2, 5])], inits)
+    expect_same(m, {"x": RNG.standard_normal((2, 3, 8, 8)).astype(np.float32)})
+
+
+def test_shape_ops_and_folded_shape_arithmetic_match_the_reference():
+    """Shape -> Gather -> Concat -> Reshape is folded at import time; the rest runs."""
+    const = helper.make_node
+    nodes = [
+        const("Shape", ["x"], ["s"]),
+        const("Constant", [], ["zero"], value=numpy_helper.from_array(np.array(0, np.int64))),
+        const("Gather", ["s", "zero"], ["rows"]),
+        const("Constant", [], ["minus1"], value=numpy_helper.from_array(np.array([-1], np.int64))),
+        const("Unsqueeze", ["rows", "ax0"], ["rows1"]),
+        const("Concat", ["rows1", "minus1"], ["shape"], axis=0),
+        const("Transpose", ["x"], ["xt"], perm=[0, 2, 1]),
+        const("Reshape", ["xt", "shape"], ["flat"]),
+        const("Slice", ["flat", "starts", "ends", "axes"], ["sl"]),
+        const("Split", ["sl", "parts"], ["s1", "s2"], axis=1),
+        const("Concat", ["s2", "s1"], ["swapped"], axis=1),
+        const("ReduceMean", ["swapped", "ax1"], ["m"], keepdims=1),
+        const("Sub", ["swapped", "m"], ["centred"]),
+        const("LayerNormalization", ["centred", "lg", "lb"], ["ln"], epsilon=1e-5),
+        const("Less", ["ln", "half"], ["lt"]),
+        const("Where", ["lt", "ln", "half"], ["w"]),
+        const("LogSoftmax", ["w"], ["ls"], axis=1),
+        const("Gather", ["ls", "ids"], ["picked"], axis=1),
+        const("Unsqueeze", ["picked", "ax0"], ["u"]),
+        const("Squeeze", ["u", "ax0"], ["sq"]),
+        const("Cast", ["sq"], ["d"], to=T.DOUBLE),
+        const("Clip", ["x", "lo", "hi"], ["clipped"]),
+        const("LeakyRelu", ["clipped"], ["lr"], alpha=0.2),
+        const("Expand", ["bias", "big"], ["e"]),
+        const("Add", ["lr", "e"], ["z"]),
+    ]
+    inits = [
+        numpy_helper.from_array(np.array([0], np.int64), "ax0"),
+        numpy_helper.from_array(np.array([1], np.int64), "ax1"),
+        numpy_helper.from_array(np.array([1], np.int64), "starts"),
+        numpy_helper.from_array(np.array([100], np.int64), "ends"),
+        numpy_helper.from_array(np.array([1], np.int64), "axes"),
+        numpy_helper.from_array(np.array([4, 7], np.int64), "parts"),
+        numpy_helper.from_array(np.array([2, 3, 4], np.int64), "big"),
+        numpy_helper.from_array(np.float32(0.5), "half"),
+        numpy_helper.from_array(np.float32(-0.3), "lo"),
+        numpy_helper.from_array(np.float32(0.4), "hi"),
+        weight("lg", 11),
+        weight("lb", 11),
+        weight("bias", 3, 1),
+    ]
+    inputs = [vi("x", T.FLOAT, [2, 3, 4]), vi("ids", T.INT64, [5])]
+    outputs = [vi("d", T.DOUBLE, [2, 5]), vi("z", T.FLOAT, [2, 3, 4])]
+    m = model(nodes, inputs, outputs, inits, opset=18)  # ReduceMean's axes input
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    expect_same(m, {"x": x, "ids": np.array([0, -1, 3, -11, 10], np.int64)})
+    ops = [op for op in import_model(m).walk() if op.name in ("mir.gather", "mir.reshape")]
+    assert [op.name for op in ops].count("mir.gather") == 1  # only the run-time `ids` gather
+    assert any(op.name == "mir.reshape" and op.new_shape.get_values() == (2, -1) for op in ops)
+
+
+def test_activation_and_elementwise_rules_match_the_reference():
+    ops = ["Floor", "Ceil", "Sign", "Softsign", "HardSwish", "Softplus", "Elu", "HardSigmoid", "Round", "Reciprocal"]
+    nodes = [helper.make_node(op, ["x"], [f"y{i}"]) for i, op in enumerate(ops)]
+    nodes += [
+        helper.make_node("PRelu", ["x", "slope"], ["prelu"]),
+        helper.make_node("IsInf", ["x"], ["inf"], detect_negative=0),
+        helper.make_node("IsNaN", ["x"], ["nan"]),
+        helper.make_node("ArgMax", ["x"], ["argmax"], axis=0, keepdims=0),
+        helper.make_node("ArgMin", ["x"], ["argmin"], axis=1),
+        helper.make_node("Trilu", ["x"], ["upper"], upper=1),
+        helper.make_node("ReduceL1", ["x", "ax1"], ["l1"], keepdims=0),
+    ]
+    outputs = [vi(f"y{i}", T.FLOAT, [3, 4]) for i in range(len(ops))]
+    outputs += [vi("prelu", T.FLOAT, [3, 4]), vi("inf", T.BOOL, [3, 4]), vi("nan", T.BOOL, [3, 4])]
+    outputs += [vi("argmax", T.INT64, [4]), vi("argmin", T.INT64, [3, 1]), vi("upper", T.FLOAT, [3, 4])]
+    outputs.append(vi("l1", T.FLOAT, [3]))
+    inits = [weight("slope", 4), numpy_helper.from_array(np.array([1], np.int64), "ax1")]
+    m = model(nodes, [vi("x", T.FLOAT, [3, 4])], outputs, inits, opset=18)
+    x = np.array([[0.5, -2.5, 1.5, np.inf], [-0.7, 3.2, -np.inf, 2.5], [np.nan, -1.5, 0.0, 7.0]], np.float32)
+    x[2, 0] = 4.25  # NaN only for IsNaN below: Arg* order NaN differently in numpy and topk
+    expect_same(m, {"x": x})
+    nan = x.copy()
+    nan[0, 0] = np.nan
+    assert run(m, {"x": nan})[len(ops) + 2][0, 0]
+
+
+def _erf_model() -> onnx.ModelProto:
+    nodes = [helper.make_node("Erf", ["x"], ["y"], name="the_erf")]
+    return model(nodes, [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])])
+
+
+def test_unsupported_op_names_the_op_and_the_node():
+    with pytest.raises(ImportFailure, match=r"node 'the_erf' \(Erf\): unsupported ONNX op 'Erf'"):
+        import_model(_erf_model())
+
+
+def test_a_malformed_node_is_one_located_error():
+    """No checker here: the model lacks MaxPool's required kernel_shape."""
+    graph = helper.make_graph(
+        [helper.make_node("MaxPool", ["x"], ["y"], name="pool")],
+        "g",
+        [vi("x", T.FLOAT, [1, 1, 4, 4])],
+        [vi("y", T.FLOAT, None)],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ImportFailure, match=r"node 'pool' \(MaxPool\): malformed MaxPool node"):
+        import_model(m)
+
+
+def test_a_missing_weight_is_one_located_error():
+    graph = helper.make_graph(
+        [helper.make_node("MatMul", ["x", "w"], ["y"], name="fc")],
+        "g",
+        [vi("x", T.FLOAT, [2, 3])],
+        [vi("y", T.FLOAT, [2, 4])],
+    )
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 17)])
+    with pytest.raises(ImportFailure, match=r"node 'fc' \(MatMul\): input 'w' is not defined before its use"):
+        import_model(m)
+
+
+def test_opsets_outside_13_to_23_are_refused():
+    m = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])], opset=12)
+    with pytest.raises(ImportFailure, match="opset 12 is not supported"):
+        import_model(m)
+
+
+# The tool ----------------------------------------------------------------------------
+
+
+def test_the_console_script_is_declared():
+    import tomllib
+    from pathlib import Path
+
+    pyproject = Path(__file__).resolve().parents[2] / "pyproject.toml"
+    scripts = tomllib.loads(pyproject.read_text())["project"]["scripts"]
+    assert scripts["rlx-import-onnx"] == "rlx_xdsl.tools.import_onnx:main"
+    assert scripts["rlx-import-torch"] == "rlx_xdsl.tools.import_torch:main"
+
+
+def tool(*args: str) -> subprocess.CompletedProcess:
+    """The tool in its own process: exit status and stderr exactly as a user sees them."""
+    command = [sys.executable, "-m", "rlx_xdsl.tools.import_onnx", *args]
+    return subprocess.run(command, capture_output=True, text=True, timeout=120)
+
+
+def test_tool_writes_the_module(mlp, tmp_path):
+    source, out = tmp_path / "mlp.onnx", tmp_path / "mlp.mlir"
+    onnx.save(mlp, source)
+    assert import_onnx.main([str(source), "-o", str(out)]) == 0
+    assert 'mir.matmul %x, %w1 : (tensor<?x6xf32>, tensor<6x10xf32>) -> tensor<?x10xf32> loc("fc1")' in out.read_text()
+    module = parse_module(out.read_text())
+    assert find_function(module, "main").sym_name.data == "main"
+
+
+def test_tool_reports_a_corrupt_file_in_one_line(tmp_path):
+    source, out = tmp_path / "bad.onnx", tmp_path / "out.mlir"
+    source.write_bytes(b"\x08\x07garbage\xff\xff\xff")
+    done = tool(str(source), "-o", str(out))
+    assert done.returncode == 1
+    assert done.stderr.startswith(f"{source}: error: not a valid ONNX model")
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert not out.exists()
+
+
+def test_tool_leaves_the_output_untouched_on_an_unsupported_op(tmp_path, capsys):
+    source, out = tmp_path / "erf.onnx", tmp_path / "out.mlir"
+    onnx.save(_erf_model(), source)
+    out.write_text("previous\n")
+    assert import_onnx.main([str(source), "-o", str(out)]) == 1
+    assert capsys.readouterr().err == f"{source}: error: node 'the_erf' (Erf): unsupported ONNX op 'Erf'\n"
+    assert out.read_text() == "previous\n"
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["erf.onnx", "out.mlir"]  # no temporary left

@@ -1,0 +1,245 @@
+"""The PyTorch importer: models exported with torch.export, imported, and run by the
+interpreter against PyTorch's own output (the independent oracle)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+from torch.export import Dim
+from xdsl.context import Context
+from xdsl.dialects.builtin import FileLineColLoc
+
+from rlx_xdsl.context import parse_module
+from rlx_xdsl.dialects.mir.attention import AttentionOp
+from rlx_xdsl.graph import argument_name, is_param
+from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.importers.torch import import_module, supported_ops
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.printer import print_ir
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.tools import import_torch
+from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+
+from .models import MLP, ConvNet, LlamaBlock, Zoo, Zoo2
+
+MODELS_FILE = "models.py"
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def weights(model: torch.nn.Module) -> dict[str, np.ndarray]:
+    """The model's parameters and buffers by name, read from the model itself."""
+    return {k: v.detach().numpy() for k, v in [*model.named_parameters(), *model.named_buffers()]}
+
+
+def run(module, model, *inputs: torch.Tensor) -> list[np.ndarray]:
+    """Run the imported function: parameters by `rlx.name`, inputs in order."""
+    f = find_function(module)
+    table, pending = weights(model), [t.numpy() for t in inputs]
+    args = [table[argument_name(f, i)] if is_param(f, i) else pending.pop(0) for i in range(len(f.args))]
+    return run_function(module, None, args)
+
+
+def expect_same(module, model, *inputs, atol=1e-5):
+    with torch.no_grad():
+        expected = model(*inputs)
+    expected = expected if isinstance(expected, tuple) else (expected,)
+    got = run(module, model, *inputs)
+    assert len(got) == len(expected)
+    for g, e in zip(got, expected):
+        np.testing.assert_allclose(g, e.numpy(), rtol=1e-5, atol=atol)
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    torch.manual_seed(0)
+    model = MLP().eval()
+    return model, import_module(model, (torch.randn(3, 6),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+
+@pytest.fixture(scope="module")
+def convnet():
+    torch.manual_seed(1)
+    model = ConvNet().eval()
+    model.bn.running_mean.uniform_(-1, 1)
+    model.bn.running_var.uniform_(0.5, 2.0)
+    return model, import_module(model, (torch.randn(2, 3, 8, 8),))
+
+
+@pytest.fixture(scope="module")
+def llama():
+    torch.manual_seed(2)
+    model = LlamaBlock().eval()
+    return model, import_module(model, (torch.randn(2, 8, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+
+def test_mlp_matches_torch_at_several_batch_sizes(mlp):
+    model, module = mlp
+    for batch in (1, 5):
+        expect_same(module, model, torch.randn(batch, 6))
+
+
+def test_dynamic_batch_is_a_question_mark(mlp):
+    _, module = mlp
+    f = find_function(module)
+    x = f.args[-1]
+    assert x.type.get_shape() == (DYNAMIC, 6)
+    assert f.function_type.outputs.data[0].get_shape() == (DYNAMIC, 4)
+
+
+def test_parameters_and_buffers_are_named_by_state_dict_keys(mlp):
+    model, module = mlp
+    f = find_function(module)
+    params = {argument_name(f, i) for i in range(len(f.args)) if is_param(f, i)}
+    assert params == set(model.state_dict())
+    inputs = [argument_name(f, i) for i in range(len(f.args)) if not is_param(f, i)]
+    assert inputs == ["x"]
+
+
+def test_imported_module_prints_and_parses_back(mlp):
+    _, module = mlp
+    text = print_ir(module)
+    assert print_ir(parse_module(text)) == text
+
+
+def test_ops_are_located_at_the_model_source_lines(mlp):
+    _, module = mlp
+    locations = [op.location for op in find_function(module).body.block.ops]
+    ours = [loc for loc in locations if isinstance(loc, FileLineColLoc) and loc.filename.data.endswith(MODELS_FILE)]
+    lines = {loc.line.data for loc in ours}
+    source = open(MLP.forward.__code__.co_filename).read().splitlines()
+    assert lines and all("F.softmax(self.fc2" in source[line - 1] for line in lines)
+
+
+def test_conv_net_matches_torch(convnet):
+    model, module = convnet
+    expect_same(module, model, torch.randn(2, 3, 8, 8))
+
+
+def test_llama_block_matches_torch_at_several_batch_sizes(llama):
+    model, module = llama
+    assert find_function(module).args[-1].type.get_shape() == (DYNAMIC, 8, 16)
+    for batch in (1, 3):
+        expect_same(module, model, torch.randn(batch, 8, 16), atol=1e-4)
+
+
+def test_fusion_pipeline_runs_on_the_imported_block(llama):
+    model, module = llama
+    fused = module.clone()
+    FusionPipelinePass(target="cpu").apply(Context(), fused)
+    fused.verify()
+    expect_same(fused, model, torch.randn(2, 8, 16), atol=1e-4)
+
+
+def test_sdpa_becomes_one_grouped_causal_attention(llama):
+    _, module = llama
+    attention = [op for op in module.walk() if isinstance(op, AttentionOp)]
+    assert len(attention) == 1
+    op = attention[0]
+    assert op.mask_kind.data == "causal"
+    assert op.k.type.get_shape()[1] == 2 and op.num_heads.value.data == 4
+
+
+def test_many_op_families_match_torch():
+    torch.manual_seed(3)
+    model = Zoo().eval()
+    inputs = (torch.randn(6, 8), torch.tensor([1, 4, 2, 9]), torch.randn(2, 4, 3, 3))
+    with torch.no_grad():
+        model.rms.weight.uniform_(0.5, 1.5)
+    module = import_module(model, inputs)
+    expect_same(module, model, *inputs)
+    names = {op.name for op in module.walk()}
+    assert {"mir.rms_norm", "mir.layer_norm", "mir.group_norm", "mir.gather"} <= names
+
+
+def test_ops_built_from_shared_sequences_match_torch():
+    """Ties included: round to even (x * 2 holds halves), topk/argmax keep the first index."""
+    torch.manual_seed(4)
+    x = torch.tensor([[0.25, -1.75, 2.5, 1.0], [-0.5, 3.0, -2.25, 0.75], [1.5, -1.75, 0.0, 3.0]])
+    inputs = (x, torch.randn(2, 3, 4, 4))
+    model = Zoo2()
+    module = import_module(model, inputs)
+    expect_same(module, model, *inputs)
+
+
+def test_ops_kept_whole_become_one_mir_op_each(llama):
+    """SDPA and silu are one op each (the plain-torch RMSNorm stays primitives)."""
+    _, module = llama
+    names = [op.name for op in module.walk()]
+    assert names.count("mir.attention") == 1 and names.count("mir.silu") == 1
+    assert "mir.sigmoid" not in names
+
+
+class Erf(torch.nn.Module):
+    def forward(self, x):
+        return torch.special.erf(x) + 1
+
+
+def test_unsupported_op_names_the_op_and_the_source_line():
+    with pytest.raises(ImportFailure) as info:
+        import_module(Erf(), (torch.randn(3),))
+    message = str(info.value)
+    assert "unsupported ATen op 'aten.erf.default'" in message
+    line = Erf.forward.__code__.co_firstlineno + 1
+    assert f"test_torch.py:{line}" in message
+
+
+def test_the_table_lists_each_family():
+    names = supported_ops()
+    for op in ("aten.mm.default", "aten.convolution.default", "aten._softmax.default", "aten.embedding.default"):
+        assert op in names
+
+
+class BooleanMask(torch.nn.Module):
+    def forward(self, x):
+        return x[x > 0]
+
+
+def test_a_data_dependent_shape_is_one_located_error():
+    with pytest.raises(ImportFailure) as info:
+        import_module(BooleanMask(), (torch.randn(5),))
+    line = BooleanMask.forward.__code__.co_firstlineno + 1
+    assert f"test_torch.py:{line}: 'aten.index.Tensor': indexing with a boolean mask" in str(info.value)
+
+
+class Complex(torch.nn.Module):
+    def forward(self, x):
+        return x * 2
+
+
+def test_a_dtype_without_a_mir_twin_is_refused():
+    with pytest.raises(ImportFailure, match="dtype torch.complex128 has no MIR equivalent"):
+        import_module(Complex(), (torch.randn(3, dtype=torch.complex128),))
+
+
+# The tool ----------------------------------------------------------------------------
+
+
+def test_tool_imports_a_factory_with_a_dynamic_dim(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    out = tmp_path / "mlp.mlir"
+    argv = ["tests.importers.models:mlp", "--example-shapes", "x=3x6", "--dynamic", "x=0", "-o", str(out)]
+    assert import_torch.main(argv) == 0
+    f = find_function(parse_module(out.read_text()), "forward")
+    assert f.args[-1].type.get_shape() == (DYNAMIC, 6)
+    assert 'loc("' in out.read_text() and "models.py" in out.read_text()
+
+
+@pytest.mark.parametrize(
+    "argv, message",
+    [
+        (["tests.importers.models:nope", "--example-shapes", "x=3x6"], "'tests.importers.models' has no 'nope'"),
+        (["tests.importers.models:mlp", "--example-shapes", "x=3y6"], "bad --example-shapes entry 'x=3y6'"),
+        (["tests.importers.models:mlp", "--example-shapes", "x=3x6", "--dynamic", "y=0"], "--dynamic names 'y'"),
+        (["nomodule", "--example-shapes", "x=3x6"], "expected MODULE:FACTORY, got 'nomodule'"),
+    ],
+)
+def test_tool_reports_bad_arguments_in_one_line(argv, message, tmp_path, monkeypatch, capsys):
+    monkeypatch.syspath_prepend(str(ROOT))
+    out = tmp_path / "out.mlir"
+    assert import_torch.main([*argv, "-o", str(out)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith("rlx-import-torch: error: ") and message in err and err.count("\n") == 1
+    assert not out.exists()
