@@ -16,7 +16,6 @@ here is `primitive`: matmul, the elementwise ops, reduce and the shape ops.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from xdsl.context import Context

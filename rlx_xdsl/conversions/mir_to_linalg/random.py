@@ -17,7 +17,7 @@ import math as pymath
 from collections.abc import Sequence
 
 from xdsl.dialects import arith, math
-from xdsl.dialects.builtin import f64, i64
+from xdsl.dialects.builtin import f64
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
