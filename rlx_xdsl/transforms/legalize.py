@@ -25,13 +25,15 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    PatternRewriteWalker,
+    
     RewritePattern,
 )
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import contraction, elementwise, reduction, shape
+from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 MAX_ROUNDS = 16
 
@@ -100,7 +102,7 @@ def rewrite_unsupported(module: ModuleOp, supported: frozenset[str]) -> tuple[in
     pattern = RewriteUnsupported(supported)
     rounds = 0
     while rounds < MAX_ROUNDS and any(is_unsupported(op, supported) for op in module.walk()):
-        if not PatternRewriteWalker(pattern, apply_recursively=False).rewrite_module(module):
+        if not apply_patterns(module, pattern):
             break
         rounds += 1
     return rounds, [op for op in module.walk() if is_unsupported(op, supported)]
@@ -124,6 +126,8 @@ class LegalizePass(ModulePass):
     """Rewrite ops a backend does not support into ones it does (RLX's rewrite_for_backend)."""
 
     name = "rlx-legalize"
+
+    STATISTICS = (pattern_statistic(RewriteUnsupported),)
 
     target: str = field(default="primitive", metadata={"syntax": "|".join(TARGETS), "example": "primitive"})
     supported: tuple[str, ...] = field(

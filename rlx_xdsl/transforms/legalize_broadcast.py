@@ -17,7 +17,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import PatternRewriter, PatternRewriteWalker, RewritePattern
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import tensor_type
@@ -25,6 +25,8 @@ from rlx_xdsl.dialects.mir import fused_regions
 from rlx_xdsl.dialects.traits import is_elementwise
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, num_elements
+from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def broadcasts_natively(shape: Sequence[int], out: Sequence[int]) -> bool:
@@ -82,5 +84,7 @@ class LegalizeBroadcastPass(ModulePass):
 
     name = "rlx-legalize-broadcast"
 
+    STATISTICS = (pattern_statistic(ExpandOperands),)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(ExpandOperands(), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, ExpandOperands())

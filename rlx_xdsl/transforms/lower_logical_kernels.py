@@ -27,7 +27,7 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
-    PatternRewriteWalker,
+    
     RewritePattern,
     op_type_rewrite_pattern,
 )
@@ -38,6 +38,8 @@ from rlx_xdsl.dialects.mir.norm import GroupNormOp
 from rlx_xdsl.dialects.mir.vision import ConvTranspose2dOp, LayerNorm2dOp, ResizeNearest2xOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
+from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 LOGICAL_KERNELS = (GroupNormOp, ResizeNearest2xOp, LayerNorm2dOp, ConvTranspose2dOp)
@@ -134,8 +136,10 @@ class LowerResizeNearest2xPass(ModulePass):
 
     name = "rlx-lower-resize-nearest-2x"
 
+    STATISTICS = (pattern_statistic(LowerResizeNearest2x),)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LowerResizeNearest2x(), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, LowerResizeNearest2x())
 
 
 @dataclass(frozen=True)
@@ -144,5 +148,7 @@ class LowerGroupNormPass(ModulePass):
 
     name = "rlx-lower-group-norm"
 
+    STATISTICS = (pattern_statistic(LowerGroupNorm),)
+
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        PatternRewriteWalker(LowerGroupNorm(), apply_recursively=False).rewrite_module(op)
+        apply_patterns(op, LowerGroupNorm())

@@ -18,6 +18,10 @@ from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.graph import PARAM_ATTR, argument_name, is_param
+from rlx_xdsl.transforms.statistics import Statistic
+
+
+PROMOTED = Statistic("num-promoted", "Number of parameters made inputs")
 
 
 @dataclass(frozen=True)
@@ -25,6 +29,8 @@ class PromoteParamsPass(ModulePass):
     """Turn the named parameters (every one when `names` is empty) into inputs."""
 
     name = "rlx-promote-params"
+
+    STATISTICS = (PROMOTED,)
 
     names: tuple[str, ...] = field(default=(), metadata={"syntax": "NAME,...", "example": "wq"})
 
@@ -38,6 +44,7 @@ class PromoteParamsPass(ModulePass):
                 name = argument_name(f, index)
                 if is_param(f, index) and (not self.names or name in self.names):
                     found.add(name)
+                    PROMOTED.add()
                     kept = {k: v for k, v in attrs[index].data.items() if k != PARAM_ATTR}
                     attrs[index] = DictionaryAttr(kept)
             f.arg_attrs = type(f.arg_attrs)(attrs)
