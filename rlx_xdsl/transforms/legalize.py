@@ -23,9 +23,7 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
     PatternRewriter,
-    
     RewritePattern,
 )
 from xdsl.traits import IsTerminator
@@ -89,11 +87,17 @@ class RewriteUnsupported(RewritePattern):
 
     def __init__(self, supported: frozenset[str]):
         self.supported = supported
-        self.rules = GreedyRewritePatternApplier(rules())
+        self.rules = tuple(rules())
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if is_unsupported(op, self.supported):
-            self.rules.match_and_rewrite(op, rewriter)
+        # The rules in order, as a greedy applier would try them, but without its erasure
+        # of dead ops: legalisation rewrites unsupported ops and nothing else.
+        if not is_unsupported(op, self.supported):
+            return
+        for rule in self.rules:
+            rule.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
 
 
 def rewrite_unsupported(module: ModuleOp, supported: frozenset[str]) -> tuple[int, list[Operation]]:

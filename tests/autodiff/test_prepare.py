@@ -18,9 +18,9 @@ from rlx_xdsl.dialects.mir.structured import SelectiveScanOp
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing.gradcheck import check_gradients
-from rlx_xdsl.testing.graphgen import graphs, inputs_for
+from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama
-from rlx_xdsl.testing.widen import widen_to_f64
+from rlx_xdsl.testing.widen import FIXED_F32_OPS, widen_to_f64
 
 RNG = np.random.default_rng(17)
 
@@ -204,7 +204,7 @@ def test_hir_blocks_are_lowered_with_the_fusable_policy_and_differentiated():
 
 
 @settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(graphs(max_ops=10))
+@given(graphs(max_ops=10, ops=[op for op in available_ops() if op not in FIXED_F32_OPS]))
 def test_prepare_keeps_what_random_graphs_compute(module):
     """In f64 (half-precision reduces would round between the legalised steps)."""
     widen_to_f64(module)

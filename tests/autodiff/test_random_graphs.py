@@ -28,7 +28,7 @@ from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.autodiff.rules.mir import PENDING
 from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
-from rlx_xdsl.dialects.mir.quant import DequantizeOp, FakeQuantizeLsqOp, FakeQuantizeOp
+from rlx_xdsl.dialects.mir.quant import FakeQuantizeLsqOp, FakeQuantizeOp
 from rlx_xdsl.dialects.mir.structured import CustomFnOp
 from rlx_xdsl.dialects.traits import Role, operand_roles
 from rlx_xdsl.emitter import Emitter
@@ -40,7 +40,7 @@ from rlx_xdsl.testing.gradcheck import (
     one_sided_derivatives,
 )
 from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
-from rlx_xdsl.testing.widen import widen_to_f64
+from rlx_xdsl.testing.widen import FIXED_F32_OPS, widen_to_f64
 
 PROPERTY = settings(
     max_examples=80,
@@ -49,11 +49,10 @@ PROPERTY = settings(
 )
 EPS = 1e-6
 ESTIMATORS = (StopGradientOp, FakeQuantizeOp, FakeQuantizeLsqOp)
-OPS = [op for op in available_ops() if op not in ESTIMATORS and op is not DequantizeOp]
+OPS = [op for op in available_ops() if op not in ESTIMATORS + FIXED_F32_OPS]
 """`stop_gradient` and the fake quantisations are left out: their gradients differ from the
 derivative by design (`test_grad.py` and `tests/autodiff/test_quant.py` check them).
-`dequantize` is too: its result is f32 by definition, which widening to f64 cannot change
-(and no gradient crosses its integer operand)."""
+So are the ops widening to f64 cannot change (`widen.FIXED_F32_OPS`)."""
 
 
 def is_float(value) -> bool:

@@ -76,6 +76,11 @@ def _is_float_tensor(value: SSAValue) -> bool:
     return isinstance(t, TensorType) and dtypes.is_float(t.element_type)
 
 
+def _is_complex_tensor(value: SSAValue) -> bool:
+    t = value.type
+    return isinstance(t, TensorType) and dtypes.dtype_of(t.element_type).kind == "complex"
+
+
 # Which ops must compute as written --------------------------------------------------
 
 
@@ -140,6 +145,8 @@ class AmpRewrite:
         data = [op.operands[i] for i in data_operands(op)]
         if any(_is_float_tensor(v) and amp_float(v) is None for v in data):
             return None  # f64 data: the program asked for it
+        if any(map(_is_complex_tensor, (*op.operands, *op.results))):
+            return None  # complex<f32> has no low-precision twin: its real parts stay with it
         choice = self.policy.choice(op)
         if choice == KEEP:
             return None
