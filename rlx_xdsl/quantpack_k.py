@@ -135,7 +135,7 @@ def q8_k(x: np.ndarray) -> np.ndarray:
     """`block_q8_K`: an f32 `d`, qs[256] (int8), bsums[16] (int16 sums of each 16 codes)."""
     d = (np.abs(x).max(axis=1) / 127).astype(np.float32)
     q = np.clip(np.rint(_ratio(x, d[:, None])), -127, 127).astype(np.int8)
-    bsums = q.reshape(len(x), 16, 16).sum(axis=-1, dtype=np.int16).astype("<i2")
+    bsums = np.ascontiguousarray(q.reshape(len(x), 16, 16).sum(axis=-1, dtype=np.int16), "<i2")
     return np.concatenate([d.view(np.uint8).reshape(-1, 4), q.view(np.uint8), bsums.view(np.uint8)], axis=1)
 
 
