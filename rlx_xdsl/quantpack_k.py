@@ -126,7 +126,7 @@ def q6_k(x: np.ndarray) -> np.ndarray:
     d, sc, q = _symmetric(x, 16, 6, 127)
     u = (q.reshape(len(x), 2, 2, 2, 32).astype(np.int16) + 32).astype(np.uint8)  # [h, s, u, t]
     ql = ((u[:, :, 0] & 15) | ((u[:, :, 1] & 15) << 4)).reshape(len(x), 128)
-    shifts = (4 * np.arange(2) [:, None] + 2 * np.arange(2)[None, :]).astype(np.uint8).reshape(2, 2, 1)
+    shifts = (4 * np.arange(2)[:, None] + 2 * np.arange(2)[None, :]).astype(np.uint8).reshape(2, 2, 1)
     qh = ((u >> 4) << shifts).sum(axis=(2, 3), dtype=np.uint8).reshape(len(x), 64)
     return np.concatenate([ql, qh, sc.astype(np.int8).view(np.uint8), _f16_bytes(d)], axis=1)
 
@@ -139,5 +139,12 @@ def q8_k(x: np.ndarray) -> np.ndarray:
     return np.concatenate([d.view(np.uint8).reshape(-1, 4), q.view(np.uint8), bsums.view(np.uint8)], axis=1)
 
 
-PACKERS = {"gguf_q2_k": q2_k, "gguf_q3_k": q3_k, "gguf_q4_k": q4_k, "gguf_q5_k": q5_k, "gguf_q6_k": q6_k, "gguf_q8_k": q8_k}
+PACKERS = {
+    "gguf_q2_k": q2_k,
+    "gguf_q3_k": q3_k,
+    "gguf_q4_k": q4_k,
+    "gguf_q5_k": q5_k,
+    "gguf_q6_k": q6_k,
+    "gguf_q8_k": q8_k,
+}
 """Scheme -> packer of `[n, 256]` f32 super-blocks to `[n, block bytes]` ui8."""

@@ -361,3 +361,28 @@ def test_pack_file_packs_the_matrices_of_an_npz_file(tmp_path):
     np.testing.assert_array_equal(packed["gamma"], gamma)
     for key, value in pack(w, "int8_block", 16).items():
         np.testing.assert_array_equal(packed[f"w.{key}"], value)
+
+
+@pytest.mark.parametrize(("axis", "dtype"), [(None, "f32"), (1, "f32"), (0, "bf16"), (None, "f64")])
+def test_decomposed_lsq_backward_scale_is_the_kernel(axis, dtype):
+    """Ties of the grid (`v = k + 1/2`, rounded half to even) and its clipping edges included."""
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.dialects.mir.quant import FakeQuantizeLsqBackwardScaleOp
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    rng = np.random.default_rng(11)
+    np_dtype = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f64": np.float64}[dtype]
+    channels = 1 if axis is None else [4, 6][axis]
+    b = GraphBuilder("f")
+    x, scale, dy = b.input("x", [4, 6], dtype), b.input("s", [channels], dtype), b.input("dy", [4, 6], dtype)
+    b.output(b.mir.fake_quantize_lsq_backward_scale(x, scale, dy, bits=3, axis=axis))
+    module = b.module()
+    xs = (rng.standard_normal((4, 6)) * 2).astype(np.float32)
+    xs[:, 0] = np.array([-4.5, 3.5, 2.5, -1.5]) * 0.25  # qmin - 1/2, qmax + 1/2, ties to even
+    inputs = [xs.astype(np_dtype), np.full(channels, 0.25, np_dtype), rng.standard_normal((4, 6)).astype(np_dtype)]
+    (before,) = run_function(module, "f", inputs)
+    DecomposeBackwardPass().apply(Context(), module)
+    module.verify()
+    assert not any(isinstance(op, FakeQuantizeLsqBackwardScaleOp) for op in module.walk())
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_array_equal(after, before)
