@@ -262,7 +262,8 @@ def test_the_fusion_pipeline_keeps_quantised_matmuls_as_kernels_of_their_own():
     np.testing.assert_allclose(after, before, rtol=1e-6)
 
 
-def test_rlx_run_takes_the_packed_parameters_by_name(tmp_path, capsys):
+@pytest.mark.parametrize(("scheme", "block", "k"), [("int4_block", 16, 64), ("gguf_q4_k", None, 256)])
+def test_rlx_run_takes_the_packed_parameters_by_name(tmp_path, capsys, scheme, block, k):
     """rlx-opt's output runs under rlx-run with `--input <name>.q=...`: the same values as
     the interpreter gives the packed parameters."""
     from rlx_xdsl.quantpack import pack
@@ -270,17 +271,17 @@ def test_rlx_run_takes_the_packed_parameters_by_name(tmp_path, capsys):
     from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
 
     module = parse_module("""
-    func.func @f(%x: tensor<2x64xf32> {rlx.name = "x"}, %w: tensor<64x8xf32> {rlx.param, rlx.name = "w"}) -> tensor<2x8xf32> {
-      %0 = mir.matmul %x, %w : (tensor<2x64xf32>, tensor<64x8xf32>) -> tensor<2x8xf32>
+    func.func @f(%x: tensor<2xKxf32> {rlx.name = "x"}, %w: tensor<Kx8xf32> {rlx.param, rlx.name = "w"}) -> tensor<2x8xf32> {
+      %0 = mir.matmul %x, %w : (tensor<2xKxf32>, tensor<Kx8xf32>) -> tensor<2x8xf32>
       func.return %0 : tensor<2x8xf32>
-    }""")
-    QuantizeWeightsPass(scheme="int4_block", block_size=16).apply(Context(), module)
+    }""".replace("K", str(k)))
+    QuantizeWeightsPass(scheme=scheme, block_size=block).apply(Context(), module)
     (tmp_path / "q.mlir").write_text(str(module))
     rng = np.random.default_rng(4)
-    x, w = rng.standard_normal((2, 64)).astype(np.float32), rng.standard_normal((64, 8)).astype(np.float32)
+    x, w = rng.standard_normal((2, k)).astype(np.float32), rng.standard_normal((k, 8)).astype(np.float32)
     args = ["--input", f"x={tmp_path / 'x.npy'}"]
     np.save(tmp_path / "x.npy", x)
-    packed = pack(w, "int4_block", 16)
+    packed = pack(w, scheme, block)
     for key, value in packed.items():
         np.save(tmp_path / f"w.{key}.npy", value)
         args += ["--input", f"w.{key}={tmp_path / f'w.{key}.npy'}"]
