@@ -22,9 +22,12 @@ from rlx_xdsl.quantpack import pack
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
 
-CONFIG = {"batch": 1, "seq": 16, "dim": 64, "n_heads": 4, "n_kv_heads": 2, "ffn": 128}
+CONFIG = {"batch": 1, "seq": 16, "dim": 256, "n_heads": 4, "n_kv_heads": 2, "ffn": 512}
+"""dim and ffn multiples of 256: the GGUF K-quants' super-block runs along K."""
 SCHEMES = [("int8_block", 32), ("int8_block_asym", 32), ("int4_block", 32), ("fp8_e4m3", None),
-           ("fp8_e5m2", None), ("nvfp4_block", None), ("gguf_q8_0", None), ("gguf_q4_0", None)]  # fmt: skip
+           ("fp8_e5m2", None), ("nvfp4_block", None), ("gguf_q8_0", None), ("gguf_q4_0", None),
+           ("gguf_q8_k", None), ("gguf_q6_k", None), ("gguf_q5_k", None), ("gguf_q4_k", None),
+           ("gguf_q3_k", None), ("gguf_q2_k", None)]  # fmt: skip
 
 
 def workload(layers: int):

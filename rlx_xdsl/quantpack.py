@@ -17,6 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from rlx_xdsl.dialects.mir.quant import GGUF_BLOCKS, NVFP4_BLOCK, QuantScheme
+from rlx_xdsl.quantpack_k import PACKERS
 
 SUFFIXES = ("q", "scale", "zp")
 
@@ -82,14 +83,15 @@ def pack(w: np.ndarray, scheme: str | QuantScheme, block_size: int | None = None
 
 
 def _gguf(rows: np.ndarray, scheme: QuantScheme) -> np.ndarray:
-    """GGML blocks of 32 values of each row (`[N, K]`): an f16 scale, then the codes."""
-    if scheme not in (QuantScheme.GGUF_Q8_0, QuantScheme.GGUF_Q4_0):
-        raise ValueError(f"no packer for scheme {scheme} (mir.dequant_matmul decodes it)")
+    """GGML blocks of each row (`[N, K]`): Q4_0/Q8_0 blocks of 32 values (an f16 scale,
+    then the codes) here, K-quant super-blocks of 256 in `quantpack_k`."""
     values, _ = GGUF_BLOCKS[scheme]
     n, k = rows.shape
     if k % values:
         raise ValueError(f"K = {k} is not a multiple of {scheme}'s block of {values} values")
     x = rows.reshape(n * k // values, values)
+    if scheme in PACKERS:
+        return PACKERS[scheme](x).reshape(-1)
     if scheme is QuantScheme.GGUF_Q8_0:
         d = np.abs(x).max(axis=1) / 127
         q = np.rint(x * np.where(d > 0, 1 / np.where(d > 0, d, 1), 0)[:, None]).astype(np.int8).view(np.uint8)

@@ -4,6 +4,7 @@
 // RUN: rlx-opt %s -p 'rlx-quantize-weights{scheme=int4_block block-size=8}' | filecheck %s
 // RUN: rlx-opt %s -p 'rlx-quantize-weights{scheme=gguf_q8_0 ops=w}' | filecheck %s --check-prefix=GGUF
 // RUN: not rlx-opt %s -p 'rlx-quantize-weights{scheme=int8_block block-size=5}' 2>&1 | filecheck %s --check-prefix=BLOCK
+// RUN: not rlx-opt %s -p 'rlx-quantize-weights{scheme=gguf_q4_k}' 2>&1 | filecheck %s --check-prefix=SUPER
 // RUN: not rlx-opt %s -p 'rlx-quantize-weights{scheme=int9}' 2>&1 | filecheck %s --check-prefix=SCHEME
 
 // CHECK-LABEL: func.func @f
@@ -19,8 +20,9 @@
 // GGUF-SAME:    %w_q: tensor<272xui8> {rlx.name = "w.q", rlx.param}
 // GGUF:         mir.dequant_matmul %{{.*}}, %w_q scheme = gguf_q8_0 : (tensor<8x32xf32>, tensor<272xui8>) -> tensor<8x8xf32>
 
-// BLOCK: quantize-weights.mlir:[[# @LINE + 3]]:3: error: 'rlx-quantize-weights' cannot pack 'w': K = 32 is not a multiple of the block size 5
+// BLOCK: quantize-weights.mlir:[[# @LINE + 4]]:3: error: 'rlx-quantize-weights' cannot pack 'w': K = 32 is not a multiple of the block size 5
 // SCHEME: error: unknown scheme 'int9'
+// SUPER: quantize-weights.mlir:[[# @LINE + 2]]:3: error: 'rlx-quantize-weights' cannot pack 'w': K = 32 is not a multiple of gguf_q4_k's block of 256 values
 func.func @f(%x: tensor<2x4x32xf32> {rlx.name = "x"}, %w: tensor<32x8xf32> {rlx.param, rlx.name = "w"}, %u: tensor<32x8xf32> {rlx.param, rlx.name = "u"}) -> (tensor<2x4x8xf32>, tensor<2x4x8xf32>, tensor<32x8xf32>) {
   %0 = mir.matmul %x, %w : (tensor<2x4x32xf32>, tensor<32x8xf32>) -> tensor<2x4x8xf32>
   %1 = mir.matmul %x, %u : (tensor<2x4x32xf32>, tensor<32x8xf32>) -> tensor<2x4x8xf32>

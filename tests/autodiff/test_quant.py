@@ -114,6 +114,16 @@ def test_dequant_matmul_needs_a_static_k_for_the_x_gradient():
         build_gradient(module, "f", ["0"], Mode("strict"))
 
 
+def test_the_lsq_scale_gradients_own_gradient_needs_the_dims_sharing_a_step_static():
+    """LSQ's gradient scale `1 / sqrt(N qmax)` counts them (the rule is checked by central
+    differences in tests/autodiff/test_rules.py)."""
+    b = GraphBuilder("f")
+    x, s, dy = b.input("x", [DYNAMIC, 3]), b.input("s", [3]), b.input("dy", [DYNAMIC, 3])
+    b.output(b.mir.fake_quantize_lsq_backward_scale(x, s, dy, bits=4, axis=1))
+    with pytest.raises(OpError, match="'mir.fake_quantize_lsq_backward_scale': LSQ's gradient scale needs"):
+        build_gradient(b.module(), "f", ["0"], Mode("strict"))
+
+
 def test_the_tanh_surrogates_second_derivative_is_a_located_error():
     """A deferred gradient raising `Unsupported` is reported at the op, as a rule's own."""
     b = GraphBuilder("f")

@@ -279,6 +279,13 @@ def quant_cases():
     yield case("fake_quantize_backward", x, dy, state, ste="clipped_identity", id="clipped-ema", **ema)
     yield case("fake_quantize_backward", x, dy, ste="hard_tanh", bits=2, id="hard-tanh-per-batch", check=training)
     yield case("fake_quantize_lsq_backward_x", x, np.array([0.25, 0.125, 0.5]), dy, bits=3, axis=1, check=training)
+    # the scale gradient sums the rounding error round(x/s) - x/s: smooth in x and s between edges
+    per_channel = np.array([0.25, 0.125, 0.5])
+    yield case("fake_quantize_lsq_backward_scale", x, per_channel, dy, bits=3, axis=1, id="per-channel")
+    yield case("fake_quantize_lsq_backward_scale", x, np.array([0.3]), dy, bits=4, id="per-tensor")
+    yield case("fake_quantize_lsq_backward_scale", x, np.array(0.4), dy, bits=3, id="rank-0-scale")
+    yield case("fake_quantize_lsq_backward_scale", rand(2, 3, 2), np.array([0.2, 0.7]), rand(2, 3, 2), bits=2, axis=-1,
+               id="last-axis")  # fmt: skip
 
 def vision_cases():
     yield case("layer_norm_2d", rand(2, 3, 2, 2), rand(3), rand(3), eps=1e-5)

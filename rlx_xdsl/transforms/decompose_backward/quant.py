@@ -14,6 +14,7 @@ from xdsl.ir import SSAValue
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.mir.quant import (
     FakeQuantizeBackwardOp,
+    FakeQuantizeLsqBackwardScaleOp,
     FakeQuantizeLsqBackwardXOp,
     RangeQuantOperation,
     ScaleMode,
@@ -21,7 +22,14 @@ from rlx_xdsl.dialects.mir.quant import (
 )
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
-from rlx_xdsl.transforms.decompose_backward.emit import dtype_of, logical_and, scalar, shape_of
+from rlx_xdsl.transforms.decompose_backward.emit import (
+    dtype_of,
+    logical_and,
+    require_static,
+    scalar,
+    shape_of,
+    total,
+)
 
 HALVES = ("f16", "bf16")
 
@@ -100,3 +108,35 @@ def fake_quantize_lsq_backward_x(e: Emitter, op: FakeQuantizeLsqBackwardXOp) -> 
     step = per_channel(e, op, widened(e, op.scale))
     grad = e.mir.mul(dy, indicator(e, grid_mask(e, op, x, step), x))
     return e.mir.cast(grad, dtype_of(op.x)) if dtype_of(grad) != dtype_of(op.x) else grad
+
+
+def round_half_even(e: Emitter, v: SSAValue) -> SSAValue:
+    """`mir.round` (halves away from zero) with ties moved to the even neighbour: a tie
+    (`|r - v| = 1/2`, exact) rounded to an odd `r` (`r/2` not whole) steps back toward 0."""
+    r = e.mir.round(v)
+    half = e.mir.mul(r, scalar(e, 0.5, r))
+    odd = e.mir.compare(e.mir.round(half), half, "ne")
+    tie = e.mir.compare(e.mir.abs(e.mir.sub(r, v)), scalar(e, 0.5, r), "eq")
+    one = scalar(e, 1.0, r)
+    toward_zero = e.mir.where(e.mir.compare(v, scalar(e, 0.0, v), "lt"), e.mir.add(r, one), e.mir.sub(r, one))
+    return e.mir.where(logical_and(e, tie, odd), toward_zero, r)
+
+
+@DECOMPOSITIONS.register(FakeQuantizeLsqBackwardScaleOp)
+def fake_quantize_lsq_backward_scale(e: Emitter, op: FakeQuantizeLsqBackwardScaleOp) -> SSAValue:
+    """`g · Σ dy · e` with `e` qmin below the grid, qmax above it, `round(v) - v` inside;
+    `g = 1 / sqrt(N · qmax)` computed as the kernel does, in x's accumulation dtype."""
+    qmin, qmax = op.grid()
+    x, dy = widened(e, op.x), widened(e, op.dy)
+    shape, axis = shape_of(op.x), op.channel_axis()
+    axes = [a for a in range(len(shape)) if a != axis]
+    require_static(op, "the dims sharing one step (LSQ's gradient scale counts them)", [shape[a] for a in axes])
+    v = e.mir.mul(x, e.mir.div(scalar(e, 1.0, x), per_channel(e, op, widened(e, op.scale))))
+    inside = e.mir.sub(round_half_even(e, v), v)
+    above = e.mir.where(e.mir.compare(v, scalar(e, qmax + 0.5, v), "ge"), scalar(e, float(qmax), v), inside)
+    error = e.mir.where(e.mir.compare(v, scalar(e, qmin - 0.5, v), "lt"), scalar(e, float(qmin), v), above)
+    one = dtypes.numpy_dtype(dtype_of(x)).type(1)
+    g = one / np.sqrt(one * int(np.prod([shape[a] for a in axes])) * (one * qmax))
+    grad = e.mir.mul(total(e, e.mir.mul(dy, error), axes), scalar(e, float(g), x))
+    grad = e.mir.reshape(grad, new_shape=list(shape_of(op.scale)))
+    return e.mir.cast(grad, dtype_of(op.scale)) if dtype_of(grad) != dtype_of(op.scale) else grad

@@ -15,7 +15,8 @@ TYPES = {"gguf_q8_0": gguf.GGMLQuantizationType.Q8_0, "gguf_q4_0": gguf.GGMLQuan
          "gguf_q5_k": gguf.GGMLQuantizationType.Q5_K, "gguf_q2_k": gguf.GGMLQuantizationType.Q2_K,
          "gguf_q3_k": gguf.GGMLQuantizationType.Q3_K}  # fmt: skip
 QUANTISABLE = ["gguf_q4_0", "gguf_q8_0"]
-"""The types gguf's `quantize` implements (the K-quants: random blocks only)."""
+"""The types gguf's `quantize` implements (the K-quants: random blocks, and `quantpack`'s
+bytes checked by round trip below)."""
 SCALES_AT = {"gguf_q8_0": (0,), "gguf_q4_0": (0,), "gguf_q6_k": (208,), "gguf_q4_k": (0, 2), "gguf_q5_k": (0, 2),
              "gguf_q2_k": (80, 82), "gguf_q3_k": (108,)}  # fmt: skip
 """Where a block keeps its f16 scales (`d`, and Q4_K's `dmin`)."""
@@ -70,3 +71,58 @@ def test_q8_k_blocks_are_an_f32_scale_times_int8_codes():
     weights = (blocks["d"][:, None] * blocks["qs"]).reshape(2, 512)
     y = run_op("dequant_matmul", [np.eye(512, dtype=np.float32), blocks.view(np.uint8)], scheme="gguf_q8_k")
     np.testing.assert_array_equal(y, weights.T)
+
+
+K_QUANTS = {  # scheme: (values per sub-block, code levels, largest sub-scale code, asymmetric)
+    "gguf_q2_k": (16, 3, 15, True), "gguf_q3_k": (16, 7, 31, False), "gguf_q4_k": (32, 15, 63, True),
+    "gguf_q5_k": (32, 31, 63, True), "gguf_q6_k": (16, 63, 127, False)}  # fmt: skip
+
+
+def k_quant_bound(w: np.ndarray, scheme: str) -> np.ndarray:
+    """Half the largest step a packer that never clips may use, per value of `w [N, K]`:
+    the sub-block's ideal step (its range over the code levels, the min rounded up by at
+    most one `dmin`) plus one super-block `d` (a sub-scale rounded up), f16 slack included."""
+    sub, levels, top, asymmetric = K_QUANTS[scheme]
+    blocks = w.reshape(-1, 256 // sub, sub).astype(np.float64)
+    slack = 1 + 2.0**-9
+    if asymmetric:
+        low = np.maximum(0, -blocks.min(axis=-1))
+        dmin = low.max(axis=-1, keepdims=True) / top * slack
+        step = (blocks.max(axis=-1) + low + dmin).clip(0) / levels
+    else:
+        step = np.abs(blocks).max(axis=-1) / (levels / 2)
+    d = step.max(axis=-1, keepdims=True) / top * slack
+    return np.repeat(0.5 * (step + d) * slack, sub, axis=-1).reshape(w.shape)
+
+
+@pytest.mark.parametrize("scheme", sorted(K_QUANTS))
+def test_quantpack_k_quants_round_trip_through_gguf_dequantize(scheme):
+    """gguf has no K-quant `quantize`: `pack`'s bytes, read by gguf's `dequantize`, are
+    within half a step of the weights (no value clipped), and the op decodes them exactly
+    as gguf does. Columns of different magnitudes and one all-zero column."""
+    from rlx_xdsl.quantpack import pack
+
+    w = RNG.standard_normal((512, 4)).astype(np.float32) * np.float32([1, 0.01, 30, 0])
+    w[:, 1] += 0.02  # a column with no negative values
+    packed = pack(w, scheme)["q"]
+    assert packed.size == 4 * 2 * gguf.GGML_QUANT_SIZES[TYPES[scheme]][1]
+    decoded = quants.dequantize(packed.reshape(4, -1), TYPES[scheme])
+    assert np.all(np.abs(decoded - w.T) <= k_quant_bound(w.T, scheme))
+    y = run_op("dequant_matmul", [np.eye(512, dtype=np.float32), packed], scheme=scheme)
+    np.testing.assert_array_equal(y, decoded.T)
+
+
+def test_quantpack_q8_k_is_llama_cpps_block_q8_k():
+    """Q8_K read as llama.cpp's struct: within half a step `max|w| / 127 / 2` of the
+    weights, `bsums` the sums of each 16 codes; the op decodes the same weights."""
+    from rlx_xdsl.quantpack import pack
+
+    w = RNG.standard_normal((256, 3)).astype(np.float32) * np.float32([1, 5, 0])
+    packed = pack(w, "gguf_q8_k")["q"]
+    blocks = packed.view(np.dtype([("d", "<f4"), ("qs", "i1", 256), ("bsums", "<i2", 16)]))
+    decoded = (blocks["d"][:, None] * blocks["qs"]).reshape(3, 256)
+    half_step = np.abs(w).max(axis=0)[:, None] / 254 * (1 + 1e-6)
+    assert np.all(np.abs(decoded - w.T) <= half_step)
+    np.testing.assert_array_equal(blocks["bsums"], blocks["qs"].reshape(3, 16, 16).sum(axis=-1))
+    y = run_op("dequant_matmul", [np.eye(256, dtype=np.float32), packed], scheme="gguf_q8_k")
+    np.testing.assert_array_equal(y, decoded.T)

@@ -19,6 +19,9 @@ and FakeQuantizeLSQ).
   their cotangent for `dy` is the same op applied to the incoming cotangent; the mask
   is piecewise constant, so x, the state and the scale get none (almost everywhere).
   The tanh surrogate is smooth in x: its second derivative is not implemented.
+* fake_quantize_lsq_backward_scale is `k · Σ dy · e(x, s)` with LSQ's gradient scale `k`
+  and `e` the rounding error `round(v) - v` (`v = x / s`) inside the grid, `qmin`/`qmax`
+  outside: smooth between rounding edges, so its second derivatives are not zero.
 """
 
 from __future__ import annotations
@@ -45,15 +48,12 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.autodiff.emit import reshape_to, scalar, unbroadcast
 
 VJP_RULES.register(QuantizeOp)(no_gradient)
 VJP_RULES.register(DequantizeOp)(no_gradient)
 VJP_RULES.register(QMatmulOp)(no_gradient)
 VJP_RULES.register(QConv2dOp)(no_gradient)
-
-PENDING = {
-    FakeQuantizeLsqBackwardScaleOp: "issue 22: second-order LSQ (the scale gradient's own VJP) is not written yet",
-}
 
 
 def quantized_weight_bits(value: SSAValue) -> int | None:
@@ -137,3 +137,48 @@ def dequant_matmul(e: Emitter, op: DequantMatmulOp, cotangents: Cotangents) -> G
         return e.mir.matmul(g, e.mir.transpose(weights, perm=[1, 0]))
 
     return [dx, None, *(None for _ in op.params)]
+
+
+def _along_channel(e: Emitter, op: FakeQuantizeLsqBackwardScaleOp, value: SSAValue) -> SSAValue:
+    """A `[C]` value shaped `[1, .., C, .., 1]` to broadcast against x (per tensor: as is)."""
+    axis = op.channel_axis()
+    if axis is None:
+        return value
+    shape = [1] * tensor_type(op.x).get_num_dims()
+    shape[axis] = -1
+    return e.mir.reshape(value, new_shape=shape)
+
+
+@VJP_RULES.register(FakeQuantizeLsqBackwardScaleOp)
+def fake_quantize_lsq_backward_scale(
+    e: Emitter, op: FakeQuantizeLsqBackwardScaleOp, cotangents: Cotangents
+) -> Gradients:
+    """With `G` the cotangent broadcast along x, `m` the grid mask, `v = x / s` and `k`
+    LSQ's gradient scale: dy gets `k G e` with `e = fake_quantize_lsq(x, s) / s - m v`;
+    x gets `k G dy ∂e/∂x = -k G m dy / s`; s gets `Σ k G dy ∂e/∂s = Σ -dx · v`."""
+    (g,) = cotangents
+    props = _lsq_props(op)
+    shape = tensor_type(op.x).get_shape()
+    axis = op.channel_axis()
+    reduced = [d for a, d in enumerate(shape) if a != axis]
+    if DYNAMIC in reduced:
+        raise Unsupported("LSQ's gradient scale needs the dims of x sharing one step to be static")
+    _, qmax = op.grid()
+    k = scalar(e, float(1 / np.sqrt(float(np.prod(reduced)) * qmax)), op.x)
+    weight = e.mir.mul(_along_channel(e, op, g), k)
+    step = _along_channel(e, op, op.scale)
+
+    def d_dy():
+        inside = e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, op.x, **props)  # m x
+        error = e.mir.div(e.mir.sub(e.mir.fake_quantize_lsq(op.x, op.scale, **props), inside), step)
+        return e.mir.mul(weight, error)
+
+    def d_x():
+        masked = e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, op.dy, **props)  # m dy
+        return e.mir.neg(e.mir.div(e.mir.mul(weight, masked), step))
+
+    def d_scale():
+        per_element = e.mir.neg(e.mir.mul(d_x(), e.mir.div(op.x, step)))
+        return reshape_to(e, unbroadcast(e, per_element, step), tensor_type(op.scale).get_shape())
+
+    return [d_x, d_scale, d_dy]
