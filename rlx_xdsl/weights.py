@@ -103,7 +103,7 @@ def write_weights(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> Non
 
     path = Path(path)
     suffix = _suffix(path, WRITABLE, "write")
-    data = _safetensors_bytes(path, arrays) if suffix == ".safetensors" else _npz_bytes(arrays)
+    data = _safetensors_bytes(path, arrays) if suffix == ".safetensors" else _npz_bytes(path, arrays)
     try:
         write_output(str(path), data)
     except ToolError as e:
@@ -121,11 +121,14 @@ def _safetensors_bytes(path: Path, arrays: dict[str, np.ndarray]) -> bytes:
         raise WeightsError(f"cannot write '{path}': {e}") from None
 
 
-def _npz_bytes(arrays: dict[str, np.ndarray]) -> bytes:
+def _npz_bytes(path: Path, arrays: dict[str, np.ndarray]) -> bytes:
     """The `.npz` archive `numpy.savez` writes (any name allowed, `file` included)."""
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w") as archive:
         for name, array in arrays.items():
             with archive.open(f"{name}.npy", "w") as member:
-                np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+                try:
+                    np.lib.format.write_array(member, np.asanyarray(array), allow_pickle=False)
+                except ValueError as e:  # an object array
+                    raise WeightsError(f"cannot write '{path}': entry '{name}': {e}") from None
     return buffer.getvalue()
