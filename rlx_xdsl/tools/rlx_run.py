@@ -3,6 +3,7 @@
     rlx-run model.mlir                       # random (seeded) values for every argument
     rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
     rlx-run model.mlir --input x=[1,2,3] --input d_output=2.0   # or written inline
+    rlx-run model.mlir --params w.safetensors --input x=x.npy  # parameters by rlx.name (.npz, .onnx too)
     rlx-run model.mlir --func f --seed 3 --save out/
     rlx-opt model.mlir -p rlx-dce | rlx-run -
     rlx-run model.mlir --backend=iree        # lowered to linalg, compiled and run by IREE (CPU)
@@ -10,7 +11,9 @@
     rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
 
 A gradient function's seed `d_output` (added by `rlx-grad`) is ones unless given,
-so its outputs are the plain gradients.
+so its outputs are the plain gradients. `--params` reads a weight file (`rlx_xdsl/weights.py`,
+written by the importers' `--weights`); `--input` wins over it, and a parameter it lacks or an
+entry naming no parameter is a note on stderr, not an error (docs/importers.md, "Weights").
 
 It is the quickest way to see what a graph computes, and to check that a pass
 pipeline preserved it: run the file before and after `rlx-opt` and compare the
@@ -26,7 +29,7 @@ graph runs) are located exactly as rlx-opt locates them, by the same code:
     g.mlir:3:3: note: while running @f
     g.mlir:3:3: note: see current operation: %g = "mir.gather"(%t, %i) <{axis = 0 : i64}> : ...
 
-Other errors (missing file, unknown function, bad input) are one
+Other errors (missing file, unknown function, bad input, a bad weight file) are one
 `rlx-run: error: ...` line, and a bug in rlx-run one `rlx-run: internal error: ...`
 line (RLX_DEBUG=1 shows its traceback). `format_error` is the one place that
 renders errors.
@@ -474,7 +477,7 @@ def make_parser() -> argparse.ArgumentParser:
         description=(
             "Run one function of an RLX .mlir file with the numpy reference interpreter "
             "and print a summary of each output (shape, dtype, min/max/mean, checksums, "
-            "leading values). Arguments without --input get deterministic random values "
+            "leading values). Arguments without --input (or --params) get deterministic random values "
             "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips), "
             "except the gradient seed 'd_output' of a function made by rlx-grad, which is ones: "
             "the outputs are then the plain gradients, as jax.grad gives them."
@@ -500,9 +503,9 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument(
         "--params",
         metavar="FILE",
-        help="values of the parameters (rlx.param arguments), by their rlx.name, from a weight file: "
-        ".safetensors (needs the safetensors package), .npz, or an .onnx model's initializers "
-        "(as written by rlx-import-torch/rlx-import-onnx --weights); dtype and static dims must match "
+        help="values of the parameters (rlx.param arguments), by their rlx.name, from a weight file "
+        "(as rlx-import-torch/rlx-import-onnx --weights write one): .safetensors (needs the safetensors "
+        "package), .npz, or an .onnx model's initializers; dtype and static dims must match "
         "the argument type; --input wins over it; a parameter not in the file gets a random value and "
         "an entry naming no parameter is ignored (a note on stderr says which)",
     )
