@@ -63,12 +63,11 @@ def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = Non
     module = translate(model, name, bind)
     if weights is not None:
         from rlx_xdsl.graph import graph_args
-        from rlx_xdsl.interpreters import find_function
         from rlx_xdsl.weights import write_weights
 
         values = initializers(model)
-        params = [a.name for a in graph_args(find_function(module, name)) if a.is_param]
-        write_weights(weights, {p: values[p] for p in params})
+        (f,) = module.ops  # the one function `translate` builds
+        write_weights(weights, {a.name: values[a.name] for a in graph_args(f) if a.is_param})
     return module
 
 
