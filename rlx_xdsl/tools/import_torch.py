@@ -3,7 +3,8 @@
 `MODULE:FACTORY` names a function (or class) that returns the `nn.Module`, called without
 arguments; the model is put in eval mode. `--example-shapes` gives the example inputs in
 `forward`'s order, `NAME=DxDx...[:DTYPE]` (random f32 by default; integer dtypes draw from
-0-9, for token ids); `--dynamic NAME=AXIS[,AXIS]` marks dims dynamic (`?`). Failures are one
+0-9, for token ids); `--dynamic NAME=AXIS[,AXIS]` marks dims dynamic (`?`); `--weights FILE`
+writes the parameters' values (`.safetensors` or `.npz`) for `rlx-run --params`. Failures are one
 line `rlx-import-torch: error: <message>`, exit status 1; `-o` is written atomically.
 """
 
@@ -14,6 +15,7 @@ import importlib
 import sys
 
 from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.weights import WeightsError
 
 _DTYPES = ("f32", "f16", "bf16", "f64", "i64", "i32")
 
@@ -76,6 +78,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--example-shapes", nargs="+", default=[], metavar="NAME=DxD[:DTYPE]")
     parser.add_argument("--dynamic", nargs="+", default=[], metavar="NAME=AXIS[,AXIS]")
     parser.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
+    parser.add_argument(
+        "--weights",
+        metavar="FILE",
+        help="also write the parameters and buffers, by their rlx.name, to FILE (.safetensors, "
+        "which needs the safetensors package, or .npz), for rlx-run --params",
+    )
     parser.add_argument("--no-locations", action="store_true", help="leave out the ops' source locations")
     args = parser.parse_args(argv)
     try:
@@ -93,9 +101,9 @@ def main(argv: list[str] | None = None) -> int:
         generator = torch.Generator().manual_seed(0)
         examples = tuple(_example(shape, dtype, generator) for _, shape, dtype in shapes)
         dynamic_shapes = [dynamic[name] for name, _, _ in shapes] if dynamic else None
-        module = import_module(model, examples, dynamic_shapes=dynamic_shapes)
+        module = import_module(model, examples, dynamic_shapes=dynamic_shapes, weights=args.weights)
         text = print_ir(module, print_debuginfo=not args.no_locations) + "\n"
-    except (UsageError, ImportFailure) as e:
+    except (UsageError, ImportFailure, WeightsError) as e:
         print(f"rlx-import-torch: error: {e}", file=sys.stderr)
         return 1
     if args.output_file is None:

@@ -664,8 +664,8 @@ def _rlx_version() -> str:
 # Output ----------------------------------------------------------------------------------
 
 
-def write_output(path: str, text: str) -> None:
-    """Write `text` to `-o path`.
+def write_output(path: str, text: str | bytes) -> None:
+    """Write `text` (or raw bytes: a weight file) to `-o path`.
 
     Symlinks are followed. A regular file, or one that does not exist yet, is
     replaced atomically (`write_atomically`). Anything else (a device such as
@@ -683,13 +683,17 @@ def write_output(path: str, text: str) -> None:
         write_atomically(target, text)
         return
     try:
-        with open(target, "w", encoding="utf-8") as f:
-            f.write(text)
+        with open(target, "wb") as f:
+            f.write(_encoded(text))
     except OSError as e:
         raise ToolError(f"cannot write '{path}': {e.strerror}") from e
 
 
-def write_atomically(path: str, text: str) -> None:
+def _encoded(text: str | bytes) -> bytes:
+    return text if isinstance(text, bytes) else text.encode("utf-8")
+
+
+def write_atomically(path: str, text: str | bytes) -> None:
     """Replace the regular file `path` with `text` all at once: readers never see a
     partial file, and a failure leaves the old file as it was."""
     directory = os.path.dirname(os.path.abspath(path))
@@ -698,8 +702,8 @@ def write_atomically(path: str, text: str) -> None:
     except OSError as e:
         raise ToolError(f"cannot write '{path}': {e.strerror}") from e
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "wb") as f:
+            f.write(_encoded(text))
         os.chmod(tmp, _file_mode(path))
         os.replace(tmp, path)
     except BaseException as e:

@@ -3,6 +3,7 @@
     rlx-run model.mlir                       # random (seeded) values for every argument
     rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
     rlx-run model.mlir --input x=[1,2,3] --input d_output=2.0   # or written inline
+    rlx-run model.mlir --params w.safetensors --input x=x.npy  # parameters by rlx.name (.npz, .onnx too)
     rlx-run model.mlir --func f --seed 3 --save out/
     rlx-opt model.mlir -p rlx-dce | rlx-run -
     rlx-run model.mlir --backend=iree        # lowered to linalg, compiled and run by IREE (CPU)
@@ -10,7 +11,9 @@
     rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
 
 A gradient function's seed `d_output` (added by `rlx-grad`) is ones unless given,
-so its outputs are the plain gradients.
+so its outputs are the plain gradients. `--params` reads a weight file (`rlx_xdsl/weights.py`,
+written by the importers' `--weights`); `--input` wins over it, and a parameter it lacks or an
+entry naming no parameter is a note on stderr, not an error (docs/importers.md, "Weights").
 
 It is the quickest way to see what a graph computes, and to check that a pass
 pipeline preserved it: run the file before and after `rlx-opt` and compare the
@@ -26,7 +29,7 @@ graph runs) are located exactly as rlx-opt locates them, by the same code:
     g.mlir:3:3: note: while running @f
     g.mlir:3:3: note: see current operation: %g = "mir.gather"(%t, %i) <{axis = 0 : i64}> : ...
 
-Other errors (missing file, unknown function, bad input) are one
+Other errors (missing file, unknown function, bad input, a bad weight file) are one
 `rlx-run: error: ...` line, and a bug in rlx-run one `rlx-run: internal error: ...`
 line (RLX_DEBUG=1 shows its traceback). `format_error` is the one place that
 renders errors.
@@ -64,6 +67,7 @@ from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
 from rlx_xdsl.suggest import did_you_mean
 from rlx_xdsl.tools.deep import run_deep
+from rlx_xdsl.weights import WeightsError, read_weights
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6
@@ -166,16 +170,26 @@ def arguments_by_name(f: func.FuncOp) -> dict[str, GraphArg]:
     return by_name
 
 
-def _check_shape(arg: GraphArg, array: np.ndarray) -> None:
+def conform(arg: GraphArg, array: np.ndarray, what: str) -> np.ndarray:
+    """`array` as the value of `arg` (`what` names it in errors: "input 'x'"): its dtype
+    and static dims must be the argument type's. bf16 stored as raw 2-byte records
+    (as `.npy` and `.npz` store it) is read as bf16."""
+    expected = dtypes.numpy_dtype(arg.type.element_type)
+    if array.dtype.kind == "V" and array.dtype.itemsize == expected.itemsize:
+        array = array.view(expected)
+    if array.dtype != expected:
+        raise RunError(f"{what} has dtype {_dtype_name(array.dtype)}, but the argument has type {arg.type}")
+    _check_shape(arg, array, what)
+    return array
+
+
+def _check_shape(arg: GraphArg, array: np.ndarray, what: str) -> None:
     expected = arg.type.get_shape()
     ok = len(expected) == array.ndim and all(
         e == DYNAMIC or e == a for e, a in zip(expected, array.shape)
     )
     if not ok:
-        raise RunError(
-            f"input '{arg.name}' has shape {fmt_shape(array.shape)}, "
-            f"but the argument has type {arg.type}"
-        )
+        raise RunError(f"{what} has shape {fmt_shape(array.shape)}, but the argument has type {arg.type}")
 
 
 def load_input(arg: GraphArg, path: Path) -> np.ndarray:
@@ -184,16 +198,7 @@ def load_input(arg: GraphArg, path: Path) -> np.ndarray:
         array = np.load(path, allow_pickle=False)
     except (OSError, ValueError) as e:
         raise RunError(f"cannot read input '{arg.name}' from '{path}': {e}") from None
-    expected = dtypes.numpy_dtype(arg.type.element_type)
-    if array.dtype.kind == "V" and array.dtype.itemsize == expected.itemsize:
-        array = array.view(expected)  # .npy stores bf16 as raw 2-byte records
-    if array.dtype != expected:
-        raise RunError(
-            f"input '{arg.name}' has dtype {_dtype_name(array.dtype)}, "
-            f"but the argument has type {arg.type}"
-        )
-    _check_shape(arg, array)
-    return array
+    return conform(arg, array, f"input '{arg.name}'")
 
 
 def inline_input(arg: GraphArg, name: str, text: str) -> np.ndarray:
@@ -215,7 +220,7 @@ def inline_input(arg: GraphArg, name: str, text: str) -> np.ndarray:
             )
         return np.full(arg.type.get_shape(), values[0], dtype=values.dtype)
     array = values.reshape(shape)
-    _check_shape(arg, array)
+    _check_shape(arg, array, f"input '{arg.name}'")
     return array
 
 
@@ -227,9 +232,12 @@ def _dtype_name(dt: np.dtype) -> str:
         return str(dt)
 
 
-def gather_inputs(f: func.FuncOp, specs: dict[str, str], seed: int) -> list[np.ndarray]:
-    """One array per argument: given by `specs` (inline or from a .npy file), ones for a
-    gradient seed (`d_output`: the plain gradient, as `jax.grad`), or deterministic random.
+def gather_inputs(
+    f: func.FuncOp, specs: dict[str, str], seed: int, params: str | None = None
+) -> list[np.ndarray]:
+    """One array per argument: given by `specs` (inline or from a .npy file), a parameter's
+    from the weight file `params`, ones for a gradient seed (`d_output`: the plain
+    gradient, as `jax.grad`), or deterministic random.
 
     Random arguments draw from one generator seeded with `seed`, in argument
     order, exactly as `graph.random_inputs` does; so with no `--input` the
@@ -246,12 +254,67 @@ def gather_inputs(f: func.FuncOp, specs: dict[str, str], seed: int) -> list[np.n
         if arg.index in given:
             raise RunError(f"--input given twice for '{arg.name}'")
         given[arg.index] = inline_input(arg, name, value) if is_inline(value) else load_input(arg, Path(value))
+    if params is not None:
+        given.update(params_from_file(f, params, set(given), seed))
     for arg in args:
         if arg.index not in given and arg.name == GRADIENT_SEED:
             given[arg.index] = _ones_for(arg)
     _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     return [given[a.index] if a.index in given else _random_for(a, rng) for a in args]
+
+
+SHOWN_NAMES = 8
+"""How many names a note lists."""
+
+
+def params_from_file(f: func.FuncOp, path: str, taken: set[int], seed: int) -> dict[int, np.ndarray]:
+    """The values of `f`'s parameters (`rlx.param` arguments, by `rlx.name`) in the weight
+    file `path`, by argument index, except those `taken` (by `--input`, which wins).
+
+    Each value must have its argument's dtype and static dims. A parameter the file lacks
+    keeps its random value, and an entry that names no parameter is ignored: both are
+    notes on stderr, not errors, so one file serves a model's variants (and an `.onnx`
+    file's initializers that the import folded into constants are not reported at all).
+    """
+    try:
+        arrays = read_weights(path)
+    except WeightsError as e:
+        raise RunError(f"--params: {e}") from None
+    args = graph_args(f)
+    params = [a for a in args if a.is_param and a.index not in taken]
+    values = {
+        a.index: conform(a, arrays[a.name], f"parameter '{a.name}' in '{path}'") for a in params if a.name in arrays
+    }
+    fname = f"@{f.sym_name.data}"
+    missing = [f"'{a.name}'" for a in params if a.name not in arrays]
+    if missing:
+        listed = ", ".join(missing[:SHOWN_NAMES]) + (", ..." if len(missing) > SHOWN_NAMES else "")
+        _note(f"not in '{path}', random values (seed {seed}) for {_count(len(missing), 'parameter')} of {fname}: {listed}")
+    if not path.lower().endswith(".onnx"):
+        for name in arrays:
+            _note_unknown_entry(name, f, path)
+    return values
+
+
+def _note_unknown_entry(name: str, f: func.FuncOp, path: str) -> None:
+    """Say that the weight file's entry `name` is ignored, unless it names a parameter."""
+    args = graph_args(f)
+    params = [a.name for a in args if a.is_param]
+    if name in params:
+        return
+    arg = arguments_by_name(f).get(name)
+    if arg is not None and not arg.is_param:
+        why = " (an input, not a parameter: give it with --input)"
+    elif arg is not None:
+        why = f" (the SSA name of '{arg.name}': entries are matched by rlx.name)"
+    else:
+        why = did_you_mean(name, params)
+    _note(f"'{path}' entry '{name}' names no parameter of @{f.sym_name.data}, ignored{why}")
+
+
+def _note(message: str) -> None:
+    sys.stderr.write(f"{PROG}: note: {message}\n")
 
 
 def _ones_for(arg: GraphArg) -> np.ndarray:
@@ -414,7 +477,7 @@ def make_parser() -> argparse.ArgumentParser:
         description=(
             "Run one function of an RLX .mlir file with the numpy reference interpreter "
             "and print a summary of each output (shape, dtype, min/max/mean, checksums, "
-            "leading values). Arguments without --input get deterministic random values "
+            "leading values). Arguments without --input (or --params) get deterministic random values "
             "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips), "
             "except the gradient seed 'd_output' of a function made by rlx-grad, which is ones: "
             "the outputs are then the plain gradients, as jax.grad gives them."
@@ -436,6 +499,15 @@ def make_parser() -> argparse.ArgumentParser:
         "MLIR's dense<...> ('d_output=1.0' fills the argument's shape, 'x=[1,2,3]', "
         "'m=[[1,2],[3,4]]', 'b=true', 'f=0x7FC00000' is NaN), or a .npy file ('x=x.npy'); "
         "dtype and static dims must match the argument type; repeatable",
+    )
+    parser.add_argument(
+        "--params",
+        metavar="FILE",
+        help="values of the parameters (rlx.param arguments), by their rlx.name, from a weight file "
+        "(as rlx-import-torch/rlx-import-onnx --weights write one): .safetensors (needs the safetensors "
+        "package), .npz, or an .onnx model's initializers; dtype and static dims must match "
+        "the argument type; --input wins over it; a parameter not in the file gets a random value and "
+        "an entry naming no parameter is ignored (a note on stderr says which)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     parser.add_argument(
@@ -473,7 +545,7 @@ def run(args: argparse.Namespace) -> list[str]:
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file, verify=not args.disable_verify)
     f = select_function(module, args.func, source)
-    inputs = gather_inputs(f, specs, args.seed)
+    inputs = gather_inputs(f, specs, args.seed, args.params)
     if args.backend == "iree":
         outputs = execute_on_iree(module, f, inputs, source, args.device)
     else:

@@ -48,15 +48,27 @@ def load(path_or_proto: Any):
     return model
 
 
-def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = None) -> ModuleOp:
+def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = None, weights: Any = None) -> ModuleOp:
     """The ONNX model's graph as a MIR module with one function `@name`.
 
     `bind` maps graph inputs to numpy arrays fixed at import time: they become
     compile-time values (a Reshape's shape, a Slice's bounds, reduction axes), not arguments.
+    With `weights` (a `.safetensors` or `.npz` path) the values of the function's
+    parameters (the initializers not folded into constants) are written there, by name,
+    for `rlx-run --params`; a failure to write is a `WeightsError`.
     """
     from rlx_xdsl.importers.onnx.translator import translate
 
-    return translate(load(path_or_proto), name, bind)
+    model = load(path_or_proto)
+    module = translate(model, name, bind)
+    if weights is not None:
+        from rlx_xdsl.graph import graph_args
+        from rlx_xdsl.weights import write_weights
+
+        values = initializers(model)
+        (f,) = module.ops  # the one function `translate` builds
+        write_weights(weights, {a.name: values[a.name] for a in graph_args(f) if a.is_param})
+    return module
 
 
 def initializers(path_or_proto: Any) -> dict:

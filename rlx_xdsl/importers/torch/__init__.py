@@ -18,7 +18,7 @@ from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.importers.errors import ImportFailure
 
-__all__ = ["ImportFailure", "export", "import_module", "import_program", "supported_ops"]
+__all__ = ["ImportFailure", "export", "import_module", "import_program", "program_weights", "supported_ops"]
 
 
 def kept_whole() -> list:
@@ -52,10 +52,37 @@ def import_program(program: Any, name: str = "forward") -> ModuleOp:
     return translate(program, name)
 
 
-def import_module(model: Any, example_args: tuple, dynamic_shapes: Any = None, name: str = "forward") -> ModuleOp:
+def import_module(
+    model: Any, example_args: tuple, dynamic_shapes: Any = None, name: str = "forward", weights: Any = None
+) -> ModuleOp:
     """`model(*example_args)` as a MIR module: parameters and buffers are `rlx.param`
-    arguments named by their state-dict keys, dims marked dynamic are `?`."""
-    return import_program(export(model, example_args, dynamic_shapes), name)
+    arguments named by their state-dict keys, dims marked dynamic are `?`.
+
+    With `weights` (a `.safetensors` or `.npz` path) their values are written there too,
+    by the same names, for `rlx-run --params`; a failure to write is a `WeightsError`."""
+    program = export(model, example_args, dynamic_shapes)
+    module = import_program(program, name)
+    if weights is not None:
+        from rlx_xdsl.weights import write_weights
+
+        write_weights(weights, program_weights(program))
+    return module
+
+
+def program_weights(program: Any) -> dict:
+    """The values of an `ExportedProgram`'s parameters and buffers as numpy arrays, by
+    state-dict key: the `rlx.name`s of the imported function's `rlx.param` arguments."""
+    from torch.export.graph_signature import InputKind
+
+    from rlx_xdsl.importers.torch.types import to_numpy
+
+    values = {}
+    for spec in program.graph_signature.input_specs:
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+            # a non-persistent buffer is not in the state dict but among the constants
+            tensor = program.state_dict.get(spec.target, program.constants.get(spec.target))
+            values[spec.target] = to_numpy(tensor)
+    return values
 
 
 def supported_ops() -> list[str]:

@@ -27,7 +27,7 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
 from rlx_xdsl.importers.torch.table import ATEN
-from rlx_xdsl.importers.torch.types import DTYPES, dtype_name  # noqa: F401
+from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -145,7 +145,7 @@ class Translator:
         if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
             self.values[node] = self.b.param(spec.target, shape, dtype)
         elif spec.kind == InputKind.CONSTANT_TENSOR:
-            array = self.program.constants[spec.target].detach().cpu().numpy()
+            array = to_numpy(self.program.constants[spec.target])
             self.values[node] = self.constant(array, dtype)
         elif spec.kind == InputKind.USER_INPUT:
             self.values[node] = self.b.input(node.name, shape, dtype)

@@ -26,3 +26,14 @@ def dtype_name(dtype: torch.dtype, where: str | None = None) -> str:
         return DTYPES[dtype]
     except KeyError:
         raise ImportFailure(f"dtype {dtype} has no MIR equivalent", where) from None
+
+
+def to_numpy(tensor: torch.Tensor):
+    """A tensor's values as a numpy array of the same dtype (bf16 as `ml_dtypes.bfloat16`,
+    which numpy lacks and `Tensor.numpy()` refuses)."""
+    tensor = tensor.detach().cpu()
+    if tensor.dtype == torch.bfloat16:
+        import ml_dtypes
+
+        return tensor.view(torch.int16).numpy().view(ml_dtypes.bfloat16)
+    return tensor.numpy()
