@@ -20,7 +20,7 @@ from rlx_xdsl.transforms.legalize import PRIMITIVE, LegalizePass
 WITH_RULES = (
     norm.GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
     contraction.DotGeneralOp, reduction.SoftmaxOp, norm.LayerNormOp, norm.RmsNormOp,
-    attention.AttentionOp, attention.RopeOp, conv.ConvOp,
+    attention.AttentionOp, attention.RopeOp, conv.ConvOp, conv.PoolOp,
 )  # fmt: skip
 ALL_BUT_THESE = tuple(sorted({op.name for op in ALL_OPS} - {op.name for op in WITH_RULES}))
 
@@ -86,14 +86,14 @@ def test_attention_variants_keep_their_values(props):
 
 
 def test_a_conv_net_reaches_the_primitive_set():
-    """conv (strided, padded, dilated, grouped), layer_norm_2d and a resize.
-
-    (A transposed conv stops at the `mir.gather` that flips the kernel in
-    conv_backward_input's decomposition: gather is not in the primitive set.)"""
+    """conv (strided, padded, dilated, grouped), layer_norm_2d, a resize and a transposed
+    conv (whose decomposition flips the kernel with shape ops, not a gather)."""
     b = GraphBuilder("f")
     x, w1, g = b.input("x", [2, 4, 6, 5]), b.input("w1", [6, 2, 3, 2]), b.input("g", [6])
+    wt = b.input("wt", [6, 2, 3, 2])
     y = b.conv(x, w1, kernel_size=[3, 2], stride=[2, 1], padding=[1, 1], dilation=[1, 2], groups=2)
     y = b.layer_norm_2d(y, g, g)
+    y = b.conv_transpose_2d(y, wt, kernel_size=[3, 2], stride=[2, 1], padding=[1, 0], output_padding=[1, 0], groups=2)
     b.output(b.resize_nearest_2x(y))
     module = b.module()
     inputs = random_inputs(find_function(module, None))
@@ -102,6 +102,34 @@ def test_a_conv_net_reaches_the_primitive_set():
     module.verify()
     assert mir_names(module) <= PRIMITIVE
     close(run_function(module, None, inputs), before)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "i32"])
+def test_a_pooling_net_reaches_the_primitive_set(dtype):
+    """Max and mean pooling with padding (padded cells never count) and overlapping,
+    strided windows; f16 means accumulate in f32, integer max pads with the dtype's minimum."""
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3, 7, 6], dtype)
+    y = b.pool(x, kind="max", kernel_size=[3, 2], stride=[2, 1], padding=[1, 1])
+    outputs = [y, b.pool(x, kind="max", kernel_size=[2, 2])]
+    if dtype != "i32":
+        outputs.append(b.pool(y, kind="mean", kernel_size=[3, 3], stride=[2, 2], padding=[1, 1]))
+    b.output(*outputs)
+    module = b.module()
+    inputs = random_inputs(find_function(module, None))
+    if dtype == "i32":
+        inputs[0] = -np.abs(inputs[0]) - 1  # all negative: padding by 0 would win
+    before = run_function(module, None, inputs)
+    LegalizePass().apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) <= PRIMITIVE
+    after = run_function(module, None, inputs)
+    for a, e in zip(after, before, strict=True):
+        assert a.dtype == e.dtype
+        if dtype == "f16":
+            np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=1e-3, atol=1e-3)
+        else:
+            np.testing.assert_array_equal(a, e) if dtype == "i32" else np.testing.assert_allclose(a, e, rtol=1e-6, atol=1e-6)
 
 
 def test_a_fused_llama_graph_returns_to_unfused_ops():
@@ -134,9 +162,9 @@ def test_the_primitive_target_takes_a_vision_block_to_primitives():
 def test_the_primitive_target_reports_what_no_rule_removes():
     b = GraphBuilder("f")
     x = b.input("x", [1, 2, 4, 4])
-    b.output(b.resize_nearest_2x(b.pool(x, kind="max", kernel_size=[2, 2])))
+    b.output(b.resize_nearest_2x(b.cumsum(x, axis=3)))
     module = b.module()
-    with pytest.raises(OpError, match=r"'mir.pool' is not supported by the target .* after 1 round\(s\): mir.pool$"):
+    with pytest.raises(OpError, match=r"'mir.cumsum' is not supported by the target .* after 1 round\(s\): mir.cumsum$"):
         LegalizePass().apply(make_context(), module)
     assert "mir.resize_nearest_2x" not in mir_names(module)
 
