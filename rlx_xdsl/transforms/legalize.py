@@ -10,8 +10,10 @@ rms_norm, rope, attention, conv and pool as matmul, reduce, elementwise and shap
 `MAX_ROUNDS` rounds; the rules' outputs are legalized in later rounds. What is
 still unsupported then is an error at the first such op, listing them all.
 
-`supported` (full op names) overrides the target's set. The one target declared
-here is `primitive`: matmul, the elementwise ops, reduce and the shape ops.
+`target` is `primitive` (matmul, the elementwise ops, reduce and the shape ops) or a
+fusion target (cpu, metal, cuda, rocm, tpu, wgpu, best), whose kernels are declared
+with its fusion pipeline (`fusion/pipeline.py`); `supported` (full op names)
+overrides the target's set.
 """
 
 from __future__ import annotations
@@ -31,18 +33,18 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dialects.mir import contraction, elementwise, reduction, shape
+from rlx_xdsl.transforms.fusion.pipeline import PRIMITIVE
+from rlx_xdsl.transforms.fusion.pipeline import TARGETS as FUSION_TARGETS
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic
 
 MAX_ROUNDS = 16
 
-PRIMITIVE = frozenset(
-    op.name for op in (*elementwise.OPS, *shape.OPS, contraction.MatmulOp, reduction.ReduceOp)
-)
-"""The minimal primitive set: matmul, elementwise, reduce, shape ops."""
-
-TARGETS: dict[str, frozenset[str]] = {"primitive": PRIMITIVE}
+TARGETS: dict[str, frozenset[str]] = {
+    "primitive": PRIMITIVE,
+    **{name: target.kernels for name, target in FUSION_TARGETS.items()},
+}
+"""Each target's supported MIR ops."""
 
 
 def rules() -> list[RewritePattern]:

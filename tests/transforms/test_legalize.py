@@ -169,6 +169,65 @@ def test_the_primitive_target_reports_what_no_rule_removes():
     assert "mir.resize_nearest_2x" not in mir_names(module)
 
 
+# --- the fusion targets' kernels --------------------------------------------------------------
+
+
+def test_each_target_declares_its_kernels_with_its_fusion_claims():
+    """Fused ops follow the fusion claims; regions only where kept; GPUs lack backward kernels."""
+    from rlx_xdsl.dialects.mir import backward, fused, fused_regions
+    from rlx_xdsl.transforms.fusion.pipeline import TARGETS as FUSION
+    from rlx_xdsl.transforms.legalize import TARGETS
+
+    assert set(FUSION) < set(TARGETS)
+    assert fused.FusedSwigluOp.name in TARGETS["cpu"] and fused.FusedSwigluOp.name not in TARGETS["cuda"]
+    assert fused.FusedAttentionBlockOp.name not in TARGETS["metal"]
+    region = fused_regions.ElementwiseRegionOp.name
+    assert region not in TARGETS["cpu"] and region in TARGETS["cuda"] and region in TARGETS["tpu"]
+    assert backward.ConvBackwardInputOp.name in TARGETS["cpu"] and backward.ConvBackwardInputOp.name not in TARGETS["wgpu"]
+    assert TARGETS["tpu"] - PRIMITIVE == {
+        fused.FusedMatmulBiasActOp.name, fused.FusedResidualLayerNormOp.name, region
+    }
+    for name in FUSION:
+        assert "mir.if" not in TARGETS[name] and PRIMITIVE <= TARGETS[name]
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda", "metal", "tpu"])
+def test_a_fused_llama_graph_legalizes_for_its_target(target):
+    """The target's fusion pipeline, then rlx-legalize for the same target: every op is one of
+    the target's kernels and the values are unchanged."""
+    from rlx_xdsl.transforms.legalize import TARGETS
+
+    module = build_llama(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    FusionPipelinePass(target=target).apply(Context(), module)
+    LegalizePass(target=target).apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) - {"mir.yield"} <= TARGETS[target]
+    close(run_function(module, None, inputs), before)
+
+
+def test_the_training_graph_legalizes_for_a_gpu_target():
+    """cuda has no backward kernels: the decompositions replace them."""
+    from rlx_xdsl.dialects.mir import backward
+    from rlx_xdsl.testing.training import build_llama_training
+    from rlx_xdsl.transforms.legalize import TARGETS
+
+    module = build_llama_training(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32, vocab=8)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    assert mir_names(module) & {op.name for op in backward.OPS}
+    LegalizePass(target="cuda").apply(make_context(), module)
+    assert mir_names(module) <= TARGETS["cuda"]
+    assert not mir_names(module) & ({op.name for op in backward.OPS} - {backward.StopGradientOp.name})
+    close(run_function(module, None, inputs), before)
+
+
+def test_unknown_targets_are_refused():
+    with pytest.raises(ValueError, match="target=gpu: 'gpu' is not one of primitive, cpu, metal"):
+        LegalizePass(target="gpu")
+
+
 def test_unknown_supported_names_are_refused():
     with pytest.raises(ValueError, match="supported=mir.nope: no such op"):
         LegalizePass(supported=("mir.nope",))
