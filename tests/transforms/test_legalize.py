@@ -277,3 +277,17 @@ def test_the_training_graph_keeps_its_values_without_backward_and_loss_kernels()
     module.verify()
     assert not mir_names(module) & removed
     close(run_function(module, None, inputs), before)
+
+
+def test_the_training_graph_reaches_the_primitive_set():
+    """Forward, loss and backward kernels all become matmul, elementwise, reduce and shape ops."""
+    from rlx_xdsl.testing.training import build_llama_training
+
+    module = build_llama_training(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32, vocab=8)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    assert not mir_names(module) <= PRIMITIVE
+    LegalizePass(target="primitive").apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) <= PRIMITIVE
+    close(run_function(module, None, inputs), before)
