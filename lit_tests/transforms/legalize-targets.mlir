@@ -2,6 +2,7 @@
 // natively and rewrites the rest; --dispatch-report reads the same set (from rlx-legalize, or
 // from rlx-fusion-pipeline's target when the pipeline has no rlx-legalize).
 // RUN: rlx-opt %s --dispatch-report -p 'rlx-legalize{target=cpu}' 2>&1 | filecheck %s --check-prefix=CPU
+// RUN: rlx-opt %s --dispatch-report -p 'rlx-legalize{target=cpu dispatch=common}' 2>&1 | filecheck %s --check-prefix=CPU-COMMON
 // RUN: rlx-opt %s --dispatch-report -p 'rlx-legalize{target=cuda}' 2>&1 | filecheck %s --check-prefix=CUDA
 // RUN: rlx-opt %s --dispatch-report -p 'rlx-legalize{target=metal}' 2>&1 | filecheck %s --check-prefix=METAL
 // RUN: rlx-opt %s --dispatch-report -p 'rlx-legalize{target=tpu}' 2>&1 | filecheck %s --check-prefix=TPU
@@ -20,6 +21,16 @@
 // CPU-NEXT:    mir.fused_swiglu
 // CPU-NEXT:    mir.softmax
 // CPU-NEXT:    func.return
+
+// dispatch=common (RLX's RLX_KERNEL_DISPATCH=common): the logical kernels become common IR
+// even on a target that runs them.
+// CPU-COMMON:      mir.layer_norm_2d  1  common IR
+// CPU-COMMON:      mir.relu_backward  1  native
+// CPU-COMMON-LABEL: func.func @f
+// CPU-COMMON-NEXT:    mir.transpose
+// CPU-COMMON-NEXT:    mir.layer_norm
+// CPU-COMMON-NEXT:    mir.transpose
+// CPU-COMMON-NEXT:    mir.relu_backward
 
 // cuda: no backward kernels, the logical kernels as common IR, no FusedSwiGLU.
 // CUDA:      dispatch report:

@@ -13,7 +13,10 @@ still unsupported then is an error at the first such op, listing them all.
 `target` is `primitive` (matmul, the elementwise ops, reduce and the shape ops) or a
 fusion target (cpu, metal, cuda, rocm, tpu, wgpu, best), whose kernels are declared
 with its fusion pipeline (`fusion/pipeline.py`); `supported` (full op names)
-overrides the target's set.
+overrides the target's set. `dispatch=common` lowers the logical kernels
+(group_norm, resize_nearest_2x, layer_norm_2d, conv_transpose_2d) even on a target
+that runs them (RLX's `RLX_KERNEL_DISPATCH=common`; `native`, the default, is its
+PreferNative policy).
 """
 
 from __future__ import annotations
@@ -136,11 +139,16 @@ class LegalizePass(ModulePass):
     supported: tuple[str, ...] = field(
         default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.matmul"}
     )
+    dispatch: str = field(default="native", metadata={"syntax": "native|common", "example": "common"})
+    """RLX's `KernelDispatchConfig`: `native` (PreferNative) keeps the logical kernels a
+    target runs; `common` lowers them to common IR even there."""
 
     def __post_init__(self) -> None:
         """Bad options are usage errors, before any IR is read."""
         if self.target not in TARGETS:
             raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
+        if self.dispatch not in ("native", "common"):
+            raise ValueError(f"dispatch={self.dispatch}: '{self.dispatch}' is not one of native, common")
         from rlx_xdsl.context import make_context
 
         ctx = make_context()
@@ -149,7 +157,12 @@ class LegalizePass(ModulePass):
             raise ValueError(f"supported={','.join(unknown)}: no such op")
 
     def supported_ops(self, ctx: Context) -> frozenset[str]:
-        return frozenset(self.supported) if self.supported else TARGETS[self.target]
+        supported = frozenset(self.supported) if self.supported else TARGETS[self.target]
+        if self.dispatch == "common":
+            from rlx_xdsl.transforms.lower_logical_kernels import LOGICAL_KERNELS
+
+            supported -= {op.name for op in LOGICAL_KERNELS}
+        return supported
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         legalize(op, self.supported_ops(ctx))

@@ -228,6 +228,11 @@ def test_unknown_targets_are_refused():
         LegalizePass(target="gpu")
 
 
+def test_unknown_dispatch_policies_are_refused():
+    with pytest.raises(ValueError, match="dispatch=fast: 'fast' is not one of native, common"):
+        LegalizePass(dispatch="fast")
+
+
 def test_unknown_supported_names_are_refused():
     with pytest.raises(ValueError, match="supported=mir.nope: no such op"):
         LegalizePass(supported=("mir.nope",))
