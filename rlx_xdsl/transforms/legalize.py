@@ -30,7 +30,6 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     GreedyRewritePatternApplier,
     PatternRewriter,
-    
     RewritePattern,
 )
 from xdsl.traits import IsTerminator
@@ -65,8 +64,8 @@ def rules() -> list[RewritePattern]:
     from rlx_xdsl.transforms.primitive_rules import (
         AttentionAsPrimitives,
         ConvAsPrimitives,
-        PoolAsPrimitives,
         LayerNormAsPrimitives,
+        PoolAsPrimitives,
         RopeAsPrimitives,
         RmsNormAsPrimitives,
         SoftmaxAsPrimitives,

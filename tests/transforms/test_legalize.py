@@ -126,10 +126,11 @@ def test_a_pooling_net_reaches_the_primitive_set(dtype):
     after = run_function(module, None, inputs)
     for a, e in zip(after, before, strict=True):
         assert a.dtype == e.dtype
-        if dtype == "f16":
-            np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=1e-3, atol=1e-3)
+        if dtype == "i32":
+            np.testing.assert_array_equal(a, e)
         else:
-            np.testing.assert_array_equal(a, e) if dtype == "i32" else np.testing.assert_allclose(a, e, rtol=1e-6, atol=1e-6)
+            tol = 1e-3 if dtype == "f16" else 1e-6
+            np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=tol, atol=tol)
 
 
 def test_a_fused_llama_graph_returns_to_unfused_ops():
