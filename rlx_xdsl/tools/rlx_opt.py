@@ -209,7 +209,8 @@ class RlxOptMain(xDSLOptMain):
             choices=("text", "json"),
             metavar="FORMAT",
             help="print how each op kind of the input reaches the backend of the pipeline's last "
-            "rlx-legalize (native, common IR, rewritten, unsupported) and whether it is compile-ready, "
+            "rlx-legalize (else its last rlx-fusion-pipeline's target, else the primitive target): "
+            "native, common IR, rewritten, unsupported, and whether it is compile-ready, "
             "to stderr: text (default) or json",
         )
         _add_flags(
@@ -500,12 +501,17 @@ class RlxOptMain(xDSLOptMain):
         return result
 
     def dispatch_report(self, module: ModuleOp) -> str:
-        """The dispatch report of the input for the last `rlx-legalize`'s supported set."""
+        """The dispatch report of the input for the supported set of the pipeline's last
+        `rlx-legalize` or, failing one, its last `rlx-fusion-pipeline`'s target."""
         from rlx_xdsl.transforms.dispatch_report import DispatchReport
+        from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
         from rlx_xdsl.transforms.legalize import LegalizePass
 
-        legalizers = [p for p in self.pipeline_spec.passes if isinstance(p, LegalizePass)]
-        supported = (legalizers[-1] if legalizers else LegalizePass()).supported_ops(self.ctx)
+        passes = self.pipeline_spec.passes
+        legalizers = [p for p in passes if isinstance(p, LegalizePass)]
+        fusions = [LegalizePass(target=p.target) for p in passes if isinstance(p, FusionPipelinePass)]
+        legalizer = (legalizers or fusions or [LegalizePass()])[-1]
+        supported = legalizer.supported_ops(self.ctx)
         return DispatchReport.analyze(module, supported).render(self.args.dispatch_report)
 
     def parse(self, text: str, offset: int) -> tuple[ModuleOp, LineIndex]:

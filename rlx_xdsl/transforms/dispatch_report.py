@@ -13,7 +13,8 @@ Per op kind of the input: its count and its path,
 
 The analysis legalizes a copy of the graph; the graph itself is untouched.
 `rlx-opt --dispatch-report[=json]` prints it for the supported set of the pipeline's
-last `rlx-legalize` (the `primitive` target without one).
+last `rlx-legalize`, else of its last `rlx-fusion-pipeline`'s target (the kernels
+declared in `fusion/pipeline.py`), else of the `primitive` target.
 """
 
 from __future__ import annotations

@@ -6,12 +6,17 @@ tried (unfuse rules of fused ops, backward-kernel decompositions, the
 softmax-cross-entropy lowering, `mir.if` inlining and bounded `mir.while` unrolling,
 `dot_general` as matmul, the logical-kernel lowerings: group_norm,
 resize_nearest_2x, layer_norm_2d, conv_transpose_2d, and softmax, layer_norm and
-rms_norm, rope, attention and conv as matmul, reduce, elementwise and shape ops), one walk per round, at most
+rms_norm, rope, attention, conv and pool as matmul, reduce, elementwise and shape ops), one walk per round, at most
 `MAX_ROUNDS` rounds; the rules' outputs are legalized in later rounds. What is
 still unsupported then is an error at the first such op, listing them all.
 
-`supported` (full op names) overrides the target's set. The one target declared
-here is `primitive`: matmul, the elementwise ops, reduce and the shape ops.
+`target` is `primitive` (matmul, the elementwise ops, reduce and the shape ops) or a
+fusion target (cpu, metal, cuda, rocm, tpu, wgpu, best), whose kernels are declared
+with its fusion pipeline (`fusion/pipeline.py`); `supported` (full op names)
+overrides the target's set. `dispatch=common` lowers the logical kernels
+(group_norm, resize_nearest_2x, layer_norm_2d, conv_transpose_2d) even on a target
+that runs them (RLX's `RLX_KERNEL_DISPATCH=common`; `native`, the default, is its
+PreferNative policy).
 """
 
 from __future__ import annotations
@@ -29,18 +34,18 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dialects.mir import contraction, elementwise, reduction, shape
+from rlx_xdsl.transforms.fusion.pipeline import PRIMITIVE
+from rlx_xdsl.transforms.fusion.pipeline import TARGETS as FUSION_TARGETS
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic
 
 MAX_ROUNDS = 16
 
-PRIMITIVE = frozenset(
-    op.name for op in (*elementwise.OPS, *shape.OPS, contraction.MatmulOp, reduction.ReduceOp)
-)
-"""The minimal primitive set: matmul, elementwise, reduce, shape ops."""
-
-TARGETS: dict[str, frozenset[str]] = {"primitive": PRIMITIVE}
+TARGETS: dict[str, frozenset[str]] = {
+    "primitive": PRIMITIVE,
+    **{name: target.kernels for name, target in FUSION_TARGETS.items()},
+}
+"""Each target's supported MIR ops."""
 
 
 def rules() -> list[RewritePattern]:
@@ -59,6 +64,7 @@ def rules() -> list[RewritePattern]:
         AttentionAsPrimitives,
         ConvAsPrimitives,
         LayerNormAsPrimitives,
+        PoolAsPrimitives,
         RopeAsPrimitives,
         RmsNormAsPrimitives,
         SoftmaxAsPrimitives,
@@ -73,7 +79,7 @@ def rules() -> list[RewritePattern]:
         InlineIf(), UnrollWhile(), LowerDotGeneral(),
         LowerGroupNorm(), LowerResizeNearest2x(), LowerLayerNorm2d(), LowerConvTranspose2d(),
         SoftmaxAsPrimitives(), LayerNormAsPrimitives(), RmsNormAsPrimitives(),
-        RopeAsPrimitives(), AttentionAsPrimitives(), ConvAsPrimitives(),
+        RopeAsPrimitives(), AttentionAsPrimitives(), ConvAsPrimitives(), PoolAsPrimitives(),
     ]  # fmt: skip
 
 
@@ -137,11 +143,16 @@ class LegalizePass(ModulePass):
     supported: tuple[str, ...] = field(
         default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.matmul"}
     )
+    dispatch: str = field(default="native", metadata={"syntax": "native|common", "example": "common"})
+    """RLX's `KernelDispatchConfig`: `native` (PreferNative) keeps the logical kernels a
+    target runs; `common` lowers them to common IR even there."""
 
     def __post_init__(self) -> None:
         """Bad options are usage errors, before any IR is read."""
         if self.target not in TARGETS:
             raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
+        if self.dispatch not in ("native", "common"):
+            raise ValueError(f"dispatch={self.dispatch}: '{self.dispatch}' is not one of native, common")
         from rlx_xdsl.context import make_context
 
         ctx = make_context()
@@ -150,7 +161,12 @@ class LegalizePass(ModulePass):
             raise ValueError(f"supported={','.join(unknown)}: no such op")
 
     def supported_ops(self, ctx: Context) -> frozenset[str]:
-        return frozenset(self.supported) if self.supported else TARGETS[self.target]
+        supported = frozenset(self.supported) if self.supported else TARGETS[self.target]
+        if self.dispatch == "common":
+            from rlx_xdsl.transforms.lower_logical_kernels import LOGICAL_KERNELS
+
+            supported -= {op.name for op in LOGICAL_KERNELS}
+        return supported
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         legalize(op, self.supported_ops(ctx))

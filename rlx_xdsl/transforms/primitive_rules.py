@@ -1,4 +1,4 @@
-"""softmax, layer_norm, rms_norm, rope, attention and conv as primitive MIR (matmul, reduce,
+"""softmax, layer_norm, rms_norm, rope, attention, conv and pool as primitive MIR (matmul, reduce,
 elementwise and shape ops): the `rlx-legalize` rules that take them to the `primitive` target.
 
 Each follows its kernel's formula (`interpreters/mir/reduction.py`, `norm.py`,
@@ -8,12 +8,14 @@ repeats KV heads for grouped queries, scales, softcaps, masks (a constant `[Sq, 
 keep-matrix for the positional masks, which needs both lengths static) and takes a
 softmax whose fully masked rows are 0, as the kernel; conv gathers its windows with
 narrow, reshape and concat (strides as a split axis, padding as concatenated zeros) and
-multiplies them by the weights in one grouped matmul. f16/bf16 are computed in f32 and
+multiplies them by the weights in one grouped matmul; pool gathers its windows the
+same way and reduces them (max, or a sum divided by the count of real cells). f16/bf16 are computed in f32 and
 rounded once, as the kernels do (attention rounds its probabilities before `@ v`).
 """
 
 from __future__ import annotations
 
+import numpy as np
 from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
@@ -22,10 +24,12 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
-from rlx_xdsl.dialects.mir.conv import ConvOp
+from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp
 from rlx_xdsl.dialects.mir.reduction import SoftmaxOp
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.interpreters.mir.attention import position_keep
+from rlx_xdsl.interpreters.mir.conv import lowest
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 from rlx_xdsl.emitter import Emitter
 
@@ -122,20 +126,20 @@ def attention(e: Emitter, op: AttentionOp) -> SSAValue:
     return e.mir.matmul(probs, v)
 
 
-def zeros(e: Emitter, shape: list[int], et) -> SSAValue:
-    return e.mir.expand(e.mir.constant(0.0, et), target_shape=shape)
+def filled(e: Emitter, shape: list[int], et, fill=0.0) -> SSAValue:
+    return e.mir.expand(e.mir.constant(np.asarray(fill, dtypes.numpy_dtype(et)), et), target_shape=shape)
 
 
-def padded(e: Emitter, x: SSAValue, axis: int, before: int, after: int) -> SSAValue:
-    """`x` with `before` and `after` zero rows along `axis` (a concat)."""
+def padded(e: Emitter, x: SSAValue, axis: int, before: int, after: int, fill=0.0) -> SSAValue:
+    """`x` with `before` and `after` rows of `fill` along `axis` (a concat)."""
     if before == after == 0:
         return x
     shape = list(tensor_type(x).get_shape())
     et = tensor_type(x).element_type
-    parts = [zeros(e, [*shape[:axis], before, *shape[axis + 1 :]], et)] if before else []
+    parts = [filled(e, [*shape[:axis], before, *shape[axis + 1 :]], et, fill)] if before else []
     parts.append(x)
     if after:
-        parts.append(zeros(e, [*shape[:axis], after, *shape[axis + 1 :]], et))
+        parts.append(filled(e, [*shape[:axis], after, *shape[axis + 1 :]], et, fill))
     return e.mir.concat(*parts, axis=axis)
 
 
@@ -159,19 +163,66 @@ def conv(e: Emitter, op: ConvOp) -> SSAValue:
     cout, per_group, kh, kw = tensor_type(op.w).get_shape()
     _, _, ho, wo = out_type.get_shape()
     groups = op.groups.value.data
-    (sh, sw), (ph, pw), (dh, dw) = op.pair("stride"), op.pair("padding"), op.dilation_pair()
-    x = padded(e, op.x, 2, ph, max(ph, (kh - 1) * dh + sh * ho - h - ph))
-    x = padded(e, x, 3, pw, max(pw, (kw - 1) * dw + sw * wo - w - pw))
-    cells = []
-    for a in range(kh):
-        rows = strided(e, x, 2, a * dh, ho, sh)
-        for b in range(kw):
-            cell = strided(e, rows, 3, b * dw, wo, sw)
-            cells.append(e.mir.reshape(cell, new_shape=[n, c, 1, ho * wo]))
+    stride, dilation = op.pair("stride"), op.dilation_pair()
+    x = window_padded(e, op, op.x, (kh, kw), stride, dilation)
+    cells = [
+        e.mir.reshape(cell, new_shape=[n, c, 1, ho * wo])
+        for cell in window_cells(e, x, (kh, kw), stride, dilation, (ho, wo))
+    ]
     patches = e.mir.concat(*cells, axis=2) if len(cells) > 1 else cells[0]
     patches = e.mir.reshape(patches, new_shape=[n, groups, per_group * kh * kw, ho * wo])
     weights = e.mir.reshape(op.w, new_shape=[groups, cout // groups, per_group * kh * kw])
     return e.mir.reshape(e.mir.matmul(weights, patches), new_shape=[n, cout, ho, wo])
+
+
+def window_cells(
+    e: Emitter, x: SSAValue, kernel: tuple[int, int], stride: tuple[int, int], dilation: tuple[int, int], out: tuple[int, int]
+) -> list[SSAValue]:
+    """The `kh * kw` cells of every window of the (already padded) `x[N, C, H, W]`, each
+    `[N, C, Ho, Wo]`: cell `(a, b)` of window `(i, j)` is `x[.., i sh + a dh, j sw + b dw]`."""
+    cells = []
+    for a in range(kernel[0]):
+        rows = strided(e, x, 2, a * dilation[0], out[0], stride[0])
+        cells += [strided(e, rows, 3, b * dilation[1], out[1], stride[1]) for b in range(kernel[1])]
+    return cells
+
+
+def window_padded(e: Emitter, op, x: SSAValue, kernel, stride, dilation, fill=0.0) -> SSAValue:
+    """`x` padded by the op's padding, and after it as far as the last window's strided reads reach."""
+    (h, w), (ho, wo) = tensor_type(x).get_shape()[2:], tensor_type(op.result).get_shape()[2:]
+    (ph, pw), (kh, kw), (sh, sw), (dh, dw) = op.pair("padding"), kernel, stride, dilation
+    x = padded(e, x, 2, ph, max(ph, (kh - 1) * dh + sh * ho - h - ph), fill)
+    return padded(e, x, 3, pw, max(pw, (kw - 1) * dw + sw * wo - w - pw), fill)
+
+
+def real_cells(size: int, out: int, kernel: int, stride: int, pad: int) -> np.ndarray:
+    """How many cells of each window along one axis lie inside the unpadded input."""
+    starts = np.arange(out) * stride - pad
+    return np.minimum(starts + kernel, size) - np.maximum(starts, 0)
+
+
+def pool(e: Emitter, op: PoolOp) -> SSAValue:
+    """The windows' cells stacked on a new axis 2 and reduced over it: max with the dtype's
+    lowest value as padding (it never wins), mean as a sum divided by each window's count
+    of real cells (a constant), accumulated in f32 for f16/bf16 as the kernel."""
+    x_type, out_type = tensor_type(op.x), tensor_type(op.result)
+    if DYNAMIC in x_type.get_shape():
+        raise OpError(op, f"'{op.name}' cannot be rewritten: x needs a static shape, got {fmt_shape(x_type.get_shape())}")
+    n, c, h, w = x_type.get_shape()
+    ho, wo = out_type.get_shape()[2:]
+    kernel, stride = op.pair("kernel_size"), op.pair("stride")
+    is_max = op.kind.data == ReduceKind.MAX
+    x = op.x if is_max else widened(e, op.x)
+    fill = lowest(dtypes.numpy_dtype(x_type.element_type)) if is_max else 0.0
+    x = window_padded(e, op, x, kernel, stride, (1, 1), fill)
+    cells = [e.mir.reshape(cell, new_shape=[n, c, 1, ho, wo]) for cell in window_cells(e, x, kernel, stride, (1, 1), (ho, wo))]
+    stacked = e.mir.concat(*cells, axis=2) if len(cells) > 1 else cells[0]
+    if is_max:
+        return e.mir.reduce(stacked, kind="max", axes=[2], keep_dim=False)
+    (ph, pw), et = op.pair("padding"), tensor_type(x).element_type
+    count = np.outer(real_cells(h, ho, kernel[0], stride[0], ph), real_cells(w, wo, kernel[1], stride[1], pw))
+    total = e.mir.reduce(stacked, kind="sum", axes=[2], keep_dim=False)
+    return narrowed(e, e.mir.div(total, e.mir.constant(count.astype(dtypes.numpy_dtype(et)), et)), op.x)
 
 
 class SoftmaxAsPrimitives(RewritePattern):
@@ -214,3 +265,10 @@ class ConvAsPrimitives(RewritePattern):
     def match_and_rewrite(self, op: ConvOp, rewriter: PatternRewriter) -> None:
         e = Emitter.replacing(op, rewriter)
         e.replace(op, conv(e, op))
+
+
+class PoolAsPrimitives(RewritePattern):
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: PoolOp, rewriter: PatternRewriter) -> None:
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, pool(e, op))

@@ -20,7 +20,7 @@ from rlx_xdsl.transforms.legalize import PRIMITIVE, LegalizePass
 WITH_RULES = (
     norm.GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
     contraction.DotGeneralOp, reduction.SoftmaxOp, norm.LayerNormOp, norm.RmsNormOp,
-    attention.AttentionOp, attention.RopeOp, conv.ConvOp,
+    attention.AttentionOp, attention.RopeOp, conv.ConvOp, conv.PoolOp,
 )  # fmt: skip
 ALL_BUT_THESE = tuple(sorted({op.name for op in ALL_OPS} - {op.name for op in WITH_RULES}))
 
@@ -86,14 +86,14 @@ def test_attention_variants_keep_their_values(props):
 
 
 def test_a_conv_net_reaches_the_primitive_set():
-    """conv (strided, padded, dilated, grouped), layer_norm_2d and a resize.
-
-    (A transposed conv stops at the `mir.gather` that flips the kernel in
-    conv_backward_input's decomposition: gather is not in the primitive set.)"""
+    """conv (strided, padded, dilated, grouped), layer_norm_2d, a resize and a transposed
+    conv (whose decomposition flips the kernel with shape ops, not a gather)."""
     b = GraphBuilder("f")
     x, w1, g = b.input("x", [2, 4, 6, 5]), b.input("w1", [6, 2, 3, 2]), b.input("g", [6])
+    wt = b.input("wt", [6, 2, 3, 2])
     y = b.conv(x, w1, kernel_size=[3, 2], stride=[2, 1], padding=[1, 1], dilation=[1, 2], groups=2)
     y = b.layer_norm_2d(y, g, g)
+    y = b.conv_transpose_2d(y, wt, kernel_size=[3, 2], stride=[2, 1], padding=[1, 0], output_padding=[1, 0], groups=2)
     b.output(b.resize_nearest_2x(y))
     module = b.module()
     inputs = random_inputs(find_function(module, None))
@@ -102,6 +102,35 @@ def test_a_conv_net_reaches_the_primitive_set():
     module.verify()
     assert mir_names(module) <= PRIMITIVE
     close(run_function(module, None, inputs), before)
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "i32"])
+def test_a_pooling_net_reaches_the_primitive_set(dtype):
+    """Max and mean pooling with padding (padded cells never count) and overlapping,
+    strided windows; f16 means accumulate in f32, integer max pads with the dtype's minimum."""
+    b = GraphBuilder("f")
+    x = b.input("x", [2, 3, 7, 6], dtype)
+    y = b.pool(x, kind="max", kernel_size=[3, 2], stride=[2, 1], padding=[1, 1])
+    outputs = [y, b.pool(x, kind="max", kernel_size=[2, 2])]
+    if dtype != "i32":
+        outputs.append(b.pool(y, kind="mean", kernel_size=[3, 3], stride=[2, 2], padding=[1, 1]))
+    b.output(*outputs)
+    module = b.module()
+    inputs = random_inputs(find_function(module, None))
+    if dtype == "i32":
+        inputs[0] = -np.abs(inputs[0]) - 1  # all negative: padding by 0 would win
+    before = run_function(module, None, inputs)
+    LegalizePass().apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) <= PRIMITIVE
+    after = run_function(module, None, inputs)
+    for a, e in zip(after, before, strict=True):
+        assert a.dtype == e.dtype
+        if dtype == "i32":
+            np.testing.assert_array_equal(a, e)
+        else:
+            tol = 1e-3 if dtype == "f16" else 1e-6
+            np.testing.assert_allclose(a.astype(np.float64), e.astype(np.float64), rtol=tol, atol=tol)
 
 
 def test_a_fused_llama_graph_returns_to_unfused_ops():
@@ -134,11 +163,75 @@ def test_the_primitive_target_takes_a_vision_block_to_primitives():
 def test_the_primitive_target_reports_what_no_rule_removes():
     b = GraphBuilder("f")
     x = b.input("x", [1, 2, 4, 4])
-    b.output(b.resize_nearest_2x(b.pool(x, kind="max", kernel_size=[2, 2])))
+    b.output(b.resize_nearest_2x(b.cumsum(x, axis=3)))
     module = b.module()
-    with pytest.raises(OpError, match=r"'mir.pool' is not supported by the target .* after 1 round\(s\): mir.pool$"):
+    with pytest.raises(OpError, match=r"'mir.cumsum' is not supported by the target .* after 1 round\(s\): mir.cumsum$"):
         LegalizePass().apply(make_context(), module)
     assert "mir.resize_nearest_2x" not in mir_names(module)
+
+
+# --- the fusion targets' kernels --------------------------------------------------------------
+
+
+def test_each_target_declares_its_kernels_with_its_fusion_claims():
+    """Fused ops follow the fusion claims; regions only where kept; GPUs lack backward kernels."""
+    from rlx_xdsl.dialects.mir import backward, fused, fused_regions
+    from rlx_xdsl.transforms.fusion.pipeline import TARGETS as FUSION
+    from rlx_xdsl.transforms.legalize import TARGETS
+
+    assert set(FUSION) < set(TARGETS)
+    assert fused.FusedSwigluOp.name in TARGETS["cpu"] and fused.FusedSwigluOp.name not in TARGETS["cuda"]
+    assert fused.FusedAttentionBlockOp.name not in TARGETS["metal"]
+    region = fused_regions.ElementwiseRegionOp.name
+    assert region not in TARGETS["cpu"] and region in TARGETS["cuda"] and region in TARGETS["tpu"]
+    assert backward.ConvBackwardInputOp.name in TARGETS["cpu"] and backward.ConvBackwardInputOp.name not in TARGETS["wgpu"]
+    assert TARGETS["tpu"] - PRIMITIVE == {
+        fused.FusedMatmulBiasActOp.name, fused.FusedResidualLayerNormOp.name, region
+    }
+    for name in FUSION:
+        assert "mir.if" not in TARGETS[name] and PRIMITIVE <= TARGETS[name]
+
+
+@pytest.mark.parametrize("target", ["cpu", "cuda", "metal", "tpu"])
+def test_a_fused_llama_graph_legalizes_for_its_target(target):
+    """The target's fusion pipeline, then rlx-legalize for the same target: every op is one of
+    the target's kernels and the values are unchanged."""
+    from rlx_xdsl.transforms.legalize import TARGETS
+
+    module = build_llama(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    FusionPipelinePass(target=target).apply(Context(), module)
+    LegalizePass(target=target).apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) - {"mir.yield"} <= TARGETS[target]
+    close(run_function(module, None, inputs), before)
+
+
+def test_the_training_graph_legalizes_for_a_gpu_target():
+    """cuda has no backward kernels: the decompositions replace them."""
+    from rlx_xdsl.dialects.mir import backward
+    from rlx_xdsl.testing.training import build_llama_training
+    from rlx_xdsl.transforms.legalize import TARGETS
+
+    module = build_llama_training(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32, vocab=8)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    assert mir_names(module) & {op.name for op in backward.OPS}
+    LegalizePass(target="cuda").apply(make_context(), module)
+    assert mir_names(module) <= TARGETS["cuda"]
+    assert not mir_names(module) & ({op.name for op in backward.OPS} - {backward.StopGradientOp.name})
+    close(run_function(module, None, inputs), before)
+
+
+def test_unknown_targets_are_refused():
+    with pytest.raises(ValueError, match="target=gpu: 'gpu' is not one of primitive, cpu, metal"):
+        LegalizePass(target="gpu")
+
+
+def test_unknown_dispatch_policies_are_refused():
+    with pytest.raises(ValueError, match="dispatch=fast: 'fast' is not one of native, common"):
+        LegalizePass(dispatch="fast")
 
 
 def test_unknown_supported_names_are_refused():
@@ -189,4 +282,18 @@ def test_the_training_graph_keeps_its_values_without_backward_and_loss_kernels()
     LegalizePass(supported=tuple(sorted({op.name for op in ALL_OPS} - removed))).apply(make_context(), module)
     module.verify()
     assert not mir_names(module) & removed
+    close(run_function(module, None, inputs), before)
+
+
+def test_the_training_graph_reaches_the_primitive_set():
+    """Forward, loss and backward kernels all become matmul, elementwise, reduce and shape ops."""
+    from rlx_xdsl.testing.training import build_llama_training
+
+    module = build_llama_training(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32, vocab=8)
+    inputs = random_inputs(find_function(module, None))
+    before = run_function(module, None, inputs)
+    assert not mir_names(module) <= PRIMITIVE
+    LegalizePass(target="primitive").apply(make_context(), module)
+    module.verify()
+    assert mir_names(module) <= PRIMITIVE
     close(run_function(module, None, inputs), before)

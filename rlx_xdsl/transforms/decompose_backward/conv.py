@@ -17,7 +17,6 @@ the batch may be dynamic.
 
 from __future__ import annotations
 
-import numpy as np
 from xdsl.dialects.builtin import i64
 from xdsl.ir import Operation, SSAValue
 
@@ -65,11 +64,12 @@ def spread(e: Emitter, op: Operation, value: SSAValue, axis: int, stride: int, l
 
 
 def flipped(e: Emitter, w: SSAValue) -> SSAValue:
-    """The kernel reversed along both spatial axes (a gather with reversed positions)."""
+    """The kernel reversed along both spatial axes: its one-wide slices concatenated in
+    reverse order (shape ops only, so a backend without `mir.gather` runs it)."""
     for axis in (H, W):
         size = shape_of(w)[axis]
         if size > 1:
-            w = e.mir.gather(w, e.mir.constant(np.arange(size - 1, -1, -1), i64), axis=axis)
+            w = e.mir.concat(*(e.mir.narrow(w, axis=axis, start=i, len=1) for i in reversed(range(size))), axis=axis)
     return w
 
 

@@ -31,6 +31,20 @@ unfuses regions; metal lacks FusedAttentionBlock; cuda and rocm lack
 FusedSwiGLU; tpu claims MatMul, ElementwiseRegion, FusedMatMulBiasAct and
 FusedResidualLN only; wgpu claims everything. GPU targets and tpu keep
 regions with RLX's 32-step / 16-input caps; cpu's caps are unbounded.
+
+Each target also declares the MIR ops its kernels run (`Target.kernels`, what
+`rlx-legalize{target=…}` and the dispatch report read; RLX's backends'
+`supported_ops()`), from its kernel library and its fusion claims:
+
+* `full` (cpu, best): every MIR op except `mir.if` / `mir.while` (RLX's backends lower
+  control flow before anything else);
+* `forward` (metal, cuda, rocm, wgpu): the same without the backward kernels (RLX runs
+  those as CPU thunks only) and without the logical kernels group_norm,
+  resize_nearest_2x, layer_norm_2d and conv_transpose_2d (the "common IR" path);
+* `primitive` (tpu): matmul, the elementwise ops, reduce and the shape ops;
+
+plus the fused ops the target claims (`mir.elementwise_region` only where regions
+are kept, `mir.fused_matmul_epilogue` only for best), and none it does not claim.
 """
 
 from __future__ import annotations
@@ -42,6 +56,20 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.passes import ModulePass
 
+from rlx_xdsl.dialects.mir import (
+    ALL_OPS,
+    backward,
+    contraction,
+    elementwise,
+    fused,
+    fused_regions,
+    loss,
+    reduction,
+    regions,
+    shape,
+    vision,
+)
+from rlx_xdsl.dialects.mir.norm import GroupNormOp
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 from rlx_xdsl.transforms.fusion.attention_block import FuseAttentionBlockPass
 from rlx_xdsl.transforms.fusion.control_flow import LowerControlFlowPass
@@ -71,27 +99,70 @@ ALL = frozenset(
 """The RLX op kinds whose support decides which fusion passes a target runs."""
 
 
+def _names(*ops: type) -> frozenset[str]:
+    return frozenset(op.name for op in ops)
+
+
+PRIMITIVE = _names(*elementwise.OPS, *shape.OPS, contraction.MatmulOp, reduction.ReduceOp)
+"""The minimal primitive set: matmul, elementwise, reduce, shape ops."""
+
+FUSED_OPS = {
+    "FusedAttentionBlock": fused.FusedAttentionBlockOp,
+    "FusedMatMulBiasAct": fused.FusedMatmulBiasActOp,
+    "FusedResidualLN": fused.FusedResidualLayerNormOp,
+    "FusedResidualRmsNorm": fused.FusedResidualRmsNormOp,
+    "FusedSwiGLU": fused.FusedSwigluOp,
+    "FusedTransformerLayer": fused.FusedTransformerLayerOp,
+    "ElementwiseRegion": fused_regions.ElementwiseRegionOp,
+}
+"""The MIR op of each fused RLX kind a target may claim."""
+
+LIBRARIES: dict[str, frozenset[str]] = {
+    "full": _names(*ALL_OPS) - _names(regions.IfOp, regions.WhileOp),
+    "primitive": PRIMITIVE,
+}
+LIBRARIES["forward"] = LIBRARIES["full"] - _names(
+    *(op for op in backward.OPS if op is not backward.StopGradientOp),
+    loss.SoftmaxCrossEntropyBackwardOp,
+    GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
+)  # fmt: skip
+"""The unfused MIR ops a kernel library runs (see the module docstring)."""
+
+
 @dataclass(frozen=True)
 class Target:
-    """What a backend claims, as far as fusion cares."""
+    """What a backend claims: its fusions, region caps and kernels."""
 
     supports: frozenset[str]
     keep_regions: bool
     max_steps: int = 32
     max_inputs: int = 16
     beyond_rlx: bool = False
+    library: str = "forward"
+
+    @property
+    def kernels(self) -> frozenset[str]:
+        """The MIR ops the target runs natively: its library and the fused ops it claims."""
+        claimed = {kind for kind in self.supports if kind != "ElementwiseRegion" or self.keep_regions}
+        fused_ops = _names(*(op for kind, op in FUSED_OPS.items() if kind in claimed))
+        if self.beyond_rlx:
+            fused_ops |= _names(fused_regions.FusedMatmulEpilogueOp)
+        unfused = LIBRARIES[self.library] - _names(*FUSED_OPS.values(), fused_regions.FusedMatmulEpilogueOp)
+        return unfused | fused_ops
 
 
 TARGETS: dict[str, Target] = {
-    "cpu": Target(ALL, keep_regions=False, max_steps=0, max_inputs=0),
+    "cpu": Target(ALL, keep_regions=False, max_steps=0, max_inputs=0, library="full"),
     "metal": Target(ALL - {"FusedAttentionBlock"}, keep_regions=True),
     "cuda": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
     "rocm": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
     "tpu": Target(
-        frozenset({"MatMul", "ElementwiseRegion", "FusedMatMulBiasAct", "FusedResidualLN"}), keep_regions=True
+        frozenset({"MatMul", "ElementwiseRegion", "FusedMatMulBiasAct", "FusedResidualLN"}),
+        keep_regions=True,
+        library="primitive",
     ),
     "wgpu": Target(ALL, keep_regions=True),
-    "best": Target(ALL, keep_regions=True, max_steps=0, max_inputs=0, beyond_rlx=True),
+    "best": Target(ALL, keep_regions=True, max_steps=0, max_inputs=0, beyond_rlx=True, library="full"),
 }
 
 FUSIONS: tuple[tuple[str | None, Callable[[], ModulePass]], ...] = (
