@@ -7,7 +7,17 @@ draw. `explore` draws fresh examples, for hunting bugs locally:
 """
 
 from hypothesis import settings
+from hypothesis.vendor.pretty import for_type_by_name
 
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("ci")
+
+
+def _print_module(module, printer, cycle) -> None:
+    """A failing example's module as IR text: Hypothesis's default repr of an xDSL module
+    walks every object field by field and takes minutes on a ten-op graph."""
+    printer.text(str(module))
+
+
+for_type_by_name("xdsl.dialects.builtin", "ModuleOp", _print_module)

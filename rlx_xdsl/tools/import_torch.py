@@ -106,17 +106,9 @@ def main(argv: list[str] | None = None) -> int:
     except (UsageError, ImportFailure, WeightsError) as e:
         print(f"rlx-import-torch: error: {e}", file=sys.stderr)
         return 1
-    if args.output_file is None:
-        sys.stdout.write(text)
-        return 0
-    from rlx_xdsl.tools.rlx_opt import ToolError, write_output
+    from rlx_xdsl.tools.rlx_opt import print_or_write
 
-    try:
-        write_output(args.output_file, text)
-    except ToolError as e:
-        print(f"rlx-import-torch: error: {e}", file=sys.stderr)
-        return 1
-    return 0
+    return print_or_write("rlx-import-torch", args.output_file, text)
 
 
 def _example(shape: list[int], dtype: str, generator):

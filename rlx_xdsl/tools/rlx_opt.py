@@ -670,6 +670,20 @@ def _rlx_version() -> str:
 # Output ----------------------------------------------------------------------------------
 
 
+def print_or_write(tool: str, output_file: str | None, text: str) -> int:
+    """A tool's exit status after sending `text` to stdout, or atomically to `output_file`
+    (an error names `tool` and leaves any existing file as it was)."""
+    if output_file is None:
+        sys.stdout.write(text)
+        return 0
+    try:
+        write_output(output_file, text)
+    except ToolError as e:
+        print(f"{tool}: error: {e}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def write_output(path: str, text: str | bytes) -> None:
     """Write `text` (or raw bytes: a weight file) to `-o path`.
 
