@@ -238,11 +238,13 @@ class Scalars:
 
     def max(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """numpy's maximum: NaN wins."""
+        refuse_complex(dt, "max")
         unsigned = arith.MaxUIOp if dt.kind == "uint" else arith.MaxSIOp
         return self._by_kind(dt, a, b, arith.MaximumfOp, unsigned, arith.OrIOp)
 
     def min(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """numpy's minimum: NaN wins."""
+        refuse_complex(dt, "min")
         unsigned = arith.MinUIOp if dt.kind == "uint" else arith.MinSIOp
         return self._by_kind(dt, a, b, arith.MinimumfOp, unsigned, arith.AndIOp)
 
@@ -273,7 +275,7 @@ class Scalars:
         return result
 
     def _by_kind(self, dt: DType, a: SSAValue, b: SSAValue, on_float, on_int, on_bool) -> SSAValue:
-        refuse_complex(dt, on_float.name.removeprefix("arith."))
+        refuse_complex(dt, on_float.name)
         if dt.is_float:
             return self.emit(on_float(a, b))
         return self.emit((on_bool if dt.kind == "bool" else on_int)(a, b))
