@@ -36,7 +36,7 @@ from rlx_xdsl.printer import print_ir
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.lowering import assert_reads_back, lowered
 
-UPSTREAM = {"builtin", "func", "arith", "math", "tensor", "linalg", "scf"}
+UPSTREAM = {"builtin", "func", "arith", "math", "complex", "tensor", "linalg", "scf"}
 
 
 def op_names(module) -> list[str]:
