@@ -90,7 +90,7 @@ def test_the_complex_example_and_its_gradient_match_the_interpreter():
         for index, (got, want) in enumerate(zip(compiled.run(name, inputs), expected, strict=True)):
             assert_matches(got, want, approximate=True, what=f"@{name} output {index}")
             dtypes_seen.add((name, want.dtype))
-    assert ("loss_grad", np.complex64) in dtypes_seen  # the filter's gradient is complex
+    assert ("loss_grad", np.dtype(np.complex64)) in dtypes_seen  # the filter's gradient is complex
 
 
 def test_the_training_workload_matches_the_interpreter():
