@@ -85,3 +85,28 @@ func.func @fft(%z: tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>> {
   %0 = mir.fft %z norm = ortho : (tensor<3x4xcomplex<f32>>) -> tensor<3x4xcomplex<f32>>
   func.return %0 : tensor<3x4xcomplex<f32>>
 }
+
+// -----
+
+// Casts as numpy's: complex -> real takes the real part, complex -> i1 is "nonzero";
+// abs is the modulus (complex.abs), as a complex number again.
+// CHECK-LABEL: func.func @casts_and_abs
+// CHECK:         ^bb0(%[[Z:.*]]: complex<f32>, %{{.*}}: i32):
+// CHECK-NEXT:      %[[RE:.*]] = complex.re %[[Z]] : complex<f32>
+// CHECK-NEXT:      arith.fptosi %[[RE]] : f32 to i32
+// CHECK:         ^bb0(%[[Z1:.*]]: complex<f32>, %{{.*}}: i1):
+// CHECK-NEXT:      %[[RE1:.*]] = complex.re %[[Z1]] : complex<f32>
+// CHECK:           arith.cmpf une, %[[RE1]]
+// CHECK:           %[[IM1:.*]] = complex.im %[[Z1]] : complex<f32>
+// CHECK:           arith.cmpf une, %[[IM1]]
+// CHECK:           arith.ori
+// CHECK:         ^bb0(%[[Z2:.*]]: complex<f32>, %{{.*}}: complex<f32>):
+// CHECK-NEXT:      %[[M:.*]] = complex.abs %[[Z2]] : complex<f32>
+// CHECK:           complex.create %[[M]], %{{.*}} : complex<f32>
+// CHECK-NOT:     mir.
+func.func @casts_and_abs(%z: tensor<2xcomplex<f32>>) -> (tensor<2xi32>, tensor<2xi1>, tensor<2xcomplex<f32>>) {
+  %0 = mir.cast %z : (tensor<2xcomplex<f32>>) -> tensor<2xi32>
+  %1 = mir.cast %z : (tensor<2xcomplex<f32>>) -> tensor<2xi1>
+  %2 = mir.abs %z : (tensor<2xcomplex<f32>>) -> tensor<2xcomplex<f32>>
+  func.return %0, %1, %2 : tensor<2xi32>, tensor<2xi1>, tensor<2xcomplex<f32>>
+}

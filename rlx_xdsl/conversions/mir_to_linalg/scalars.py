@@ -9,8 +9,8 @@ choice in one place; the lowering rules only say *what* to compute.
 Unsigned dtypes are stored in the signless type of their width (`ui8` is `i8`,
 `ui32` is `i32`), as MLIR does; only the ops reading them differ. complex<f32>
 stays complex<f32> and computes with the upstream `complex` dialect (add, sub,
-mul, div, neg, conj, constants, and real -> complex casts); any other operation on
-it is refused (`UnsupportedDType`), so a lowering never emits `arith` on complex.
+mul, div, neg, abs, conj, constants, casts as numpy's); any other operation on it is
+refused (`UnsupportedDType`), so a lowering never emits `arith` on complex.
 """
 
 from __future__ import annotations
@@ -144,12 +144,16 @@ class Scalars:
         anything nonzero is true)."""
         if src == dst:
             return x
-        if dst.kind == "complex":  # numpy: x + 0j (nothing converts from complex but itself)
-            refuse_complex(src, "a cast to a real type")
+        if dst.kind == "complex":  # numpy: x + 0j
             part = dtypes.dtype_of(dst.element_type.element_type)
             real = self.cast(x, src, part)
             return self.emit(cx.CreateOp(real, self.constant(0, part), dst.element_type))
-        refuse_complex(src, f"a cast to {dst.name}")
+        if src.kind == "complex":  # numpy: nonzero for bool, else the real part converted
+            part = dtypes.dtype_of(src.element_type.element_type)
+            re = self.real_part(x)
+            if dst.kind != "bool":
+                return self.cast(re, part, dst)
+            return self.emit(arith.OrIOp(self.is_true(re, part), self.is_true(self.imag_part(x), part)))
         if dst.kind == "bool":
             return self.is_true(x, src)
         target = storage_type(dst)
@@ -288,7 +292,10 @@ class Scalars:
         return self.emit(arith.SubiOp(self.constant(0, dt), x))
 
     def abs(self, x: SSAValue, dt: DType) -> SSAValue:
-        refuse_complex(dt, "abs")
+        """`|x|`; on complex, the modulus as a complex number (numpy's `abs`, cast back)."""
+        if dt.kind == "complex":
+            part = dtypes.dtype_of(dt.element_type.element_type)
+            return self.cast(self.emit(cx.AbsOp(x)), part, dt)
         if dt.is_float:
             return self.emit(math.AbsFOp(x))
         if dt.kind == "int":
