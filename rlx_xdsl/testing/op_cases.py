@@ -372,7 +372,7 @@ def _signal_cases() -> list[OpCase]:
         OpCase("matmul_complex", "mir.matmul %0, %1 : (tensor<3x4xcomplex<f32>>, tensor<4x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>",
                approximate=True),
         OpCase("complex_casts", (f"mir.cast %0 : ({C23}) -> {T23}", f"mir.cast %0 : ({C23}) -> tensor<2x3xi32>",
-                                 f"mir.cast %0 : ({C23}) -> tensor<2x3xi1>", f"mir.cast %1 : (tensor<3xi32>) -> tensor<3xcomplex<f32>>"),
+                                 f"mir.cast %0 : ({C23}) -> tensor<2x3xi1>", "mir.cast %1 : (tensor<3xi32>) -> tensor<3xcomplex<f32>>"),
                args=(C23, "tensor<3xi32>"),
                inputs=of(fixed(np.complex64([[2.5 - 1j, -3.75 + 0j, 0j], [1j, 0.5 + 2j, -0.25 - 0.5j]])),
                          ints(-3, 3, 3))),
