@@ -78,10 +78,6 @@ class DeviceUnavailable(RuntimeError):
     """The requested device (a CUDA GPU) cannot be used on this machine."""
 
 
-class UnsupportedSignature(ValueError):
-    """A function takes or returns values of a dtype the IREE runtime cannot hold (complex)."""
-
-
 class IreeCompileError(RuntimeError):
     """iree-compile rejected the lowered module (a bug in the lowering)."""
 
@@ -191,17 +187,15 @@ def _runtime_device(device: Device):
 
 
 def _element_types(runtime) -> dict[str, Any]:
-    """The HAL element type of each RLX dtype's lowered (signless) storage."""
+    """The HAL element type of each RLX dtype's lowered (signless) storage (all twelve)."""
     hal = runtime.HalElementType
     return {
         "i1": hal.BOOL_8, "ui8": hal.INT_8, "i8": hal.INT_8, "i16": hal.INT_16,
         "ui32": hal.INT_32, "i32": hal.INT_32, "i64": hal.INT_64,
         "f16": hal.FLOAT_16, "bf16": hal.BFLOAT_16, "f32": hal.FLOAT_32, "f64": hal.FLOAT_64,
+        "complex<f32>": hal.COMPLEX_64,
     }  # fmt: skip
 
-
-_HAL_NAMES = ("i1", "ui8", "i8", "i16", "ui32", "i32", "i64", "f16", "bf16", "f32", "f64")
-"""The dtypes `_element_types` maps (every RLX dtype but complex<f32>)."""
 
 
 @dataclass(frozen=True)
@@ -248,12 +242,6 @@ class IreeModule:
         self._config = _runtime_device(self.device)
         self.text = lowered_text(module)  # ops IREE cannot compute are located errors here
         self.signatures = {f.sym_name.data: Signature.of(f) for f in module.ops if isinstance(f, func.FuncOp)}
-        for name, sig in self.signatures.items():
-            unsupported = sorted({dt.name for dt in (*sig.args, *sig.results) if dt.name not in _HAL_NAMES})
-            if unsupported:
-                raise UnsupportedSignature(
-                    f"@{name} passes {', '.join(unsupported)} values, which IREE cannot exchange"
-                )
 
     def _load(self, vmfb: bytes) -> None:
         runtime = _iree_runtime()

@@ -19,6 +19,7 @@ from rlx_xdsl import dtypes
 TOLERANCES: dict[str, tuple[float, float]] = {
     "f64": (1e-12, 1e-10),
     "f32": (1e-5, 1e-4),
+    "complex<f32>": (1e-5, 1e-4),  # compared as complex numbers: |got - expected|
     "f16": (2e-3, 1e-2),
     "bf16": (1.6e-2, 5e-2),
 }
@@ -44,7 +45,8 @@ def mismatch(got: np.ndarray, expected: np.ndarray, approximate: bool) -> str | 
     if rtol == 0.0:
         bad = got != expected
         return f"{int(bad.sum())} of {bad.size} elements differ" if bad.any() else None
-    g, e = got.astype(np.float64), expected.astype(np.float64)
+    wide = np.complex128 if np.iscomplexobj(expected) else np.float64
+    g, e = got.astype(wide), expected.astype(wide)
     finite = e[np.isfinite(e)]
     scale = max(1.0, float(np.abs(finite).max())) if finite.size else 1.0
     ok = np.isclose(g, e, rtol=rtol, atol=rtol * scale, equal_nan=True)

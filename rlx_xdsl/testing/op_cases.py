@@ -132,6 +132,7 @@ def solvable(n: int, *rhs: int, dtype=np.float32, batch: tuple[int, ...] = ()) -
 # The cases ------------------------------------------------------------------------
 
 T23 = "tensor<2x3xf32>"
+C23 = "tensor<2x3xcomplex<f32>>"
 UNARY_FLOAT = ["gelu", "gelu_approx", "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
                "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs"]  # fmt: skip
 
@@ -330,8 +331,8 @@ def _norm_cases() -> list[OpCase]:
 
 
 def _signal_cases() -> list[OpCase]:
-    """fft on the real layout; log_mel on power spectra (non-negative, some clamped by eps).
-    The complex ops have no lowering."""
+    """fft on the real layout and on complex<f32>; log_mel on power spectra (non-negative,
+    some clamped by eps); complex arithmetic, reductions, constants and norms."""
 
     def spectra(rng: np.random.Generator) -> list[np.ndarray]:
         power = rng.random((2, 3, 6)).astype(np.float32)
@@ -349,6 +350,33 @@ def _signal_cases() -> list[OpCase]:
                approximate=True),
         OpCase("fft_real_layout_forward_bf16", "mir.fft %0 norm = forward : (tensor<2x8xbf16>) -> tensor<2x8xbf16>",
                approximate=True),
+        OpCase("fft_complex", "mir.fft %0 norm = backward : (tensor<2x8xcomplex<f32>>) -> tensor<2x8xcomplex<f32>>",
+               approximate=True),
+        OpCase("fft_complex_inverse_ortho", "mir.fft %0 inverse norm = ortho : (tensor<3x5xcomplex<f32>>) -> tensor<3x5xcomplex<f32>>",
+               approximate=True),
+        OpCase("complex_arith", tuple(f"mir.{name} %0, %1 : ({C23}, tensor<3xcomplex<f32>>) -> {C23}"
+                                      for name in ("add", "sub", "mul", "div")), args=(C23, "tensor<3xcomplex<f32>>"),
+               approximate=True),
+        OpCase("complex_with_real", ("mir.mul %0, %1 : (tensor<2x3xcomplex<f32>>, tensor<3xf32>) -> tensor<2x3xcomplex<f32>>",
+                                     "mir.neg %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>",
+                                     "mir.abs %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>",
+                                     "mir.conjugate %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>",
+                                     "mir.complex_norm_sq %0 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xf32>",
+                                     "mir.reduce sum %0 axes = [1] : (tensor<2x3xcomplex<f32>>) -> tensor<2xcomplex<f32>>",
+                                     "mir.reduce mean %0 axes = [0] : (tensor<2x3xcomplex<f32>>) -> tensor<3xcomplex<f32>>",
+                                     "mir.reduce prod %0 axes = [1] : (tensor<2x3xcomplex<f32>>) -> tensor<2xcomplex<f32>>",
+                                     "mir.cumsum %0 axis = 1 : (tensor<2x3xcomplex<f32>>) -> tensor<2x3xcomplex<f32>>"),
+               args=(C23, "tensor<3xf32>"), approximate=True),
+        OpCase("complex_norm_sq_backward", f"mir.complex_norm_sq_backward %0, %1 : ({C23}, {T23}) -> {C23}",
+               approximate=True),
+        OpCase("matmul_complex", "mir.matmul %0, %1 : (tensor<3x4xcomplex<f32>>, tensor<4x2xcomplex<f32>>) -> tensor<3x2xcomplex<f32>>",
+               approximate=True),
+        OpCase("complex_casts", (f"mir.cast %0 : ({C23}) -> {T23}", f"mir.cast %0 : ({C23}) -> tensor<2x3xi32>",
+                                 f"mir.cast %0 : ({C23}) -> tensor<2x3xi1>", "mir.cast %1 : (tensor<3xi32>) -> tensor<3xcomplex<f32>>"),
+               args=(C23, "tensor<3xi32>"),
+               inputs=of(fixed(np.complex64([[2.5 - 1j, -3.75 + 0j, 0j], [1j, 0.5 + 2j, -0.25 - 0.5j]])),
+                         ints(-3, 3, 3))),
+        OpCase("constant_complex", "mir.constant dense<[(1.5, -2.0), (0.0, 3.25), (-1.0, 0.0)]> : tensor<3xcomplex<f32>>"),
         OpCase("log_mel", "mir.log_mel %0, %1 eps = 1.000000e-10 "
                ": (tensor<2x3x6xf32>, tensor<6x4xf32>) -> tensor<2x3x4xf32>", approximate=True, inputs=spectra),
         OpCase("log_mel_backward", "mir.log_mel_backward %0, %1, %2 eps = 1.000000e-10 "

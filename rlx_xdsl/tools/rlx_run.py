@@ -394,7 +394,7 @@ def execute_on_iree(
         compiled = iree.IreeModule(module, device)
     except OpError as e:
         raise SourceError(op_diagnostic(e.op, e.message), source) from None
-    except (iree.IreeUnavailable, iree.DeviceUnavailable, iree.IreeCompileError, iree.UnsupportedSignature) as e:
+    except (iree.IreeUnavailable, iree.DeviceUnavailable, iree.IreeCompileError) as e:
         raise RunError(str(e)) from None
     try:
         return compiled.run(f.sym_name.data, inputs)

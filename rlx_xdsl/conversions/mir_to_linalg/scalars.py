@@ -7,7 +7,10 @@ on floats, `arith.divsi` on signed and `arith.divui` on unsigned integers, and
 choice in one place; the lowering rules only say *what* to compute.
 
 Unsigned dtypes are stored in the signless type of their width (`ui8` is `i8`,
-`ui32` is `i32`), as MLIR does; only the ops reading them differ.
+`ui32` is `i32`), as MLIR does; only the ops reading them differ. complex<f32>
+stays complex<f32> and computes with the upstream `complex` dialect (add, sub,
+mul, div, neg, abs, conj, constants, casts as numpy's); any other operation on it is
+refused (`UnsupportedDType`), so a lowering never emits `arith` on complex.
 """
 
 from __future__ import annotations
@@ -15,7 +18,10 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from xdsl.dialects import arith, math
+from xdsl.dialects import complex as cx
 from xdsl.dialects.builtin import (
+    ArrayAttr,
+    ComplexType,
     FloatAttr,
     IndexType,
     IntegerAttr,
@@ -59,13 +65,17 @@ def highest_value(dt: DType) -> float | int:
 
 
 class UnsupportedDType(Exception):
-    """A dtype the upstream dialects cannot compute on (complex<f32>)."""
+    """An operation the upstream dialects cannot compute on a dtype (e.g. max of complex<f32>)."""
+
+
+def refuse_complex(dt: DType, what: str) -> None:
+    """Raise `UnsupportedDType` if `dt` is complex: `what` has no complex lowering."""
+    if dt.kind == "complex":
+        raise UnsupportedDType(f"{what} of element type {dt.element_type} has no lowering to linalg")
 
 
 def storage_type(dt: DType) -> Attribute:
     """The element type holding `dt` in upstream MLIR: signless for unsigned ints."""
-    if dt.kind == "complex":
-        raise UnsupportedDType(f"element type {dt.element_type} has no lowering to linalg")
     if dt.kind == "uint":
         return IntegerType(dt.nbytes * 8)
     return dt.element_type
@@ -99,11 +109,17 @@ class Scalars:
     # Constants and indices ----------------------------------------------------------
 
     def constant(self, value: float | int | bool, dt: DType) -> SSAValue:
-        """`value` as a scalar of `dt` (floats may be inf)."""
+        """`value` as a scalar of `dt` (floats may be inf; complex takes a Python complex)."""
+        if dt.kind == "complex":
+            z = complex(value)
+            part = dt.element_type.element_type
+            parts = ArrayAttr([FloatAttr(z.real, part), FloatAttr(z.imag, part)])
+            return self.emit(cx.ConstantOp(parts, dt.element_type))
         return self.emit(arith.ConstantOp(self.constant_attr(value, dt)))
 
     @staticmethod
     def constant_attr(value: float | int | bool, dt: DType) -> FloatAttr | IntegerAttr:
+        refuse_complex(dt, "a scalar attribute")
         t = storage_type(dt)
         if dt.is_float:
             return FloatAttr(float(value), t)
@@ -128,6 +144,16 @@ class Scalars:
         anything nonzero is true)."""
         if src == dst:
             return x
+        if dst.kind == "complex":  # numpy: x + 0j
+            part = dtypes.dtype_of(dst.element_type.element_type)
+            real = self.cast(x, src, part)
+            return self.emit(cx.CreateOp(real, self.constant(0, part), dst.element_type))
+        if src.kind == "complex":  # numpy: nonzero for bool, else the real part converted
+            part = dtypes.dtype_of(src.element_type.element_type)
+            re = self.real_part(x)
+            if dst.kind != "bool":
+                return self.cast(re, part, dst)
+            return self.emit(arith.OrIOp(self.is_true(re, part), self.is_true(self.imag_part(x), part)))
         if dst.kind == "bool":
             return self.is_true(x, src)
         target = storage_type(dst)
@@ -173,12 +199,18 @@ class Scalars:
     # Arithmetic ---------------------------------------------------------------------
 
     def add(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        if dt.kind == "complex":
+            return self.emit(cx.AddOp(a, b))
         return self._by_kind(dt, a, b, arith.AddfOp, arith.AddiOp, arith.OrIOp)
 
     def sub(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        if dt.kind == "complex":
+            return self.emit(cx.SubOp(a, b))
         return self._by_kind(dt, a, b, arith.SubfOp, arith.SubiOp, arith.XOrIOp)
 
     def mul(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        if dt.kind == "complex":
+            return self.emit(cx.MulOp(a, b))
         return self._by_kind(dt, a, b, arith.MulfOp, arith.MuliOp, arith.AndIOp)
 
     def div(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
@@ -189,6 +221,8 @@ class Scalars:
         """
         if dt.is_float:
             return self.emit(arith.DivfOp(a, b))
+        if dt.kind == "complex":
+            return self.emit(cx.DivOp(a, b))
         if dt.kind == "bool":  # numpy: a / true = a; a / false = inf or nan, both true
             return self.emit(arith.OrIOp(a, self.logical_not(b)))
         zero, one = self.constant(0, dt), self.constant(1, dt)
@@ -208,15 +242,18 @@ class Scalars:
 
     def max(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """numpy's maximum: NaN wins."""
+        refuse_complex(dt, "max")
         unsigned = arith.MaxUIOp if dt.kind == "uint" else arith.MaxSIOp
         return self._by_kind(dt, a, b, arith.MaximumfOp, unsigned, arith.OrIOp)
 
     def min(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """numpy's minimum: NaN wins."""
+        refuse_complex(dt, "min")
         unsigned = arith.MinUIOp if dt.kind == "uint" else arith.MinSIOp
         return self._by_kind(dt, a, b, arith.MinimumfOp, unsigned, arith.AndIOp)
 
     def pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        refuse_complex(dt, "pow")
         if dt.is_float:
             return self.emit(math.PowFOp(a, b))
         if dt.kind == "bool":  # a ** false = 1, a ** true = a
@@ -242,6 +279,7 @@ class Scalars:
         return result
 
     def _by_kind(self, dt: DType, a: SSAValue, b: SSAValue, on_float, on_int, on_bool) -> SSAValue:
+        refuse_complex(dt, on_float.name)
         if dt.is_float:
             return self.emit(on_float(a, b))
         return self.emit((on_bool if dt.kind == "bool" else on_int)(a, b))
@@ -249,9 +287,15 @@ class Scalars:
     def neg(self, x: SSAValue, dt: DType) -> SSAValue:
         if dt.is_float:
             return self.emit(arith.NegfOp(x))
+        if dt.kind == "complex":
+            return self.emit(cx.NegOp(x))
         return self.emit(arith.SubiOp(self.constant(0, dt), x))
 
     def abs(self, x: SSAValue, dt: DType) -> SSAValue:
+        """`|x|`; on complex, the modulus as a complex number (numpy's `abs`, cast back)."""
+        if dt.kind == "complex":
+            part = dtypes.dtype_of(dt.element_type.element_type)
+            return self.cast(self.emit(cx.AbsOp(x)), part, dt)
         if dt.is_float:
             return self.emit(math.AbsFOp(x))
         if dt.kind == "int":
@@ -263,6 +307,7 @@ class Scalars:
 
     def compare(self, predicate: str, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """`a <predicate> b` as i1; `predicate` is one of eq, ne, lt, le, gt, ge."""
+        refuse_complex(dt, "a comparison")
         if dt.is_float:
             return self.emit(arith.CmpfOp(a, b, _CMPF[predicate]))
         table = _CMPI_SIGNED if dt.kind == "int" else _CMPI_UNSIGNED
@@ -280,18 +325,31 @@ class Scalars:
 
     def unary(self, op_class: Callable[[SSAValue], Operation], x: SSAValue) -> SSAValue:
         """A float `math`/`arith` op of one operand (`math.ExpOp`, ...)."""
+        if isinstance(x.type, ComplexType):
+            raise UnsupportedDType(f"{op_class.name} of element type {x.type} has no lowering to linalg")
         return self.emit(op_class(x))
+
+    # Complex parts -----------------------------------------------------------------
+
+    def conj(self, z: SSAValue) -> SSAValue:
+        return self.emit(cx.ConjOp(z))
+
+    def real_part(self, z: SSAValue) -> SSAValue:
+        return self.emit(cx.ReOp(z))
+
+    def imag_part(self, z: SSAValue) -> SSAValue:
+        return self.emit(cx.ImOp(z))
 
     # Float functions used by several rules -------------------------------------------
 
     def exp(self, x: SSAValue) -> SSAValue:
-        return self.emit(math.ExpOp(x))
+        return self.unary(math.ExpOp, x)
 
     def log(self, x: SSAValue) -> SSAValue:
-        return self.emit(math.LogOp(x))
+        return self.unary(math.LogOp, x)
 
     def sqrt(self, x: SSAValue) -> SSAValue:
-        return self.emit(math.SqrtOp(x))
+        return self.unary(math.SqrtOp, x)
 
     def tanh(self, x: SSAValue) -> SSAValue:
-        return self.emit(math.TanhOp(x))
+        return self.unary(math.TanhOp, x)

@@ -3,10 +3,9 @@
 log_mel and its backward are a contraction (`spectrum @ filters`, accumulated as the
 interpreter does) and elementwise generics. `fft` on RLX's real layout with a static
 length is a DFT: one contraction with a constant `[2N, 2N]` real matrix (O(N²), no
-butterflies: linalg has no FFT). The complex ops have no lowering: the lowered IR
-computes on real element types only (`scalars.storage_type` refuses complex<f32>), so
-conjugate, complex_norm_sq(+backward) and fft on complex<f32> are refused with a
-located error naming the op; `docs/deviations.md` lists them.
+butterflies: linalg has no FFT); on complex<f32> it is the contraction with the
+`[N, N]` complex DFT matrix. conjugate and complex_norm_sq(+backward) are elementwise
+generics on the upstream `complex` dialect (`complex.conj`, `complex.re`/`im`).
 """
 
 from __future__ import annotations
@@ -19,6 +18,7 @@ from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.dense import numpy_to_dense
+from rlx_xdsl.dtypes import DType
 from rlx_xdsl.shapes import DYNAMIC
 
 from rlx_xdsl.conversions.mir_to_linalg.contraction import contract
@@ -26,29 +26,50 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, Low
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
 from rlx_xdsl.dialects.mir import signal
 
-NO_LOWERING = (signal.ConjugateOp, signal.ComplexNormSqOp, signal.ComplexNormSqBackwardOp)
-"""Ops whose rule is a located refusal: backend tests have no case for them (fft has cases
-on the real layout)."""
-
-COMPLEX_REFUSAL = (
-    "no lowering to linalg: the lowered IR has no complex<f32> values "
-    "(the interpreter, rlx-run's default backend, runs it)"
-)
+@LOWERINGS.register(signal.ConjugateOp)
+def lower_conjugate(lw: Lowering, op: signal.ConjugateOp) -> Sequence[SSAValue]:
+    return [lw.map_elements([op.input], lw.dims(op.input), lw.result_dtype(), lambda s, z, _: s.conj(z))]
 
 
-@LOWERINGS.register(*NO_LOWERING)
-def no_lowering(lw: Lowering, op: signal.ConjugateOp) -> Sequence[SSAValue]:
-    raise LoweringError(COMPLEX_REFUSAL)
+def _norm_sq(s: Scalars, z: SSAValue, part: DType) -> SSAValue:
+    re, im = s.real_part(z), s.imag_part(z)
+    return s.add(s.mul(re, re, part), s.mul(im, im, part), part)
+
+
+@LOWERINGS.register(signal.ComplexNormSqOp)
+def lower_complex_norm_sq(lw: Lowering, op: signal.ComplexNormSqOp) -> Sequence[SSAValue]:
+    """`re² + im²`, in the parts' float type."""
+    dt = lw.result_dtype()
+    body = lambda s, z, _: _norm_sq(s, z, dt)
+    return [lw.map_elements([op.input], lw.dims(op.input), dt, body)]
+
+
+@LOWERINGS.register(signal.ComplexNormSqBackwardOp)
+def lower_complex_norm_sq_backward(lw: Lowering, op: signal.ComplexNormSqBackwardOp) -> Sequence[SSAValue]:
+    """`2 g conj(z)`, as the interpreter computes it."""
+    dt, g_dt = lw.result_dtype(), lw.operand_dtype(1)
+
+    def body(s: Scalars, z: SSAValue, g: SSAValue, _: SSAValue) -> SSAValue:
+        scale = s.cast(s.mul(g, s.constant(2, g_dt), g_dt), g_dt, dt)
+        return s.mul(scale, s.conj(z), dt)
+
+    operands = list(op.operands)
+    return [lw.map_elements(operands, lw.broadcast_dims(operands), dt, body)]
+
+
+def complex_dft_matrix(n: int, inverse: bool, norm: signal.FftNorm) -> np.ndarray:
+    """The `[N, N]` DFT matrix with the norm's scale: `fft(x) = W @ x`."""
+    k = np.arange(n)
+    w = np.exp((1j if inverse else -1j) * 2 * np.pi * np.outer(k, k) / n)
+    scaled = {signal.FftNorm.ORTHO: 1 / math.sqrt(n), signal.FftNorm.BACKWARD: 1 / n if inverse else 1,
+              signal.FftNorm.FORWARD: 1 if inverse else 1 / n}[norm]  # fmt: skip
+    return w * scaled
 
 
 def dft_matrix(n: int, inverse: bool, norm: signal.FftNorm) -> np.ndarray:
     """The real `[2N, 2N]` matrix of the DFT on interleaved `(re, im)` pairs: row `2k + c`
     holds output k's real (c = 0) or imaginary (c = 1) part as a sum over the inputs."""
-    k = np.arange(n)
-    w = np.exp((1j if inverse else -1j) * 2 * np.pi * np.outer(k, k) / n)
-    scaled = {signal.FftNorm.ORTHO: 1 / math.sqrt(n), signal.FftNorm.BACKWARD: 1 / n if inverse else 1,
-              signal.FftNorm.FORWARD: 1 if inverse else 1 / n}[norm]  # fmt: skip
-    w = w * scaled
+    w = complex_dft_matrix(n, inverse, norm)
     m = np.empty((2 * n, 2 * n))
     m[0::2, 0::2], m[0::2, 1::2] = w.real, -w.imag
     m[1::2, 0::2], m[1::2, 1::2] = w.imag, w.real
@@ -57,16 +78,17 @@ def dft_matrix(n: int, inverse: bool, norm: signal.FftNorm) -> np.ndarray:
 
 @LOWERINGS.register(signal.FftOp)
 def lower_fft(lw: Lowering, op: signal.FftOp) -> Sequence[SSAValue]:
-    """The real layout with a static last dim: `x @ M^T` with M = `dft_matrix` (in the
-    accumulation dtype, rounded once)."""
-    if lw.operand_dtype(0).kind == "complex":
-        raise LoweringError(COMPLEX_REFUSAL)
+    """A static last dim: `x @ M^T` with M = `complex_dft_matrix` on complex<f32>, or
+    `dft_matrix` on the real layout (in the accumulation dtype, rounded once)."""
     width = op.input.type.get_shape()[-1]
-    if width == DYNAMIC:
-        raise LoweringError("fft on the real layout needs a static last dim (the DFT matrix is a constant)")
     dt = lw.result_dtype()
+    is_complex = dt.kind == "complex"
+    if width == DYNAMIC:
+        layout = "" if is_complex else " on the real layout"
+        raise LoweringError(f"fft{layout} needs a static last dim (the DFT matrix is a constant)")
     acc = accumulator(dt)
-    matrix = dft_matrix(width // 2, op.is_inverse, op.norm_kind).astype(acc.numpy)
+    build = complex_dft_matrix if is_complex else dft_matrix
+    matrix = build(width if is_complex else width // 2, op.is_inverse, op.norm_kind).astype(acc.numpy)
     m = lw.emit(arith.ConstantOp(numpy_to_dense(matrix, acc.element_type)))
     lead = lw.dims(op.input)[:-1]
     n = len(lead)

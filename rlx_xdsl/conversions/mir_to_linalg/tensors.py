@@ -152,8 +152,13 @@ class Tensors:
         return self.emit(tensor.EmptyOp(dynamic, self.tensor_type(dims, dt)))
 
     def full(self, dims: Sequence[Dim], dt: DType, value: float | int | bool) -> SSAValue:
-        """A tensor of `dims` holding `value` everywhere (`linalg.fill`)."""
+        """A tensor of `dims` holding `value` everywhere (`linalg.fill`; a generic writing
+        the scalar for complex, which xDSL's `linalg.fill` does not take)."""
         init = self.empty(dims, dt)
+        if dt.kind == "complex":
+            rank = len(dims)
+            body = lambda s, _: s.constant(value, dt)
+            return self.generic([], [(init, identity(rank))], [PARALLEL] * rank, body)[0]
         return self.emit(FillOp([self.s.constant(value, dt)], [init], [init.type]))
 
     # linalg.generic -----------------------------------------------------------------

@@ -41,10 +41,12 @@ PIPELINE = (
     "--expand-strided-metadata",  # memref.subview & co. into offsets (affine.apply) ...
     "--lower-affine",  # ... which become arith
     "--convert-scf-to-cf",
+    "--convert-complex-to-standard",  # complex.div, abs & co. into arith/math on the parts
     "--convert-math-to-llvm",
     "--convert-math-to-libm",  # what LLVM has no intrinsic for (erf): libm calls
     "--finalize-memref-to-llvm",
     "--convert-arith-to-llvm",
+    "--convert-complex-to-llvm",  # complex.create, re, im, add, sub, constant
     "--convert-func-to-llvm",
     "--convert-cf-to-llvm",
     "--reconcile-unrealized-casts",
