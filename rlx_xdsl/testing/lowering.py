@@ -25,7 +25,7 @@ from rlx_xdsl.dialects.mir.signal import (
 )
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.source import parse_source
-from rlx_xdsl.testing.graphgen import available_ops, graphs
+from rlx_xdsl.testing.graphgen import graphs
 
 
 def assert_reads_back(module: ModuleOp) -> None:
@@ -44,18 +44,11 @@ def lowered(module: ModuleOp) -> ModuleOp:
     return module
 
 
-UNLOWERED_OPS = (ConjugateOp, ComplexNormSqOp, ComplexNormSqBackwardOp)
-"""Ops random graphs for the lowering leave out: their recipes compute on complex<f32>
-values, which the lowering refuses with a located error (tested on its own)."""
-
-LOWERED_OPS = [op for op in available_ops() if op not in UNLOWERED_OPS]
-
-
 @st.composite
 def graph_text(draw) -> str:
     """A random graph as text: Hypothesis prints a failing example, and text prints fast
     (a `.map(str)` would make it print the module object, which takes minutes)."""
-    return str(draw(graphs(max_ops=10, ops=LOWERED_OPS)))
+    return str(draw(graphs(max_ops=10)))
 
 
 def merged(texts: list[str]) -> ModuleOp:
