@@ -10,6 +10,7 @@ import pytest
 from xdsl.context import Context
 
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.traits import Precision, Role, operand_roles, precision_class
 from rlx_xdsl.emitter import Emitter
@@ -19,6 +20,7 @@ from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.oracles import run_op
+from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.unfuse import UnfusePass
 from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul
 
@@ -133,3 +135,14 @@ def test_grouped_matmul_gradient_with_dynamic_rows():
     check_gradients(module, "f", [rand(5, 4), rand(3, 4, 2), np.array([2, 0, 2, 1, 0])], [0, 1])
     grad = next(op for op in module.walk() if getattr(op, "sym_name", None) and op.sym_name.data == "f_grad")
     assert any(isinstance(op, GroupedMatmulOp) for op in grad.walk())  # dx: no [M, K, N] gather
+
+
+def test_amp_runs_grouped_matmul_low_and_leaves_the_expert_ids_alone():
+    b = GraphBuilder("f")
+    out = b.grouped_matmul(b.input("x", [3, 4]), b.input("w", [2, 4, 5]), b.input("e", [3], "f32"))
+    b.output(out)
+    module = b.module()
+    AutoMixedPrecisionPass(policy="torch-cpu").apply(Context(), module)
+    module.verify()
+    (op,) = [op for op in module.walk() if isinstance(op, GroupedMatmulOp)]
+    assert [str(tensor_type(v).element_type) for v in op.operands] == ["bf16", "bf16", "f32"]
