@@ -37,7 +37,8 @@ def single_use_matmul(value: SSAValue, user) -> MatmulOp | None:
 def f32_scalar(value: SSAValue) -> float | None:
     """The number a scalar (one-element) constant holds, when f32 represents it exactly."""
     elements = constant_elements(value)
-    if elements is None or elements.size != 1 or elements.dtype.kind != "f":
+    # bf16 has numpy kind "V"; integers, bools and complex numbers are no scale.
+    if elements is None or elements.size != 1 or elements.dtype.kind in "biuc":
         return None
     number = float(elements.astype(np.float64).reshape(()))
     return number if float(np.float32(number)) == number else None
