@@ -6,7 +6,8 @@ tried (unfuse rules of fused ops, backward-kernel decompositions, the
 softmax-cross-entropy lowering, `mir.if` inlining and bounded `mir.while` unrolling,
 `dot_general` as matmul, the logical-kernel lowerings: group_norm,
 resize_nearest_2x, layer_norm_2d, conv_transpose_2d, and softmax, layer_norm and
-rms_norm, rope, attention and conv as matmul, reduce, elementwise and shape ops), one walk per round, at most
+rms_norm, rope, attention and conv as matmul, reduce, elementwise and shape ops, grouped_matmul as
+gather and matmul), one walk per round, at most
 `MAX_ROUNDS` rounds; the rules' outputs are legalized in later rounds. What is
 still unsupported then is an error at the first such op, listing them all.
 
@@ -60,6 +61,7 @@ def rules() -> list[RewritePattern]:
     from rlx_xdsl.transforms.primitive_rules import (
         AttentionAsPrimitives,
         ConvAsPrimitives,
+        GroupedMatmulAsPrimitives,
         LayerNormAsPrimitives,
         RopeAsPrimitives,
         RmsNormAsPrimitives,
@@ -75,7 +77,7 @@ def rules() -> list[RewritePattern]:
         InlineIf(), UnrollWhile(), LowerDotGeneral(),
         LowerGroupNorm(), LowerResizeNearest2x(), LowerLayerNorm2d(), LowerConvTranspose2d(),
         SoftmaxAsPrimitives(), LayerNormAsPrimitives(), RmsNormAsPrimitives(),
-        RopeAsPrimitives(), AttentionAsPrimitives(), ConvAsPrimitives(),
+        RopeAsPrimitives(), AttentionAsPrimitives(), ConvAsPrimitives(), GroupedMatmulAsPrimitives(),
     ]  # fmt: skip
 
 
