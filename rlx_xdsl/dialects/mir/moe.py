@@ -22,6 +22,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
     RlxOperation,
+    refine_dim,
     require,
     require_index_type,
     require_rank,
@@ -31,7 +32,6 @@ from rlx_xdsl.dialects.base import (
 from rlx_xdsl.dialects.mir.contraction import matmul_type
 from rlx_xdsl.dialects.traits import COMPUTE, OperandRoles, Role
 from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
-from rlx_xdsl.dialects.base import refine_dim
 
 
 @irdl_op_definition
