@@ -23,12 +23,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    GreedyRewritePatternApplier,
-    PatternRewriter,
-    
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl.diagnostics import OpError
@@ -91,11 +86,15 @@ class RewriteUnsupported(RewritePattern):
 
     def __init__(self, supported: frozenset[str]):
         self.supported = supported
-        self.rules = GreedyRewritePatternApplier(rules())
+        self.rules = rules()
 
     def match_and_rewrite(self, op: Operation, rewriter: PatternRewriter) -> None:
-        if is_unsupported(op, self.supported):
-            self.rules.match_and_rewrite(op, rewriter)
+        if not is_unsupported(op, self.supported):
+            return
+        for rule in self.rules:
+            rule.match_and_rewrite(op, rewriter)
+            if rewriter.has_done_action:
+                return
 
 
 def rewrite_unsupported(module: ModuleOp, supported: frozenset[str]) -> tuple[int, list[Operation]]:
