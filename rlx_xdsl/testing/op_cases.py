@@ -727,6 +727,16 @@ def _vision_cases() -> list[OpCase]:
     ]  # fmt: skip
 
 
+def _moe_cases() -> list[OpCase]:
+    return [
+        OpCase("lora_matmul", "mir.lora_matmul %0, %1, %2, %3 scale = 5.000000e-01 : (tensor<2x3x4xf32>, "
+               "tensor<4x5xf32>, tensor<4x2xf32>, tensor<2x5xf32>) -> tensor<2x3x5xf32>"),
+        OpCase("grouped_matmul_dynamic_rows", "mir.grouped_matmul %0, %1, %2 : (tensor<?x4xf32>, tensor<3x4x5xf32>, "
+               "tensor<?xi64>) -> tensor<?x5xf32>",
+               inputs=of(normal(5, 4), normal(3, 4, 5), fixed(np.array([2, 0, 2, 1, 0], np.int64)))),
+    ]  # fmt: skip
+
+
 def all_cases() -> list[OpCase]:
     """Every case: each MIR op at least once, with dtype, broadcasting and dynamic-shape variants."""
     return [
@@ -746,6 +756,7 @@ def all_cases() -> list[OpCase]:
         *_region_cases(),
         *_backward_cases(),
         *_fused_cases(),
+        *_moe_cases(),
         *_structured_cases(),
         *_quant_cases(),
         *_random_cases(),

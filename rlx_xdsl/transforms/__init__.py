@@ -103,6 +103,7 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rlx-fuse-swiglu-dual-matmul": _lazy(_FUSION + "swiglu", "FuseSwigluDualMatmulPass"),
     "rlx-fuse-shared-input-matmul": _lazy(_FUSION + "shared_input_matmul", "FuseSharedInputMatmulPass"),
     "rlx-fuse-swiglu": _lazy(_FUSION + "swiglu", "FuseSwigluPass"),
+    "rlx-fuse-lora": _lazy(_FUSION + "lora", "FuseLoraPass"),
     "rlx-fuse-matmul-epilogue": _lazy(_FUSION + "matmul_epilogue", "FuseMatmulEpiloguePass"),
     "rlx-mark-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "MarkElementwiseRegionsPass"),
     "rlx-unfuse-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "UnfuseElementwiseRegionsPass"),

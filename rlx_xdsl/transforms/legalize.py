@@ -6,7 +6,8 @@ tried (unfuse rules of fused ops, backward-kernel decompositions, the
 softmax-cross-entropy lowering, `mir.if` inlining and bounded `mir.while` unrolling,
 `dot_general` as matmul, the logical-kernel lowerings: group_norm,
 resize_nearest_2x, layer_norm_2d, conv_transpose_2d, and softmax, layer_norm and
-rms_norm, rope, attention, conv and pool as matmul, reduce, elementwise and shape ops), one walk per round, at most
+rms_norm, rope, attention, conv and pool as matmul, reduce, elementwise and shape ops, grouped_matmul as
+gather and matmul), one walk per round, at most
 `MAX_ROUNDS` rounds; the rules' outputs are legalized in later rounds. What is
 still unsupported then is an error at the first such op, listing them all.
 
@@ -27,10 +28,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.passes import ModulePass
-from xdsl.pattern_rewriter import (
-    PatternRewriter,
-    RewritePattern,
-)
+from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl.diagnostics import OpError
@@ -59,14 +57,19 @@ def rules() -> list[RewritePattern]:
         LowerLayerNorm2d,
         LowerResizeNearest2x,
     )
-    from rlx_xdsl.transforms.lower_sce import LowerDenseLoss, LowerIndexedLoss, LowerLossBackward
+    from rlx_xdsl.transforms.lower_sce import (
+        LowerDenseLoss,
+        LowerIndexedLoss,
+        LowerLossBackward,
+    )
     from rlx_xdsl.transforms.primitive_rules import (
         AttentionAsPrimitives,
         ConvAsPrimitives,
+        GroupedMatmulAsPrimitives,
         LayerNormAsPrimitives,
         PoolAsPrimitives,
-        RopeAsPrimitives,
         RmsNormAsPrimitives,
+        RopeAsPrimitives,
         SoftmaxAsPrimitives,
     )
 
@@ -80,6 +83,7 @@ def rules() -> list[RewritePattern]:
         LowerGroupNorm(), LowerResizeNearest2x(), LowerLayerNorm2d(), LowerConvTranspose2d(),
         SoftmaxAsPrimitives(), LayerNormAsPrimitives(), RmsNormAsPrimitives(),
         RopeAsPrimitives(), AttentionAsPrimitives(), ConvAsPrimitives(), PoolAsPrimitives(),
+        GroupedMatmulAsPrimitives(),
     ]  # fmt: skip
 
 

@@ -18,20 +18,26 @@ from __future__ import annotations
 import numpy as np
 from xdsl.dialects.builtin import f32
 from xdsl.ir import SSAValue
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp
+from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp
+from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.reduction import SoftmaxOp
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters.mir.attention import position_keep
 from rlx_xdsl.interpreters.mir.conv import lowest
-from rlx_xdsl.shapes import DYNAMIC, fmt_shape
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.shapes import DYNAMIC, fmt_shape, shape_of
+from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul
 
 HALVES = ("f16", "bf16")
 
@@ -272,3 +278,15 @@ class PoolAsPrimitives(RewritePattern):
     def match_and_rewrite(self, op: PoolOp, rewriter: PatternRewriter) -> None:
         e = Emitter.replacing(op, rewriter)
         e.replace(op, pool(e, op))
+
+
+class GroupedMatmulAsPrimitives(RewritePattern):
+    """`mir.grouped_matmul` as `gather` of each row's expert weight and a batched `matmul`
+    (static K and N; otherwise the op stays and rlx-legalize reports it)."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: GroupedMatmulOp, rewriter: PatternRewriter) -> None:
+        if DYNAMIC in shape_of(op.w.type)[1:]:
+            return
+        e = Emitter.replacing(op, rewriter)
+        e.replace(op, *expand_grouped_matmul(e, op))

@@ -35,7 +35,7 @@ UNFUSE_RULES: OpRegistry[UnfuseRule] = OpRegistry("unfuse rule")
 
 def load_rules() -> None:
     """Import the modules that register rules (kept out of module import: passes load lazily)."""
-    from rlx_xdsl.transforms.unfuse_rules import fused, fused_regions, structured  # noqa: F401
+    from rlx_xdsl.transforms.unfuse_rules import fused, fused_regions, moe, structured  # noqa: F401
 
 
 class UnfuseRegistered(RewritePattern):

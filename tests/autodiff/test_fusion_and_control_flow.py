@@ -13,7 +13,7 @@ from rlx_xdsl.autodiff.prepare import prepare_for_ad, step_rewriting
 from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.diagnostics import OpError, verify_located
-from rlx_xdsl.dialects.mir import fused, fused_regions
+from rlx_xdsl.dialects.mir import fused, fused_regions, moe
 from rlx_xdsl.dialects.mir.contraction import DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
 from rlx_xdsl.graph import graph_args
@@ -122,6 +122,13 @@ def matmul_bias_act(b):
     return b.fused_matmul_bias_act(x, w, bias, activation="silu")
 
 
+def lora_matmul(b):
+    """dx, dw, da and db: every operand of the adapter layer is a parameter."""
+    x, w = b.param("x", [2, 3, 4], F64), b.param("w", [4, 5], F64)
+    a, up = b.param("a", [4, 2], F64), b.param("b", [2, 5], F64)
+    return b.lora_matmul(x, w, a, up, scale=0.5)
+
+
 def swiglu(b):
     return b.fused_swiglu(b.param("x", [3, 6], F64))
 
@@ -156,18 +163,19 @@ FUSED_GRAPHS = {
     "matmul_epilogue": (fused_regions.FusedMatmulEpilogueOp, matmul_epilogue),
     "matmul_bias_act": (fused.FusedMatmulBiasActOp, matmul_bias_act),
     "swiglu": (fused.FusedSwigluOp, swiglu),
+    "lora_matmul": (moe.LoraMatmulOp, lora_matmul),
     "residual_rms_norm": (fused.FusedResidualRmsNormOp, residual_rms_norm),
 }
 
 
 def test_every_fused_op_has_a_gradient_test_here():
     tested = {op_class for op_class, _ in FUSED_GRAPHS.values()}
-    assert {*fused.OPS, *fused_regions.OPS} <= tested
+    assert {*fused.OPS, *fused_regions.OPS, moe.LoraMatmulOp} <= tested
 
 
 def test_fused_ops_are_unfused_by_prepare_ad_not_differentiated_whole():
     load_rules()
-    for op_class in (*fused.OPS, *fused_regions.OPS):
+    for op_class in (*fused.OPS, *fused_regions.OPS, moe.LoraMatmulOp):
         assert op_class not in VJP_RULES and step_rewriting(op_class) == "unfuse", op_class.name
 
 

@@ -40,7 +40,7 @@ from rlx_xdsl.testing.gradcheck import (
     one_sided_derivatives,
 )
 from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
-from rlx_xdsl.testing.widen import FIXED_F32_OPS, widen_to_f64
+from rlx_xdsl.testing.widen import FIXED_F32_OPS, widen_to_f64, widens_fully
 
 PROPERTY = settings(
     max_examples=80,
@@ -52,7 +52,8 @@ ESTIMATORS = (StopGradientOp, FakeQuantizeOp, FakeQuantizeLsqOp)
 OPS = [op for op in available_ops() if op not in ESTIMATORS + FIXED_F32_OPS]
 """`stop_gradient` and the fake quantisations are left out: their gradients differ from the
 derivative by design (`test_grad.py` and `tests/autodiff/test_quant.py` check them).
-So are the ops widening to f64 cannot change (`widen.FIXED_F32_OPS`)."""
+So are the ops widening to f64 cannot change (`widen.FIXED_F32_OPS`), and graphs with complex
+values are rejected (`widens_fully`)."""
 
 
 def is_float(value) -> bool:
@@ -95,6 +96,8 @@ def with_scalar_loss(module, rng: np.random.Generator) -> bool:
 @given(graphs(max_ops=10, ops=OPS), st.integers(0, 2**31 - 1))
 def test_random_graphs_differentiate_or_name_the_op_without_a_rule(module, seed):
     rng = np.random.default_rng(seed)
+    if not widens_fully(module):
+        reject()
     widen_to_f64(module)
     if not with_scalar_loss(module, rng):
         reject()

@@ -580,3 +580,18 @@ def test_amp_benchmark_smoke(capsys, monkeypatch):
         assert cells[2:] == ["0.00e+00", "0.00e+00", "0 (0)", "1.00", "1.00"]
     for cells in by_policy["auto-mixed"]:
         assert 0 < float(cells[2]) < 1e-2 and float(cells[6]) < 0.6
+
+
+@pytest.mark.parametrize("policy", ["always-f16", "auto-mixed-bf16"])
+def test_ops_reading_complex_values_keep_their_types(policy):
+    """complex_norm_sq_backward's g is tied to its complex<f32> operand: casting g alone
+    would break the op (no policy casts complex values)."""
+    b = GraphBuilder("f")
+    z = b.cast(b.input("x", [3]), "complex<f32>")
+    grad = b.complex_norm_sq_backward(z, b.input("g", [3]))
+    b.output(b.add(b.complex_norm_sq(grad), b.input("y", [3])))
+    module = b.module()
+    amp(module, policy=policy)
+    module.verify()
+    (op,) = [op for op in module.walk() if op.name == "mir.complex_norm_sq_backward"]
+    assert [str(tensor_type(v).element_type) for v in op.operands] == ["complex<f32>", "f32"]

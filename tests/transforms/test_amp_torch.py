@@ -79,6 +79,9 @@ CASES = [
          lambda b, x, y: b.where(b.constant(np.eye(2, 4, dtype=bool)), x, y),
          lambda x, y: torch.where(torch.eye(2, 4, dtype=torch.bool), x, y)),
     Case("matmul", [(2, 4), (4, 3)], lambda b, x, w: b.matmul(x, w), torch.matmul),
+    Case("lora_matmul", [(2, 4), (4, 3), (4, 2), (2, 3)],
+         lambda b, x, w, a, u: b.lora_matmul(x, w, a, u, scale=0.5),
+         lambda x, w, a, u: x @ w + 0.5 * ((x @ a) @ u)),
     Case("dot_general", [(2, 4), (4, 3)],
          lambda b, x, w: b.dot_general(x, w, lhs_contracting=[1], rhs_contracting=[0]),
          lambda x, w: torch.einsum("ik,kj->ij", x, w)),
@@ -153,6 +156,8 @@ NOT_COMPARED: dict[str, str] = {
     "mir.dequantize": "its operand is an integer; its result is f32 by definition (ONNX DequantizeLinear)",
     "mir.qmatmul": "integer operands and result (ONNX QLinearMatMul): AMP never casts integers",
     "mir.qconv2d": "integer operands and result (ONNX QLinearConv): AMP never casts integers",
+    "mir.grouped_matmul": "no torch op (MoE expert matmuls are library kernels); the presets list it with "
+    "mir.matmul, which is compared (tests/dialects/mir/test_moe.py checks its expert ids stay uncast)",
     "mir.dequant_matmul": "no torch op (weight-only quantised matmuls are library kernels outside autocast)",
     "mir.fake_quantize_lsq": "torch's learnable fake-quantize takes its scale as a tensor the test would have to "
     "cast too; the op is in the same AMP class as mir.fake_quantize, which is compared",

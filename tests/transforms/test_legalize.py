@@ -9,9 +9,20 @@ from xdsl.context import Context
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dialects.mir import ALL_OPS, attention, contraction, conv, elementwise, norm, reduction, vision
+from rlx_xdsl.dialects.mir import (
+    ALL_OPS,
+    attention,
+    contraction,
+    conv,
+    elementwise,
+    moe,
+    norm,
+    reduction,
+    vision,
+)
 from rlx_xdsl.graph import random_inputs
 from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
@@ -20,7 +31,7 @@ from rlx_xdsl.transforms.legalize import PRIMITIVE, LegalizePass
 WITH_RULES = (
     norm.GroupNormOp, vision.ResizeNearest2xOp, vision.LayerNorm2dOp, vision.ConvTranspose2dOp,
     contraction.DotGeneralOp, reduction.SoftmaxOp, norm.LayerNormOp, norm.RmsNormOp,
-    attention.AttentionOp, attention.RopeOp, conv.ConvOp, conv.PoolOp,
+    attention.AttentionOp, attention.RopeOp, conv.ConvOp, conv.PoolOp, moe.GroupedMatmulOp,
 )  # fmt: skip
 ALL_BUT_THESE = tuple(sorted({op.name for op in ALL_OPS} - {op.name for op in WITH_RULES}))
 
@@ -297,3 +308,18 @@ def test_the_training_graph_reaches_the_primitive_set():
     module.verify()
     assert mir_names(module) <= PRIMITIVE
     close(run_function(module, None, inputs), before)
+
+
+def test_grouped_matmul_becomes_gather_and_matmul_for_a_target_without_it():
+    """Dynamic M: the expansion's reshapes infer it."""
+    b = GraphBuilder("f")
+    x, w, e = b.input("x", [DYNAMIC, 3]), b.input("w", [2, 3, 4]), b.input("e", [DYNAMIC], "i64")
+    b.output(b.grouped_matmul(x, w, e))
+    module = b.module()
+    inputs = [np.random.default_rng(0).standard_normal((5, 3)).astype(np.float32),
+              np.random.default_rng(1).standard_normal((2, 3, 4)).astype(np.float32), np.array([1, 0, 0, 1, 1])]
+    before = run_function(module, None, inputs)
+    LegalizePass(supported=(*PRIMITIVE, "mir.gather")).apply(make_context(), module)
+    module.verify()
+    assert "mir.grouped_matmul" not in mir_names(module) and "mir.gather" in mir_names(module)
+    np.testing.assert_array_equal(run_function(module, None, inputs)[0], before[0])

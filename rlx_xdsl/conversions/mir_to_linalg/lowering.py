@@ -67,6 +67,7 @@ GROUP_MODULES = (
     "regions",
     "structured",
     "fused",
+    "moe",
     "random",
     "vision",
     "lir",

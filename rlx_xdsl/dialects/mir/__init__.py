@@ -17,6 +17,7 @@ from rlx_xdsl.dialects.mir import (
     fused_regions,
     indexing,
     loss,
+    moe,
     norm,
     quant,
     random,
@@ -45,6 +46,7 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    moe,
     random,
     vision,
 )

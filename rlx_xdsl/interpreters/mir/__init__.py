@@ -15,6 +15,7 @@ from rlx_xdsl.interpreters.mir import (
     fused_regions,
     indexing,
     loss,
+    moe,
     norm,
     quant,
     random,
@@ -43,6 +44,7 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    moe,
     random,
     vision,
 )

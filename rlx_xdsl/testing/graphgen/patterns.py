@@ -231,6 +231,24 @@ def attention_block(s: GraphState) -> list[SSAValue]:
     return [out, extra]
 
 
+@exposing
+def lora(s: GraphState) -> list[SSAValue]:
+    """`x @ w + s * ((x @ a) @ b)` in either add and mul order (or without the mul); misses:
+    a second consumer of an intermediate, an f32 scale on bf16 (the mul promotes)."""
+    x = matrix_input(s, dtype(s))
+    et, k, n, r = element_type(x), shape_of(x)[-1], s.integer(1, MAX_DIM), s.integer(1, 2)
+    base = s.emit(MatmulOp, x, s.operand((k, n), et, param=True))
+    down = s.emit(MatmulOp, x, s.operand((k, r), et, param=True))
+    adapter = s.emit(MatmulOp, down, s.operand((r, n), et, param=True))
+    if s.flag():
+        scale_type = "f32" if near_miss(s) else et
+        scale = s.emit(ConstantOp, dense(np.array(s.choice((0.5, 2.0, 0.125))), scale_type))
+        adapter = s.emit(MulOp, *((adapter, scale) if s.flag() else (scale, adapter)))
+    total = s.emit(AddOp, *((base, adapter) if s.flag() else (adapter, base)))
+    extra = extra_consumer(s, s.choice((base, down, adapter))) if near_miss(s) else None
+    return [total, extra]
+
+
 def repeat_kv(s: GraphState, kv: SSAValue, heads: int) -> SSAValue:
     """GQA's `repeat_kv`: each kv head repeated `heads / kv_heads` times along the head axis."""
     kv_heads = shape_of(kv)[1]
@@ -248,5 +266,6 @@ PATTERNS: tuple[PatternRecipe, ...] = (
     elementwise_chain,
     matmul_epilogue,
     attention_block,
+    lora,
 )
 """Every pattern recipe, one per fusion (and near misses of it)."""

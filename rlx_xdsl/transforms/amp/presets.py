@@ -10,6 +10,7 @@ and on CPU what running each op under `torch.autocast("cpu")` gives):
 | MIR op | CUDA | CPU | torch ops |
 |---|---|---|---|
 | matmul, dot_general, conv, attention | low | low | mm/matmul/bmm, einsum, conv*d, sdpa / MHA |
+| lora_matmul, grouped_matmul | low | low | their matmuls (the expert ids are an INDEX operand, never cast) |
 | softmax | f32 | promote | softmax |
 | layer_norm, rms_norm, group_norm | f32 | input | layer_norm, rms_norm, group_norm |
 | batch_norm_inference | promote | input | batch_norm (eval mode) |
@@ -39,6 +40,7 @@ from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attention import AttentionOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.mir.conv import ConvOp
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, LogOp, PowOp, RsqrtOp, TanOp
 from rlx_xdsl.dialects.mir.loss import (
@@ -65,7 +67,7 @@ from rlx_xdsl.transforms.amp.policy import (
 TORCH_CUDA: OpRegistry[OpRule] = OpRegistry("PyTorch CUDA autocast rule")
 TORCH_CPU: OpRegistry[OpRule] = OpRegistry("PyTorch CPU autocast rule")
 
-LOW_PRECISION_OPS = (MatmulOp, DotGeneralOp, ConvOp, ConvTranspose2dOp, AttentionOp)
+LOW_PRECISION_OPS = (MatmulOp, DotGeneralOp, ConvOp, ConvTranspose2dOp, AttentionOp, LoraMatmulOp, GroupedMatmulOp)
 CROSS_ENTROPY_OPS = (SoftmaxCrossEntropyWithLogitsOp, SoftmaxCrossEntropyOp, SoftmaxCrossEntropyBackwardOp)
 
 

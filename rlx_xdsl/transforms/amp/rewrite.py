@@ -30,7 +30,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from xdsl.dialects.builtin import ModuleOp, TensorType
+from xdsl.dialects.builtin import ComplexType, ModuleOp, TensorType
 from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.pattern_rewriter import (
     PatternRewriter,
@@ -69,6 +69,11 @@ def with_declared_shape(declared: Attribute, inferred: Attribute) -> Attribute:
     if isinstance(declared, TensorType) and isinstance(inferred, TensorType):
         return tensor(inferred.element_type, shape_of(declared))
     return inferred
+
+
+def _is_complex_tensor(value: SSAValue) -> bool:
+    t = value.type
+    return isinstance(t, TensorType) and isinstance(t.element_type, ComplexType)
 
 
 def _is_float_tensor(value: SSAValue) -> bool:

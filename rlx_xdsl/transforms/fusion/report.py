@@ -93,6 +93,10 @@ HINTS = {
     "compute them before the add",
     "NormNotFused": "run rlx-fuse-residual-rms-norm / rlx-fuse-residual-layer-norm "
     "(a `rlx-fusion-pipeline` target runs them when it claims the fused norm)",
+    "LoraScaleNotFolded": "rlx-fuse-lora folds a scalar constant of the adapter's element type that f32 holds "
+    "exactly (mir.lora_matmul's scale is an f32 property)",
+    "LoraSharedIntermediate": "rlx-fuse-lora needs x @ w, x @ a and the scaled adapter used only in the chain",
+    "LoraNotFused": "run rlx-fuse-lora",
 }
 """The hint for each `MissReason` kind (RLX's and ours), in this project's terms."""
 
@@ -109,6 +113,9 @@ DESCRIPTIONS = {
     "SumDtypesDiffer": "the residual sum mixes element types",
     "NoPlaceForSum": "no place sees both the sum's users and the norm's gamma and beta",
     "NormNotFused": "an add and its norm are left unfused",
+    "LoraScaleNotFolded": "the adapter's scale is not a foldable scalar",
+    "LoraSharedIntermediate": "an intermediate of the LoRA chain has other users",
+    "LoraNotFused": "a LoRA chain x @ w + s * ((x @ a) @ b) is left unfused",
 }
 """What each `MissReason` kind says in the text report, its detail filled in."""
 
@@ -332,6 +339,34 @@ def scan_residual_norm(ops: list[Operation]) -> list[MissedFusion]:
     return out
 
 
+def lora_miss(add: AddOp) -> MissReason | None:
+    """Why `add` reads a LoRA chain that `rlx-fuse-lora` left apart, or None if it reads none."""
+    from rlx_xdsl.transforms.fusion.lora import adapter_of, f32_scalar
+
+    for base, adapter in ((add.lhs, add.rhs), (add.rhs, add.lhs)):
+        mm, mul = base.owner, adapter.owner
+        up = mul if isinstance(mul, MatmulOp) else None
+        factors: list[SSAValue] = []
+        if isinstance(mul, MulOp):
+            for product, factor in ((mul.lhs, mul.rhs), (mul.rhs, mul.lhs)):
+                if isinstance(product.owner, MatmulOp):
+                    up, factors = product.owner, [factor]
+        down = up.lhs.owner if up is not None else None
+        if not (isinstance(mm, MatmulOp) and isinstance(down, MatmulOp) and down.lhs is mm.lhs):
+            continue
+        if factors and (f32_scalar(factors[0]) is None or mul.result.type != up.result.type):
+            return MissReason("LoraScaleNotFolded")
+        if adapter_of(adapter, add) is None or len(uses(base)) != 1:
+            return MissReason("LoraSharedIntermediate")
+        return MissReason("LoraNotFused")
+    return None
+
+
+def scan_lora(ops: list[Operation]) -> list[MissedFusion]:
+    """Adds of `x @ w` and a scaled `(x @ a) @ b` that did not become `mir.lora_matmul` (beyond RLX)."""
+    return [missed("lora", op, reason) for op in ops if isinstance(op, AddOp) and (reason := lora_miss(op))]
+
+
 def scan_misses(root: ModuleOp | func.FuncOp) -> list[MissedFusion]:
     ops = graph_ops(root)
     return [
@@ -339,6 +374,7 @@ def scan_misses(root: ModuleOp | func.FuncOp) -> list[MissedFusion]:
         *scan_shared_input_matmul(ops),
         *scan_swiglu(ops),
         *scan_residual_norm(ops),
+        *scan_lora(ops),
     ]
 
 

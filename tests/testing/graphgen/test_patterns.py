@@ -19,6 +19,7 @@ SIGNATURE = {
     pat.elementwise_chain: set(),
     pat.matmul_epilogue: {"mir.matmul", "mir.add", "mir.mul"},
     pat.attention_block: {"mir.matmul", "mir.reshape", "mir.transpose", "mir.attention"},
+    pat.lora: {"mir.matmul", "mir.add"},
 }
 """Ops every graph of each pattern holds (elementwise chains draw their ops)."""
 

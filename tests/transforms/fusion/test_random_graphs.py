@@ -63,6 +63,7 @@ def pattern_graphs(*home):
 SOURCES = {
     "rlx-fuse-attention-block": pattern_graphs(pat.attention_block),
     "rlx-fuse-matmul-bias-act": pattern_graphs(pat.matmul_bias_act),
+    "rlx-fuse-lora": pattern_graphs(pat.lora),
     "rlx-fuse-matmul-epilogue": pattern_graphs(pat.matmul_epilogue),
     "rlx-fuse-residual-layer-norm": pattern_graphs(pat.residual_norm),
     "rlx-fuse-residual-rms-norm": pattern_graphs(pat.residual_norm),

@@ -16,6 +16,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     fused_regions,
     indexing,
     loss,
+    moe,
     norm,
     quant,
     random,
@@ -44,6 +45,7 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    moe,
     random,
     vision,
 )

@@ -14,6 +14,7 @@ from rlx_xdsl.testing.graphgen.mir import (
     fused_regions,
     indexing,
     loss,
+    moe,
     norm,
     quant,
     random,
@@ -42,6 +43,7 @@ GROUPS = (
     fused,
     fused_regions,
     quant,
+    moe,
     random,
     vision,
 )

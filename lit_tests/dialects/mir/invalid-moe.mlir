@@ -1,0 +1,79 @@
+// RUN: rlx-opt %s --split-input-file --verify-diagnostics
+
+func.func @lora_rank_mismatch(%x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %a: tensor<4x2xf32>, %b: tensor<3x5xf32>) -> tensor<3x5xf32> {
+  // expected-error@+1 {{'mir.lora_matmul' contraction dims 2 and 3 differ}}
+  %0 = mir.lora_matmul %x, %w, %a, %b scale = 1.000000e+00 : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<4x2xf32>, tensor<3x5xf32>) -> tensor<3x5xf32>
+  func.return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @lora_k_mismatch(%x: tensor<3x4xf32>, %w: tensor<5x5xf32>, %a: tensor<4x2xf32>, %b: tensor<2x5xf32>) -> tensor<3x5xf32> {
+  // expected-error@+1 {{'mir.lora_matmul' contraction dims 4 and 5 differ}}
+  %0 = mir.lora_matmul %x, %w, %a, %b scale = 1.000000e+00 : (tensor<3x4xf32>, tensor<5x5xf32>, tensor<4x2xf32>, tensor<2x5xf32>) -> tensor<3x5xf32>
+  func.return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @lora_out_mismatch(%x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %a: tensor<4x2xf32>, %b: tensor<2x6xf32>) -> tensor<3x5xf32> {
+  // expected-error@+1 {{'mir.lora_matmul' the adapter product (x @ a) @ b has shape [3, 6] but x @ w has [3, 5]}}
+  %0 = mir.lora_matmul %x, %w, %a, %b scale = 1.000000e+00 : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<4x2xf32>, tensor<2x6xf32>) -> tensor<3x5xf32>
+  func.return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @lora_dtype(%x: tensor<3x4xf32>, %w: tensor<4x5xf32>, %a: tensor<4x2xbf16>, %b: tensor<2x5xf32>) -> tensor<3x5xf32> {
+  // expected-error@+1 {{'mir.lora_matmul' a element type bf16 differs from x's f32}}
+  %0 = mir.lora_matmul %x, %w, %a, %b scale = 1.000000e+00 : (tensor<3x4xf32>, tensor<4x5xf32>, tensor<4x2xbf16>, tensor<2x5xf32>) -> tensor<3x5xf32>
+  func.return %0 : tensor<3x5xf32>
+}
+
+// -----
+
+func.func @lora_integer(%x: tensor<3x4xi32>, %w: tensor<4x5xi32>, %a: tensor<4x2xi32>, %b: tensor<2x5xi32>) -> tensor<3x5xi32> {
+  // expected-error@+1 {{'mir.lora_matmul' x must be floating point, got i32}}
+  %0 = mir.lora_matmul %x, %w, %a, %b scale = 1.000000e+00 : (tensor<3x4xi32>, tensor<4x5xi32>, tensor<4x2xi32>, tensor<2x5xi32>) -> tensor<3x5xi32>
+  func.return %0 : tensor<3x5xi32>
+}
+
+// -----
+
+func.func @grouped_k_mismatch(%x: tensor<6x4xf32>, %w: tensor<3x5x2xf32>, %e: tensor<6xi64>) -> tensor<6x2xf32> {
+  // expected-error@+1 {{'mir.grouped_matmul' contraction dims 4 and 5 differ}}
+  %0 = mir.grouped_matmul %x, %w, %e : (tensor<6x4xf32>, tensor<3x5x2xf32>, tensor<6xi64>) -> tensor<6x2xf32>
+  func.return %0 : tensor<6x2xf32>
+}
+
+// -----
+
+func.func @grouped_row_count(%x: tensor<6x4xf32>, %w: tensor<3x4x2xf32>, %e: tensor<5xi64>) -> tensor<6x2xf32> {
+  // expected-error@+1 {{'mir.grouped_matmul' x has 6 rows but expert has 5 ids}}
+  %0 = mir.grouped_matmul %x, %w, %e : (tensor<6x4xf32>, tensor<3x4x2xf32>, tensor<5xi64>) -> tensor<6x2xf32>
+  func.return %0 : tensor<6x2xf32>
+}
+
+// -----
+
+func.func @grouped_w_rank(%x: tensor<6x4xf32>, %w: tensor<4x2xf32>, %e: tensor<6xi64>) -> tensor<6x2xf32> {
+  // expected-error@+1 {{'mir.grouped_matmul' w must have rank 3, got [4, 2]}}
+  %0 = mir.grouped_matmul %x, %w, %e : (tensor<6x4xf32>, tensor<4x2xf32>, tensor<6xi64>) -> tensor<6x2xf32>
+  func.return %0 : tensor<6x2xf32>
+}
+
+// -----
+
+func.func @grouped_expert_type(%x: tensor<6x4xf32>, %w: tensor<3x4x2xf32>, %e: tensor<6xi1>) -> tensor<6x2xf32> {
+  // expected-error@+1 {{'mir.grouped_matmul' expert must have an integer or floating-point element type, got i1}}
+  %0 = mir.grouped_matmul %x, %w, %e : (tensor<6x4xf32>, tensor<3x4x2xf32>, tensor<6xi1>) -> tensor<6x2xf32>
+  func.return %0 : tensor<6x2xf32>
+}
+
+// -----
+
+func.func @grouped_dtype(%x: tensor<6x4xf32>, %w: tensor<3x4x2xf16>, %e: tensor<6xi64>) -> tensor<6x2xf32> {
+  // expected-error@+1 {{'mir.grouped_matmul' w element type f16 differs from x's f32}}
+  %0 = mir.grouped_matmul %x, %w, %e : (tensor<6x4xf32>, tensor<3x4x2xf16>, tensor<6xi64>) -> tensor<6x2xf32>
+  func.return %0 : tensor<6x2xf32>
+}

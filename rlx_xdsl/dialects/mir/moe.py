@@ -1,0 +1,124 @@
+"""MIR mixture-of-experts and LoRA ops.
+
+* `mir.lora_matmul` `[x, w, a, b]`: `x @ w + scale · ((x @ a) @ b)`, a linear layer with a
+  low-rank adapter (LoRA, Hu et al. 2021, arXiv:2106.09685). `rlx-unfuse` expands it into
+  its matmuls, `mul` and `add`; autodiff differentiates that expansion.
+* `mir.grouped_matmul` `[x[M, K], w[E, K, N], expert[M]]` → `[M, N]`: row `m` of `x` times
+  the weight of expert `expert[m]` (the expert layers of a mixture of experts, Shazeer et
+  al. 2017, arXiv:1701.06538). `expert` is an INDEX operand: an expert outside `[0, E)` is
+  a run-time error, as for `mir.gather`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from xdsl.dialects.builtin import Float32Type, FloatAttr, TensorType, f32
+from xdsl.ir import Attribute, SSAValue
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.traits import Pure
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    refine_dim,
+    require,
+    require_index_type,
+    require_rank,
+    require_same_element_type,
+    tensor_type,
+)
+from rlx_xdsl.dialects.mir.contraction import matmul_type
+from rlx_xdsl.dialects.traits import COMPUTE, OperandRoles, Role
+from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
+
+
+@irdl_op_definition
+class LoraMatmulOp(RlxOperation):
+    """`x @ w + scale · ((x @ a) @ b)` (`LoraMatMul{scale}`).
+
+    Each matmul follows `mir.matmul` (`x[..., M, K]`, `w[K, N]`, `a[K, R]`, `b[R, N]`,
+    batch dims broadcast); the base and adapter products must have the same type, and
+    the operands share one floating-point element type.
+    """
+
+    name = "mir.lora_matmul"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    a = operand_def(TensorType)
+    b = operand_def(TensorType)
+    result = result_def(TensorType)
+    scale = prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$x `,` $w `,` $a `,` $b `scale` `=` $scale " + FUNCTIONAL
+
+    def __init__(self, x: SSAValue, w: SSAValue, a: SSAValue, b: SSAValue, *, scale: float = 1.0):
+        super().__init__(operands=[x, w, a, b], properties={"scale": FloatAttr(scale, f32)})
+
+    @property
+    def scale_value(self) -> float:
+        return self.scale.value.data
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x = tensor_type(self.x)
+        require(dtypes.is_float(x.element_type), self, lambda: f"x must be floating point, got {x.element_type}")
+        require_same_element_type(
+            self,
+            x,
+            {"w": tensor_type(self.w), "a": tensor_type(self.a), "b": tensor_type(self.b)},
+            "{what} element type {actual} differs from x's {expected}",
+        )
+        base = matmul_type(self, self.x, self.w, ("x", "w"))
+        adapter = matmul_type(self, matmul_type(self, self.x, self.a, ("x", "a")), self.b, ("x @ a", "b"))
+        shape, other = base.get_shape(), adapter.get_shape()
+        require(
+            len(shape) == len(other) and all(dims_match(p, q) for p, q in zip(shape, other)),
+            self,
+            lambda: f"the adapter product (x @ a) @ b has shape {fmt_shape(other)} but x @ w has {fmt_shape(shape)}",
+        )
+        shape = [refine_dim(p, q) for p, q in zip(shape, other)]
+        return [tensor(base.element_type, shape)]
+
+
+@irdl_op_definition
+class GroupedMatmulOp(RlxOperation):
+    """Row `m` of `x[M, K]` times `w[expert[m]]` of `w[E, K, N]`, giving `[M, N]` (`GroupedMatMul`).
+
+    `expert[M]` holds integer (or RLX's float-encoded) expert ids; an id outside `[0, E)`
+    is a run-time error naming the op. x and w share a floating-point element type.
+    """
+
+    name = "mir.grouped_matmul"
+    x = operand_def(TensorType)
+    w = operand_def(TensorType)
+    expert = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE, OperandRoles.of(expert=Role.INDEX))
+    assembly_format = "$x `,` $w `,` $expert " + FUNCTIONAL
+
+    def __init__(self, x: SSAValue, w: SSAValue, expert: SSAValue):
+        super().__init__(operands=[x, w, expert])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, w, expert = tensor_type(self.x), tensor_type(self.w), tensor_type(self.expert)
+        require_rank(self, x, 2, "x")
+        require_rank(self, w, 3, "w")
+        require_rank(self, expert, 1, "expert")
+        require_index_type(self, expert, "expert")
+        require(dtypes.is_float(x.element_type), self, lambda: f"x must be floating point, got {x.element_type}")
+        require_same_element_type(self, x, {"w": w}, "{what} element type {actual} differs from x's {expected}")
+        m, k = x.get_shape()
+        _, k_w, n = w.get_shape()
+        (m_e,) = expert.get_shape()
+        require(dims_match(k, k_w), self, lambda: f"contraction dims {fmt_dim(k)} and {fmt_dim(k_w)} differ")
+        require(
+            dims_match(m, m_e),
+            self,
+            lambda: f"x has {fmt_dim(m)} rows but expert has {fmt_dim(m_e)} ids",
+        )
+        return [tensor(x.element_type, [refine_dim(m, m_e), n])]
+
+
+OPS = [LoraMatmulOp, GroupedMatmulOp]
+ATTRIBUTES: list[type] = []

@@ -1,0 +1,31 @@
+"""numpy semantics of the MIR mixture-of-experts and LoRA ops.
+
+`lora_matmul` rounds each stage as its `rlx-unfuse` expansion does (matmul, matmul,
+matmul, mul by the scale in the operands' dtype, add), so the two agree bit for bit.
+`grouped_matmul` multiplies each row by its expert's weight as a batched matmul of
+`[M, 1, K] @ [M, K, N]` (its expansion: `gather`, `matmul`).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from rlx_xdsl.dialects.mir import moe
+from rlx_xdsl.interpreters.mir.fused import add, matmul, rounded
+from rlx_xdsl.interpreters.mir.indexing import checked_indices
+
+
+def run_lora_matmul(op: moe.LoraMatmulOp, x, w, a, b) -> tuple[np.ndarray]:
+    adapter = matmul(matmul(x, a), b)
+    scale = np.asarray(op.scale_value, adapter.dtype)
+    with np.errstate(all="ignore"):
+        scaled = rounded(adapter.dtype, adapter.astype(np.float64) * np.float64(scale))
+    return (add(matmul(x, w), scaled),)
+
+
+def run_grouped_matmul(op: moe.GroupedMatmulOp, x, w, expert) -> tuple[np.ndarray]:
+    ids = checked_indices(expert, w.shape[0])
+    return (matmul(x[:, None, :], w[ids])[:, 0, :],)
+
+
+KERNELS = {moe.LoraMatmulOp: run_lora_matmul, moe.GroupedMatmulOp: run_grouped_matmul}

@@ -1,0 +1,148 @@
+"""Mixture-of-experts and LoRA ops against independent oracles: the LoRA formula in
+float64 and a loop over tokens in numpy; each bit for bit against the expansion that
+`rlx-unfuse` (lora_matmul) and the linalg lowering (grouped_matmul) use."""
+
+from pathlib import Path
+
+import ml_dtypes
+import numpy as np
+import pytest
+from xdsl.context import Context
+
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.dialects.traits import Precision, Role, operand_roles, precision_class
+from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.testing.expected_errors import expected_error_test
+from rlx_xdsl.testing.gradcheck import check_gradients
+from rlx_xdsl.testing.oracles import run_op
+from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
+from rlx_xdsl.transforms.unfuse import UnfusePass
+from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul
+
+RNG = np.random.default_rng(23)
+INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-moe.mlir"
+
+
+def rand(*shape, dtype=np.float64):
+    return RNG.standard_normal(shape).astype(dtype)
+
+
+def test_precision_classes_follow_rlx():
+    assert precision_class(LoraMatmulOp) is Precision.COMPUTE
+    assert precision_class(GroupedMatmulOp) is Precision.COMPUTE
+
+
+# mir.lora_matmul ----------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("scale", [0.5, 2.0, 0.0])
+def test_lora_matmul_matches_the_formula(scale):
+    x, w, a, b = rand(2, 3, 4), rand(4, 5), rand(4, 2), rand(2, 5)
+    out = run_op("lora_matmul", [x, w, a, b], scale=scale)
+    np.testing.assert_allclose(out, x @ w + scale * ((x @ a) @ b), rtol=1e-12)
+
+
+def lora_module(dtype: str):
+    b = GraphBuilder("f")
+    args = [b.input(n, s, dtype) for n, s in (("x", [3, 4]), ("w", [4, 5]), ("a", [4, 2]), ("b", [2, 5]))]
+    b.output(b.lora_matmul(*args, scale=0.75))
+    return b.module()
+
+
+@pytest.mark.parametrize(("dtype", "np_dtype"), [("f32", np.float32), ("bf16", ml_dtypes.bfloat16)])
+def test_lora_matmul_equals_its_unfused_chain_bit_for_bit(dtype, np_dtype):
+    module = lora_module(dtype)
+    inputs = [rand(*s).astype(np_dtype) for s in ((3, 4), (4, 5), (4, 2), (2, 5))]
+    (fused,) = run_function(module, "f", inputs)
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    names = [op.name for op in module.walk() if op.name.startswith("mir.")]
+    assert sorted(names) == ["mir.add", "mir.constant", "mir.matmul", "mir.matmul", "mir.matmul", "mir.mul"]
+    (unfused,) = run_function(module, "f", inputs)
+    assert fused.dtype == unfused.dtype == np_dtype
+    np.testing.assert_array_equal(fused.astype(np.float32), unfused.astype(np.float32))
+
+
+# mir.grouped_matmul -------------------------------------------------------------------------
+
+
+def token_loop(x, w, expert):
+    """The oracle: one token at a time."""
+    out = np.zeros((x.shape[0], w.shape[2]))
+    for m in range(x.shape[0]):
+        out[m] = x[m] @ w[int(expert[m])]
+    return out
+
+
+@pytest.mark.parametrize("ids", [np.array([2, 0, 2, 1, 0]), np.array([1.0, 1.0, 0.0, 2.9, 0.2], np.float32)])
+def test_grouped_matmul_matches_a_loop_over_tokens(ids):
+    x, w = rand(5, 4), rand(3, 4, 2)
+    np.testing.assert_allclose(run_op("grouped_matmul", [x, w, ids]), token_loop(x, w, np.trunc(ids)), rtol=1e-12)
+
+
+def test_grouped_matmul_expert_is_an_index_operand():
+    b = GraphBuilder("f")
+    out = b.grouped_matmul(b.input("x", [2, 3]), b.input("w", [2, 3, 4]), b.input("e", [2], "i64"))
+    assert operand_roles(out.owner) == [Role.DATA, Role.DATA, Role.INDEX]
+
+
+@pytest.mark.parametrize("bad", [3, -1])
+def test_grouped_matmul_out_of_range_expert_is_a_run_time_error(bad):
+    with pytest.raises(KernelError, match=rf"'mir.grouped_matmul' index {bad} is out of range \[0, 3\)"):
+        run_op("grouped_matmul", [rand(2, 4), rand(3, 4, 2), np.array([0, bad])])
+
+
+def grouped_module(rows: int):
+    b = GraphBuilder("f")
+    x, w, e = b.input("x", [rows, 4]), b.input("w", [3, 4, 2]), b.input("e", [rows], "i64")
+    b.output(b.grouped_matmul(x, w, e))
+    return b.module()
+
+
+@pytest.mark.parametrize("rows", [5, DYNAMIC])
+def test_grouped_matmul_equals_its_expansion_bit_for_bit(rows):
+    """The expansion the linalg lowering uses (`gather`, `matmul`), with M static or dynamic."""
+    module = grouped_module(rows)
+    inputs = [rand(5, 4, dtype=np.float32), rand(3, 4, 2, dtype=np.float32), np.array([2, 0, 2, 1, 0])]
+    (whole,) = run_function(module, "f", inputs)
+    np.testing.assert_allclose(whole, token_loop(*inputs), rtol=1e-5)
+    (op,) = [op for op in module.walk() if isinstance(op, GroupedMatmulOp)]
+    (value,) = expand_grouped_matmul(Emitter.before(op), op)
+    op.result.replace_all_uses_with(value)
+    op.detach()
+    op.erase()
+    module.verify()
+    assert {"mir.gather", "mir.matmul"} <= {o.name for o in module.walk()}
+    (expanded,) = run_function(module, "f", inputs)
+    np.testing.assert_array_equal(whole, expanded)
+
+
+test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)
+
+
+def test_grouped_matmul_gradient_with_dynamic_rows():
+    """RLX's rule needs M static; here dx and dw are built for `[?, K]` and checked by
+    central differences on 5 rows."""
+    b = GraphBuilder("f")
+    x, w, e = b.input("x", [DYNAMIC, 4], "f64"), b.input("w", [3, 4, 2], "f64"), b.input("e", [DYNAMIC], "i64")
+    b.output(b.grouped_matmul(x, w, e))
+    module = b.module()
+    check_gradients(module, "f", [rand(5, 4), rand(3, 4, 2), np.array([2, 0, 2, 1, 0])], [0, 1])
+    grad = next(op for op in module.walk() if getattr(op, "sym_name", None) and op.sym_name.data == "f_grad")
+    assert any(isinstance(op, GroupedMatmulOp) for op in grad.walk())  # dx: no [M, K, N] gather
+
+
+def test_amp_runs_grouped_matmul_low_and_leaves_the_expert_ids_alone():
+    b = GraphBuilder("f")
+    out = b.grouped_matmul(b.input("x", [3, 4]), b.input("w", [2, 4, 5]), b.input("e", [3], "f32"))
+    b.output(out)
+    module = b.module()
+    AutoMixedPrecisionPass(policy="torch-cpu").apply(Context(), module)
+    module.verify()
+    (op,) = [op for op in module.walk() if isinstance(op, GroupedMatmulOp)]
+    assert [str(tensor_type(v).element_type) for v in op.operands] == ["bf16", "bf16", "f32"]
