@@ -287,6 +287,7 @@ def quant_cases():
     yield case("fake_quantize_lsq_backward_scale", x, per_channel, dy, bits=3, axis=1, id="per-channel")
     yield case("fake_quantize_lsq_backward_scale", x, np.array([0.3]), dy, bits=4, id="per-tensor")
     yield case("fake_quantize_lsq_backward_scale", x, np.array(0.4), dy, bits=3, id="rank-0-scale")
+    yield case("fake_quantize_lsq_backward_scale", np.array(0.7), np.array([0.3]), np.array(1.3), bits=3, id="rank-0-x")
     yield case("fake_quantize_lsq_backward_scale", rand(2, 3, 2), np.array([0.2, 0.7]), rand(2, 3, 2), bits=2, axis=-1,
                id="last-axis")  # fmt: skip
 

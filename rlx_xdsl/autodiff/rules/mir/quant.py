@@ -171,14 +171,17 @@ def fake_quantize_lsq_backward_scale(
     def d_dy():
         inside = e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, op.x, **props)  # m x
         error = e.mir.div(e.mir.sub(e.mir.fake_quantize_lsq(op.x, op.scale, **props), inside), step)
-        return e.mir.mul(weight, error)
+        return unbroadcast(e, e.mir.mul(weight, error), op.dy)  # a rank-0 x against a [1] scale
 
-    def d_x():
+    def d_x_broadcast():
         masked = e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, op.dy, **props)  # m dy
         return e.mir.neg(e.mir.div(e.mir.mul(weight, masked), step))
 
+    def d_x():
+        return unbroadcast(e, d_x_broadcast(), op.x)
+
     def d_scale():
-        per_element = e.mir.neg(e.mir.mul(d_x(), e.mir.div(op.x, step)))
+        per_element = e.mir.neg(e.mir.mul(d_x_broadcast(), e.mir.div(op.x, step)))
         return reshape_to(e, unbroadcast(e, per_element, step), tensor_type(op.scale).get_shape())
 
     return [d_x, d_scale, d_dy]
