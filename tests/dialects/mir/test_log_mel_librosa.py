@@ -107,4 +107,4 @@ def test_the_oracle_spans_the_floor_and_depends_on_the_filters(expected):
 def test_the_mir_front_end_with_librosa_filters_matches_whispers_formula(form, expected):
     got = front_end(windowed_frames(AUDIO), form)
     assert got.dtype == np.float32 and got.shape == expected.shape
-    np.testing.assert_allclose(got, expected, rtol=0, atol=2e-4)
+    np.testing.assert_allclose(got, expected, rtol=0, atol=5e-5)  # measured: 1e-5 (f32 graph, f64 oracle)
