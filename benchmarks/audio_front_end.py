@@ -16,9 +16,11 @@ Two forms of the same graph:
 
 Rows: the numpy interpreter and IREE CPU (`llvm-cpu`, host features, `local-task`) on both
 forms, and Whisper's own formula in PyTorch
-(`torch.stft`) as the reference of agreement. Times are medians of `--repeat` calls after
-a warm-up; nothing asserts on timings. The mel filters are triangular HTK filters written
-out here (librosa and torchaudio are not dependencies); both sides use the same ones.
+(`torch.stft`, centred with reflect padding, last frame dropped) as the reference of
+agreement. Times are medians of `--repeat` calls after a warm-up; nothing asserts on
+timings. The mel filters are Whisper's, `librosa.filters.mel(sr=16000, n_fft=400,
+n_mels=80)` (Slaney scale and area norm), when librosa is installed; otherwise triangular
+HTK filters written out here. Both sides use the same ones.
 """
 
 from __future__ import annotations
@@ -54,7 +56,17 @@ def timed(call: Callable[[], object], repeat: int) -> tuple[float, object]:
 
 
 def mel_filters(n_fft: int = N_FFT, n_mels: int = N_MELS, rate: int = RATE) -> np.ndarray:
-    """Triangular HTK mel filters `[n_fft // 2 + 1, n_mels]`."""
+    """Mel filters `[n_fft // 2 + 1, n_mels]`: librosa's (Whisper's) if installed, else HTK triangles."""
+    try:
+        import librosa
+    except ImportError:
+        log("librosa is not installed: using triangular HTK mel filters, not Whisper's")
+        return htk_mel_filters(n_fft, n_mels, rate)
+    return np.ascontiguousarray(librosa.filters.mel(sr=rate, n_fft=n_fft, n_mels=n_mels).T)
+
+
+def htk_mel_filters(n_fft: int = N_FFT, n_mels: int = N_MELS, rate: int = RATE) -> np.ndarray:
+    """Triangular HTK mel filters `[n_fft // 2 + 1, n_mels]` (no area normalisation)."""
     mel = lambda f: 2595 * np.log10(1 + f / 700)  # noqa: E731
     hz = lambda m: 700 * (10 ** (m / 2595) - 1)  # noqa: E731
     edges = hz(np.linspace(mel(0), mel(rate / 2), n_mels + 2))
@@ -70,10 +82,12 @@ def chirp(seconds: float) -> np.ndarray:
 
 
 def frames_of(audio: np.ndarray) -> np.ndarray:
-    """Periodic-Hann-windowed frames `[T, N_FFT]` (torch.stft with center=False)."""
+    """Periodic-Hann-windowed frames `[T, N_FFT]` as Whisper's `torch.stft` call makes them
+    (center=True: reflect-padded by N_FFT / 2), without the last frame, which Whisper drops."""
     window = np.hanning(N_FFT + 1)[:-1].astype(np.float32)
-    starts = range(0, len(audio) - N_FFT + 1, HOP)
-    return np.stack([audio[s : s + N_FFT] * window for s in starts])
+    padded = np.pad(audio, N_FFT // 2, mode="reflect")
+    starts = range(0, len(padded) - N_FFT + 1, HOP)
+    return np.stack([padded[s : s + N_FFT] * window for s in starts][:-1])
 
 
 def whisper_tail(b: GraphBuilder, log_spec):
@@ -103,8 +117,8 @@ def whisper_reference(audio: np.ndarray, filters: np.ndarray) -> np.ndarray:
     import torch
 
     window = torch.hann_window(N_FFT)
-    stft = torch.stft(torch.from_numpy(audio), N_FFT, HOP, window=window, center=False, return_complex=True)
-    log_spec = torch.clamp(torch.from_numpy(filters.T) @ stft.abs() ** 2, min=1e-10).log10()
+    stft = torch.stft(torch.from_numpy(audio), N_FFT, HOP, window=window, return_complex=True)
+    log_spec = torch.clamp(torch.from_numpy(filters.T) @ stft[..., :-1].abs() ** 2, min=1e-10).log10()
     log_spec = torch.maximum(log_spec, log_spec.max() - 8.0)
     return ((log_spec + 4.0) / 4.0).numpy().T
 
