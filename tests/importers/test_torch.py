@@ -8,7 +8,6 @@ from pathlib import Path
 import numpy as np
 import pytest
 import torch
-from torch.export import Dim
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc
 
@@ -23,7 +22,7 @@ from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.tools import import_torch
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
-from .models import MLP, ConvNet, LlamaBlock, Zoo, Zoo2
+from .models import MLP, Zoo, Zoo2
 
 MODELS_FILE = "models.py"
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,29 +49,6 @@ def expect_same(module, model, *inputs, atol=1e-5):
     assert len(got) == len(expected)
     for g, e in zip(got, expected):
         np.testing.assert_allclose(g, e.numpy(), rtol=1e-5, atol=atol)
-
-
-@pytest.fixture(scope="module")
-def mlp():
-    torch.manual_seed(0)
-    model = MLP().eval()
-    return model, import_module(model, (torch.randn(3, 6),), dynamic_shapes={"x": {0: Dim("batch")}})
-
-
-@pytest.fixture(scope="module")
-def convnet():
-    torch.manual_seed(1)
-    model = ConvNet().eval()
-    model.bn.running_mean.uniform_(-1, 1)
-    model.bn.running_var.uniform_(0.5, 2.0)
-    return model, import_module(model, (torch.randn(2, 3, 8, 8),))
-
-
-@pytest.fixture(scope="module")
-def llama():
-    torch.manual_seed(2)
-    model = LlamaBlock().eval()
-    return model, import_module(model, (torch.randn(2, 8, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
 
 
 def test_mlp_matches_torch_at_several_batch_sizes(mlp):

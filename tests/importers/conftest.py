@@ -1,0 +1,34 @@
+"""Torch models exported once per test session, shared by the importer test modules."""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from torch.export import Dim
+
+from rlx_xdsl.importers.torch import import_module
+
+from .models import MLP, ConvNet, LlamaBlock
+
+
+@pytest.fixture(scope="session")
+def mlp():
+    torch.manual_seed(0)
+    model = MLP().eval()
+    return model, import_module(model, (torch.randn(3, 6),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+
+@pytest.fixture(scope="session")
+def convnet():
+    torch.manual_seed(1)
+    model = ConvNet().eval()
+    model.bn.running_mean.uniform_(-1, 1)
+    model.bn.running_var.uniform_(0.5, 2.0)
+    return model, import_module(model, (torch.randn(2, 3, 8, 8),))
+
+
+@pytest.fixture(scope="session")
+def llama():
+    torch.manual_seed(2)
+    model = LlamaBlock().eval()
+    return model, import_module(model, (torch.randn(2, 8, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
