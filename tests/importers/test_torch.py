@@ -141,11 +141,39 @@ def test_ops_built_from_shared_sequences_match_torch():
 
 
 def test_ops_kept_whole_become_one_mir_op_each(llama):
-    """SDPA and silu are one op each (the plain-torch RMSNorm stays primitives)."""
+    """SDPA and silu are one op each, and so is each hand-written RMSNorm."""
     _, module = llama
     names = [op.name for op in module.walk()]
     assert names.count("mir.attention") == 1 and names.count("mir.silu") == 1
-    assert "mir.sigmoid" not in names
+    assert names.count("mir.rms_norm") == 2
+    assert "mir.sigmoid" not in names and "mir.rsqrt" not in names and "mir.reduce" not in names
+
+
+class RmsVariants(torch.nn.Module):
+    """The RMSNorm idiom written three ways, and once with a value used twice (kept as primitives)."""
+
+    def __init__(self):
+        super().__init__()
+        self.w = torch.nn.Parameter(torch.rand(8) + 0.5)
+
+    def forward(self, x):
+        a = x * torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-5) * self.w
+        b = self.w * (torch.rsqrt(1e-3 + (x * x).mean(dim=2, keepdim=True)) * x)
+        r = torch.rsqrt(x.pow(2).mean(-1, keepdim=True) + 1e-6)
+        c = x * r * self.w + r  # r has two users: not one norm
+        d = x * torch.rsqrt(x.pow(2).mean(1, keepdim=True) + 1e-6) * self.w[:4, None]  # not the last dim
+        return a, b, c, d
+
+
+def test_hand_written_rms_norms_become_one_op_each_and_match_torch():
+    torch.manual_seed(7)
+    model = RmsVariants()
+    x = torch.randn(2, 4, 8)
+    module = import_module(model, (x,))
+    expect_same(module, model, x)
+    norms = [op for op in module.walk() if op.name == "mir.rms_norm"]
+    assert sorted(op.eps.value.data for op in norms) == pytest.approx([1e-5, 1e-3])
+    assert sum(op.name == "mir.rsqrt" for op in module.walk()) == 2
 
 
 class Erf(torch.nn.Module):

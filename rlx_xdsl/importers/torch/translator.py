@@ -25,6 +25,7 @@ from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.importers.torch.idioms import find_rms_norms
 from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
 from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
@@ -117,11 +118,17 @@ class Translator:
     def run(self) -> ModuleOp:
         signature = self.program.graph_signature
         kinds = {spec.arg.name: spec for spec in signature.input_specs}
+        idioms = find_rms_norms(self.program.graph)
+        inside = {node for idiom in idioms.values() for node in idiom.inner}
         for node in self.program.graph.nodes:
             self.node = node
             self.b.emitter.location = self.location(node)
             if node.op == "placeholder":
                 self.placeholder(node, kinds[node.name])
+            elif node in idioms:
+                self.values[node] = self.rms_norm(idioms[node])
+            elif node in inside:
+                continue  # computed by the idiom's one op
             elif node.op == "call_function":
                 self.values[node] = self.call(node)
             elif node.op == "output":
@@ -173,6 +180,12 @@ class Translator:
             raise self.fail(f"cannot be expressed in MIR: {e}") from None
         except (TypeError, IndexError, KeyError, AttributeError) as e:  # arguments the rule did not expect
             raise self.fail(f"arguments not supported ({type(e).__name__}: {e})") from None
+
+    def rms_norm(self, idiom) -> SSAValue:
+        """A hand-written RMSNorm (`idioms.py`) as one `mir.rms_norm` with a zero beta."""
+        dtype = self.dtype(idiom.x)
+        beta = self.constant(np.zeros(self.shape(idiom.weight)), dtype)
+        return self.e.mir.rms_norm(self.value(idiom.x), self.value(idiom.weight), beta, axis=-1, eps=idiom.eps)
 
     def getitem(self, node: torch.fx.Node) -> SSAValue:
         source, index = node.args
