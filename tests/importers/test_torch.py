@@ -109,6 +109,15 @@ def test_fusion_pipeline_runs_on_the_imported_block(llama):
     expect_same(fused, model, torch.randn(2, 8, 16), atol=1e-4)
 
 
+def test_fusion_sees_the_hand_written_norms(llama):
+    """The imported RMSNorms fuse with the residual add before the second one."""
+    _, module = llama
+    fused = module.clone()
+    FusionPipelinePass(target="best").apply(Context(), fused)
+    names = [op.name for op in fused.walk()]
+    assert names.count("mir.fused_residual_rms_norm") == 1 and names.count("mir.rms_norm") == 1
+
+
 def test_sdpa_becomes_one_grouped_causal_attention(llama):
     _, module = llama
     attention = [op for op in module.walk() if isinstance(op, AttentionOp)]
