@@ -24,6 +24,13 @@ MODELS = ["mlp", "convnet", "llama"]
 EXAMPLES = {"mlp": (2, 6), "convnet": (2, 3, 8, 8), "llama": (2, 8, 16)}
 
 
+def arguments(model, module, x: torch.Tensor) -> list[np.ndarray]:
+    """The function's arguments: the model's weights by `rlx.name`, then `x`."""
+    table = {k: v.detach().numpy() for k, v in [*model.named_parameters(), *model.named_buffers()]}
+    f = find_function(module)
+    return [table[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+
+
 @pytest.fixture(scope="module", params=MODELS)
 def case(request):
     """(model, static module, arguments in order, torch input, torch output) per model."""
@@ -33,9 +40,7 @@ def case(request):
     SpecializeShapesPass(shapes=("x=" + "x".join(map(str, shape)),)).apply(Context(), module)
     torch.manual_seed(5)
     x = torch.randn(*shape)
-    table = {k: v.detach().numpy() for k, v in [*model.named_parameters(), *model.named_buffers()]}
-    f = find_function(module)
-    args = [table[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    args = arguments(model, module, x)
     with torch.no_grad():
         expected = model(x).numpy()
     return model, module, args, x, expected
@@ -108,5 +113,16 @@ def test_linalg_lowering_runs_on_iree_cpu(case):
     _, module, args, _, expected = case
     lowered = module.clone()
     ConvertMirToLinalgPass().apply(Context(), lowered)
+    lowered.verify()
     assert not any(op.name.startswith("mir.") for op in lowered.walk())
     np.testing.assert_allclose(compute(module, args, backend="iree"), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_a_dynamic_batch_runs_on_iree_cpu(mlp):
+    """The MLP imported with `batch` dynamic, not specialised: IREE takes any batch."""
+    model, module = mlp
+    x = torch.randn(5, 6)
+    args = arguments(model, module, x)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_allclose(compute(module, args, backend="iree"), expected, rtol=1e-4, atol=1e-5)
