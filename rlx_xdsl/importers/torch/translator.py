@@ -2,9 +2,10 @@
 
 Placeholders become the function's arguments (parameters and buffers as `rlx.param`
 arguments named by their state-dict keys, user inputs by their names), lifted
-tensor constants become `mir.constant`s, every `call_function` node goes through
-the ATen table (`table.ATEN`), and the output node becomes `func.return`. Each op
-is located at the innermost frame of the node's stack trace outside PyTorch.
+tensor constants become `mir.constant`s, hand-written idioms (`idioms.py`) become
+their one MIR op, every other `call_function` node goes through the ATen table
+(`table.ATEN`), and the output node becomes `func.return`. Each op is located at
+the innermost frame of the node's stack trace outside PyTorch.
 """
 
 from __future__ import annotations
@@ -25,8 +26,8 @@ from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.importers.errors import ImportFailure
-from rlx_xdsl.importers.torch.idioms import find_rms_norms
 from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
+from rlx_xdsl.importers.torch.idioms import find_rms_norms
 from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
