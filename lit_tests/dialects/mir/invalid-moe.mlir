@@ -133,3 +133,27 @@ func.func @dequant_grouped_bool_ids(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %
   %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi1>) -> tensor<6x5xf32>
   func.return %0 : tensor<6x5xf32>
 }
+
+// -----
+
+func.func @dequant_moe_weights_rank_two(%q: tensor<8x5xi8>, %s: tensor<2x5xf32>, %z: tensor<1xf32>) -> tensor<1x8x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' w_q must have rank 3 ([E, rows, N]), got [8, 5]}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block block_size = 4 : (tensor<8x5xi8>, tensor<2x5xf32>, tensor<1xf32>) -> tensor<1x8x5xf32>
+  func.return %0 : tensor<1x8x5xf32>
+}
+
+// -----
+
+func.func @dequant_moe_weights_gguf(%q: tensor<2x8x5xi8>, %s: tensor<2x2x5xf32>, %z: tensor<1xf32>) -> tensor<2x8x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' scheme gguf_q4_0 packs rows without an expert dim; decode each expert with mir.dequant_matmul}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = gguf_q4_0 : (tensor<2x8x5xi8>, tensor<2x2x5xf32>, tensor<1xf32>) -> tensor<2x8x5xf32>
+  func.return %0 : tensor<2x8x5xf32>
+}
+
+// -----
+
+func.func @dequant_moe_weights_zp_experts(%q: tensor<2x8x5xi8>, %s: tensor<2x2x5xf32>, %z: tensor<3x2x5xf32>) -> tensor<2x8x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' zp must have shape [2, 2, 5] (one per block and column), got [3, 2, 5]}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block_asym block_size = 4 : (tensor<2x8x5xi8>, tensor<2x2x5xf32>, tensor<3x2x5xf32>) -> tensor<2x8x5xf32>
+  func.return %0 : tensor<2x8x5xf32>
+}

@@ -44,3 +44,15 @@ func.func @dequant_grouped_matmul(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s:
   %2 = mir.dequant_grouped_matmul %x, %q8, %s8, %z, %e scheme = fp8_e4m3 : (tensor<6x8xf32>, tensor<2x8x3xui8>, tensor<2x3xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x3xf32>
   func.return %0 : tensor<6x5xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @dequant_moe_weights
+func.func @dequant_moe_weights(%q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf16>, %z: tensor<1xf32>, %q4: tensor<2x16x3xui8>, %c: tensor<2x2x3xui8>) -> tensor<3x8x5xf16> {
+  // CHECK-NEXT: %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block block_size = 4 : (tensor<3x8x5xi8>, tensor<3x2x5xf16>, tensor<1xf32>) -> tensor<3x8x5xf16>
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block block_size = 4 : (tensor<3x8x5xi8>, tensor<3x2x5xf16>, tensor<1xf32>) -> tensor<3x8x5xf16>
+  // NVFP4: K is twice the rows; the result has the per-tensor scale's type.
+  // CHECK-NEXT: %1 = mir.dequant_moe_weights %q4, %c, %z scheme = nvfp4_block : (tensor<2x16x3xui8>, tensor<2x2x3xui8>, tensor<1xf32>) -> tensor<2x32x3xf32>
+  %1 = mir.dequant_moe_weights %q4, %c, %z scheme = nvfp4_block : (tensor<2x16x3xui8>, tensor<2x2x3xui8>, tensor<1xf32>) -> tensor<2x32x3xf32>
+  func.return %0 : tensor<3x8x5xf16>
+}

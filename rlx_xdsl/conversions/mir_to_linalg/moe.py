@@ -11,9 +11,10 @@ from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, by_expansion
 from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.transforms.unfuse_rules.moe import (
     expand_dequant_grouped_matmul,
+    expand_dequant_moe_weights,
     expand_grouped_matmul,
     unfuse_lora_matmul,
 )
@@ -30,3 +31,11 @@ def lower_dequant_grouped_matmul(lw: Lowering, op: DequantGroupedMatmulOp) -> Se
     if lw.operand_dtype(1).kind == "uint":
         raise OpError(op, f"'{op.name}' scheme {op.quant_scheme()} (ui8 codes) has no linalg lowering yet")
     return by_expansion(expand_dequant_grouped_matmul)(lw, op)
+
+
+@LOWERINGS.register(DequantMoeWeightsOp)
+def lower_dequant_moe_weights(lw: Lowering, op: DequantMoeWeightsOp) -> Sequence[SSAValue]:
+    """As `dequant_grouped_matmul`: the int8 schemes through their expansion."""
+    if lw.operand_dtype(0).kind == "uint":
+        raise OpError(op, f"'{op.name}' scheme {op.quant_scheme()} (ui8 codes) has no linalg lowering yet")
+    return by_expansion(expand_dequant_moe_weights)(lw, op)

@@ -11,6 +11,9 @@
   with block-quantised expert weights, each expert decoded as `mir.dequant_matmul` decodes
   its `W[K, N]` (`scheme`, `block_size`; the GGUF schemes, whose packed bytes carry no expert
   dim, are not accepted).
+* `mir.dequant_moe_weights` `[w_q, scale, zp]` → `W[E, K, N]`: the decoded expert weights alone
+  (RLX's `DequantMoEWeights`, whose one `packed` operand is here the three of
+  `dequant_grouped_matmul`).
 """
 
 from __future__ import annotations
@@ -42,7 +45,7 @@ from rlx_xdsl.dialects.mir.quant import (
     check_quantised_weights,
 )
 from rlx_xdsl.dialects.traits import COMPUTE, OperandRoles, Role
-from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
+from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_dim, fmt_shape, tensor
 
 
 @irdl_op_definition
@@ -134,8 +137,21 @@ class GroupedMatmulOp(RlxOperation):
         return [tensor(x.element_type, [refine_dim(m, m_e), n])]
 
 
+class ExpertQuantOperation(BlockQuantOperation):
+    """`dequant_matmul`'s non-GGUF schemes with a leading expert dim (methods only)."""
+
+    def check_attributes(self) -> None:
+        scheme = self.quant_scheme()
+        require(
+            not scheme.is_gguf,
+            self,
+            lambda: f"scheme {scheme} packs rows without an expert dim; decode each expert with mir.dequant_matmul",
+        )
+        super().check_attributes()
+
+
 @irdl_op_definition
-class DequantGroupedMatmulOp(BlockQuantOperation):
+class DequantGroupedMatmulOp(ExpertQuantOperation):
     """`grouped_matmul(x, W, expert)` with `W[E, K, N]` decoded per expert (`DequantGroupedMatMul`).
 
     `w_q`, `scale` and `zp` are `mir.dequant_matmul`'s (same schemes, dtypes and block
@@ -178,15 +194,6 @@ class DequantGroupedMatmulOp(BlockQuantOperation):
             },
         )
 
-    def check_attributes(self) -> None:
-        scheme = self.quant_scheme()
-        require(
-            not scheme.is_gguf,
-            self,
-            lambda: f"scheme {scheme} packs rows without an expert dim; decode each expert with mir.dequant_matmul",
-        )
-        super().check_attributes()
-
     def infer_result_types(self) -> Sequence[Attribute]:
         x, w = tensor_type(self.x), tensor_type(self.w_q)
         require_rank(self, x, 2, "x")
@@ -202,5 +209,52 @@ class DequantGroupedMatmulOp(BlockQuantOperation):
         return [tensor(x.element_type, [refine_dim(m, m_e), n])]
 
 
-OPS = [LoraMatmulOp, GroupedMatmulOp, DequantGroupedMatmulOp]
+@irdl_op_definition
+class DequantMoeWeightsOp(ExpertQuantOperation):
+    """The expert weights `W[E, K, N]` that `dequant_grouped_matmul` decodes (`DequantMoEWeights`).
+
+    Operands as `dequant_grouped_matmul`'s `w_q`, `scale` and `zp`; K is the rows of
+    `w_q` (twice them for the 4-bit schemes). The result has the scale's float type
+    (nvfp4, whose block scales are E4M3 codes: the per-tensor `zp`'s).
+    """
+
+    name = "mir.dequant_moe_weights"
+    w_q = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zp = operand_def(TensorType)
+    result = result_def(TensorType)
+    scheme = prop_def(QuantSchemeAttr)
+    block_size = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$w_q `,` $scale `,` $zp `scheme` `=` $scheme (`block_size` `=` $block_size^)? " + FUNCTIONAL
+
+    def __init__(
+        self,
+        w_q: SSAValue,
+        scale: SSAValue,
+        zp: SSAValue,
+        *,
+        scheme: str | QuantScheme,
+        block_size: int | None = None,
+    ):
+        super().__init__(
+            operands=[w_q, scale, zp],
+            properties={
+                "scheme": QuantSchemeAttr(QuantScheme(scheme)),
+                "block_size": None if block_size is None else i64_attr(block_size),
+            },
+        )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        w = tensor_type(self.w_q)
+        require(w.get_num_dims() == 3, self, lambda: f"w_q must have rank 3 ([E, rows, N]), got {fmt_shape(w.get_shape())}")
+        experts, rows, _ = w.get_shape()
+        scheme = self.quant_scheme()
+        k = rows if rows == DYNAMIC or not scheme.packs_nibbles else 2 * rows
+        n = check_quantised_weights(self, scheme, self.block(), k, self.w_q, self.scale, self.zp, experts=(experts,))
+        source = self.zp if scheme is QuantScheme.NVFP4_BLOCK else self.scale
+        return [tensor(tensor_type(source).element_type, [experts, k, n])]
+
+
+OPS = [LoraMatmulOp, GroupedMatmulOp, DequantGroupedMatmulOp, DequantMoeWeightsOp]
 ATTRIBUTES: list[type] = []

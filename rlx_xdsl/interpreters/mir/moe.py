@@ -5,7 +5,7 @@ matmul, mul by the scale in the operands' dtype, add), so the two agree bit for 
 `grouped_matmul` multiplies each row by its expert's weight as a batched matmul of
 `[M, 1, K] @ [M, K, N]` (its expansion: `gather`, `matmul`). `dequant_grouped_matmul`
 decodes each expert with `mir.dequant_matmul`'s decoder, then multiplies as
-`grouped_matmul` in x's accumulation dtype.
+`grouped_matmul` in x's accumulation dtype; `dequant_moe_weights` returns those weights.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.dialects.mir import moe
+from rlx_xdsl.interpreters.common import result_dtype
 from rlx_xdsl.interpreters.mir.fused import add, matmul, rounded
 from rlx_xdsl.interpreters.mir.indexing import checked_indices
 from rlx_xdsl.interpreters.mir.quant import dequantized_weights
@@ -46,7 +47,13 @@ def run_dequant_grouped_matmul(op: moe.DequantGroupedMatmulOp, x, w_q, scale, zp
     return (convert((xw[:, None, :] @ weights[ids])[:, 0, :], x.dtype),)
 
 
+def run_dequant_moe_weights(op: moe.DequantMoeWeightsOp, w_q, scale, zp) -> tuple[np.ndarray]:
+    dtype = result_dtype(op)
+    return (convert(expert_weights(op, w_q, scale, zp, widened(np.zeros((), dtype)).dtype), dtype),)
+
+
 KERNELS = {
+    moe.DequantMoeWeightsOp: run_dequant_moe_weights,
     moe.LoraMatmulOp: run_lora_matmul,
     moe.GroupedMatmulOp: run_grouped_matmul,
     moe.DequantGroupedMatmulOp: run_dequant_grouped_matmul,

@@ -11,7 +11,7 @@ from xdsl.context import Context
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.traits import Precision, Role, operand_roles, precision_class
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import run_function
@@ -23,7 +23,11 @@ from rlx_xdsl.testing.oracles import run_op
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.unfuse import UnfusePass
 from rlx_xdsl.quantpack import pack
-from rlx_xdsl.transforms.unfuse_rules.moe import expand_dequant_grouped_matmul, expand_grouped_matmul
+from rlx_xdsl.transforms.unfuse_rules.moe import (
+    expand_dequant_grouped_matmul,
+    expand_dequant_moe_weights,
+    expand_grouped_matmul,
+)
 
 RNG = np.random.default_rng(23)
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-moe.mlir"
@@ -206,6 +210,40 @@ def test_dequant_grouped_matmul_x_gradient_by_central_differences():
     packed = packed_experts(rand(3, 8, 2, dtype=np.float32), "int8_block", 4)
     module = dequant_grouped_module("int8_block", 4, packed, DYNAMIC, "f64")
     check_gradients(module, "f", [rand(5, 8), *packed, np.array([2, 0, 2, 1, 0])], [0])
+
+
+
+# mir.dequant_moe_weights ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("scheme", "block"), QUANT_SCHEMES)
+def test_dequant_moe_weights_are_each_experts_dequant_matmul_of_the_identity(scheme, block):
+    k = 32 if scheme == "nvfp4_block" else 8
+    w_q, scale, zp = packed = packed_experts(rand(3, k, 2, dtype=np.float32), scheme, block)
+    got = run_op("dequant_moe_weights", packed, scheme=scheme, block_size=block)
+    eye = np.eye(k, dtype=np.float32)
+    for e in range(3):
+        expert_zp = zp if zp.ndim == 1 else zp[e]
+        want = run_op("dequant_matmul", [eye, w_q[e], scale[e], expert_zp], scheme=scheme, block_size=block)
+        np.testing.assert_array_equal(got[e], want)
+    assert precision_class(DequantMoeWeightsOp) is Precision.COMPUTE
+
+
+def test_dequant_moe_weights_equal_their_expansion():
+    packed = packed_experts(rand(2, 8, 3, dtype=np.float32), "int8_block_asym", 4)
+    b = GraphBuilder("f")
+    params = [b.input(n, a.shape, "i8" if a.dtype == np.int8 else "f32") for n, a in zip(("q", "s", "z"), packed)]
+    b.output(b.dequant_moe_weights(*params, scheme="int8_block_asym", block_size=4))
+    module = b.module()
+    (whole,) = run_function(module, "f", packed)
+    (op,) = [op for op in module.walk() if isinstance(op, DequantMoeWeightsOp)]
+    (value,) = expand_dequant_moe_weights(Emitter.before(op), op)
+    op.result.replace_all_uses_with(value)
+    op.detach()
+    op.erase()
+    module.verify()
+    (expanded,) = run_function(module, "f", packed)
+    np.testing.assert_array_equal(whole, expanded)
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

@@ -10,14 +10,15 @@ grouped matmul, by the transposed expert weights; dw sums each row's outer produ
 
 `dequant_grouped_matmul` is straight through to x as `dequant_matmul`: dx is a grouped
 matmul by the decoded weights, transposed; the quantised weights, scales and zero
-points get none.
+points get none. `dequant_moe_weights` has no gradient: its operands are codes and the
+scales `dequant_matmul` gives none either (RLX has no rule for it).
 """
 
 from __future__ import annotations
 
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
+from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, GroupedMatmulOp
+from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse_rules.moe import decoded_expert_weights
@@ -42,7 +43,11 @@ def dequant_grouped_matmul(e: Emitter, op: DequantGroupedMatmulOp, cotangents: C
     (g,) = cotangents
 
     def dx():
-        weights = decoded_expert_weights(e, op)
+        x = tensor_type(op.x)
+        weights = decoded_expert_weights(e, op, x.element_type, x.get_shape()[1])
         return e.mir.grouped_matmul(g, e.mir.transpose(weights, perm=[0, 2, 1]), op.expert)
 
     return [dx, None, None, None, None]
+
+
+VJP_RULES.register(DequantMoeWeightsOp)(no_gradient)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
-from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.mir.quant import QuantScheme
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
@@ -51,3 +51,16 @@ def dequant_grouped_matmul(s: GraphState, op: OpClass) -> None:
     zp = s.operand(blocks if scheme is QuantScheme.INT8_BLOCK_ASYM else (1,), et)
     data = {"x": x, "w_q": s.emit(ConstantOp, codes), "scale": s.operand(blocks, et), "zp": zp}
     s.emit(op, *with_ids(s, op, (m,), experts, **data), scheme=scheme, block_size=block)
+
+
+@RECIPES.register(DequantMoeWeightsOp)
+def dequant_moe_weights(s: GraphState, op: OpClass) -> None:
+    """`E` experts' int8 block codes as constants, their scales (and asymmetric zero points) new."""
+    scheme = s.choice((QuantScheme.INT8_BLOCK, QuantScheme.INT8_BLOCK_ASYM))
+    block = s.choice((2, 4))
+    experts, k, n, rng = s.integer(1, 3), block * s.integer(1, 2), s.integer(1, 4), s.rng()
+    et = s.choice(("f32", "f64"))
+    codes = s.emit(ConstantOp, dense(rng.integers(-128, 128, (experts, k, n)), "i8"))
+    blocks = (experts, k // block, n)
+    zp = s.operand(blocks if scheme is QuantScheme.INT8_BLOCK_ASYM else (1,), et)
+    s.emit(op, codes, s.operand(blocks, et), zp, scheme=scheme, block_size=block)
