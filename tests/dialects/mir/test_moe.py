@@ -213,6 +213,27 @@ def test_dequant_grouped_matmul_x_gradient_by_central_differences():
 
 
 
+def test_the_fusion_pipeline_keeps_dequant_grouped_matmul_a_kernel_of_its_own():
+    """RLX's is_blas boundary: no elementwise region absorbs the quantised expert matmul."""
+    from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+
+    packed = packed_experts(rand(3, 8, 2, dtype=np.float32), "int8_block", 4)
+    b = GraphBuilder("f")
+    x, e = b.input("x", [4, 8]), b.input("e", [4], "i64")
+    q, sc, z = b.input("q", [3, 8, 2], "i8"), b.input("s", [3, 2, 2]), b.input("z", [1])
+    y = b.dequant_grouped_matmul(x, q, sc, z, e, scheme="int8_block", block_size=4)
+    b.output(b.exp(b.relu(b.add(y, b.input("bias", [2])))))
+    module = b.module()
+    inputs = [rand(4, 8, dtype=np.float32), np.array([2, 0, 1, 2]), *packed, rand(2, dtype=np.float32)]
+    (before,) = run_function(module, "f", inputs)
+    FusionPipelinePass(target="cpu").apply(Context(), module)
+    module.verify()
+    top = list(module.ops.first.body.block.ops)
+    assert sum(isinstance(op, DequantGroupedMatmulOp) for op in top) == 1
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_allclose(after, before, rtol=1e-6)
+
+
 # mir.dequant_moe_weights ----------------------------------------------------------------------
 
 
