@@ -167,3 +167,35 @@ func.func @mixed(%x: tensor<2x8xf32>, %w: tensor<8x8xf32>) -> tensor<2x8xf32> {
   %2 = mir.neg %1 : (tensor<2x8xf32>) -> tensor<2x8xf32>
   func.return %2 : tensor<2x8xf32>
 }
+
+// -----
+
+// The router picks each token's expert with top-k; the experts run as grouped matmuls,
+// weighted by the renormalised router probabilities.
+// CHECK-LABEL: func.func @moe_swiglu
+func.func @moe_swiglu(%x: tensor<2x3x4xf32>, %r: tensor<4x3xf32>, %g: tensor<3x4x5xf32>, %u: tensor<3x4x5xf32>, %d: tensor<3x5x4xf32>) -> tensor<2x3x4xf32> {
+  // CHECK-NEXT:    %0 = mir.reshape %x new_shape = [-1, 4] : (tensor<2x3x4xf32>) -> tensor<6x4xf32>
+  // CHECK-NEXT:    %1 = mir.matmul %0, %r : (tensor<6x4xf32>, tensor<4x3xf32>) -> tensor<6x3xf32>
+  // CHECK-NEXT:    %2 = mir.softmax %1 axis = -1 : (tensor<6x3xf32>) -> tensor<6x3xf32>
+  // CHECK-NEXT:    %3, %4 = mir.topk %2 k = 1 : (tensor<6x3xf32>) -> (tensor<6x1xf32>, tensor<6x1xi64>)
+  // CHECK-NEXT:    %5 = mir.reduce sum %3 axes = [-1] keep_dim : (tensor<6x1xf32>) -> tensor<6x1xf32>
+  // CHECK-NEXT:    %6 = mir.div %3, %5 : (tensor<6x1xf32>, tensor<6x1xf32>) -> tensor<6x1xf32>
+  // DIRECT-NEXT:   %7 = mir.concat %u, %g axis = 2 : (tensor<3x4x5xf32>, tensor<3x4x5xf32>) -> tensor<3x4x10xf32>
+  // DIRECT-NEXT:   %8 = mir.narrow %4 axis = 1 start = 0 len = 1 : (tensor<6x1xi64>) -> tensor<6x1xi64>
+  // DIRECT-NEXT:   %9 = mir.reshape %8 new_shape = [-1] : (tensor<6x1xi64>) -> tensor<6xi64>
+  // DIRECT-NEXT:   %10 = mir.grouped_matmul %0, %7, %9 : (tensor<6x4xf32>, tensor<3x4x10xf32>, tensor<6xi64>) -> tensor<6x10xf32>
+  // DIRECT-NEXT:   %11 = mir.fused_swiglu %10 : (tensor<6x10xf32>) -> tensor<6x5xf32>
+  // DIRECT-NEXT:   %12 = mir.grouped_matmul %11, %d, %9 : (tensor<6x5xf32>, tensor<3x5x4xf32>, tensor<6xi64>) -> tensor<6x4xf32>
+  // FUSABLE-NEXT:  %7 = mir.narrow %4 axis = 1 start = 0 len = 1 : (tensor<6x1xi64>) -> tensor<6x1xi64>
+  // FUSABLE-NEXT:  %8 = mir.reshape %7 new_shape = [-1] : (tensor<6x1xi64>) -> tensor<6xi64>
+  // FUSABLE-NEXT:  %9 = mir.grouped_matmul %0, %g, %8 : (tensor<6x4xf32>, tensor<3x4x5xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  // FUSABLE-NEXT:  %10 = mir.grouped_matmul %0, %u, %8 : (tensor<6x4xf32>, tensor<3x4x5xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  // FUSABLE-NEXT:  %11 = mir.silu %9 : (tensor<6x5xf32>) -> tensor<6x5xf32>
+  // FUSABLE-NEXT:  %12 = mir.mul %10, %11 : (tensor<6x5xf32>, tensor<6x5xf32>) -> tensor<6x5xf32>
+  // FUSABLE-NEXT:  %13 = mir.grouped_matmul %12, %d, %8 : (tensor<6x5xf32>, tensor<3x5x4xf32>, tensor<6xi64>) -> tensor<6x4xf32>
+  // CHECK-NEXT:    mir.narrow %6 axis = 1 start = 0 len = 1
+  // CHECK-NEXT:    mir.mul
+  // CHECK-NEXT:    mir.reshape %{{.*}} new_shape = [2, 3, 4] : (tensor<6x4xf32>) -> tensor<2x3x4xf32>
+  %0 = hir.moe_swiglu %x, %r, %g, %u, %d num_experts = 3 top_k = 1 normalize_top_k : (tensor<2x3x4xf32>, tensor<4x3xf32>, tensor<3x4x5xf32>, tensor<3x4x5xf32>, tensor<3x5x4xf32>) -> tensor<2x3x4xf32>
+  func.return %0 : tensor<2x3x4xf32>
+}

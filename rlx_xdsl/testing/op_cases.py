@@ -734,6 +734,14 @@ def _moe_cases() -> list[OpCase]:
         OpCase("grouped_matmul_dynamic_rows", "mir.grouped_matmul %0, %1, %2 : (tensor<?x4xf32>, tensor<3x4x5xf32>, "
                "tensor<?xi64>) -> tensor<?x5xf32>",
                inputs=of(normal(5, 4), normal(3, 4, 5), fixed(np.array([2, 0, 2, 1, 0], np.int64)))),
+        OpCase("dequant_grouped_matmul_int8_asym", "mir.dequant_grouped_matmul %0, %1, %2, %3, %4 scheme = "
+               "int8_block_asym block_size = 4 : (tensor<?x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, "
+               "tensor<3x2x5xf32>, tensor<?xi64>) -> tensor<?x5xf32>", approximate=True,
+               inputs=of(normal(5, 8), ints(-128, 127, 3, 8, 5, dtype=np.int8), normal(3, 2, 5), normal(3, 2, 5),
+                         fixed(np.array([2, 0, 2, 1, 0], np.int64)))),
+        OpCase("dequant_moe_weights_int8", "mir.dequant_moe_weights %0, %1, %2 scheme = int8_block block_size = 4 "
+               ": (tensor<2x8x3xi8>, tensor<2x2x3xf32>, tensor<1xf32>) -> tensor<2x8x3xf32>", approximate=True,
+               inputs=of(ints(-128, 127, 2, 8, 3, dtype=np.int8), normal(2, 2, 3), normal(1))),
     ]  # fmt: skip
 
 

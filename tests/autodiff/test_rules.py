@@ -333,10 +333,11 @@ def test_rule_matches_central_differences(c: Case):
 
 REGION_OPS_TESTED_ELSEWHERE = {"scan", "custom_fn"}
 """Ops whose rules need bodies, not single-op cases: `tests/autodiff/test_structured.py`."""
-STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "dequant_matmul"}
+STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "dequant_matmul", "dequant_grouped_matmul"}
 """Ops whose rules are estimators, not derivatives: the fake quantisations (checked against
 PyTorch's fake-quantize autograd) and dequant_matmul (zero for its scales, as RLX; its x
-gradient is checked by central differences), in `tests/autodiff/test_quant.py`."""
+gradient is checked by central differences), in `tests/autodiff/test_quant.py`;
+dequant_grouped_matmul likewise in `tests/dialects/mir/test_moe.py`."""
 COMPLEX_OPS_TESTED_ELSEWHERE = {"conjugate", "complex_norm_sq", "complex_norm_sq_backward"}
 """Ops of complex values: their rules are checked against `jax.vjp` (`tests/dialects/mir/test_signal.py`)."""
 

@@ -35,7 +35,7 @@ EXPECTED_CLASS = {
         "rope_backward", "attention_backward", "conv_backward_input", "conv_backward_weight",
         "cumsum_backward", "gather_backward", "fused_matmul_bias_act",
         "fused_transformer_layer", "fused_matmul_epilogue", "qmatmul", "qconv2d",
-        "dequant_matmul", "grouped_matmul", "lora_matmul",
+        "dequant_matmul", "grouped_matmul", "lora_matmul", "dequant_grouped_matmul", "dequant_moe_weights",
         "fft", "batch_norm_inference", "batched_dense_solve", "log_mel", "log_mel_backward",
         # RLX's fallback too (the rng ops exist only after 0.2.2, where they fall to it as well)
         "conv_transpose_2d", "layer_norm_2d", "rng_uniform", "rng_normal",

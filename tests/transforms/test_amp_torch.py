@@ -159,6 +159,9 @@ NOT_COMPARED: dict[str, str] = {
     "mir.grouped_matmul": "no torch op (MoE expert matmuls are library kernels); the presets list it with "
     "mir.matmul, which is compared (tests/dialects/mir/test_moe.py checks its expert ids stay uncast)",
     "mir.dequant_matmul": "no torch op (weight-only quantised matmuls are library kernels outside autocast)",
+    "mir.dequant_grouped_matmul": "no torch op (quantised MoE expert matmuls are library kernels outside autocast); "
+    "in the presets as mir.dequant_matmul",
+    "mir.dequant_moe_weights": "no torch op; its operands are codes and scales, which no preset casts",
     "mir.fake_quantize_lsq": "torch's learnable fake-quantize takes its scale as a tensor the test would have to "
     "cast too; the op is in the same AMP class as mir.fake_quantize, which is compared",
     "mir.conjugate": "complex<f32> operands: no policy casts complex values",

@@ -77,3 +77,83 @@ func.func @grouped_dtype(%x: tensor<6x4xf32>, %w: tensor<3x4x2xf16>, %e: tensor<
   %0 = mir.grouped_matmul %x, %w, %e : (tensor<6x4xf32>, tensor<3x4x2xf16>, tensor<6xi64>) -> tensor<6x2xf32>
   func.return %0 : tensor<6x2xf32>
 }
+
+// -----
+
+func.func @dequant_grouped_gguf(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' scheme gguf_q8_0 packs rows without an expert dim; decode each expert with mir.dequant_matmul}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q8_0 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_no_block(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' scheme int8_block requires a block_size}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_scale_experts(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<2x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' scale must have shape [3, 2, 5] (one per block and column), got [2, 2, 5]}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<2x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_k_mismatch(%x: tensor<6x8xf32>, %q: tensor<3x4x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' w_q must have shape [3, 8, 5] (one code per weight), got [3, 4, 5]}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x4x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_rank_two_weights(%x: tensor<6x8xf32>, %q: tensor<8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' w_q must have rank 3, got [8, 5]}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_rows_mismatch(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<4xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' x has 6 rows but expert has 4 ids}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<4xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_bool_ids(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi1>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' expert must have an integer or floating-point element type, got i1}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi1>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_moe_weights_rank_two(%q: tensor<8x5xi8>, %s: tensor<2x5xf32>, %z: tensor<1xf32>) -> tensor<1x8x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' w_q must have rank 3 ([E, rows, N]), got [8, 5]}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block block_size = 4 : (tensor<8x5xi8>, tensor<2x5xf32>, tensor<1xf32>) -> tensor<1x8x5xf32>
+  func.return %0 : tensor<1x8x5xf32>
+}
+
+// -----
+
+func.func @dequant_moe_weights_gguf(%q: tensor<2x8x5xi8>, %s: tensor<2x2x5xf32>, %z: tensor<1xf32>) -> tensor<2x8x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' scheme gguf_q4_0 packs rows without an expert dim; decode each expert with mir.dequant_matmul}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = gguf_q4_0 : (tensor<2x8x5xi8>, tensor<2x2x5xf32>, tensor<1xf32>) -> tensor<2x8x5xf32>
+  func.return %0 : tensor<2x8x5xf32>
+}
+
+// -----
+
+func.func @dequant_moe_weights_zp_experts(%q: tensor<2x8x5xi8>, %s: tensor<2x2x5xf32>, %z: tensor<3x2x5xf32>) -> tensor<2x8x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' zp must have shape [2, 2, 5] (one per block and column), got [3, 2, 5]}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block_asym block_size = 4 : (tensor<2x8x5xi8>, tensor<2x2x5xf32>, tensor<3x2x5xf32>) -> tensor<2x8x5xf32>
+  func.return %0 : tensor<2x8x5xf32>
+}

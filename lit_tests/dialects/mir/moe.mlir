@@ -27,3 +27,32 @@ func.func @grouped_matmul(%x: tensor<6x4xf32>, %w: tensor<3x4x5xf32>, %e: tensor
   %1 = mir.grouped_matmul %xd, %wd, %ed : (tensor<?x4xf16>, tensor<2x4x3xf16>, tensor<?xf32>) -> tensor<?x3xf16>
   func.return %0 : tensor<6x5xf32>
 }
+
+// -----
+
+// CHECK-LABEL: func.func @dequant_grouped_matmul
+// GENERIC-LABEL: "func.func"() <{sym_name = "dequant_grouped_matmul"
+func.func @dequant_grouped_matmul(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>, %xd: tensor<?x8xbf16>, %q4: tensor<2x4x3xui8>, %s4: tensor<2x2x3xf16>, %ed: tensor<?xi32>, %q8: tensor<2x8x3xui8>, %s8: tensor<2x3xf32>) -> tensor<6x5xf32> {
+  // CHECK-NEXT: %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  // GENERIC: "mir.dequant_grouped_matmul"(%x, %q, %s, %z, %e) <{scheme = #mir<quant_scheme int8_block>, block_size = 4 : i64}> : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = int8_block block_size = 4 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  // Two 4-bit values per byte along K; dynamic M.
+  // CHECK-NEXT: %1 = mir.dequant_grouped_matmul %xd, %q4, %s4, %z, %ed scheme = int4_block block_size = 4 : (tensor<?x8xbf16>, tensor<2x4x3xui8>, tensor<2x2x3xf16>, tensor<1xf32>, tensor<?xi32>) -> tensor<?x3xbf16>
+  %1 = mir.dequant_grouped_matmul %xd, %q4, %s4, %z, %ed scheme = int4_block block_size = 4 : (tensor<?x8xbf16>, tensor<2x4x3xui8>, tensor<2x2x3xf16>, tensor<1xf32>, tensor<?xi32>) -> tensor<?x3xbf16>
+  // FP8 with a per-column scale for each expert.
+  // CHECK-NEXT: %2 = mir.dequant_grouped_matmul %x, %q8, %s8, %z, %e scheme = fp8_e4m3 : (tensor<6x8xf32>, tensor<2x8x3xui8>, tensor<2x3xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x3xf32>
+  %2 = mir.dequant_grouped_matmul %x, %q8, %s8, %z, %e scheme = fp8_e4m3 : (tensor<6x8xf32>, tensor<2x8x3xui8>, tensor<2x3xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x3xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+// CHECK-LABEL: func.func @dequant_moe_weights
+func.func @dequant_moe_weights(%q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf16>, %z: tensor<1xf32>, %q4: tensor<2x16x3xui8>, %c: tensor<2x2x3xui8>) -> tensor<3x8x5xf16> {
+  // CHECK-NEXT: %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block block_size = 4 : (tensor<3x8x5xi8>, tensor<3x2x5xf16>, tensor<1xf32>) -> tensor<3x8x5xf16>
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = int8_block block_size = 4 : (tensor<3x8x5xi8>, tensor<3x2x5xf16>, tensor<1xf32>) -> tensor<3x8x5xf16>
+  // NVFP4: K is twice the rows; the result has the per-tensor scale's type.
+  // CHECK-NEXT: %1 = mir.dequant_moe_weights %q4, %c, %z scheme = nvfp4_block : (tensor<2x16x3xui8>, tensor<2x2x3xui8>, tensor<1xf32>) -> tensor<2x32x3xf32>
+  %1 = mir.dequant_moe_weights %q4, %c, %z scheme = nvfp4_block : (tensor<2x16x3xui8>, tensor<2x2x3xui8>, tensor<1xf32>) -> tensor<2x32x3xf32>
+  func.return %0 : tensor<3x8x5xf16>
+}

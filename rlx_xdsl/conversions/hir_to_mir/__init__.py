@@ -4,9 +4,9 @@
 group modules (imported here, as `dialects.hir.GROUPS`) register the lowerings.
 """
 
-from rlx_xdsl.conversions.hir_to_mir import attention, blocks, conv, linear, norm
+from rlx_xdsl.conversions.hir_to_mir import attention, blocks, conv, linear, moe, norm
 from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Lowering, Policy
 
-GROUPS = (linear, norm, attention, conv, blocks)
+GROUPS = (linear, norm, attention, conv, blocks, moe)
 
 __all__ = ["GROUPS", "LOWERINGS", "Lowering", "Policy"]

@@ -9,9 +9,9 @@ module per group; each exports `OPS`, gathered here into the `HIR` dialect.
 
 from xdsl.ir import Dialect
 
-from rlx_xdsl.dialects.hir import attention, blocks, conv, linear, norm
+from rlx_xdsl.dialects.hir import attention, blocks, conv, linear, moe, norm
 
-GROUPS = (linear, norm, attention, conv, blocks)
+GROUPS = (linear, norm, attention, conv, blocks, moe)
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]
 

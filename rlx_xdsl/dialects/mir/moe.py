@@ -7,21 +7,29 @@
   the weight of expert `expert[m]` (the expert layers of a mixture of experts, Shazeer et
   al. 2017, arXiv:1701.06538). `expert` is an INDEX operand: an expert outside `[0, E)` is
   a run-time error, as for `mir.gather`.
+* `mir.dequant_grouped_matmul` `[x[M, K], w_q[E, ...], scale[E, ...], zp, expert[M]]`: the same
+  with block-quantised expert weights, each expert decoded as `mir.dequant_matmul` decodes
+  its `W[K, N]` (`scheme`, `block_size`; the GGUF schemes, whose packed bytes carry no expert
+  dim, are not accepted).
+* `mir.dequant_moe_weights` `[w_q, scale, zp]` → `W[E, K, N]`: the decoded expert weights alone
+  (RLX's `DequantMoEWeights`, whose one `packed` operand is here the three of
+  `dequant_grouped_matmul`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import Float32Type, FloatAttr, TensorType, f32
+from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, f32
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
     RlxOperation,
+    i64_attr,
     refine_dim,
     require,
     require_index_type,
@@ -30,8 +38,14 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.mir.contraction import matmul_type
+from rlx_xdsl.dialects.mir.quant import (
+    BlockQuantOperation,
+    QuantScheme,
+    QuantSchemeAttr,
+    check_quantised_weights,
+)
 from rlx_xdsl.dialects.traits import COMPUTE, OperandRoles, Role
-from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
+from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_dim, fmt_shape, tensor
 
 
 @irdl_op_definition
@@ -81,6 +95,15 @@ class LoraMatmulOp(RlxOperation):
         return [tensor(base.element_type, shape)]
 
 
+def check_experts(op: RlxOperation, x: TensorType, expert: TensorType) -> None:
+    """`expert[M]` holds index ids, one per row of `x[M, K]`."""
+    require_rank(op, expert, 1, "expert")
+    require_index_type(op, expert, "expert")
+    (m_e,) = expert.get_shape()
+    m = x.get_shape()[0]
+    require(dims_match(m, m_e), op, lambda: f"x has {fmt_dim(m)} rows but expert has {fmt_dim(m_e)} ids")
+
+
 @irdl_op_definition
 class GroupedMatmulOp(RlxOperation):
     """Row `m` of `x[M, K]` times `w[expert[m]]` of `w[E, K, N]`, giving `[M, N]` (`GroupedMatMul`).
@@ -104,21 +127,134 @@ class GroupedMatmulOp(RlxOperation):
         x, w, expert = tensor_type(self.x), tensor_type(self.w), tensor_type(self.expert)
         require_rank(self, x, 2, "x")
         require_rank(self, w, 3, "w")
-        require_rank(self, expert, 1, "expert")
-        require_index_type(self, expert, "expert")
+        check_experts(self, x, expert)
         require(dtypes.is_float(x.element_type), self, lambda: f"x must be floating point, got {x.element_type}")
         require_same_element_type(self, x, {"w": w}, "{what} element type {actual} differs from x's {expected}")
         m, k = x.get_shape()
         _, k_w, n = w.get_shape()
         (m_e,) = expert.get_shape()
         require(dims_match(k, k_w), self, lambda: f"contraction dims {fmt_dim(k)} and {fmt_dim(k_w)} differ")
-        require(
-            dims_match(m, m_e),
-            self,
-            lambda: f"x has {fmt_dim(m)} rows but expert has {fmt_dim(m_e)} ids",
-        )
         return [tensor(x.element_type, [refine_dim(m, m_e), n])]
 
 
-OPS = [LoraMatmulOp, GroupedMatmulOp]
+class ExpertQuantOperation(BlockQuantOperation):
+    """`dequant_matmul`'s non-GGUF schemes with a leading expert dim (methods only)."""
+
+    def check_attributes(self) -> None:
+        scheme = self.quant_scheme()
+        require(
+            not scheme.is_gguf,
+            self,
+            lambda: f"scheme {scheme} packs rows without an expert dim; decode each expert with mir.dequant_matmul",
+        )
+        super().check_attributes()
+
+
+@irdl_op_definition
+class DequantGroupedMatmulOp(ExpertQuantOperation):
+    """`grouped_matmul(x, W, expert)` with `W[E, K, N]` decoded per expert (`DequantGroupedMatMul`).
+
+    `w_q`, `scale` and `zp` are `mir.dequant_matmul`'s (same schemes, dtypes and block
+    layout) with a leading expert dim `E` on `w_q` and `scale` (and on `zp` for
+    `int8_block_asym`); a `[1]` zp is shared. The product accumulates in x's
+    accumulation dtype and rounds to x's dtype, as `mir.dequant_matmul`.
+    """
+
+    name = "mir.dequant_grouped_matmul"
+    x = operand_def(TensorType)
+    w_q = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zp = operand_def(TensorType)
+    expert = operand_def(TensorType)
+    result = result_def(TensorType)
+    scheme = prop_def(QuantSchemeAttr)
+    block_size = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), COMPUTE, OperandRoles.of(expert=Role.INDEX))
+    assembly_format = (
+        "$x `,` $w_q `,` $scale `,` $zp `,` $expert `scheme` `=` $scheme (`block_size` `=` $block_size^)? "
+        + FUNCTIONAL
+    )
+
+    def __init__(
+        self,
+        x: SSAValue,
+        w_q: SSAValue,
+        scale: SSAValue,
+        zp: SSAValue,
+        expert: SSAValue,
+        *,
+        scheme: str | QuantScheme,
+        block_size: int | None = None,
+    ):
+        super().__init__(
+            operands=[x, w_q, scale, zp, expert],
+            properties={
+                "scheme": QuantSchemeAttr(QuantScheme(scheme)),
+                "block_size": None if block_size is None else i64_attr(block_size),
+            },
+        )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        x, w = tensor_type(self.x), tensor_type(self.w_q)
+        require_rank(self, x, 2, "x")
+        require(dtypes.is_float(x.element_type), self, lambda: f"x must be floating point, got {x.element_type}")
+        require(w.get_num_dims() >= 1, self, "w_q must have a leading expert dim")
+        experts = w.get_shape()[0]
+        check_experts(self, x, tensor_type(self.expert))
+        m, k = x.get_shape()
+        n = check_quantised_weights(
+            self, self.quant_scheme(), self.block(), k, self.w_q, self.scale, self.zp, experts=(experts,)
+        )
+        m_e = tensor_type(self.expert).get_shape()[0]
+        return [tensor(x.element_type, [refine_dim(m, m_e), n])]
+
+
+@irdl_op_definition
+class DequantMoeWeightsOp(ExpertQuantOperation):
+    """The expert weights `W[E, K, N]` that `dequant_grouped_matmul` decodes (`DequantMoEWeights`).
+
+    Operands as `dequant_grouped_matmul`'s `w_q`, `scale` and `zp`; K is the rows of
+    `w_q` (twice them for the 4-bit schemes). The result has the scale's float type
+    (nvfp4, whose block scales are E4M3 codes: the per-tensor `zp`'s).
+    """
+
+    name = "mir.dequant_moe_weights"
+    w_q = operand_def(TensorType)
+    scale = operand_def(TensorType)
+    zp = operand_def(TensorType)
+    result = result_def(TensorType)
+    scheme = prop_def(QuantSchemeAttr)
+    block_size = opt_prop_def(IntegerAttr[I64])
+    traits = traits_def(Pure(), COMPUTE)
+    assembly_format = "$w_q `,` $scale `,` $zp `scheme` `=` $scheme (`block_size` `=` $block_size^)? " + FUNCTIONAL
+
+    def __init__(
+        self,
+        w_q: SSAValue,
+        scale: SSAValue,
+        zp: SSAValue,
+        *,
+        scheme: str | QuantScheme,
+        block_size: int | None = None,
+    ):
+        super().__init__(
+            operands=[w_q, scale, zp],
+            properties={
+                "scheme": QuantSchemeAttr(QuantScheme(scheme)),
+                "block_size": None if block_size is None else i64_attr(block_size),
+            },
+        )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        w = tensor_type(self.w_q)
+        require(w.get_num_dims() == 3, self, lambda: f"w_q must have rank 3 ([E, rows, N]), got {fmt_shape(w.get_shape())}")
+        experts, rows, _ = w.get_shape()
+        scheme = self.quant_scheme()
+        k = rows if rows == DYNAMIC or not scheme.packs_nibbles else 2 * rows
+        n = check_quantised_weights(self, scheme, self.block(), k, self.w_q, self.scale, self.zp, experts=(experts,))
+        source = self.zp if scheme is QuantScheme.NVFP4_BLOCK else self.scale
+        return [tensor(tensor_type(source).element_type, [experts, k, n])]
+
+
+OPS = [LoraMatmulOp, GroupedMatmulOp, DequantGroupedMatmulOp, DequantMoeWeightsOp]
 ATTRIBUTES: list[type] = []

@@ -756,8 +756,108 @@ GGUF_BLOCKS = {QuantScheme.GGUF_Q4_0: (32, 18), QuantScheme.GGUF_Q8_0: (32, 34),
 """GGML's `(values, bytes)` per block."""
 
 
+# Shape and dtype checks of block-quantised weights (dequant_matmul, dequant_grouped_matmul) ----
+
+
+def require_shape_of(op: RlxOperation, what: str, value: SSAValue, expected: Sequence[int], why: str) -> None:
+    shape = tuple(tensor_type(value).get_shape())
+    require(
+        len(shape) == len(expected) and all(DYNAMIC in (a, b) or a == b for a, b in zip(shape, expected)),
+        op,
+        lambda: f"{what} must have shape {fmt_shape(expected)} ({why}), got {fmt_shape(shape)}",
+    )
+
+
+def require_dtype_of(op: RlxOperation, what: str, value: SSAValue, names: Sequence[str]) -> None:
+    et = tensor_type(value).element_type
+    name = dtypes.dtype_of(et).name
+    require(name in names, op, lambda: f"{what} must have element type {' or '.join(names)}, got {et}")
+
+
+def check_quantised_weights(
+    op: RlxOperation,
+    scheme: QuantScheme,
+    block: int | None,
+    k: int,
+    w_q: SSAValue,
+    scale: SSAValue,
+    zp: SSAValue,
+    experts: Sequence[int] = (),
+) -> int:
+    """Check `w_q`, `scale` and `zp` of a non-GGUF scheme decoding `W[*experts, K, N]`
+    (their shapes gain the leading `experts` dims); return N."""
+    lead = tuple(experts)
+    w = tensor_type(w_q)
+    rank = len(lead) + 2
+    require(w.get_num_dims() == rank, op, lambda: f"w_q must have rank {rank}, got {fmt_shape(w.get_shape())}")
+    n = w.get_shape()[-1]
+    if block is not None and k != DYNAMIC:
+        require(k % block == 0, op, lambda: f"K = {k} is not a multiple of the block size {block}")
+    blocks = DYNAMIC if k == DYNAMIC or block is None else k // block
+    rows = k if k == DYNAMIC or not scheme.packs_nibbles else k // 2
+    if scheme.packs_nibbles and k != DYNAMIC:
+        require(k % 2 == 0, op, lambda: f"K = {k} must be even (two 4-bit values per byte)")
+    packing = "two 4-bit values per byte along K" if scheme.packs_nibbles else "one code per weight"
+    require_dtype_of(op, "w_q", w_q, ("i8",) if scheme.name.startswith("INT8") else ("ui8",))
+    require_shape_of(op, "w_q", w_q, (*lead, rows, n), packing)
+    floats = ("f32", "f16", "bf16", "f64")
+    if scheme is QuantScheme.NVFP4_BLOCK:
+        require_dtype_of(op, "scale", scale, ("ui8",))
+        require_shape_of(op, "scale", scale, (*lead, blocks, n), "one E4M3 code per 16 values and column")
+        require_dtype_of(op, "zp", zp, floats)
+        require_shape_of(op, "zp", zp, (1,), "the per-tensor scale")
+        return n
+    require_dtype_of(op, "scale", scale, floats)
+    require_dtype_of(op, "zp", zp, floats)
+    if block is None:
+        scale_shape = tuple(tensor_type(scale).get_shape())
+        per_tensor, per_column = (*lead, 1), (*lead, n)
+        require(
+            len(scale_shape) == len(per_column)
+            and all(DYNAMIC in (a, b) or a == b for a, b in zip(scale_shape[:-1], lead))
+            and (scale_shape[-1] in (1, n) or DYNAMIC in (scale_shape[-1], n)),
+            op,
+            lambda: f"scale must have shape {fmt_shape(per_tensor)} or {fmt_shape(per_column)} "
+            f"(per tensor or per column), got {fmt_shape(scale_shape)}",
+        )
+    else:
+        require_shape_of(op, "scale", scale, (*lead, blocks, n), "one per block and column")
+    if scheme is QuantScheme.INT8_BLOCK_ASYM:
+        require_shape_of(op, "zp", zp, (*lead, blocks, n), "one per block and column")
+    else:
+        require_shape_of(op, "zp", zp, (1,), f"unused by {scheme}")
+    return n
+
+
+class BlockQuantOperation(RlxOperation):
+    """The `scheme` and `block_size` properties of the weight-only quantised matmuls
+    (methods only; each op declares the properties)."""
+
+    def quant_scheme(self) -> QuantScheme:
+        return self.scheme.data
+
+    def block(self) -> int | None:
+        if self.quant_scheme() is QuantScheme.NVFP4_BLOCK:
+            return NVFP4_BLOCK
+        return None if self.block_size is None else self.block_size.value.data
+
+    def check_attributes(self) -> None:
+        scheme = self.quant_scheme()
+        if scheme.has_block_size:
+            require(self.block_size is not None, self, lambda: f"scheme {scheme} requires a block_size")
+            b = self.block_size.value.data
+            require(b >= 1, self, lambda: f"block_size must be >= 1, got {b}")
+            require(
+                scheme is not QuantScheme.INT4_BLOCK or b % 2 == 0,
+                self,
+                lambda: f"int4_block needs an even block_size (whole bytes), got {b}",
+            )
+        else:
+            require(self.block_size is None, self, lambda: f"scheme {scheme} takes no block_size")
+
+
 @irdl_op_definition
-class DequantMatmulOp(RlxOperation):
+class DequantMatmulOp(BlockQuantOperation):
     """`y = x @ W` with `W[K, N]` decoded from quantised operands (RLX's `DequantMatMul`).
 
     `x` is `[M, K]` (any float dtype; W is decoded and the product accumulates in x's
@@ -831,9 +931,6 @@ class DequantMatmulOp(RlxOperation):
             },
         )
 
-    def quant_scheme(self) -> QuantScheme:
-        return self.scheme.data
-
     @property
     def scale(self) -> SSAValue:
         return self.params[0]
@@ -841,38 +938,6 @@ class DequantMatmulOp(RlxOperation):
     @property
     def zp(self) -> SSAValue:
         return self.params[1]
-
-    def block(self) -> int | None:
-        if self.quant_scheme() is QuantScheme.NVFP4_BLOCK:
-            return NVFP4_BLOCK
-        return None if self.block_size is None else self.block_size.value.data
-
-    def check_attributes(self) -> None:
-        scheme = self.quant_scheme()
-        if scheme.has_block_size:
-            require(self.block_size is not None, self, lambda: f"scheme {scheme} requires a block_size")
-            b = self.block_size.value.data
-            require(b >= 1, self, lambda: f"block_size must be >= 1, got {b}")
-            require(
-                scheme is not QuantScheme.INT4_BLOCK or b % 2 == 0,
-                self,
-                lambda: f"int4_block needs an even block_size (whole bytes), got {b}",
-            )
-        else:
-            require(self.block_size is None, self, lambda: f"scheme {scheme} takes no block_size")
-
-    def _require_shape(self, what: str, value: SSAValue, expected: Sequence[int], why: str) -> None:
-        shape = tuple(tensor_type(value).get_shape())
-        require(
-            len(shape) == len(expected) and all(DYNAMIC in (a, b) or a == b for a, b in zip(shape, expected)),
-            self,
-            lambda: f"{what} must have shape {fmt_shape(expected)} ({why}), got {fmt_shape(shape)}",
-        )
-
-    def _require_dtype(self, what: str, value: SSAValue, names: Sequence[str]) -> None:
-        et = tensor_type(value).element_type
-        name = dtypes.dtype_of(et).name
-        require(name in names, self, lambda: f"{what} must have element type {' or '.join(names)}, got {et}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         x = tensor_type(self.x)
@@ -888,43 +953,8 @@ class DequantMatmulOp(RlxOperation):
         )
         if scheme.is_gguf:
             return [self.gguf_result(x)]
-        w = tensor_type(self.w_q)
-        require(w.get_num_dims() == 2, self, lambda: f"w_q must have rank 2, got {fmt_shape(w.get_shape())}")
-        block = self.block()
         m, k = x.get_shape()
-        n = w.get_shape()[1]
-        if block is not None and k != DYNAMIC:
-            require(k % block == 0, self, lambda: f"K = {k} is not a multiple of the block size {block}")
-        blocks = DYNAMIC if k == DYNAMIC or block is None else k // block
-        rows = k if k == DYNAMIC or not scheme.packs_nibbles else k // 2
-        if scheme.packs_nibbles and k != DYNAMIC:
-            require(k % 2 == 0, self, lambda: f"K = {k} must be even (two 4-bit values per byte)")
-        packing = "two 4-bit values per byte along K" if scheme.packs_nibbles else "one code per weight"
-        self._require_dtype("w_q", self.w_q, ("i8",) if scheme.name.startswith("INT8") else ("ui8",))
-        self._require_shape("w_q", self.w_q, (rows, n), packing)
-        floats = ("f32", "f16", "bf16", "f64")
-        if scheme is QuantScheme.NVFP4_BLOCK:
-            self._require_dtype("scale", self.scale, ("ui8",))
-            self._require_shape("scale", self.scale, (blocks, n), "one E4M3 code per 16 values and column")
-            self._require_dtype("zp", self.zp, floats)
-            self._require_shape("zp", self.zp, (1,), "the per-tensor scale")
-            return [TensorType(x.element_type, (m, n))]
-        self._require_dtype("scale", self.scale, floats)
-        self._require_dtype("zp", self.zp, floats)
-        if block is None:
-            scale_shape = tuple(tensor_type(self.scale).get_shape())
-            require(
-                scale_shape == (1,) or (len(scale_shape) == 1 and DYNAMIC in (scale_shape[0], n))
-                or scale_shape == (n,),
-                self,
-                lambda: f"scale must have shape [1] or [{n}] (per tensor or per column), got {fmt_shape(scale_shape)}",
-            )
-        else:
-            self._require_shape("scale", self.scale, (blocks, n), "one per block and column")
-        if scheme is QuantScheme.INT8_BLOCK_ASYM:
-            self._require_shape("zp", self.zp, (blocks, n), "one per block and column")
-        else:
-            self._require_shape("zp", self.zp, (1,), f"unused by {scheme}")
+        n = check_quantised_weights(self, scheme, self.block(), k, self.w_q, self.scale, self.zp)
         return [TensorType(x.element_type, (m, n))]
 
     def gguf_row_bytes(self, k: int) -> int:
@@ -936,7 +966,7 @@ class DequantMatmulOp(RlxOperation):
         scheme = self.quant_scheme()
         values, size = GGUF_BLOCKS[scheme]
         m, k = x.get_shape()
-        self._require_dtype("packed", self.w_q, ("ui8",))
+        require_dtype_of(self, "packed", self.w_q, ("ui8",))
         packed = tensor_type(self.w_q).get_shape()
         require(len(packed) == 1, self, lambda: f"packed must have rank 1 (the bytes), got {fmt_shape(packed)}")
         require(

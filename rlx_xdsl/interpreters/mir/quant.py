@@ -201,7 +201,7 @@ def per_block(values: np.ndarray, block: int) -> np.ndarray:
     return np.repeat(values, block, axis=0)
 
 
-def dequantized_weights(op: quant.DequantMatmulOp, w_q, scale, zp, dtype) -> np.ndarray:
+def dequantized_weights(op: quant.BlockQuantOperation, w_q, scale, zp, dtype) -> np.ndarray:
     """`W [K, N]` in `dtype` (x's accumulation dtype), as the op's scheme decodes it."""
     scheme, block = op.quant_scheme(), op.block()
     Scheme = quant.QuantScheme

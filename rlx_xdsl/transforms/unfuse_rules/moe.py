@@ -3,18 +3,28 @@
 `lora_matmul` always expands (as RLX's unfuse): three matmuls, a `mul` by the scale
 and an `add`, stage for stage as its kernel. `grouped_matmul` is a primitive (it has a
 VJP rule and runs in the interpreter); `expand_grouped_matmul` is the expansion the
-linalg lowering uses for it.
+linalg lowering uses for it; `expand_dequant_grouped_matmul` likewise for
+`dequant_grouped_matmul` (whose VJP decodes the weights the same way) and
+`expand_dequant_moe_weights` for `dequant_moe_weights`.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.ir import SSAValue
+import numpy as np
+from xdsl.ir import Attribute, SSAValue
 
+from rlx_xdsl import dtypes
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.dialects.mir.moe import (
+    DequantGroupedMatmulOp,
+    DequantMoeWeightsOp,
+    ExpertQuantOperation,
+    GroupedMatmulOp,
+    LoraMatmulOp,
+)
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
@@ -40,3 +50,42 @@ def expand_grouped_matmul(e: Emitter, op: GroupedMatmulOp) -> Sequence[SSAValue]
     weights = e.mir.gather(op.w, op.expert, axis=0)
     rows = e.mir.reshape(op.x, new_shape=[-1, 1, k])
     return [e.mir.reshape(e.mir.matmul(rows, weights), new_shape=[-1, n])]
+
+
+def decoded_expert_weights(e: Emitter, op: ExpertQuantOperation, element_type: Attribute, k: int) -> SSAValue:
+    """`W[E, K, N]` in `element_type`: each expert decoded by `mir.dequant_matmul` of the
+    identity (the op decodes W itself), stacked with `concat`. E and K must be static."""
+    experts = tensor_type(op.w_q).get_shape()[0]
+    if DYNAMIC in (experts, k):
+        raise OpError(op, f"'{op.name}' cannot be expanded: E and K must be static")
+    eye = e.mir.constant(np.eye(k, dtype=dtypes.numpy_dtype(element_type)), element_type)
+    shared_zp = tensor_type(op.zp).get_num_dims() == 1
+
+    def expert(value: SSAValue, i: int) -> SSAValue:
+        shape = tensor_type(value).get_shape()[1:]
+        return e.mir.reshape(e.mir.narrow(value, axis=0, start=i, len=1), new_shape=list(shape))
+
+    block = None if op.block_size is None else op.block_size.value.data
+    decoded = []
+    for i in range(experts):
+        zp = op.zp if shared_zp else expert(op.zp, i)
+        w = e.mir.dequant_matmul(
+            eye, expert(op.w_q, i), expert(op.scale, i), zp, scheme=op.quant_scheme(), block_size=block
+        )
+        decoded.append(e.mir.reshape(w, new_shape=[1, *tensor_type(w).get_shape()]))
+    return decoded[0] if experts == 1 else e.mir.concat(*decoded, axis=0)
+
+
+def expand_dequant_grouped_matmul(e: Emitter, op: DequantGroupedMatmulOp) -> Sequence[SSAValue]:
+    """The decoded expert weights, then `mir.grouped_matmul`. W is rounded to x's dtype
+    first, so for f16/bf16 x the result may differ from the kernel's (which multiplies the
+    decoded weights in f32) by a rounding of W; f32 and f64 agree."""
+    x = tensor_type(op.x)
+    weights = decoded_expert_weights(e, op, x.element_type, x.get_shape()[1])
+    return [e.mir.grouped_matmul(op.x, weights, op.expert)]
+
+
+def expand_dequant_moe_weights(e: Emitter, op: DequantMoeWeightsOp) -> Sequence[SSAValue]:
+    """The decoded expert weights in the result's dtype."""
+    result = tensor_type(op.result)
+    return [decoded_expert_weights(e, op, result.element_type, result.get_shape()[1])]

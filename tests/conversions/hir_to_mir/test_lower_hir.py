@@ -85,6 +85,7 @@ CASES = {
     "rope": ("rope", [[2, 3, 5, 8], [5, 2], [5, 2]], {"head_dim": 8, "n_rot": 4}),
     "depthwise_conv1d_causal": ("depthwise_conv1d_causal", [[2, 6, 3], [3, 1, 1, 3], [2, 2, 3]], {"kernel_size": 3}),
     "llama_decoder_block": ("llama_decoder_block", LLAMA_SHAPES, {"num_heads": 2, "head_dim": 4, "num_kv_heads": 1}),
+    "moe_swiglu": ("moe_swiglu", [[2, 3, 4], [4, 3], [3, 4, 5], [3, 4, 5], [3, 5, 4]], {"num_experts": 3, "top_k": 2}),
 }  # fmt: skip
 
 
@@ -117,6 +118,7 @@ DIRECT_FUSED = {
     "linear_fused": Counter({"mir.fused_matmul_bias_act": 1}),
     "swiglu": Counter({"mir.concat": 1, "mir.matmul": 2, "mir.fused_swiglu": 1}),
     "residual_rms_norm": Counter({"mir.fused_residual_rms_norm": 1}),
+    "moe_swiglu": Counter({"mir.reshape": 4, "mir.matmul": 1, "mir.softmax": 1, "mir.topk": 1, "mir.reduce": 1, "mir.div": 1, "mir.narrow": 4, "mir.add": 1, "mir.concat": 1, "mir.grouped_matmul": 4, "mir.fused_swiglu": 2, "mir.mul": 2}),
 }
 FUSABLE_CHAINS = {
     "linear": Counter({"mir.matmul": 1}),
@@ -125,6 +127,7 @@ FUSABLE_CHAINS = {
     "linear_fused": Counter({"mir.fused_matmul_bias_act": 1}),
     "swiglu": Counter({"mir.matmul": 3, "mir.silu": 1, "mir.mul": 1}),
     "residual_rms_norm": Counter({"mir.add": 1, "mir.rms_norm": 1}),
+    "moe_swiglu": Counter({"mir.reshape": 4, "mir.matmul": 1, "mir.softmax": 1, "mir.topk": 1, "mir.reduce": 1, "mir.div": 1, "mir.narrow": 4, "mir.add": 1, "mir.grouped_matmul": 6, "mir.silu": 2, "mir.mul": 4}),
 }
 
 

@@ -11,7 +11,7 @@ from xdsl.context import Context
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.traits import Precision, Role, operand_roles, precision_class
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import run_function
@@ -22,7 +22,12 @@ from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.oracles import run_op
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.unfuse import UnfusePass
-from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul
+from rlx_xdsl.quantpack import pack
+from rlx_xdsl.transforms.unfuse_rules.moe import (
+    expand_dequant_grouped_matmul,
+    expand_dequant_moe_weights,
+    expand_grouped_matmul,
+)
 
 RNG = np.random.default_rng(23)
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-moe.mlir"
@@ -119,6 +124,146 @@ def test_grouped_matmul_equals_its_expansion_bit_for_bit(rows):
     module.verify()
     assert {"mir.gather", "mir.matmul"} <= {o.name for o in module.walk()}
     (expanded,) = run_function(module, "f", inputs)
+    np.testing.assert_array_equal(whole, expanded)
+
+
+# mir.dequant_grouped_matmul -------------------------------------------------------------------
+
+QUANT_SCHEMES = [("int8_block", 4), ("int8_block_asym", 4), ("int4_block", 4), ("fp8_e4m3", None), ("nvfp4_block", None)]
+
+
+def packed_experts(w: np.ndarray, scheme: str, block: int | None) -> list[np.ndarray]:
+    """`[w_q, scale, zp]` of `mir.dequant_matmul` per expert, stacked along a new expert dim;
+    a `[1]` zero point is shared (the first expert's)."""
+    parts = [pack(w[e], scheme, block) for e in range(len(w))]
+    stacked = [np.stack([p[key] for p in parts]) for key in ("q", "scale", "zp")]
+    if parts[0]["zp"].ndim == 1:
+        stacked[2] = parts[0]["zp"]
+    return stacked
+
+
+def dequant_token_loop(x, packed, expert, scheme, block):
+    """The oracle: each token through `mir.dequant_matmul` with its expert's operands."""
+    w_q, scale, zp = packed
+    rows = []
+    for m, e in enumerate(expert):
+        expert_zp = zp if zp.ndim == 1 else zp[e]
+        rows.append(run_op("dequant_matmul", [x[m : m + 1], w_q[e], scale[e], expert_zp], scheme=scheme, block_size=block))
+    return np.concatenate(rows)
+
+
+@pytest.mark.parametrize(("scheme", "block"), QUANT_SCHEMES)
+def test_dequant_grouped_matmul_matches_dequant_matmul_token_by_token(scheme, block):
+    k = 32 if scheme == "nvfp4_block" else 8
+    x, w, ids = rand(4, k, dtype=np.float32), rand(3, k, 2, dtype=np.float32), np.array([2, 0, 2, 1])
+    packed = packed_experts(w, scheme, block)
+    got = run_op("dequant_grouped_matmul", [x, *packed, ids], scheme=scheme, block_size=block)
+    np.testing.assert_allclose(got, dequant_token_loop(x, packed, ids, scheme, block), rtol=1e-6, atol=1e-6)
+
+
+def test_dequant_grouped_matmul_is_compute_with_an_index_expert():
+    assert precision_class(DequantGroupedMatmulOp) is Precision.COMPUTE
+    b = GraphBuilder("f")
+    q, s, z = b.input("q", [2, 4, 3], "i8"), b.input("s", [2, 1, 3]), b.input("z", [1])
+    out = b.dequant_grouped_matmul(b.input("x", [5, 4]), q, s, z, b.input("e", [5], "i64"), scheme="int8_block", block_size=4)
+    assert operand_roles(out.owner) == [Role.DATA] * 4 + [Role.INDEX]
+
+
+@pytest.mark.parametrize("bad", [2, -1])
+def test_dequant_grouped_matmul_out_of_range_expert_is_a_run_time_error(bad):
+    packed = packed_experts(rand(2, 4, 3, dtype=np.float32), "int8_block", 4)
+    with pytest.raises(KernelError, match=rf"'mir.dequant_grouped_matmul' index {bad} is out of range \[0, 2\)"):
+        run_op("dequant_grouped_matmul", [rand(2, 4, dtype=np.float32), *packed, np.array([0, bad])],
+               scheme="int8_block", block_size=4)  # fmt: skip
+
+
+def dequant_grouped_module(scheme: str, block: int | None, packed, rows, dtype: str):
+    b = GraphBuilder("f")
+    x = b.input("x", [rows, packed[0].shape[1] * (2 if scheme == "int4_block" else 1)], dtype)
+    params = [b.input(n, a.shape, str(a.dtype).replace("uint", "ui").replace("int", "i").replace("float", "f"))
+              for n, a in zip(("q", "s", "z"), packed)]  # fmt: skip
+    b.output(b.dequant_grouped_matmul(x, *params, b.input("e", [rows], "i64"), scheme=scheme, block_size=block))
+    return b.module()
+
+
+@pytest.mark.parametrize(("scheme", "block"), [("int8_block_asym", 4), ("int4_block", 4)])
+def test_dequant_grouped_matmul_equals_its_expansion(scheme, block):
+    """The expansion the linalg lowering uses: per-expert `dequant_matmul`s of the identity,
+    `concat`, `grouped_matmul` (f32: the same products, so equal to rounding)."""
+    packed = packed_experts(rand(3, 8, 2, dtype=np.float32), scheme, block)
+    module = dequant_grouped_module(scheme, block, packed, DYNAMIC, "f32")
+    inputs = [rand(5, 8, dtype=np.float32), *packed, np.array([2, 0, 2, 1, 0])]
+    (whole,) = run_function(module, "f", inputs)
+    (op,) = [op for op in module.walk() if isinstance(op, DequantGroupedMatmulOp)]
+    (value,) = expand_dequant_grouped_matmul(Emitter.before(op), op)
+    op.result.replace_all_uses_with(value)
+    op.detach()
+    op.erase()
+    module.verify()
+    assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= {o.name for o in module.walk()}
+    (expanded,) = run_function(module, "f", inputs)
+    np.testing.assert_allclose(expanded, whole, rtol=1e-6, atol=1e-6)
+
+
+def test_dequant_grouped_matmul_x_gradient_by_central_differences():
+    """Straight through to x with a dynamic M; the quantised operands get no gradient."""
+    packed = packed_experts(rand(3, 8, 2, dtype=np.float32), "int8_block", 4)
+    module = dequant_grouped_module("int8_block", 4, packed, DYNAMIC, "f64")
+    check_gradients(module, "f", [rand(5, 8), *packed, np.array([2, 0, 2, 1, 0])], [0])
+
+
+
+def test_the_fusion_pipeline_keeps_dequant_grouped_matmul_a_kernel_of_its_own():
+    """RLX's is_blas boundary: no elementwise region absorbs the quantised expert matmul."""
+    from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+
+    packed = packed_experts(rand(3, 8, 2, dtype=np.float32), "int8_block", 4)
+    b = GraphBuilder("f")
+    x, e = b.input("x", [4, 8]), b.input("e", [4], "i64")
+    q, sc, z = b.input("q", [3, 8, 2], "i8"), b.input("s", [3, 2, 2]), b.input("z", [1])
+    y = b.dequant_grouped_matmul(x, q, sc, z, e, scheme="int8_block", block_size=4)
+    b.output(b.exp(b.relu(b.add(y, b.input("bias", [2])))))
+    module = b.module()
+    inputs = [rand(4, 8, dtype=np.float32), np.array([2, 0, 1, 2]), *packed, rand(2, dtype=np.float32)]
+    (before,) = run_function(module, "f", inputs)
+    FusionPipelinePass(target="cpu").apply(Context(), module)
+    module.verify()
+    top = list(module.ops.first.body.block.ops)
+    assert sum(isinstance(op, DequantGroupedMatmulOp) for op in top) == 1
+    (after,) = run_function(module, "f", inputs)
+    np.testing.assert_allclose(after, before, rtol=1e-6)
+
+
+# mir.dequant_moe_weights ----------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(("scheme", "block"), QUANT_SCHEMES)
+def test_dequant_moe_weights_are_each_experts_dequant_matmul_of_the_identity(scheme, block):
+    k = 32 if scheme == "nvfp4_block" else 8
+    w_q, scale, zp = packed = packed_experts(rand(3, k, 2, dtype=np.float32), scheme, block)
+    got = run_op("dequant_moe_weights", packed, scheme=scheme, block_size=block)
+    eye = np.eye(k, dtype=np.float32)
+    for e in range(3):
+        expert_zp = zp if zp.ndim == 1 else zp[e]
+        want = run_op("dequant_matmul", [eye, w_q[e], scale[e], expert_zp], scheme=scheme, block_size=block)
+        np.testing.assert_array_equal(got[e], want)
+    assert precision_class(DequantMoeWeightsOp) is Precision.COMPUTE
+
+
+def test_dequant_moe_weights_equal_their_expansion():
+    packed = packed_experts(rand(2, 8, 3, dtype=np.float32), "int8_block_asym", 4)
+    b = GraphBuilder("f")
+    params = [b.input(n, a.shape, "i8" if a.dtype == np.int8 else "f32") for n, a in zip(("q", "s", "z"), packed)]
+    b.output(b.dequant_moe_weights(*params, scheme="int8_block_asym", block_size=4))
+    module = b.module()
+    (whole,) = run_function(module, "f", packed)
+    (op,) = [op for op in module.walk() if isinstance(op, DequantMoeWeightsOp)]
+    (value,) = expand_dequant_moe_weights(Emitter.before(op), op)
+    op.result.replace_all_uses_with(value)
+    op.detach()
+    op.erase()
+    module.verify()
+    (expanded,) = run_function(module, "f", packed)
     np.testing.assert_array_equal(whole, expanded)
 
 

@@ -69,6 +69,7 @@ SELF_SUFFICIENT_BLOCKS = (
     hir_dialect.attention.RopeOp,
     hir_dialect.conv.DepthwiseConv1dCausalOp,
     hir_dialect.blocks.LlamaDecoderBlockOp,
+    hir_dialect.moe.MoeSwigluOp,
 )
 """Blocks whose recipes create every operand they lack, so they never decline."""
 

@@ -6,6 +6,6 @@ operands share one float dtype: activations come from the pool, weights are
 usually new parameters of that dtype.
 """
 
-from rlx_xdsl.testing.graphgen.hir import attention, blocks, conv, linear, norm
+from rlx_xdsl.testing.graphgen.hir import attention, blocks, conv, linear, moe, norm
 
-GROUPS = (linear, norm, attention, conv, blocks)
+GROUPS = (linear, norm, attention, conv, blocks, moe)
