@@ -4,6 +4,7 @@ axial_rope_2d, conv_transpose_2d."""
 from __future__ import annotations
 
 import numpy as np
+from xdsl.dialects.builtin import TensorType
 
 from rlx_xdsl.dialects.mir import vision
 from rlx_xdsl.interpreters.common import as_result, result_dtype, widened
@@ -51,9 +52,7 @@ def run_axial_rope_2d(op: vision.AxialRope2dOp, x) -> tuple[np.ndarray]:
 
 
 def run_conv_transpose_2d(op: vision.ConvTranspose2dOp, x, w) -> tuple[np.ndarray]:
-    size = op.output_size(op.x.type)
-    if any(d < 0 for d in size):  # `?` input dims: sized by the run-time result type
-        size = op.result.type.get_shape()[2:]
+    size = op.output_size(TensorType(op.x.type.element_type, list(x.shape)))  # run-time dims, `?` or not
     return (as_result(op, transposed_conv(op, x, w, tuple(size))),)
 
 

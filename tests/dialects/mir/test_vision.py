@@ -14,6 +14,7 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import vision
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import run_op
 
@@ -99,6 +100,17 @@ def test_conv_transpose_2d_and_its_gradients_match_torch(props, per_group):
     np.testing.assert_allclose(out, ref.detach().numpy(), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(dx, tx.grad.numpy(), rtol=1e-10, atol=1e-10)
     np.testing.assert_allclose(dw, tw.grad.numpy(), rtol=1e-10, atol=1e-10)
+
+
+def test_conv_transpose_2d_with_dynamic_dims_sizes_its_output_at_run_time():
+    """Every dim `?` (input and result): the kernel takes the sizes from the run-time input."""
+    x, w = normal(1, 2, 3, 2), normal(2, 1, 2, 2)
+    b = GraphBuilder("f")
+    xs = b.input("x", [DYNAMIC] * 4)
+    b.output(b.conv_transpose_2d(xs, b.input("w", w.shape), kernel_size=[2, 2], stride=[2, 1]))
+    (got,) = run_function(b.module(), "f", [x, w])
+    ref = F.conv_transpose2d(torch.from_numpy(x), torch.from_numpy(w), stride=(2, 1))
+    np.testing.assert_allclose(got, ref.numpy(), rtol=1e-5, atol=1e-6)
 
 
 def test_precision_classes():
