@@ -96,14 +96,15 @@ def main(argv=None) -> None:
     args = parser.parse_args(argv)
     rows = [measure(name, factory, shape, args.repeat, args.imports) for name, factory, shape in MODELS]
     print(f"# median of {args.repeat} calls, import best of {args.imports}; torch {torch.__version__} "
-          f"({torch.get_num_threads()} threads); Python {platform.python_version()}, {platform.machine()}\n")  # fmt: skip
+          f"({torch.get_num_threads()} threads); Python {platform.python_version()}, "
+          f"{platform.machine()}\n")  # fmt: skip
     print("| model | input | import (s) | MIR ops | kernels unfused | kernels `target=best` | PyTorch eager (ms) "
           "| interpreter (ms) | IREE CPU (ms) | max rel. error vs PyTorch | IREE compile (s) |")  # fmt: skip
     print("|---|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|")
     for name, shape, import_s, ops, unfused, fused, eager_s, interp_s, iree_s, error, compile_s in rows:
         print(f"| {name} | {'x'.join(map(str, shape))} | {import_s:.3f} | {ops} | {unfused} | {fused} | "
-              f"{eager_s * 1e3:.3f} | {interp_s * 1e3:.3f} ({interp_s / eager_s:.1f}x) | "
-              f"{iree_s * 1e3:.3f} ({iree_s / eager_s:.1f}x) | {error:.1e} | {compile_s:.2f} |")  # fmt: skip
+              f"{eager_s * 1e3:.3f} | {interp_s * 1e3:.3f} ({interp_s / eager_s:.2f}x) | "
+              f"{iree_s * 1e3:.3f} ({iree_s / eager_s:.2f}x) | {error:.1e} | {compile_s:.2f} |")  # fmt: skip
 
 
 if __name__ == "__main__":
