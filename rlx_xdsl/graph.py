@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
 from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
-from xdsl.ir import Attribute
+from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.shapes import is_static
@@ -75,12 +75,12 @@ def output_names(f: func.FuncOp) -> list[str]:
     return [f"out{i}" for i in range(n)]
 
 
-def random_array(t: TensorType, rng: np.random.Generator) -> np.ndarray:
+def random_array(t: TensorType, rng: np.random.Generator, ids: int | None = None) -> np.ndarray:
     """A deterministic random tensor of type `t` (static shapes only).
 
     Values are drawn in the argument's own dtype (f32 as f32, halves through f32),
     so a large input needs no float64 copy: floats are standard normal, integers
-    0..3, i1 coin flips.
+    0..3 (or `0..ids-1` for ids: labels, indices), i1 coin flips.
     """
     import numpy as np
 
@@ -91,7 +91,7 @@ def random_array(t: TensorType, rng: np.random.Generator) -> np.ndarray:
     if dt.kind == "bool":
         return rng.integers(0, 2, size=shape, dtype=np.bool_)
     if dt.kind in ("int", "uint"):
-        return rng.integers(0, 4, size=shape, dtype=dt.numpy)
+        return rng.integers(0, 4 if ids is None else ids, size=shape, dtype=dt.numpy)
     if dt.kind == "complex":
         pairs = rng.standard_normal((*shape, 2), dtype=np.float32)
         return pairs.view(np.complex64).reshape(shape)
@@ -104,4 +104,12 @@ def random_inputs(f: func.FuncOp, seed: int = 0) -> list[np.ndarray]:
     import numpy as np
 
     rng = np.random.default_rng(seed)
-    return [random_array(a.type, rng) for a in graph_args(f)]
+    args = f.body.block.args
+    return [random_array(a.type, rng, id_bound(args[a.index])) for a in graph_args(f)]
+
+
+def id_bound(arg: SSAValue) -> int | None:
+    """The fewest ids any op reading `arg` as indices selects from (`index_bound`), if any."""
+    bounds = [use.operation.index_bound(arg) for use in arg.uses if hasattr(use.operation, "index_bound")]
+    known = [b for b in bounds if b is not None]
+    return min(known) if known else None

@@ -254,6 +254,12 @@ class RlxOperation(IRDLOperation):
         """The result types implied by operand types and attributes."""
         raise NotImplementedError(f"{self.name} does not implement type inference")
 
+    def index_bound(self, operand: SSAValue) -> int | None:
+        """How many ids `operand` may select from, where this op reads it as indices into a
+        static dimension (class labels, gather indices, expert ids); None otherwise. Random
+        inputs (`graph.random_inputs`) draw ids below it, so a drawn example stays in range."""
+        return None
+
     # Shared machinery -------------------------------------------------------
 
     def inferred_types(self) -> Sequence[Attribute]:

@@ -56,7 +56,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
 from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
 from rlx_xdsl.dialects.lir import plan_of
-from rlx_xdsl.graph import GRADIENT_SEED, GraphArg, graph_args, output_names, random_array
+from rlx_xdsl.graph import GRADIENT_SEED, GraphArg, graph_args, id_bound, output_names, random_array
 from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
 from rlx_xdsl.interpreters.checks import require_memory
 from rlx_xdsl.interpreters.lir import ArenaRunError, run_planned
@@ -261,7 +261,8 @@ def gather_inputs(
             given[arg.index] = _ones_for(arg)
     _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
-    return [given[a.index] if a.index in given else _random_for(a, rng) for a in args]
+    block_args = f.body.block.args
+    return [given[a.index] if a.index in given else _random_for(a, rng, id_bound(block_args[a.index])) for a in args]
 
 
 SHOWN_NAMES = 8
@@ -335,13 +336,13 @@ def _require_memory_for_random(args: list[GraphArg]) -> None:
         raise RunError(e.message) from None
 
 
-def _random_for(arg: GraphArg, rng: np.random.Generator) -> np.ndarray:
+def _random_for(arg: GraphArg, rng: np.random.Generator, ids: int | None) -> np.ndarray:
     if not is_static(arg.type.get_shape()):
         raise RunError(
             f"argument '{arg.name}' has dynamic type {arg.type}; "
             f"pass its value with --input {arg.name}=VALUE or {arg.name}=FILE.npy"
         )
-    return random_array(arg.type, rng)
+    return random_array(arg.type, rng, ids)
 
 
 # Running and reporting -----------------------------------------------------

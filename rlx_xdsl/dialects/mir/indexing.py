@@ -25,7 +25,7 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, Role
-from rlx_xdsl.shapes import dims_match, fmt_shape, normalize_axis, tensor
+from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_shape, normalize_axis, tensor
 
 
 class IndexedOperation(RlxOperation):
@@ -57,6 +57,14 @@ class GatherOp(IndexedOperation):
 
     def __init__(self, table: SSAValue, indices: SSAValue, *, axis: int = 0):
         super().__init__(operands=[table, indices], properties={"axis": i64_attr(axis)})
+
+    def index_bound(self, operand: SSAValue) -> int | None:
+        """Indices select along `axis` of the table."""
+        shape = tensor_type(self.table).get_shape()
+        if operand is not self.indices or not shape:
+            return None
+        size = shape[self.axis.value.data % len(shape)]
+        return None if size == DYNAMIC else size
 
     def infer_result_types(self) -> Sequence[Attribute]:
         table, indices = tensor_type(self.table), self.index_type()

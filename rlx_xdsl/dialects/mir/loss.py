@@ -39,7 +39,7 @@ from rlx_xdsl.dialects.base import (
     tensor_type,
 )
 from rlx_xdsl.dialects.traits import REDUCTION, OperandRoles, Role
-from rlx_xdsl.shapes import dims_match, fmt_dim, fmt_shape, tensor
+from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_dim, fmt_shape, tensor
 
 
 class CrossEntropyOperation(RlxOperation):
@@ -91,6 +91,13 @@ class IndexedCrossEntropyOperation(CrossEntropyOperation):
         """The label whose rows are ignored, None when the op has no `ignore_index`."""
         attr = self.properties.get("ignore_index")
         return None if attr is None else attr.value.data
+
+    def index_bound(self, operand: SSAValue) -> int | None:
+        """Labels select one of the logits' classes (the last dim)."""
+        if operand is not self.operands[1]:
+            return None
+        classes = tensor_type(self.operands[0]).get_shape()[-1]
+        return None if classes == DYNAMIC else classes
 
 
 def _ignore_index_prop(ignore_index: int | None) -> dict[str, Attribute | None]:

@@ -123,6 +123,13 @@ class GroupedMatmulOp(RlxOperation):
     def __init__(self, x: SSAValue, w: SSAValue, expert: SSAValue):
         super().__init__(operands=[x, w, expert])
 
+    def index_bound(self, operand: SSAValue) -> int | None:
+        """Expert ids select one of w's experts."""
+        if operand is not self.expert:
+            return None
+        experts = tensor_type(self.w).get_shape()[0]
+        return None if experts == DYNAMIC else experts
+
     def infer_result_types(self) -> Sequence[Attribute]:
         x, w, expert = tensor_type(self.x), tensor_type(self.w), tensor_type(self.expert)
         require_rank(self, x, 2, "x")
