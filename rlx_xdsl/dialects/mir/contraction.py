@@ -170,17 +170,7 @@ class DenseSolveOp(RlxOperation):
         super().__init__(operands=[matrix, rhs])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        a, b = tensor_type(self.matrix), tensor_type(self.rhs)
-        require_float(self, a, "matrix")
-        require_float(self, b, "rhs")
-        require_rank(self, a, 2, "matrix")
-        require_rank(self, b, (1, 2), "rhs")
-        rows, cols = a.get_shape()
-        require(dims_match(rows, cols), self, lambda: f"matrix must be square, got {fmt_shape(a.get_shape())}")
-        size = refine_dim(rows, cols)
-        n, *k = b.get_shape()
-        require(dims_match(n, size), self, lambda: f"rhs has {fmt_dim(n)} rows but the matrix has {fmt_dim(size)}")
-        return [tensor(dtypes.promote(a.element_type, b.element_type), [refine_dim(n, size), *k])]
+        return [solve_type(self, batch_rank=0)]
 
 
 @irdl_op_definition
@@ -199,31 +189,27 @@ class BatchedDenseSolveOp(RlxOperation):
         super().__init__(operands=[matrix, rhs])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        a, b = tensor_type(self.matrix), tensor_type(self.rhs)
-        require_float(self, a, "matrix")
-        require_float(self, b, "rhs")
-        require_rank(self, a, 3, "matrix")
-        require_rank(self, b, (2, 3), "rhs")
-        batch, rows, cols = a.get_shape()
-        require(
-            dims_match(rows, cols),
-            self,
-            lambda: f"matrices must be square, got {fmt_shape(a.get_shape())}",
-        )
-        size = refine_dim(rows, cols)
-        b_batch, n, *k = b.get_shape()
-        require(
-            dims_match(b_batch, batch),
-            self,
-            lambda: f"rhs has batch {fmt_dim(b_batch)} but the matrix has {fmt_dim(batch)}",
-        )
-        require(
-            dims_match(n, size),
-            self,
-            lambda: f"rhs has {fmt_dim(n)} rows but the matrices have {fmt_dim(size)}",
-        )
-        shape = [refine_dim(b_batch, batch), refine_dim(n, size), *k]
-        return [tensor(dtypes.promote(a.element_type, b.element_type), shape)]
+        return [solve_type(self, batch_rank=1)]
+
+
+def solve_type(op: DenseSolveOp | BatchedDenseSolveOp, batch_rank: int) -> TensorType:
+    """The result type of `A x = b` over `batch_rank` leading batch dims: b's shape, the
+    operands' promoted dtype. One check list for the single and the batched solve."""
+    a, b = tensor_type(op.matrix), tensor_type(op.rhs)
+    require_float(op, a, "matrix")
+    require_float(op, b, "rhs")
+    require_rank(op, a, batch_rank + 2, "matrix")
+    require_rank(op, b, (batch_rank + 1, batch_rank + 2), "rhs")
+    matrices, have = ("matrices", "have") if batch_rank else ("matrix", "has")
+    *batch, rows, cols = a.get_shape()
+    require(dims_match(rows, cols), op, lambda: f"{matrices} must be square, got {fmt_shape(a.get_shape())}")
+    size = refine_dim(rows, cols)
+    b_batch, (n, *k) = b.get_shape()[:batch_rank], b.get_shape()[batch_rank:]
+    for got, want in zip(b_batch, batch):
+        require(dims_match(got, want), op, lambda: f"rhs has batch {fmt_dim(got)} but the matrix has {fmt_dim(want)}")
+    require(dims_match(n, size), op, lambda: f"rhs has {fmt_dim(n)} rows but the {matrices} {have} {fmt_dim(size)}")
+    shape = [*(refine_dim(g, w) for g, w in zip(b_batch, batch)), refine_dim(n, size), *k]
+    return tensor(dtypes.promote(a.element_type, b.element_type), shape)
 
 
 OPS = [MatmulOp, DotGeneralOp, DenseSolveOp, BatchedDenseSolveOp]
