@@ -1,0 +1,104 @@
+"""The `JAX_OPS` registry: one `jax.numpy`/`jax.lax` formula per MIR op class.
+
+A formula is `formula(op, *arrays, run_block=...) -> tuple of results`; region
+ops receive `run_block` to evaluate their bodies. `jax_function(module, name)`
+evaluates `@name` op by op with these formulas, so `jax.jit` of it traces the
+function into one XLA computation (the StableHLO export and the XLA backend)
+and `jax.vjp`/`jax.jvp`/`jax.vmap` of it are independent oracles for the
+project's autodiff and batching passes: the formulas are written from the ops'
+documented semantics and share no code with the interpreter's kernels or with
+the VJP rules.
+
+The registry never imports its entries: `load_formulas()` imports the group
+modules listed in `GROUP_MODULES`, each registering the formulas of one MIR group.
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+from collections.abc import Callable, Sequence
+
+# Tiny test graphs gain nothing from XLA's expensive CPU passes; real runs may override.
+os.environ.setdefault(
+    "XLA_FLAGS",
+    "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true",
+)
+
+import jax
+import jax.numpy as jnp
+from xdsl.dialects import func
+from xdsl.dialects.builtin import ModuleOp
+from xdsl.ir import Block, Operation, SSAValue
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir import regions
+from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.registry import OpRegistry
+
+# MIR has f64 and i64 tensors; without x64 JAX would silently narrow them to 32 bits.
+jax.config.update("jax_enable_x64", True)
+
+Formula = Callable[..., tuple]
+"""`formula(op, *jax_arrays, run_block=...) -> tuple of results`."""
+
+JAX_OPS: OpRegistry[Formula] = OpRegistry("jax formula")
+
+GROUP_MODULES = (
+    "elementwise",
+    "contraction",
+    "shape",
+    "indexing",
+    "reduction",
+    "norm",
+    "signal",
+    "attention",
+    "conv",
+    "loss",
+    "regions",
+)
+
+
+def load_formulas() -> None:
+    """Import the group modules, which register their formulas."""
+    for name in GROUP_MODULES:
+        importlib.import_module(f"{__package__}.{name}")
+
+
+def result_dtype(op: Operation, index: int = 0):
+    """The numpy dtype of `op`'s result `index`."""
+    return dtypes.numpy_dtype(tensor_type(op.results[index]).element_type)
+
+
+def one(fn: Callable) -> Formula:
+    """A formula from a function of the operands alone, cast to the op's result dtype."""
+    return lambda op, *args, **_: (jnp.asarray(fn(*args)).astype(result_dtype(op)),)
+
+
+def with_op(fn: Callable) -> Formula:
+    """A formula from a function of the op and its operands, cast to the result dtype."""
+    return lambda op, *args, **_: (jnp.asarray(fn(op, *args)).astype(result_dtype(op)),)
+
+
+def run_block(block: Block, args: Sequence) -> tuple:
+    """Evaluate `block` on `args` with the JAX formulas; return what its terminator passes on."""
+    values: dict[SSAValue, object] = dict(zip(block.args, args, strict=True))
+    for op in block.ops:
+        operands = [values[v] for v in op.operands]
+        if op is block.last_op and (
+            isinstance(op, func.ReturnOp) or isinstance(op, regions.YieldOp)
+        ):
+            return tuple(operands)
+        formula = JAX_OPS[op]
+        extra = {"run_block": run_block} if op.regions else {}
+        results = formula(op, *operands, **extra)
+        values.update(zip(op.results, results, strict=True))
+    raise AssertionError("block without a terminator")
+
+
+def jax_function(module: ModuleOp, name: str) -> Callable[..., tuple]:
+    """`f(*arrays) -> outputs`: `@name` evaluated with jax.numpy (traceable and differentiable)."""
+    load_formulas()
+    block = find_function(module, name).body.block
+    return lambda *arrays: run_block(block, arrays)
