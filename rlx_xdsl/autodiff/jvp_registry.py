@@ -1,0 +1,68 @@
+"""The JVP registry: one forward-mode rule per op class.
+
+A rule says how tangents of an op's operands push forward to its results:
+
+    @JVP_RULES.register(MulOp)
+    def mul(e: Emitter, op: MulOp, tangents: Tangents) -> OutTangents:
+        t_lhs, t_rhs = tangents
+        return [add_tangents(e, t_lhs and e.mir.mul(t_lhs, op.rhs),
+                                t_rhs and e.mir.mul(op.lhs, t_rhs))]
+
+* `e` emits the tangent ops, in the JVP function, located at the forward op;
+* `op` is the forward op *in the JVP function* (a copy of the forward
+  function), so its operands and results are the primal values there;
+* `tangents` holds one entry per operand: its tangent (same type as the
+  operand) or None, a *symbolic zero*: nothing is emitted for a zero tangent,
+  and a rule whose tangents are all None is not called (every result gets None);
+* the rule returns one entry per result: its tangent, of exactly the result's
+  type, or None for a zero tangent.
+
+Rules are registered next to their group, one module per MIR group in
+`rlx_xdsl.autodiff.jvp_rules.mir` (the layout of the VJP rules). An op whose
+outputs do not depend differentiably on its inputs (comparisons, `iota`,
+`stop_gradient`, random draws) registers `zero_tangent`. An op that cannot have
+a rule registers `NoJvpRule("why")`: it is then known, with its reason, and
+`rlx-jvp` reports that reason at the op. A rule that cannot handle one instance
+of its op raises `Unsupported` (shared with the VJP rules).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+from xdsl.ir import Operation, SSAValue
+
+from rlx_xdsl.autodiff.registry import Unsupported
+from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.registry import OpRegistry
+
+Tangents = Sequence[SSAValue | None]
+"""One entry per operand of the forward op: its tangent, or None (a symbolic zero)."""
+OutTangents = Sequence[SSAValue | None]
+"""One entry per result of the forward op: its tangent, or None (a symbolic zero)."""
+JvpRule = Callable[[Emitter, Operation, Tangents], OutTangents]
+
+
+@dataclass(frozen=True)
+class NoJvpRule:
+    """Registered for an op that has no forward-mode rule, with the reason."""
+
+    reason: str
+
+    def __call__(self, e: Emitter, op: Operation, tangents: Tangents) -> OutTangents:
+        raise Unsupported(self.reason)
+
+
+JVP_RULES: OpRegistry[JvpRule] = OpRegistry("JVP rule")
+"""How each op's operand tangents push forward to its results, keyed by op class."""
+
+
+def zero_tangent(e: Emitter, op: Operation, tangents: Tangents) -> OutTangents:
+    """The rule of ops whose results have zero derivative: every result gets None."""
+    return [None] * len(op.results)
+
+
+def load_jvp_rules() -> None:
+    """Import the modules that register MIR's JVP rules (passes load lazily, so not at import)."""
+    from rlx_xdsl.autodiff.jvp_rules import mir  # noqa: F401
