@@ -3,3 +3,12 @@
 Each module registers its rules in `JVP_RULES` when imported; this package
 imports them all (the coverage test checks that every op with a VJP rule has one).
 """
+
+from rlx_xdsl.autodiff.jvp_rules.mir import (  # noqa: F401
+    backward,
+    moe,
+    quant,
+    random,
+    signal,
+    vision,
+)

@@ -65,7 +65,7 @@ def quantized_weight_bits(value: SSAValue) -> int | None:
     return None
 
 
-def _ste_props(op: SteOperation) -> dict:
+def ste_props(op: SteOperation) -> dict:
     return {
         "bits": op.bits.value.data,
         "axis": None if op.axis is None else op.axis.value.data,
@@ -75,7 +75,7 @@ def _ste_props(op: SteOperation) -> dict:
     }
 
 
-def _lsq_props(op: FakeQuantizeLsqOp) -> dict:
+def lsq_props(op: FakeQuantizeLsqOp) -> dict:
     return {"bits": op.bits.value.data, "axis": None if op.axis is None else op.axis.value.data}
 
 
@@ -86,7 +86,7 @@ def fake_quantize(e: Emitter, op: FakeQuantizeOp, cotangents: Cotangents) -> Gra
     state = [None] if op.state is not None else []
     if op.ste.data is SteKind.IDENTITY:
         return [g, *state]
-    return [lambda: e.mir.fake_quantize_backward(op.x, g, op.state, **_ste_props(op)), *state]
+    return [lambda: e.mir.fake_quantize_backward(op.x, g, op.state, **ste_props(op)), *state]
 
 
 @VJP_RULES.register(FakeQuantizeBackwardOp)
@@ -100,14 +100,14 @@ def fake_quantize_backward(e: Emitter, op: FakeQuantizeBackwardOp, cotangents: C
         return None
 
     state = [None] if op.state is not None else []
-    return [x_gradient, lambda: e.mir.fake_quantize_backward(op.x, g, op.state, **_ste_props(op)), *state]
+    return [x_gradient, lambda: e.mir.fake_quantize_backward(op.x, g, op.state, **ste_props(op)), *state]
 
 
 @VJP_RULES.register(FakeQuantizeLsqOp)
 def fake_quantize_lsq(e: Emitter, op: FakeQuantizeLsqOp, cotangents: Cotangents) -> Gradients:
     """LSQ's two gradients (Esser et al. 2020), as PyTorch's learnable fake-quantize autograd."""
     (g,) = cotangents
-    props = _lsq_props(op)
+    props = lsq_props(op)
     return [
         lambda: e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, g, **props),
         lambda: e.mir.fake_quantize_lsq_backward_scale(op.x, op.scale, g, **props),
@@ -118,7 +118,7 @@ def fake_quantize_lsq(e: Emitter, op: FakeQuantizeLsqOp, cotangents: Cotangents)
 def fake_quantize_lsq_backward_x(e: Emitter, op: FakeQuantizeLsqBackwardXOp, cotangents: Cotangents) -> Gradients:
     """dy: the same mask applied to `g`; x and scale: zero almost everywhere."""
     (g,) = cotangents
-    return [None, None, lambda: e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, g, **_lsq_props(op))]
+    return [None, None, lambda: e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, g, **lsq_props(op))]
 
 
 @VJP_RULES.register(DequantMatmulOp)
@@ -139,7 +139,7 @@ def dequant_matmul(e: Emitter, op: DequantMatmulOp, cotangents: Cotangents) -> G
     return [dx, None, *(None for _ in op.params)]
 
 
-def _along_channel(e: Emitter, op: FakeQuantizeLsqBackwardScaleOp, value: SSAValue) -> SSAValue:
+def along_channel(e: Emitter, op: FakeQuantizeLsqOp | FakeQuantizeLsqBackwardScaleOp, value: SSAValue) -> SSAValue:
     """A `[C]` value shaped `[1, .., C, .., 1]` to broadcast against x (per tensor: as is)."""
     axis = op.channel_axis()
     if axis is None:
@@ -147,6 +147,17 @@ def _along_channel(e: Emitter, op: FakeQuantizeLsqBackwardScaleOp, value: SSAVal
     shape = [1] * tensor_type(op.x).get_num_dims()
     shape[axis] = -1
     return e.mir.reshape(value, new_shape=shape)
+
+
+def lsq_gradient_scale(e: Emitter, op: FakeQuantizeLsqOp | FakeQuantizeLsqBackwardScaleOp) -> SSAValue:
+    """LSQ's gradient scale `k = 1 / sqrt(N qmax)` (N: the elements of x sharing one step), rank 0."""
+    shape = tensor_type(op.x).get_shape()
+    axis = op.channel_axis()
+    reduced = [d for a, d in enumerate(shape) if a != axis]
+    if DYNAMIC in reduced:
+        raise Unsupported("LSQ's gradient scale needs the dims of x sharing one step to be static")
+    _, qmax = op.grid()
+    return scalar(e, float(1 / np.sqrt(float(np.prod(reduced)) * qmax)), op.x)
 
 
 @VJP_RULES.register(FakeQuantizeLsqBackwardScaleOp)
@@ -157,16 +168,10 @@ def fake_quantize_lsq_backward_scale(
     LSQ's gradient scale: dy gets `k G e` with `e = fake_quantize_lsq(x, s) / s - m v`;
     x gets `k G dy ∂e/∂x = -k G m dy / s`; s gets `Σ k G dy ∂e/∂s = Σ -dx · v`."""
     (g,) = cotangents
-    props = _lsq_props(op)
-    shape = tensor_type(op.x).get_shape()
-    axis = op.channel_axis()
-    reduced = [d for a, d in enumerate(shape) if a != axis]
-    if DYNAMIC in reduced:
-        raise Unsupported("LSQ's gradient scale needs the dims of x sharing one step to be static")
-    _, qmax = op.grid()
-    k = scalar(e, float(1 / np.sqrt(float(np.prod(reduced)) * qmax)), op.x)
-    weight = e.mir.mul(_along_channel(e, op, g), k)
-    step = _along_channel(e, op, op.scale)
+    props = lsq_props(op)
+    k = lsq_gradient_scale(e, op)
+    weight = e.mir.mul(along_channel(e, op, g), k)
+    step = along_channel(e, op, op.scale)
 
     def d_dy():
         inside = e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, op.x, **props)  # m x

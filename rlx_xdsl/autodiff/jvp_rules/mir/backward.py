@@ -1,0 +1,76 @@
+"""JVP rules of the backward kernels (and of `softmax_cross_entropy_backward`, the loss
+group's kernel): what forward-over-reverse (`rlx-hvp`) pushes tangents through.
+
+A kernel `bwd(x, .., dy)` is linear in its cotangent `dy`, so its tangent is
+
+    bwd(x, .., t_dy) + (∂bwd/∂x) t_x
+
+The first term is the kernel itself on `t_dy` (and on the tangent of any other
+operand it is linear in: a norm's gamma, either conv operand). The second is zero
+almost everywhere for kernels whose dependence on x is piecewise constant (relu's
+mask, max pooling's argmax, the indices of a gather, cumsum and mean pooling, which
+do not read x). Otherwise it is pushed through the primitives of the kernel's
+`rlx-decompose-backward` rule with those primitives' JVP rules: activations' second
+derivatives, the norms' and softmax's Hessians and attention's all come from
+there, so a kernel and its derivative share one formula (the decomposition the
+kernels are tested against). `stop_gradient` has zero tangent (as `jax.lax.stop_gradient`).
+The mask of attention gets no tangent, as it gets no gradient.
+"""
+
+from __future__ import annotations
+
+from rlx_xdsl.autodiff.jvp_emit import add_all, linear_in, linear_rule, through_expansion
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Tangents, zero_tangent
+from rlx_xdsl.dialects.mir import backward as bw
+from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
+from rlx_xdsl.emitter import Emitter
+from xdsl.ir import Operation
+
+
+def decomposed_term(e: Emitter, op: Operation, tangents: Tangents, smooth: tuple[int, ...]):
+    """`(∂op/∂operands) t` for the operands `smooth`, through the op's decomposition."""
+    from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, load_rules
+
+    if all(tangents[i] is None for i in smooth):
+        return None
+    load_rules()
+    only = [t if i in smooth else None for i, t in enumerate(tangents)]
+    return through_expansion(e, op, only, DECOMPOSITIONS[type(op)])[0]
+
+
+def kernel_rule(linear: tuple[int, ...], smooth: tuple[int, ...] = ()) -> JvpRule:
+    """The rule of a kernel linear in each operand of `linear` (by index) whose other
+    differentiable operands, `smooth`, go through its decomposition (the rest are
+    piecewise constant or carry no tangent)."""
+
+    def rule(e: Emitter, op: Operation, tangents: Tangents) -> OutTangents:
+        return [add_all(e, [linear_in(e, op, tangents, *linear), decomposed_term(e, op, tangents, smooth)])]
+
+    return rule
+
+
+RULES: dict[type[Operation], JvpRule] = {
+    bw.ReluBackwardOp: linear_rule(1),  # x: a 0/1 mask
+    bw.ActivationBackwardOp: kernel_rule(linear=(1,), smooth=(0,)),
+    bw.LayerNormBackwardInputOp: kernel_rule(linear=(1, 2), smooth=(0,)),  # g = dy * gamma
+    bw.LayerNormBackwardGammaOp: kernel_rule(linear=(1,), smooth=(0,)),
+    bw.RmsNormBackwardInputOp: kernel_rule(linear=(1, 2), smooth=(0,)),
+    bw.RmsNormBackwardGammaOp: kernel_rule(linear=(1,), smooth=(0,)),
+    bw.RmsNormBackwardBetaOp: linear_rule(0),
+    bw.GroupNormBackwardInputOp: kernel_rule(linear=(1, 2), smooth=(0,)),
+    bw.GroupNormBackwardGammaOp: kernel_rule(linear=(1,), smooth=(0,)),
+    bw.GroupNormBackwardBetaOp: linear_rule(0),
+    # rope_backward(dy, cos, sin): affine, not linear, in (cos, sin) when n_rot < head_dim
+    bw.RopeBackwardOp: kernel_rule(linear=(0,), smooth=(1, 2)),
+    bw.AttentionBackwardOp: kernel_rule(linear=(3,), smooth=(0, 1, 2)),
+    bw.ConvBackwardInputOp: linear_rule(0, 1),  # bilinear in (dy, w)
+    bw.ConvBackwardWeightOp: linear_rule(0, 1),  # bilinear in (x, dy)
+    bw.PoolBackwardOp: linear_rule(1),  # x: the argmax (max) or nothing (mean)
+    bw.CumsumBackwardOp: linear_rule(0),
+    bw.GatherBackwardOp: linear_rule(0),
+    SoftmaxCrossEntropyBackwardOp: kernel_rule(linear=(2,), smooth=(0,)),
+}
+
+for op_class, rule in RULES.items():
+    JVP_RULES.add(op_class, rule)
+JVP_RULES.register(bw.StopGradientOp)(zero_tangent)

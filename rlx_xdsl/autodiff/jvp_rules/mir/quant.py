@@ -1,0 +1,102 @@
+"""JVP rules of the quantisation ops, the transposes of their VJP rules.
+
+The straight-through conventions are the reverse rules' (`autodiff/rules/mir/quant.py`),
+so forward and reverse mode agree (`<g, jvp(t)> = <vjp(g), t>`), rather than the true
+derivative (zero almost everywhere through a rounding):
+
+* quantize, dequantize, qmatmul, qconv2d: zero tangent (their reverse rules give none:
+  integer values carry no gradient);
+* fake_quantize: `identity` passes the tangent; the other kinds apply their surrogate,
+  `fake_quantize_backward(x, t)` (the op is elementwise, so its Jacobian is diagonal
+  and the reverse rule's mask is its own transpose). The range state gets none;
+* fake_quantize_lsq: x's mask on `t_x`, plus `k e t_s` for the step with LSQ's
+  gradient scale `k` and rounding error `e`, the transpose of `_backward_scale`;
+* dequant_matmul: linear in x; the quantised weights, scales and zero points get none.
+
+The backward kernels are linear in `dy`; fake_quantize_backward's surrogate and the
+LSQ input mask are piecewise constant in x and the step (tanh's is smooth: through
+its decomposition), and LSQ's scale gradient `k Σ dy e(x, s)` has
+`∂e = m (v t_s - t_x) / s` inside the grid (`m`), 0 outside.
+"""
+
+from __future__ import annotations
+
+from xdsl.ir import SSAValue
+
+from rlx_xdsl.autodiff.emit import reshape_to, unbroadcast
+from rlx_xdsl.autodiff.jvp_emit import add_all, linear_in, linear_rule
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
+from rlx_xdsl.autodiff.jvp_rules.mir.backward import decomposed_term
+from rlx_xdsl.autodiff.rules.mir.quant import along_channel, lsq_gradient_scale, lsq_props, ste_props
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir.quant import (
+    DequantizeOp,
+    DequantMatmulOp,
+    FakeQuantizeBackwardOp,
+    FakeQuantizeLsqBackwardScaleOp,
+    FakeQuantizeLsqBackwardXOp,
+    FakeQuantizeLsqOp,
+    FakeQuantizeOp,
+    QConv2dOp,
+    QMatmulOp,
+    QuantizeOp,
+    SteKind,
+)
+from rlx_xdsl.emitter import Emitter
+
+JVP_RULES.register(QuantizeOp, DequantizeOp, QMatmulOp, QConv2dOp)(zero_tangent)
+
+
+@JVP_RULES.register(FakeQuantizeOp)
+def fake_quantize(e: Emitter, op: FakeQuantizeOp, tangents: Tangents) -> OutTangents:
+    t_x = tangents[0]
+    if t_x is None or op.ste.data is SteKind.IDENTITY:
+        return [t_x]
+    return [e.mir.fake_quantize_backward(op.x, t_x, op.state, **ste_props(op))]
+
+
+@JVP_RULES.register(FakeQuantizeBackwardOp)
+def fake_quantize_backward(e: Emitter, op: FakeQuantizeBackwardOp, tangents: Tangents) -> OutTangents:
+    smooth = (0,) if op.ste.data is SteKind.TANH else ()
+    return [add_all(e, [linear_in(e, op, tangents, 1), decomposed_term(e, op, tangents, smooth)])]
+
+
+def lsq_mask(e: Emitter, op: FakeQuantizeLsqOp | FakeQuantizeLsqBackwardScaleOp, value: SSAValue) -> SSAValue:
+    """`m value`: `value` where `x / s` rounds into the grid, else 0."""
+    return e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, value, **lsq_props(op))
+
+
+@JVP_RULES.register(FakeQuantizeLsqOp)
+def fake_quantize_lsq(e: Emitter, op: FakeQuantizeLsqOp, tangents: Tangents) -> OutTangents:
+    """`m t_x + k e t_s` with `e = (fake_quantize_lsq(x, s) - m x) / s`."""
+    t_x, t_s = tangents
+    step_term = None
+    if t_s is not None:
+        step = along_channel(e, op, op.scale)
+        error = e.mir.div(e.mir.sub(op.result, lsq_mask(e, op, op.x)), step)
+        weight = e.mir.mul(along_channel(e, op, t_s), lsq_gradient_scale(e, op))
+        step_term = unbroadcast(e, e.mir.mul(error, weight), op.x)  # a rank-0 x against a [1] step
+    return [add_all(e, [t_x and lsq_mask(e, op, t_x), step_term])]
+
+
+JVP_RULES.register(FakeQuantizeLsqBackwardXOp)(linear_rule(2))
+
+
+@JVP_RULES.register(FakeQuantizeLsqBackwardScaleOp)
+def fake_quantize_lsq_backward_scale(
+    e: Emitter, op: FakeQuantizeLsqBackwardScaleOp, tangents: Tangents
+) -> OutTangents:
+    """`op(x, s, t_dy) + Σ k dy m (v t_s - t_x) / s` summed to the step's shape."""
+    t_x, t_s, _ = tangents
+    smooth = None
+    if t_x is not None or t_s is not None:
+        step = along_channel(e, op, op.scale)
+        v = e.mir.div(op.x, step)
+        moved = add_all(e, [t_s and e.mir.mul(v, along_channel(e, op, t_s)), t_x and e.mir.neg(t_x)])
+        per_element = e.mir.div(lsq_mask(e, op, e.mir.mul(op.dy, moved)), step)
+        per_element = e.mir.mul(per_element, lsq_gradient_scale(e, op))
+        smooth = reshape_to(e, unbroadcast(e, per_element, step), tensor_type(op.scale).get_shape())
+    return [add_all(e, [linear_in(e, op, tangents, 2), smooth])]
+
+
+JVP_RULES.register(DequantMatmulOp)(linear_rule(0))
