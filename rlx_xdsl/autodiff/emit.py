@@ -111,3 +111,41 @@ def static_dims(shape: Sequence[int], what: str) -> tuple[int, ...]:
     if not is_static(shape):
         raise Unsupported(f"{what} must be static, got {fmt_shape(shape)}")
     return tuple(shape)
+
+
+# Forward mode: tangents are None for a symbolic zero ----------------------------------
+
+
+def add_tangents(e: Emitter, *tangents: SSAValue | None) -> SSAValue | None:
+    """The sum of the tangents that are not zero (None when all are)."""
+    present = [t for t in tangents if t is not None]
+    if not present:
+        return None
+    total = present[0]
+    for t in present[1:]:
+        total = e.mir.add(total, t)
+    return total
+
+
+def to_result(e: Emitter, tangent: SSAValue | None, result: SSAValue) -> SSAValue | None:
+    """A tangent brought to a result's type: broadcast to its shape, cast to its dtype.
+
+    An operand broadcast and promoted by a binary op contributes a tangent of its
+    own shape and dtype; the result's tangent has the result's. A `?` dim of the
+    result is reached by adding zeros of the result (expand keeps only its own `?`).
+    """
+    if tangent is None:
+        return None
+    target = tensor_type(result)
+    tangent = cast_to(e, tangent, target.element_type)
+    shape = target.get_shape()
+    if tuple(shape_of(tangent.type)) == tuple(shape):
+        return tangent
+    if is_static(shape):
+        return expand_to(e, tangent, shape)
+    return e.mir.add(zeros_like(e, result), tangent)
+
+
+def scale_tangent(e: Emitter, tangent: SSAValue | None, factor: SSAValue) -> SSAValue | None:
+    """`tangent * factor`, or None for a zero tangent."""
+    return None if tangent is None else e.mir.mul(tangent, factor)

@@ -101,14 +101,14 @@ def carries_gradient(value: SSAValue) -> bool:
 # Which argument the user means -------------------------------------------------------
 
 
-def resolve_wrt(function: func.FuncOp, wrt: Sequence[str]) -> list[int]:
+def resolve_wrt(function: func.FuncOp, wrt: Sequence[str], who: str = "rlx-grad") -> list[int]:
     """Argument indices named by `wrt` (`rlx.name`, `argN` or a position); default: the params."""
     names = argument_names(function)
     if not wrt:
         params = [i for i, attrs in enumerate(_arg_attrs(function)) if PARAM_ATTR in attrs]
         if not params:
             raise PassFailedException(
-                f"'rlx-grad' @{function.sym_name.data} has no rlx.param argument: name the "
+                f"'{who}' @{function.sym_name.data} has no rlx.param argument: name the "
                 "arguments to differentiate with wrt=NAME,..."
             )
         return params
@@ -120,7 +120,7 @@ def resolve_wrt(function: func.FuncOp, wrt: Sequence[str]) -> list[int]:
             indices.append(names.index(spec))
         else:
             raise PassFailedException(
-                f"'rlx-grad' @{function.sym_name.data} has no argument '{spec}' "
+                f"'{who}' @{function.sym_name.data} has no argument '{spec}' "
                 f"(its arguments: {', '.join(names) or 'none'}; positions 0..{len(names) - 1})"
             )
     return indices
@@ -311,12 +311,12 @@ def build_gradient(
     return copy
 
 
-def _find_function(module: ModuleOp, name: str) -> func.FuncOp:
+def _find_function(module: ModuleOp, name: str, who: str = "rlx-grad") -> func.FuncOp:
     found = SymbolTable.lookup_symbol(module, name)
     if not isinstance(found, func.FuncOp):
         functions = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
         raise PassFailedException(
-            f"'rlx-grad' no function named @{name} "
+            f"'{who}' no function named @{name} "
             f"(functions: {', '.join('@' + f for f in functions) or 'none'})"
         )
     return found

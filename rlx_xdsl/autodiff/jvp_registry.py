@@ -24,6 +24,11 @@ outputs do not depend differentiably on its inputs (comparisons, `iota`,
 a rule registers `NoJvpRule("why")`: it is then known, with its reason, and
 `rlx-jvp` reports that reason at the op. A rule that cannot handle one instance
 of its op raises `Unsupported` (shared with the VJP rules).
+
+A rule whose natural form computes the primal results again beside their
+tangents (a `mir.scan` over `(carry, tangent carry)`, a `mir.if` whose branches
+yield both) returns `Rebuilt(primals, tangents)`: `rlx-jvp` then uses `primals`
+in place of the op's results, and the op, now unused, is removed.
 """
 
 from __future__ import annotations
@@ -41,7 +46,17 @@ Tangents = Sequence[SSAValue | None]
 """One entry per operand of the forward op: its tangent, or None (a symbolic zero)."""
 OutTangents = Sequence[SSAValue | None]
 """One entry per result of the forward op: its tangent, or None (a symbolic zero)."""
-JvpRule = Callable[[Emitter, Operation, Tangents], OutTangents]
+
+
+@dataclass(frozen=True)
+class Rebuilt:
+    """A rule's answer that also replaces the op's results (an op rebuilt over primal and tangent)."""
+
+    primals: Sequence[SSAValue]
+    tangents: OutTangents
+
+
+JvpRule = Callable[[Emitter, Operation, Tangents], "OutTangents | Rebuilt"]
 
 
 @dataclass(frozen=True)
