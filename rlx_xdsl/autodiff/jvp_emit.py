@@ -21,19 +21,11 @@ from collections.abc import Callable, Iterable, Sequence
 from xdsl.ir import Operation, SSAValue
 from xdsl.dialects.builtin import LocationAttr
 
-from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Tangents
+from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Rebuilt, Tangents
 from rlx_xdsl.autodiff.registry import Unsupported
+from rlx_xdsl.dialects.traits import data_operands
 from rlx_xdsl.emitter import Emitter
-
-
-def add_all(e: Emitter, terms: Iterable[SSAValue | None]) -> SSAValue | None:
-    """The sum of the terms that are not symbolic zeros (None when all are)."""
-    total = None
-    for term in terms:
-        if term is not None:
-            total = term if total is None else e.mir.add(total, term)
-    return total
 
 
 def replay(e: Emitter, op: Operation, replacements: dict[int, SSAValue]) -> Sequence[SSAValue]:
@@ -47,7 +39,7 @@ def replay(e: Emitter, op: Operation, replacements: dict[int, SSAValue]) -> Sequ
 def linear_in(e: Emitter, op: Operation, tangents: Tangents, *indices: int) -> SSAValue | None:
     """The tangent of a single-result `op` along operands it is linear in, each separately
     (`op(.., t_i, ..)` summed over the operands `indices` that have a tangent)."""
-    return add_all(e, (replay(e, op, {i: tangents[i]})[0] for i in indices if tangents[i] is not None))
+    return add_tangents(e, *(replay(e, op, {i: tangents[i]})[0] for i in indices if tangents[i] is not None))
 
 
 def linear_rule(*indices: int) -> JvpRule:
@@ -102,13 +94,17 @@ def through_expansion(e: Emitter, op: Operation, tangents: Tangents, expand: Exp
         if tangent is not None:
             known[value] = tangent
     for inner in emitted:
-        inner_tangents = [known.get(value) for value in inner.operands]
+        data = set(data_operands(inner))
+        inner_tangents = [known.get(value) if i in data else None for i, value in enumerate(inner.operands)]
         if all(t is None for t in inner_tangents):
             continue
         rule = JVP_RULES.lookup(inner)
         if rule is None:
             raise Unsupported(f"the expansion of '{op.name}' uses '{inner.name}', which has no JVP rule")
-        for result, tangent in zip(inner.results, rule(e, inner, inner_tangents)):
+        out = rule(e, inner, inner_tangents)
+        if isinstance(out, Rebuilt):
+            raise Unsupported(f"the expansion of '{op.name}' uses the region op '{inner.name}'")
+        for result, tangent in zip(inner.results, out):
             if tangent is not None:
                 known[result] = tangent
     return [known.get(value) for value in results]

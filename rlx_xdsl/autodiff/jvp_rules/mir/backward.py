@@ -19,7 +19,8 @@ The mask of attention gets no tangent, as it gets no gradient.
 
 from __future__ import annotations
 
-from rlx_xdsl.autodiff.jvp_emit import add_all, linear_in, linear_rule, through_expansion
+from rlx_xdsl.autodiff.emit import add_tangents
+from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule, through_expansion
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
@@ -44,7 +45,7 @@ def kernel_rule(linear: tuple[int, ...], smooth: tuple[int, ...] = ()) -> JvpRul
     piecewise constant or carry no tangent)."""
 
     def rule(e: Emitter, op: Operation, tangents: Tangents) -> OutTangents:
-        return [add_all(e, [linear_in(e, op, tangents, *linear), decomposed_term(e, op, tangents, smooth)])]
+        return [add_tangents(e, linear_in(e, op, tangents, *linear), decomposed_term(e, op, tangents, smooth))]
 
     return rule
 

@@ -10,8 +10,8 @@
 
 from __future__ import annotations
 
-from rlx_xdsl.autodiff.emit import scalar
-from rlx_xdsl.autodiff.jvp_emit import add_all, linear_in, linear_rule
+from rlx_xdsl.autodiff.emit import add_tangents, scalar
+from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.emitter import Emitter
@@ -21,23 +21,13 @@ from rlx_xdsl.emitter import Emitter
 def lora_matmul(e: Emitter, op: LoraMatmulOp, tangents: Tangents) -> OutTangents:
     """`lora(t_x, w, a, b) + x t_w + s ((x t_a) b + (x a) t_b)`."""
     _, t_w, t_a, t_b = tangents
-    adapter = add_all(
+    adapter = add_tangents(
         e,
-        [
-            t_a and e.mir.matmul(e.mir.matmul(op.x, t_a), op.b),
-            t_b and e.mir.matmul(e.mir.matmul(op.x, op.a), t_b),
-        ],
+        t_a and e.mir.matmul(e.mir.matmul(op.x, t_a), op.b),
+        t_b and e.mir.matmul(e.mir.matmul(op.x, op.a), t_b),
     )
-    return [
-        add_all(
-            e,
-            [
-                linear_in(e, op, tangents, 0),
-                t_w and e.mir.matmul(op.x, t_w),
-                adapter and e.mir.mul(adapter, scalar(e, op.scale_value, op.x)),
-            ],
-        )
-    ]
+    scaled = adapter and e.mir.mul(adapter, scalar(e, op.scale_value, op.x))
+    return [add_tangents(e, linear_in(e, op, tangents, 0), t_w and e.mir.matmul(op.x, t_w), scaled)]
 
 
 JVP_RULES.register(GroupedMatmulOp)(linear_rule(0, 1))

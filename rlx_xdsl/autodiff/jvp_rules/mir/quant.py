@@ -23,8 +23,8 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.emit import reshape_to, unbroadcast
-from rlx_xdsl.autodiff.jvp_emit import add_all, linear_in, linear_rule
+from rlx_xdsl.autodiff.emit import add_tangents, reshape_to, unbroadcast
+from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.autodiff.jvp_rules.mir.backward import decomposed_term
 from rlx_xdsl.autodiff.rules.mir.quant import along_channel, lsq_gradient_scale, lsq_props, ste_props
@@ -58,7 +58,7 @@ def fake_quantize(e: Emitter, op: FakeQuantizeOp, tangents: Tangents) -> OutTang
 @JVP_RULES.register(FakeQuantizeBackwardOp)
 def fake_quantize_backward(e: Emitter, op: FakeQuantizeBackwardOp, tangents: Tangents) -> OutTangents:
     smooth = (0,) if op.ste.data is SteKind.TANH else ()
-    return [add_all(e, [linear_in(e, op, tangents, 1), decomposed_term(e, op, tangents, smooth)])]
+    return [add_tangents(e, linear_in(e, op, tangents, 1), decomposed_term(e, op, tangents, smooth))]
 
 
 def lsq_mask(e: Emitter, op: FakeQuantizeLsqOp | FakeQuantizeLsqBackwardScaleOp, value: SSAValue) -> SSAValue:
@@ -76,7 +76,7 @@ def fake_quantize_lsq(e: Emitter, op: FakeQuantizeLsqOp, tangents: Tangents) -> 
         error = e.mir.div(e.mir.sub(op.result, lsq_mask(e, op, op.x)), step)
         weight = e.mir.mul(along_channel(e, op, t_s), lsq_gradient_scale(e, op))
         step_term = unbroadcast(e, e.mir.mul(error, weight), op.x)  # a rank-0 x against a [1] step
-    return [add_all(e, [t_x and lsq_mask(e, op, t_x), step_term])]
+    return [add_tangents(e, t_x and lsq_mask(e, op, t_x), step_term)]
 
 
 JVP_RULES.register(FakeQuantizeLsqBackwardXOp)(linear_rule(2))
@@ -92,11 +92,11 @@ def fake_quantize_lsq_backward_scale(
     if t_x is not None or t_s is not None:
         step = along_channel(e, op, op.scale)
         v = e.mir.div(op.x, step)
-        moved = add_all(e, [t_s and e.mir.mul(v, along_channel(e, op, t_s)), t_x and e.mir.neg(t_x)])
+        moved = add_tangents(e, t_s and e.mir.mul(v, along_channel(e, op, t_s)), t_x and e.mir.neg(t_x))
         per_element = e.mir.div(lsq_mask(e, op, e.mir.mul(op.dy, moved)), step)
         per_element = e.mir.mul(per_element, lsq_gradient_scale(e, op))
         smooth = reshape_to(e, unbroadcast(e, per_element, step), tensor_type(op.scale).get_shape())
-    return [add_all(e, [linear_in(e, op, tangents, 2), smooth])]
+    return [add_tangents(e, linear_in(e, op, tangents, 2), smooth)]
 
 
 JVP_RULES.register(DequantMatmulOp)(linear_rule(0))

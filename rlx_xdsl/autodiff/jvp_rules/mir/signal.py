@@ -13,8 +13,8 @@ import math
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
-from rlx_xdsl.autodiff.jvp_emit import add_all, linear_in, linear_rule
+from rlx_xdsl.autodiff.emit import add_tangents, cast_to, element_type, scalar
+from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqBackwardOp,
@@ -54,7 +54,7 @@ class MelTerms:
 
     def mel_tangent(self, t_s: SSAValue | None, t_f: SSAValue | None) -> SSAValue | None:
         e, op = self.e, self.op
-        return add_all(e, [t_s and e.mir.matmul(t_s, op.filters), t_f and e.mir.matmul(op.spectrum, t_f)])
+        return add_tangents(e, t_s and e.mir.matmul(t_s, op.filters), t_f and e.mir.matmul(op.spectrum, t_f))
 
 
 @JVP_RULES.register(LogMelOp)
@@ -74,11 +74,9 @@ def log_mel_backward(e: Emitter, op: LogMelBackwardOp, tangents: Tangents) -> Ou
         inner = terms.masked(e.mir.div(op.dy, terms.denominator))
         t_mel = terms.mel_tangent(t_s, t_f)
         t_inner = e.mir.neg(e.mir.div(e.mir.mul(inner, t_mel), terms.safe_mel))
-        smooth = add_all(
+        smooth = add_tangents(
             e,
-            [
-                e.mir.matmul(t_inner, e.mir.transpose(op.filters, perm=[1, 0])),
-                t_f and e.mir.matmul(inner, e.mir.transpose(t_f, perm=[1, 0])),
-            ],
+            e.mir.matmul(t_inner, e.mir.transpose(op.filters, perm=[1, 0])),
+            t_f and e.mir.matmul(inner, e.mir.transpose(t_f, perm=[1, 0])),
         )
-    return [add_all(e, [linear_in(e, op, tangents, 2), smooth])]
+    return [add_tangents(e, linear_in(e, op, tangents, 2), smooth)]

@@ -9,8 +9,8 @@ reverse rule) with γ = 1: `t = γ J t_x + x̂ t_γ + t_β`.
 
 from __future__ import annotations
 
-from rlx_xdsl.autodiff.emit import element_type, splat, zeros_like
-from rlx_xdsl.autodiff.jvp_emit import add_all, linear_rule
+from rlx_xdsl.autodiff.emit import add_tangents, element_type, splat, zeros_like
+from rlx_xdsl.autodiff.jvp_emit import linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.registry import Unsupported
 from rlx_xdsl.autodiff.rules.mir.vision import TO_NCHW, TO_NHWC
@@ -40,7 +40,7 @@ def layer_norm_2d(e: Emitter, op: LayerNorm2dOp, tangents: Tangents) -> OutTange
     if t_gamma is not None:
         x_hat = e.mir.layer_norm_2d(op.x, ones, splat(e, 0, element_type(op.x), [channels]), eps=eps)
         t_gamma = e.mir.mul(x_hat, along_c(t_gamma))
-    full = add_all(e, [t_norm, t_gamma])
+    full = add_tangents(e, t_norm, t_gamma)
     if t_beta is None:
         return [full]
     return [e.mir.add(full if full is not None else zeros_like(e, op.result), along_c(t_beta))]
