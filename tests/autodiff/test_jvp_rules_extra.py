@@ -132,6 +132,8 @@ QUANT = [
          of(n(4, 3), LSQ_SCALE), (0, 1), check="transpose"),
     Case("fake_quantize_lsq_per_tensor", f"mir.fake_quantize_lsq %0, %1 bits = 4 : ({QX}, {t()}) -> {QX}",
          of(n(4, 3), fixed(np.array(0.2))), (0, 1), check="transpose"),
+    Case("fake_quantize_lsq_rank_0_x", f"mir.fake_quantize_lsq %0, %1 bits = 3 : ({t()}, {t(1)}) -> {t()}",
+         of(fixed(np.array(0.7)), fixed(np.array([0.3]))), (0, 1), check="transpose"),
     Case("fake_quantize_lsq_backward_x", f"mir.fake_quantize_lsq_backward_x %0, %1, %2 bits = 3 axis = 1 "
          f": ({QX}, {QC}, {QX}) -> {QX}", of(n(4, 3), LSQ_SCALE, n(4, 3)), (0, 1, 2)),
     Case("fake_quantize_lsq_backward_scale", f"mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 3 axis = 1 "

@@ -11,6 +11,9 @@
   through q, k, v and the mask; the norms through their statistics). The
   primal ops of the inlined expansion that the tangent does not use are removed
   by the pass's final sweep.
+* `linear_in(e, op, tangents, *indices)` / `linear_rule(*indices)`: an op linear
+  in each of some operands on its own (a backward kernel in `dy`, a conv in x
+  and in w), the others without a tangent.
 """
 
 from __future__ import annotations
@@ -21,8 +24,8 @@ from xdsl.builder import Builder
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.jvp_registry import OutTangents, Tangents
+from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
+from rlx_xdsl.autodiff.jvp_registry import JvpRule, OutTangents, Tangents
 from rlx_xdsl.autodiff.regions import inline_region
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.traits import data_operands
@@ -85,3 +88,23 @@ def jvp_of_expansion(
         return [None]
     values = inline_region(e, pushed, [*op.operands, *(t for t in tangents if t is not None)])
     return [values[1]]
+
+
+def linear_in(e: Emitter, op: Operation, tangents: Tangents, *indices: int) -> SSAValue | None:
+    """The tangent of a single-result `op` along operands it is linear in, each on its own
+    (multilinear: `op(.., t_i, ..)` summed over the `indices` that have a tangent); None when none has.
+
+    A backward kernel is linear in its cotangent `dy`, so `dy`'s term is the kernel on `t_dy`.
+    """
+    terms = [
+        apply_to(e, op, [tangents[i] if j == i else v for j, v in enumerate(op.operands)])[0]
+        for i in indices
+        if tangents[i] is not None
+    ]
+    return add_tangents(e, *terms)
+
+
+def linear_rule(*indices: int) -> JvpRule:
+    """The rule of a single-result op linear in each operand of `indices`, whose other operands
+    carry no tangent or have a piecewise-constant effect (indices, quantised codes, masks)."""
+    return lambda e, op, tangents: [linear_in(e, op, tangents, *indices)]

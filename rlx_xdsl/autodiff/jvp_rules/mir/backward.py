@@ -19,16 +19,17 @@ The mask of attention gets no tangent, as it gets no gradient.
 
 from __future__ import annotations
 
+from xdsl.ir import Operation, SSAValue
+
 from rlx_xdsl.autodiff.emit import add_tangents
-from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule, through_expansion
+from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion, linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.emitter import Emitter
-from xdsl.ir import Operation
 
 
-def decomposed_term(e: Emitter, op: Operation, tangents: Tangents, smooth: tuple[int, ...]):
+def decomposed_term(e: Emitter, op: Operation, tangents: Tangents, smooth: tuple[int, ...]) -> SSAValue | None:
     """`(∂op/∂operands) t` for the operands `smooth`, through the op's decomposition."""
     from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, load_rules
 
@@ -36,7 +37,7 @@ def decomposed_term(e: Emitter, op: Operation, tangents: Tangents, smooth: tuple
         return None
     load_rules()
     only = [t if i in smooth else None for i, t in enumerate(tangents)]
-    return through_expansion(e, op, only, DECOMPOSITIONS[type(op)])[0]
+    return jvp_of_expansion(e, op, only, DECOMPOSITIONS[type(op)])[0]
 
 
 def kernel_rule(linear: tuple[int, ...], smooth: tuple[int, ...] = ()) -> JvpRule:

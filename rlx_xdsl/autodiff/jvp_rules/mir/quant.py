@@ -24,7 +24,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import add_tangents, reshape_to, unbroadcast
-from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule
+from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.autodiff.jvp_rules.mir.backward import decomposed_term
 from rlx_xdsl.autodiff.rules.mir.quant import along_channel, lsq_gradient_scale, lsq_props, ste_props
@@ -93,7 +93,7 @@ def fake_quantize_lsq_backward_scale(
         step = along_channel(e, op, op.scale)
         v = e.mir.div(op.x, step)
         moved = add_tangents(e, t_s and e.mir.mul(v, along_channel(e, op, t_s)), t_x and e.mir.neg(t_x))
-        per_element = e.mir.div(lsq_mask(e, op, e.mir.mul(op.dy, moved)), step)
+        per_element = e.mir.div(e.mir.mul(lsq_mask(e, op, op.dy), moved), step)
         per_element = e.mir.mul(per_element, lsq_gradient_scale(e, op))
         smooth = reshape_to(e, unbroadcast(e, per_element, step), tensor_type(op.scale).get_shape())
     return [add_tangents(e, linear_in(e, op, tangents, 2), smooth)]

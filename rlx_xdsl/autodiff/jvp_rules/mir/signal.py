@@ -14,7 +14,7 @@ import math
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import add_tangents, cast_to, element_type, scalar
-from rlx_xdsl.autodiff.jvp_emit import linear_in, linear_rule
+from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqBackwardOp,

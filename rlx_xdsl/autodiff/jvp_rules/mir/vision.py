@@ -10,7 +10,7 @@ reverse rule) with γ = 1: `t = γ J t_x + x̂ t_γ + t_β`.
 from __future__ import annotations
 
 from rlx_xdsl.autodiff.emit import add_tangents, element_type, splat, zeros_like
-from rlx_xdsl.autodiff.jvp_emit import linear_rule
+from rlx_xdsl.autodiff.jvp_rules.common import linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.registry import Unsupported
 from rlx_xdsl.autodiff.rules.mir.vision import TO_NCHW, TO_NHWC
