@@ -64,6 +64,7 @@ ACTIVATIONS = {
 
 N3 = t(2, 3, 4)
 Q, KV, MASK = t(2, 4, 3, 8), t(2, 2, 5, 8), t(2, 5)
+KEEP = fixed(np.array([[1.0, 1.0, 0.0, 1.0, 1.0], [0.0, 1.0, 1.0, 1.0, 1.0]]))  # a custom mask: 1 keeps a key
 X4, W4, DY4, DP = t(2, 4, 7, 7), t(6, 2, 3, 3), t(2, 6, 3, 3), t(2, 4, 4, 4)
 D5 = t(2, 3, 5)
 SCE_LABELS = fixed(np.array([[1], [-100], [3], [0]], np.int32))
@@ -97,7 +98,10 @@ BACKWARD = [
          n(2, 4, 3, 8)), (0, 1, 2, 3)),
     Case("attention_backward_key", f"mir.attention_backward key %0, %1, %2, %3, %4 num_heads = 4 head_dim = 8 "
          f"mask_kind = custom score_scale = 0.5 attn_logit_softcap = 3.0 : ({Q}, {KV}, {KV}, {Q}, {MASK}) -> {KV}",
-         of(n(2, 4, 3, 8), n(2, 2, 5, 8), n(2, 2, 5, 8), n(2, 4, 3, 8), n(2, 5)), (0, 1, 2, 3)),
+         of(n(2, 4, 3, 8), n(2, 2, 5, 8), n(2, 2, 5, 8), n(2, 4, 3, 8), KEEP), (0, 1, 2, 3)),
+    Case("attention_backward_key_bias", f"mir.attention_backward key %0, %1, %2, %3, %4 num_heads = 4 head_dim = 8 "
+         f"mask_kind = bias : ({Q}, {KV}, {KV}, {Q}, {t(2, 1, 3, 5)}) -> {KV}",
+         of(n(2, 4, 3, 8), n(2, 2, 5, 8), n(2, 2, 5, 8), n(2, 4, 3, 8), n(2, 1, 3, 5)), (0, 1, 2, 3)),
     Case("attention_backward_value", f"mir.attention_backward value %0, %1, %2, %3 num_heads = 4 head_dim = 8 "
          f"mask_kind = sliding_window window = 2 : ({Q}, {KV}, {KV}, {Q}) -> {KV}",
          of(n(2, 4, 3, 8), n(2, 2, 5, 8), n(2, 2, 5, 8), n(2, 4, 3, 8)), (0, 1, 2, 3)),
@@ -216,7 +220,9 @@ def test_jvp_rule(case: Case) -> None:
     assert tangent.shape == primal.shape and tangent.dtype == primal.dtype
     if case.check == "zero":
         np.testing.assert_array_equal(tangent, 0)
-    elif case.check == "transpose":
+        return
+    assert np.any(tangent != 0), "a zero tangent would check nothing"
+    if case.check == "transpose":
         check_transpose(module, case, inputs, tangents, tangent, rng)
     else:
         check_central_difference(module, case, inputs, tangents, tangent)
@@ -245,4 +251,3 @@ def check_transpose(module, case: Case, inputs, tangents, tangent, rng) -> None:
     forward = float(np.sum(np.real(np.conj(g) * tangent)))
     backward = sum(float(np.sum(np.real(np.conj(d) * v))) for d, v in zip(gradients, tangents))
     np.testing.assert_allclose(forward, backward, rtol=1e-9, atol=1e-12)
-    assert np.any(tangent != 0)
