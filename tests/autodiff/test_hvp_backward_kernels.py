@@ -1,7 +1,7 @@
 """`rlx-hvp` through the backward kernels' own JVP rules, on small f64 training graphs.
 
 Each graph's gradient function holds backward kernels (activation, norm, attention,
-rope, conv, pool and cross-entropy gradients); `@f_hvp` must keep them (their JVP
+rope, conv, pool and cross-entropy gradients, a scan's reverse sweep); `@f_hvp` must keep them (their JVP
 rules push the tangents, no decomposition) and its `Hv` must match the central
 difference of the gradient, `(∇f(w + eps v) - ∇f(w - eps v)) / 2 eps`.
 """
@@ -15,7 +15,9 @@ import pytest
 
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.hvp import build_hvp
+from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.dialects.mir.structured import ScanBackwardOp
 from rlx_xdsl.interpreters import run_function
 
 F64 = "f64"
@@ -55,12 +57,31 @@ def conv(b: GraphBuilder) -> None:
     b.output(b.mir.reduce(b.mir.mul(y, y), kind="sum", axes=[0, 1, 2, 3]))
 
 
+def rnn(num_checkpoints: int | None = None, save_trajectory: bool = False) -> Callable[[GraphBuilder], None]:
+    """`h = tanh(h @ w + x_t)` over 4 steps (w a bcast), loss = sum of `h sin(h)` over the
+    final carry or the trajectory; checkpoints make the sweep recompute between them."""
+
+    def build(b: GraphBuilder) -> None:
+        h0, w, xs = b.param("h0", [2, 3], F64), b.param("w", [3, 3], F64), b.param("xs", [4, 2, 3], F64)
+
+        def body(rb, h, weight, x_t):
+            return rb.tanh(rb.add(rb.matmul(h, weight), x_t))
+
+        h = b.scan(h0, body, 4, bcasts=[w], xs=[xs], num_checkpoints=num_checkpoints, save_trajectory=save_trajectory)
+        rank = len(h.type.get_shape())
+        b.output(b.mir.reduce(b.mir.mul(h, b.mir.sin(h)), kind="sum", axes=list(range(rank))))
+
+    return build
+
+
 GRAPHS: dict[str, tuple[Callable[[GraphBuilder], None], set[str]]] = {
     "mlp": (mlp, {"mir.activation_backward", "mir.layer_norm_backward_input", "mir.rms_norm_backward_input",
                   "mir.softmax_cross_entropy_backward"}),
     "attention": (attention, {"mir.attention_backward", "mir.rope_backward"}),
     "conv": (conv, {"mir.conv_backward_weight", "mir.group_norm_backward_input", "mir.pool_backward",
                     "mir.relu_backward"}),
+    "scan": (rnn(), {"mir.scan_backward"}),
+    "scan_checkpointed_trajectory": (rnn(num_checkpoints=2, save_trajectory=True), {"mir.scan_backward"}),
 }  # fmt: skip
 
 
@@ -81,12 +102,15 @@ def test_hvp_through_backward_kernels(name: str) -> None:
     b = GraphBuilder("f")
     build(b)
     module = b.module()
+    prepare_for_ad(module)
     function = module.body.block.first_op
     params = [i for i, a in enumerate(function.arg_attrs.data) if "rlx.param" in a.data]
     build_gradient(module, "f", [str(i) for i in params], Mode.STRICT)
     hvp = build_hvp(module, "f")
     module.verify()
     assert kernels <= {op.name for op in hvp.walk()}, "the HVP keeps the backward kernels"
+    if "checkpointed" in name:  # the sweep recomputes (carry, tangent carry) between checkpoints
+        assert all(op.forward is not None for op in hvp.walk() if isinstance(op, ScanBackwardOp))
 
     rng = np.random.default_rng(3)
     inputs = inputs_for(function, rng)

@@ -14,18 +14,22 @@ do not read x). Otherwise it is pushed through the primitives of the kernel's
 derivatives, the norms' and softmax's Hessians and attention's all come from
 there, so a kernel and its derivative share one formula (the decomposition the
 kernels are tested against). `stop_gradient` has zero tangent (as `jax.lax.stop_gradient`).
-The mask of attention gets no tangent, as it gets no gradient.
+The mask of attention gets no tangent, as it gets no gradient. `mir.scan_backward`
+(the structured group's reverse sweep) is rebuilt as one sweep over
+(gradient, tangent of the gradient).
 """
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation, Region, SSAValue
 
-from rlx_xdsl.autodiff.emit import add_tangents
+from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
 from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion, linear_in, linear_rule
-from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Tangents, zero_tangent
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Rebuilt, Tangents, zero_tangent
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
+from rlx_xdsl.dialects.mir.regions import YieldOp
+from rlx_xdsl.dialects.mir.structured import ScanBackwardOp
 from rlx_xdsl.emitter import Emitter
 
 
@@ -76,3 +80,55 @@ RULES: dict[type[Operation], JvpRule] = {
 for op_class, rule in RULES.items():
     JVP_RULES.add(op_class, rule)
 JVP_RULES.register(bw.StopGradientOp)(zero_tangent)
+
+
+@JVP_RULES.register(ScanBackwardOp)
+def scan_backward(e: Emitter, op: ScanBackwardOp, tangents: Tangents) -> Rebuilt:
+    """One reverse sweep over `(carry, tangent carry)`: the gradient `d` and its tangent `t_d`.
+
+    The sweep's state is the gradient of the carries, which the vjp body maps
+    `(c, x_t, d_next) -> (d_c, d_x_t)`; its tangent is that body pushed forward,
+    `(c, t_c, x_t, t_x_t, d_next, t_d_next) -> (d_c, t_d_c, d_x_t, t_d_x_t)`. So the
+    rebuilt op sweeps the carries `(c, t_c)` read from the trajectory and its
+    tangent, with upstream `(u, t_u)`, xs `(x, t_x)`, and, with checkpoints, the
+    forward body pushed forward to recompute `(c, t_c)` between them. Every tangent
+    is kept (zeros for a zero one): the carries' gradients mix them all.
+    """
+    from rlx_xdsl.autodiff.jvp import jvp_region
+
+    n, m = len(op.init), len(op.xs)
+    full = [t if t is not None else zeros_like(e, v) for v, t in zip(op.operands, tangents)]
+    init, trajectory, upstream, xs = (op.operands[i : i + k] for i, k in ((0, n), (n, n), (2 * n, n), (3 * n, m)))
+    t_init, t_trajectory, t_upstream, t_xs = (full[i : i + k] for i, k in ((0, n), (n, n), (2 * n, n), (3 * n, m)))
+    vjp, _ = jvp_region(op.vjp, [True] * (2 * n + m), [n, m, n], required=[True] * (n + m))
+    interleave_yield(vjp, n, m)
+    forward = None
+    if op.forward is not None:
+        forward, _ = jvp_region(op.forward, [True] * (n + m), [n, m], required=[True] * n)
+    rebuilt = ScanBackwardOp(
+        [*init, *t_init],
+        [*trajectory, *t_trajectory],
+        [*upstream, *t_upstream],
+        vjp,
+        length=op.steps,
+        xs=[*xs, *t_xs],
+        save_trajectory=op.saves_trajectory,
+        num_checkpoints=op.checkpoints,
+        forward=forward,
+    )
+    e.insert(rebuilt)
+    out = list(rebuilt.gradients)
+    return Rebuilt([*out[:n], *out[2 * n : 2 * n + m]], [*out[n : 2 * n], *out[2 * n + m :]])
+
+
+def interleave_yield(region: Region, n: int, m: int) -> None:
+    """`(d_c..., d_x..., t_d_c..., t_d_x...)` yielded as `(d_c..., t_d_c..., d_x..., t_d_x...)`:
+    the gradient of each carry slot, then of each xs slot, as `mir.scan_backward` returns them."""
+    block = region.block
+    old = block.last_op
+    assert isinstance(old, YieldOp)
+    v = list(old.values)
+    new = YieldOp(*v[:n], *v[n + m : 2 * n + m], *v[n : n + m], *v[2 * n + m :])
+    new.location = old.location
+    block.insert_op_before(new, old)
+    block.erase_op(old)
