@@ -251,3 +251,31 @@ def check_transpose(module, case: Case, inputs, tangents, tangent, rng) -> None:
     forward = float(np.sum(np.real(np.conj(g) * tangent)))
     backward = sum(float(np.sum(np.real(np.conj(d) * v))) for d, v in zip(gradients, tangents))
     np.testing.assert_allclose(forward, backward, rtol=1e-9, atol=1e-12)
+
+
+JAX_SIGNAL = [c for c in SIGNAL if c.name != "log_mel_backward"]
+"""The signal cases `conversions.mir_to_jax` translates (log_mel_backward has no formula there)."""
+
+
+@pytest.mark.parametrize("case", JAX_SIGNAL, ids=repr)
+def test_jvp_rule_matches_jax_jvp(case: Case) -> None:
+    """The complex ops' tangents in JAX's convention: `jax.jvp` of the op's JAX translation."""
+    jax = pytest.importorskip("jax")
+    from rlx_xdsl.testing.jax_oracle import jax_function
+
+    module = cases_module([OpCase("f", case.line)])
+    f = jax_function(module, "f")
+    module.body.block.add_op(jvp_function(module.body.block.first_op, case.wrt, "f_jvp"))
+    rng = np.random.default_rng(1)
+    inputs = case.inputs(rng)
+    tangents = [random_like(rng, inputs[i]) for i in case.wrt]
+
+    def restricted(*chosen):
+        args = list(inputs)
+        for i, value in zip(case.wrt, chosen):
+            args[i] = value
+        return f(*args)[0]
+
+    _, want = jax.jvp(restricted, [inputs[i] for i in case.wrt], tangents)
+    got = run_function(module, "f_jvp", [*inputs, *tangents])[1]
+    np.testing.assert_allclose(got, np.asarray(want), rtol=1e-4, atol=1e-5)
