@@ -39,7 +39,11 @@ def positive(*shape: int, low: float = 0.5) -> Callable[[np.random.Generator], n
 
 def away_from_zero(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
     """Normal values at least 0.1 from 0 (relu's and abs's kink)."""
-    return lambda rng: (lambda x: x + 0.1 * np.sign(x))(rng.standard_normal(shape))
+    def draw(rng: np.random.Generator) -> np.ndarray:
+        x = rng.standard_normal(shape)
+        return x + 0.1 * np.sign(x)
+
+    return draw
 
 
 def cplx(*shape: int) -> Callable[[np.random.Generator], np.ndarray]:
