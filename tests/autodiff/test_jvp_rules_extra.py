@@ -81,6 +81,9 @@ BACKWARD = [
     Case("relu_backward", f"mir.relu_backward %0, %1 : ({X}, {DY}) -> {X}", of(away_from_zero(2, 3), n(2, 3)), (0, 1)),
     *(Case(f"activation_backward_{kind}", f"mir.activation_backward {kind} %0, %1 : ({X}, {DY}) -> {X}",
            of(x, n(2, 3)), (0, 1)) for kind, x in ACTIVATIONS.items()),
+    # x is dy too (%1 unused): its tangent enters both terms, the decomposition binding by position
+    Case("activation_backward_same_operand", f"mir.activation_backward silu %0, %0 : ({X}, {X}) -> {X}",
+         of(n(2, 3), n(2, 3)), (0,)),
     Case("layer_norm_backward_input", f"mir.layer_norm_backward_input %0, %1, %2 axis = -1 eps = 1.0e-05 "
          f": ({N3}, {t(4)}, {N3}) -> {N3}", of(n(2, 3, 4), n(4), n(2, 3, 4)), (0, 1, 2)),
     Case("layer_norm_backward_gamma", f"mir.layer_norm_backward_gamma %0, %1 axis = 1 eps = 1.0e-05 "

@@ -76,7 +76,8 @@ def jvp_of_expansion(
 
     block = Block(arg_types=[v.type for v in op.operands])
     region = Region(block)
-    inner = op.clone(value_mapper=dict(zip(op.operands, block.args)))
+    inner = op.clone()
+    inner.operands = list(block.args)  # by position: a value used twice has one tangent per use
     block.add_op(inner)
     body = Emitter(Builder(InsertPoint.at_end(block)), op.location)
     value = expand(body, inner)
