@@ -22,6 +22,11 @@ it to a temporary .mlir file and measures:
   jobs than wall time) and as wall time; and the passes alone against the stock
   CPU time.
 
+With `--forward-mode`, two more tables: `rlx-prepare-ad,rlx-jvp{func=llama},rlx-dce`
+(tangents along every parameter) and `rlx-prepare-ad,rlx-hvp{func=llama},rlx-dce`
+(forward over reverse): MIR ops of `@llama_jvp` / `@llama_hvp` per forward op, the
+passes' best in-process time, and `rlx-opt` against stock `xdsl-opt` (CPU s).
+
 Nothing here asserts on timings; the numbers are for reading (see README.md).
 """
 
@@ -177,10 +182,66 @@ def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[
     return lines
 
 
+FORWARD_MODES = {
+    "rlx-jvp": ("rlx-prepare-ad,rlx-jvp{func=llama},rlx-dce", "llama_jvp"),
+    "rlx-hvp": ("rlx-prepare-ad,rlx-hvp{func=llama},rlx-dce", "llama_hvp"),
+}
+"""The forward-mode rows: each pipeline and the function it adds."""
+
+
+def measure_forward_mode(mode: str, layers: int, repeat: int, workdir: Path) -> dict:
+    """Ops per forward op, in-process pass time and command-line CPU time of one forward-mode pipeline."""
+    from rlx_xdsl.transforms import get_all_passes
+    from rlx_xdsl.transforms.pipeline import parse_pipeline
+
+    pipeline, added = FORWARD_MODES[mode]
+    path = workdir / f"llama_loss_{layers}.mlir"
+    path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
+    text, name = path.read_text(), str(path)
+    ctx = make_context()
+    passes = parse_pipeline(pipeline, get_all_passes()).passes
+
+    def run(module: ModuleOp) -> None:
+        for pass_ in passes:
+            pass_.apply(ctx, module)
+
+    module = parse_module(text, name, ctx)
+    run(module)
+    out = str(workdir / "out.mlir")
+    return {
+        "layers": layers,
+        "forward": function_ops(module, "llama"),
+        "added": function_ops(module, added),
+        "seconds": best_time(run, repeat, setup=lambda: parse_module(text, name, ctx)),
+        "rlx_opt_cpu": cpu([rlx_opt(), name, "-p", pipeline, "-o", out], repeat),
+        "stock_cpu": cpu([xdsl_opt(), name, "-o", out], repeat),
+    }
+
+
+def report_forward_mode(mode: str, rows: list[dict]) -> list[str]:
+    lines = [
+        "",
+        f"# {mode}: {FORWARD_MODES[mode][0]}; ops = MIR ops of @{FORWARD_MODES[mode][1]}",
+        f"{'layers':>6} {'fwd':>6} {'ops':>6} {'ops/fwd':>8} {'passes s':>9} {'us/fwd op':>10} "
+        f"{'rlx-opt cpu':>12} {'stock cpu':>10} {'rlx-opt/stock':>14}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['layers']:>6} {r['forward']:>6} {r['added']:>6} {r['added'] / r['forward']:8.2f} "
+            f"{r['seconds']:9.4f} {r['seconds'] / r['forward'] * 1e6:10.1f} {r['rlx_opt_cpu']:12.3f} "
+            f"{r['stock_cpu']:10.3f} {r['rlx_opt_cpu'] / r['stock_cpu']:14.2f}"
+        )
+    return lines
+
+
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Size and cost of the gradient of N-layer LLaMA losses.")
     parser.add_argument("--max-layers", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument(
+        "--forward-mode", action="store_true", help="also measure rlx-jvp and rlx-hvp (forward mode) rows"
+    )
+    parser.add_argument("--only-forward-mode", action="store_true", help="measure only the rlx-jvp and rlx-hvp rows")
     args = parser.parse_args(argv)
     if xdsl_opt() is None:
         parser.error("xdsl-opt is not installed next to this Python")
@@ -195,10 +256,20 @@ def main(argv=None) -> int:
             cpu([xdsl_opt(), str(empty), "-o", out], args.repeat),
         )
         rows = []
-        for n in layer_counts(args.max_layers):
-            print(f"measuring {n} layer(s)...", file=sys.stderr)
-            rows.append(measure(n, args.repeat, workdir))
-    print("\n".join(report(rows, startup, args.repeat)))
+        lines: list[str] = []
+        if not args.only_forward_mode:
+            for n in layer_counts(args.max_layers):
+                print(f"measuring {n} layer(s)...", file=sys.stderr)
+                rows.append(measure(n, args.repeat, workdir))
+            lines = report(rows, startup, args.repeat)
+        if args.forward_mode or args.only_forward_mode:
+            for mode in FORWARD_MODES:
+                forward_rows = []
+                for n in layer_counts(args.max_layers):
+                    print(f"measuring {mode} on {n} layer(s)...", file=sys.stderr)
+                    forward_rows.append(measure_forward_mode(mode, n, args.repeat, workdir))
+                lines += report_forward_mode(mode, forward_rows)
+    print("\n".join(lines))
     return 0
 
 

@@ -34,8 +34,8 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import scalar, splat, zeros_like
-from rlx_xdsl.autodiff.grad import Mode, _find_function, build_gradient
-from rlx_xdsl.autodiff.jvp import JVP_RULES_USED, _tangent_args, add_function, jvp_function
+from rlx_xdsl.autodiff.grad import Mode, build_gradient
+from rlx_xdsl.autodiff.jvp import JVP_RULES_USED, _tangent_args, add_function, find_function, jvp_function
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, load_jvp_rules
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.emitter import Emitter
@@ -87,7 +87,7 @@ def build_hvp(module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode =
     """Add `@<name>_hvp` to `module` (see the module docstring) and return it."""
     load_jvp_rules()
     load_decompositions()
-    function = _find_function(module, name, WHO)
+    function = find_function(module, name, WHO)
     indices = _tangent_args(function, module, WHO, wrt)
     scratch = ModuleOp([function.clone()])
     gradient = build_gradient(scratch, name, [str(i) for i in indices], mode)

@@ -213,6 +213,14 @@ def jvp_region(
     return region, present
 
 
+def find_function(module: ModuleOp, name: str, who: str) -> func.FuncOp:
+    """`@name`; a missing one is an error located at the module."""
+    try:
+        return _find_function(module, name, who)
+    except PassFailedException as error:
+        raise OpError(module, str(error)) from None
+
+
 def _tangent_args(function: func.FuncOp, module: ModuleOp, who: str, wrt: Sequence[str]) -> list[int]:
     try:
         return resolve_wrt(function, wrt, who)
@@ -234,7 +242,7 @@ def add_function(module: ModuleOp, after: func.FuncOp, built: func.FuncOp, who: 
 
 def build_jvp(module: ModuleOp, name: str, wrt: Sequence[str] = ()) -> func.FuncOp:
     """Add `@<name>_jvp` to `module` (see the module docstring) and return it."""
-    function = _find_function(module, name, "rlx-jvp")
+    function = find_function(module, name, "rlx-jvp")
     indices = _tangent_args(function, module, "rlx-jvp", wrt)
     return add_function(module, function, jvp_function(function, indices, f"{name}_jvp"), "rlx-jvp")
 
