@@ -127,3 +127,35 @@ def test_hvp_through_backward_kernels(name: str) -> None:
     eps = 1e-6
     for product, up, down in zip(hv, gradient(eps), gradient(-eps)):
         np.testing.assert_allclose(product, (up - down) / (2 * eps), rtol=1e-5, atol=1e-6)
+
+
+def test_hvp_through_the_signal_kernels_matches_jax() -> None:
+    """A log-mel front end on complex values (f32: complex<f32> has no f64 twin):
+    `sum(log_mel(|fft(x)|², F)²)`. Its gradient holds `complex_norm_sq_backward` and
+    `log_mel_backward`; `Hv` is checked against `jax.jvp(jax.grad(f))` of the graph's
+    JAX translation (JAX's complex convention, f32 tolerance)."""
+    jax = pytest.importorskip("jax")
+    import jax.numpy as jnp
+
+    from rlx_xdsl.testing.jax_oracle import jax_function
+
+    b = GraphBuilder("f")
+    x, filters = b.param("x", [3, 8]), b.param("filters", [8, 4])
+    spectrum = b.mir.fft(b.mir.cast(x, "complex<f32>"), norm="ortho")
+    mel = b.mir.log_mel(b.mir.complex_norm_sq(spectrum), filters, eps=1e-3)
+    b.output(b.mir.reduce(b.mir.mul(mel, mel), kind="sum", axes=[0, 1]))
+    module = b.module()
+    rng = np.random.default_rng(5)
+    inputs = [rng.standard_normal((3, 8)).astype(np.float32), rng.random((8, 4)).astype(np.float32)]
+    vs = [rng.standard_normal(a.shape).astype(np.float32) for a in inputs]
+    f = jax_function(module, "f")
+    gradient = jax.grad(lambda *a: f(*a)[0], argnums=(0, 1))
+    _, want = jax.jvp(gradient, [jnp.asarray(a) for a in inputs], vs)
+
+    hvp = build_hvp(module, "f")
+    module.verify()
+    assert {"mir.complex_norm_sq_backward", "mir.log_mel_backward"} <= {op.name for op in hvp.walk()}
+    got = run_function(module, "f_hvp", [*inputs, *vs])[3:]
+    for product, expected in zip(got, want, strict=True):
+        np.testing.assert_allclose(product, np.asarray(expected), rtol=2e-3, atol=2e-3)
+    assert max(np.abs(np.asarray(h)).max() for h in want) > 1e-2
