@@ -57,6 +57,23 @@ def conv(b: GraphBuilder) -> None:
     b.output(b.mir.reduce(b.mir.mul(y, y), kind="sum", axes=[0, 1, 2, 3]))
 
 
+def vision(b: GraphBuilder) -> None:
+    """conv_transpose_2d, layer_norm_2d, resize_nearest_2x, then a grouped matmul over the pixels."""
+    x = b.input("x", [1, 2, 3, 3], F64)
+    experts = b.input("experts", [20], "i64")
+    w = b.param("w", [2, 3, 2, 2], F64)
+    gamma, beta = b.param("gamma", [3], F64), b.param("beta", [3], F64)
+    expert_w = b.param("expert_w", [2, 3, 2], F64)
+    y = b.mir.conv_transpose_2d(x, w, kernel_size=[2, 2], stride=[1, 1], padding=[0, 0], output_padding=[0, 0],
+                                dilation=[1, 1], groups=1)
+    y = b.mir.resize_nearest_2x(b.mir.layer_norm_2d(y, gamma, beta, eps=1e-5))  # [1, 3, 8, 8]
+    pixels = b.mir.reshape(b.mir.transpose(b.mir.narrow(y, axis=2, start=0, len=2), perm=[0, 2, 3, 1]),
+                           new_shape=[16, 3])
+    out = b.mir.grouped_matmul(b.mir.concat(pixels, b.mir.narrow(pixels, axis=0, start=0, len=4), axis=0),
+                               expert_w, experts)
+    b.output(b.mir.reduce(b.mir.mul(out, b.mir.sin(out)), kind="sum", axes=[0, 1]))
+
+
 def rnn(num_checkpoints: int | None = None, save_trajectory: bool = False) -> Callable[[GraphBuilder], None]:
     """`h = tanh(h @ w + x_t)` over 4 steps (w a bcast), loss = sum of `h sin(h)` over the
     final carry or the trajectory; checkpoints make the sweep recompute between them."""
@@ -80,6 +97,7 @@ GRAPHS: dict[str, tuple[Callable[[GraphBuilder], None], set[str]]] = {
     "attention": (attention, {"mir.attention_backward", "mir.rope_backward"}),
     "conv": (conv, {"mir.conv_backward_weight", "mir.group_norm_backward_input", "mir.pool_backward",
                     "mir.relu_backward"}),
+    "vision": (vision, {"mir.layer_norm_backward_input", "mir.conv_backward_weight", "mir.grouped_matmul"}),
     "scan": (rnn(), {"mir.scan_backward"}),
     "scan_checkpointed_trajectory": (rnn(num_checkpoints=2, save_trajectory=True), {"mir.scan_backward"}),
 }  # fmt: skip
@@ -90,7 +108,8 @@ def inputs_for(function, rng: np.random.Generator) -> list[np.ndarray]:
     for t in function.function_type.inputs:
         shape = tuple(t.get_shape())
         if str(t.element_type) == "i64":
-            arrays.append(np.array([0, 2, 1, 2], np.int64)[: shape[0]])
+            ids = np.array([0, 2, 1, 2]) if shape == (4,) else np.arange(shape[0]) % 2  # SCE labels, expert ids
+            arrays.append(ids.astype(np.int64))
         else:
             arrays.append(rng.standard_normal(shape))
     return arrays
