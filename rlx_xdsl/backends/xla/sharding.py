@@ -21,6 +21,7 @@ argument. Whether the machine has enough devices is a run-time question
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.dialects import func
@@ -65,6 +66,33 @@ class Layout:
     def describe(self) -> str:
         """`data=2 model=2`, as rlx-run reports the mesh."""
         return " ".join(f"{name}={size}" for name, size in self.mesh.items())
+
+
+def annotate(module: ModuleOp, f: func.FuncOp, mesh: dict[str, int], shardings: dict[str, list]) -> None:
+    """Write `rlx.mesh = mesh` on `module` and `rlx.sharding` on `f`'s arguments named in
+    `shardings` (by `rlx.name`; an entry per dimension: an axis name, None, or a list of names).
+    The Python way to shard a built graph; `read_layout` checks the result."""
+    module.attributes[MESH_ATTR] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in mesh.items()})
+    names = [argument_name(f, i) for i in range(len(f.body.block.args))]
+    unknown = set(shardings) - set(names)
+    if unknown:
+        raise KeyError(f"@{f.sym_name.data} has no argument named {', '.join(sorted(map(repr, unknown)))}")
+    old = f.arg_attrs.data if f.arg_attrs is not None else [DictionaryAttr({})] * len(names)
+    entries = []
+    for name, attrs in zip(names, old):
+        data = dict(attrs.data)
+        if name in shardings:
+            data[SHARDING_ATTR] = ArrayAttr([_entry_attr(e) for e in shardings[name]])
+        entries.append(DictionaryAttr(data))
+    f.arg_attrs = ArrayAttr(entries)
+
+
+def _entry_attr(entry: str | Sequence[str] | None) -> Attribute:
+    if entry is None:
+        return UnitAttr()
+    if isinstance(entry, str):
+        return StringAttr(entry)
+    return ArrayAttr([StringAttr(a) for a in entry])
 
 
 def read_layout(module: ModuleOp, f: func.FuncOp) -> Layout:
