@@ -97,16 +97,17 @@ class XlaModule:
         jax = _jax()
         arg = self.args[index]
         array = value if isinstance(value, jax.Array) else np.asarray(value)
-        expected = dtypes.numpy_dtype(arg.type.element_type)
-        if array.dtype != expected or tuple(array.shape) != tuple(arg.type.get_shape()):
+        shape = tuple(arg.type.get_shape())
+        # Across hosts a process passes only its part of a sharded argument (docs/distributed.md).
+        local = jax.process_count() > 1 and not isinstance(value, jax.Array)
+        if array.dtype != dtypes.numpy_dtype(arg.type.element_type) or (not local and tuple(array.shape) != shape):
             raise ValueError(
                 f"argument '{arg.name}' of @{self.name} has type {arg.type}, "
                 f"got an array of shape {tuple(array.shape)} and dtype {array.dtype}"
             )
         sharding = self._shardings[index]
-        if jax.process_count() > 1 and not isinstance(value, jax.Array):
-            # Across hosts each process holds only its part: it passes that, as laid out by the sharding.
-            return jax.make_array_from_process_local_data(sharding, array, tuple(arg.type.get_shape()))
+        if local:
+            return jax.make_array_from_process_local_data(sharding, array, shape)
         return jax.device_put(array, sharding)
 
     # The API ------------------------------------------------------------------------
