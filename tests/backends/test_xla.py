@@ -2,11 +2,13 @@
 every result checked against the numpy interpreter.
 
 Compiles cost seconds on a small machine, so graphs are tiny and each is compiled once
-per module (module-scoped fixtures).
+per module (module-scoped fixtures). `RLX_XLA_DEVICE=gpu` runs the same tests on a GPU
+(the f32 results must then match the interpreter as closely as on the CPU: no TF32).
 """
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -25,6 +27,7 @@ from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
 ROOT = Path(__file__).resolve().parents[2]
 MLP = ROOT / "examples" / "mlp.mlir"
 TOL = 2e-5
+DEVICE = os.environ.get("RLX_XLA_DEVICE", "cpu")
 
 
 def close(got, want, tol=TOL):
@@ -57,7 +60,8 @@ def test_the_export_is_a_stablehlo_module_at_full_f32_precision(mlp_text):
 
 def test_tf32_is_asked_for_in_the_text(mlp):
     text = to_stablehlo(mlp[0], tf32=True)
-    assert "HIGHEST" not in text  # TF32 is XLA's default precision for f32 dots on GPUs
+    dots = [line for line in text.splitlines() if "stablehlo.dot_general" in line]
+    assert len(dots) == 2 and all("precision = [HIGH, HIGH]" in line for line in dots)  # JAX's "tensorfloat32"
 
 
 def test_xla_compiles_and_runs_the_exported_text(mlp, mlp_text):
@@ -66,7 +70,7 @@ def test_xla_compiles_and_runs_the_exported_text(mlp, mlp_text):
     from jax._src.lib import xla_client
 
     _, inputs, expected = mlp
-    backend = jax.extend.backend.get_backend("cpu")
+    backend = jax.extend.backend.get_backend(DEVICE)
     device = backend.local_devices()[0]
     executable = backend.compile_and_load(mlp_text, xla_client.DeviceList((device,)), xla_client.CompileOptions())
     outputs = executable.execute([jax.device_put(x, device) for x in inputs])
@@ -131,7 +135,7 @@ def test_a_dynamic_argument_is_an_error():
 
 @pytest.fixture(scope="module")
 def compiled_mlp(mlp):
-    compiled = XlaModule(mlp[0])
+    compiled = XlaModule(mlp[0], device=DEVICE)
     names = [a.name for a in graph_args(compiled.function)]
     compiled.bind(dict(zip(names[1:], mlp[1][1:])))
     return compiled
@@ -216,5 +220,5 @@ def test_graphs_match_the_interpreter(build):
     inputs = random_inputs(f, seed=3)
     if f.sym_name.data == "llama":
         inputs[1:3] = rope_tables(4, 8)
-    compiled = XlaModule(module)
+    compiled = XlaModule(module, device=DEVICE)
     close(compiled(*inputs), run_function(module, None, inputs), tol=1e-4)

@@ -1,8 +1,11 @@
 """Sharded (SPMD) runs of the XLA backend over the 4 host devices of `tests/conftest.py`:
 the attributes' checks, data-parallel training and tensor-parallel inference of the LLaMA
-graph, each equal to the single-device interpreter, with XLA's collectives in the program."""
+graph, each equal to the single-device interpreter, with XLA's collectives in the program. `RLX_XLA_DEVICE=gpu` runs them on GPUs
+(a mesh needs as many as it has devices)."""
 
 from __future__ import annotations
+
+import os
 
 import numpy as np
 import pytest
@@ -23,10 +26,17 @@ from rlx_xdsl.testing.training import build_llama_loss  # noqa: E402
 DIMS = {"seq": 4, "dim": 16, "n_heads": 4, "n_kv_heads": 2, "ffn": 32}
 HEAD_DIM = DIMS["dim"] // DIMS["n_heads"]
 TOL = 1e-4
+DEVICE = os.environ.get("RLX_XLA_DEVICE", "cpu")
 
 
 def test_there_are_four_host_devices():
     assert len(jax.devices("cpu")) == 4  # tests/conftest.py's XLA_FLAGS reached jax
+
+
+def needs_devices(n: int) -> None:
+    """On CPU there are always four; a GPU machine may have fewer."""
+    if len(jax.devices(DEVICE)) < n:
+        pytest.skip(f"needs {n} {DEVICE} devices")
 
 
 def inputs_for(f, seed=0):
@@ -44,15 +54,16 @@ def inputs_for(f, seed=0):
 
 def run_sharded(module, f, inputs):
     """`f` compiled over the mesh, parameters bound (placed by their shardings), inputs passed."""
-    compiled = XlaModule(module, function=f.sym_name.data)
+    compiled = XlaModule(module, device=DEVICE, function=f.sym_name.data)
     args = graph_args(f)
     compiled.bind({a.name: x for a, x in zip(args, inputs) if a.is_param})
     outputs = compiled(*[x for a, x in zip(args, inputs) if not a.is_param])
     return compiled, outputs
 
 
-def test_data_parallel_training_gives_the_single_device_gradients():
-    """The batch split over `data`, every weight replicated: XLA all-reduces the gradients."""
+@pytest.fixture(scope="module")
+def training():
+    """The LLaMA training graph (`@llama_grad`), its inputs and the interpreter's gradients."""
     module = build_llama_loss(1, batch=4, vocab=8, **DIMS)
     prepare_for_ad(module)
     build_gradient(module, "llama")
@@ -62,21 +73,32 @@ def test_data_parallel_training_gives_the_single_device_gradients():
 
     LowerSoftmaxCrossEntropyPass().apply(make_context(), module)
     DecomposeBackwardPass().apply(make_context(), module)
+    inputs = inputs_for(find_function(module, "llama_grad"))
+    return module, inputs, run_function(module, "llama_grad", inputs)
+
+
+@pytest.mark.parametrize("devices", [2, 4])
+def test_data_parallel_training_gives_the_single_device_gradients(training, devices):
+    """The batch split over `data`, every weight replicated: XLA all-reduces the gradients."""
+    needs_devices(devices)
+    module, inputs, expected = training
+    module = module.clone()
     f = find_function(module, "llama_grad")
-    annotate(module, f, {"data": 4}, {"x": ["data", None, None]})
-    inputs = inputs_for(f)
+    annotate(module, f, {"data": devices}, {"x": ["data", None, None]})
     compiled, outputs = run_sharded(module, f, inputs)
     assert "all-reduce" in compiled.compiled_text()
-    assert len(compiled.device) == 4
-    expected = run_function(module, "llama_grad", inputs)
+    assert len(compiled.device) == devices
     assert len(outputs) == len(expected) == 1 + sum(a.is_param for a in graph_args(f))
     for got, want in zip(outputs, expected, strict=True):
-        np.testing.assert_allclose(np.asarray(got), want, rtol=TOL, atol=TOL)
+        scale = np.abs(want).max()
+        assert scale > 1e-5, "a vanishing gradient would prove nothing"
+        np.testing.assert_allclose(np.asarray(got), want, rtol=TOL, atol=TOL * scale)  # small gradients too
 
 
 def test_tensor_parallel_inference_gives_the_single_device_result():
     """Megatron-style over a 2x2 mesh: the batch over `data`; the q/k/v projections (attention
     heads) and the FFN's gate/up columns over `model`, wo and w_down by rows."""
+    needs_devices(4)
     module = build_llama(1, batch=2, **DIMS)
     f = find_function(module)
     columns, rows = [None, "model"], ["model", None]
@@ -142,4 +164,4 @@ def test_a_sharding_needs_a_mesh():
 def test_a_mesh_larger_than_the_machine_is_a_run_time_error():
     module = parse_module(graph("{data = 8}", '["data", unit, unit]', shape="8x2x6"))
     with pytest.raises(DeviceUnavailable, match=r"the mesh data=8 needs 8 cpu devices, but JAX sees 4"):
-        XlaModule(module)
+        XlaModule(module, device="cpu")

@@ -1,8 +1,10 @@
 """`rlx-run --backend=xla` and `rlx-opt --emit=stablehlo`, in process (jax starts once):
-results against the interpreter's, errors as the tools report them."""
+results against the interpreter's, errors as the tools report them. `RLX_XLA_DEVICE=gpu`
+runs them on GPUs (the sharded example needs 4)."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +19,8 @@ from rlx_xdsl.tools.rlx_run import main  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]
 EXAMPLES = ROOT / "examples"
+DEVICE = os.environ.get("RLX_XLA_DEVICE", "cpu")
+XLA = ["--backend=xla", f"--device={DEVICE}"]
 
 
 def run(capsys, *argv):
@@ -33,9 +37,9 @@ def saved(directory: Path) -> list[np.ndarray]:
 def test_xla_runs_match_the_interpreter(capsys, tmp_path, example):
     """The plain MLP, the MLP over a 2x2 mesh, and an HIR graph (lowered to MIR first)."""
     path = EXAMPLES / example
-    code, out, err = run(capsys, path, "--backend=xla", "--save", tmp_path / "xla")
+    code, out, err = run(capsys, path, *XLA, "--save", tmp_path / "xla")
     assert (code, err) == (0, "")
-    assert "XLA cpu" in out.splitlines()[0]
+    assert f"XLA {DEVICE}" in out.splitlines()[0]
     assert ("mesh data=2 model=2 on 4 devices" in out) == (example == "mlp_sharded.mlir")
     assert run(capsys, path, "--save", tmp_path / "interp")[0] == 0
     got, want = saved(tmp_path / "xla"), saved(tmp_path / "interp")
@@ -50,7 +54,7 @@ def test_params_and_inputs_are_taken_as_by_the_other_backends(capsys, tmp_path):
     np.savez(tmp_path / "w.npz", **{"fc2.bias": rng.standard_normal(10).astype(np.float32)})
     np.save(tmp_path / "x.npy", rng.standard_normal((4, 16)).astype(np.float32))
     common = ["--params", tmp_path / "w.npz", "--input", f"x={tmp_path / 'x.npy'}", "--seed", "2"]
-    assert run(capsys, path, "--backend=xla", *common, "--save", tmp_path / "xla")[0] == 0
+    assert run(capsys, path, *XLA, *common, "--save", tmp_path / "xla")[0] == 0
     assert run(capsys, path, *common, "--save", tmp_path / "interp")[0] == 0
     np.testing.assert_allclose(saved(tmp_path / "xla")[0], saved(tmp_path / "interp")[0], rtol=1e-4, atol=1e-4)
 
