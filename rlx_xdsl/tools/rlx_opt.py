@@ -346,10 +346,10 @@ class RlxOptMain(xDSLOptMain):
             sys.stdout.write(self.list_passes())
             return True
         if self.args.emit == "stablehlo":
-            from rlx_xdsl.backends.xla.export import XlaUnavailable, _jax
+            from rlx_xdsl.backends.xla.export import XlaUnavailable, require_jax
 
             try:
-                _jax()
+                require_jax()
             except XlaUnavailable as e:
                 raise ToolError(f"--emit=stablehlo: {e}") from None
         elif self.args.emit_func is not None:

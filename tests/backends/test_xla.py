@@ -153,6 +153,11 @@ def test_bound_parameters_stay_on_the_device(mlp, compiled_mlp):
     assert all(compiled_mlp._bound[i] is a for i, a in resident.items())  # not copied again
 
 
+def test_run_function_with_the_xla_backend(mlp):
+    module, inputs, expected = mlp
+    close(run_function(module, None, inputs, backend="xla", device=DEVICE), expected)
+
+
 def test_rebinding_a_parameter_changes_the_result(mlp, compiled_mlp):
     module, inputs, expected = mlp
     changed = [inputs[0], inputs[1], inputs[2], inputs[3], inputs[4] + 1.0]

@@ -15,7 +15,7 @@ argument shardings, `module.py` compiles and runs.
 """
 
 from rlx_xdsl.backends.xla.export import XlaUnavailable, check_exportable, to_stablehlo
-from rlx_xdsl.backends.xla.module import DEVICES, DeviceUnavailable, XlaModule
+from rlx_xdsl.backends.xla.module import DEVICES, DeviceUnavailable, XlaModule, run_function
 from rlx_xdsl.backends.xla.sharding import Layout, read_layout
 
 __all__ = [
@@ -26,5 +26,6 @@ __all__ = [
     "XlaUnavailable",
     "check_exportable",
     "read_layout",
+    "run_function",
     "to_stablehlo",
 ]

@@ -28,17 +28,13 @@ class XlaUnavailable(RuntimeError):
     """JAX (the XLA backend's compiler) is not installed."""
 
 
-def _jax():
+def require_jax():
+    """The `jax` module, or `XlaUnavailable` saying how to install it."""
     try:
         import jax
     except ImportError:
         raise XlaUnavailable(f"the XLA backend needs JAX: {INSTALL_HINT}") from None
     return jax
-
-
-def select_function(module: ModuleOp, function: str | None) -> func.FuncOp:
-    """`@function` of `module` (its first function when None); KeyError if there is none."""
-    return find_function(module, function)
 
 
 def check_exportable(f: func.FuncOp) -> None:
@@ -73,7 +69,7 @@ def check_exportable(f: func.FuncOp) -> None:
 
 def abstract_args(f: func.FuncOp) -> list:
     """A `jax.ShapeDtypeStruct` per argument of `f` (static shapes: `check_exportable` first)."""
-    jax = _jax()
+    jax = require_jax()
     return [
         jax.ShapeDtypeStruct(tuple(a.type.get_shape()), dtypes.numpy_dtype(a.type.element_type))
         for a in f.body.block.args
@@ -83,7 +79,7 @@ def abstract_args(f: func.FuncOp) -> list:
 def matmul_precision(tf32: bool) -> AbstractContextManager[None]:
     """f32 products at full precision, or in TF32 when asked: the precision is written
     into each dot and convolution of the traced program, so the text says which."""
-    return _jax().default_matmul_precision("tensorfloat32" if tf32 else "highest")
+    return require_jax().default_matmul_precision("tensorfloat32" if tf32 else "highest")
 
 
 def traced(module: ModuleOp, f: func.FuncOp) -> Callable[..., tuple]:
@@ -110,8 +106,8 @@ def to_stablehlo(module: ModuleOp, function: str | None = None, tf32: bool = Fal
     """
     from rlx_xdsl.backends.xla.sharding import read_layout
 
-    jax = _jax()
-    f = select_function(module, function)
+    jax = require_jax()
+    f = find_function(module, function)
     check_exportable(f)
     read_layout(module, f)
     with matmul_precision(tf32):

@@ -30,12 +30,12 @@ from rlx_xdsl.backends.xla.export import (
     abstract_args,
     check_exportable,
     matmul_precision,
-    select_function,
+    require_jax,
     traced,
-    _jax,
 )
 from rlx_xdsl.backends.xla.sharding import Layout, read_layout
 from rlx_xdsl.graph import GraphArg, graph_args
+from rlx_xdsl.interpreters import find_function
 
 DEVICES = ("cpu", "gpu")
 GPU_HINT = (
@@ -56,8 +56,8 @@ class XlaModule:
     """
 
     def __init__(self, module: ModuleOp, device: str = "cpu", function: str | None = None, tf32: bool = False):
-        jax = _jax()
-        self.function = select_function(module, function)
+        jax = require_jax()
+        self.function = find_function(module, function)
         check_exportable(self.function)  # located errors before any device work
         self.layout: Layout = read_layout(module, self.function)
         self.args: list[GraphArg] = graph_args(self.function)
@@ -83,7 +83,7 @@ class XlaModule:
 
     def _sharding(self, index: int):
         """Where argument `index` lives: one device, or its split over the mesh."""
-        jax = _jax()
+        jax = require_jax()
         if self.mesh is None:
             return jax.sharding.SingleDeviceSharding(self.device)
         from jax.sharding import NamedSharding, PartitionSpec
@@ -94,7 +94,7 @@ class XlaModule:
 
     def _place(self, index: int, value: Any):
         """`value` (numpy or jax) checked against argument `index` and put where it lives."""
-        jax = _jax()
+        jax = require_jax()
         arg = self.args[index]
         array = value if isinstance(value, jax.Array) else np.asarray(value)
         shape = tuple(arg.type.get_shape())
@@ -162,9 +162,19 @@ class XlaModule:
         return self._compiled.as_text()
 
 
+def run_function(module: ModuleOp, name: str | None, inputs: Sequence[Any], device: str = "cpu") -> list[np.ndarray]:
+    """Run one function on XLA (the first when `name` is None): numpy in, numpy out. HIR block
+    ops are lowered to MIR first, on a copy (as `rlx-run --backend=xla` and IREE do)."""
+    from rlx_xdsl.backends.iree import lower_hir
+
+    lowered = module.clone()
+    lower_hir(lowered)
+    return [np.asarray(output) for output in XlaModule(lowered, device, name)(*inputs)]
+
+
 def _devices(device: str, layout: Layout) -> Sequence[Any]:
     """The JAX devices of `device`, as many as `layout`'s mesh needs, or `DeviceUnavailable`."""
-    jax = _jax()
+    jax = require_jax()
     if device not in DEVICES:
         raise ValueError(f"unknown device '{device}' (known: {', '.join(DEVICES)})")
     try:
