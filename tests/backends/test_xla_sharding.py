@@ -15,7 +15,7 @@ jax = pytest.importorskip("jax")
 from rlx_xdsl.autodiff.grad import build_gradient  # noqa: E402
 from rlx_xdsl.autodiff.prepare import prepare_for_ad  # noqa: E402
 from rlx_xdsl.backends.xla import DeviceUnavailable, XlaModule, read_layout  # noqa: E402
-from rlx_xdsl.backends.xla.sharding import annotate  # noqa: E402
+from rlx_xdsl.sharding import annotate  # noqa: E402
 from rlx_xdsl.context import make_context, parse_module  # noqa: E402
 from rlx_xdsl.diagnostics import OpError  # noqa: E402
 from rlx_xdsl.graph import graph_args, random_inputs  # noqa: E402

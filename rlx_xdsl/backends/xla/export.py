@@ -104,7 +104,7 @@ def to_stablehlo(module: ModuleOp, function: str | None = None, tf32: bool = Fal
     is the one-device program (`XlaModule(...).stablehlo()` has the partitioned one's
     input). Unexportable ops are `OpError`s; no JAX is `XlaUnavailable`.
     """
-    from rlx_xdsl.backends.xla.sharding import read_layout
+    from rlx_xdsl.sharding import read_layout
 
     jax = require_jax()
     f = find_function(module, function)

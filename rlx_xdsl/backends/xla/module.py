@@ -33,7 +33,7 @@ from rlx_xdsl.backends.xla.export import (
     require_jax,
     traced,
 )
-from rlx_xdsl.backends.xla.sharding import Layout, read_layout
+from rlx_xdsl.sharding import Layout, read_layout
 from rlx_xdsl.graph import GraphArg, graph_args
 from rlx_xdsl.interpreters import find_function
 

@@ -14,8 +14,11 @@ MLIR attribute syntax: `unit` stands for JAX's `None`).
 `read_layout` checks them, every mistake an `OpError` at the module or the
 function: axes exist in the mesh, one entry per dimension, each dimension
 divisible by the product of its axes' sizes, an axis used at most once per
-argument. Whether the machine has enough devices is a run-time question
-(`XlaModule`), not a property of the IR.
+argument. The verifier runs it on every function of a module
+(`diagnostics.verify_located`), so `rlx-opt` reports a bad sharding like any
+other invalid IR. Whether the machine has enough devices is a run-time question
+(the XLA backend's), not a property of the IR. Only the XLA backend applies the
+attributes (`backends/xla/`, `docs/distributed.md`); the interpreter and IREE ignore them.
 """
 
 from __future__ import annotations
@@ -73,7 +76,7 @@ def annotate(module: ModuleOp, f: func.FuncOp, mesh: dict[str, int], shardings: 
     `shardings` (by `rlx.name`; an entry per dimension: an axis name, None, or a list of names).
     The Python way to shard a built graph; `read_layout` checks the result."""
     module.attributes[MESH_ATTR] = DictionaryAttr({k: IntegerAttr(v, 64) for k, v in mesh.items()})
-    names = [argument_name(f, i) for i in range(len(f.body.block.args))]
+    names = [argument_name(f, i) for i in range(len(f.function_type.inputs.data))]
     unknown = set(shardings) - set(names)
     if unknown:
         raise KeyError(f"@{f.sym_name.data} has no argument named {', '.join(sorted(map(repr, unknown)))}")
@@ -98,8 +101,21 @@ def _entry_attr(entry: str | Sequence[str] | None) -> Attribute:
 def read_layout(module: ModuleOp, f: func.FuncOp) -> Layout:
     """The verified mesh of `module` and the sharding of each of `f`'s arguments."""
     mesh = read_mesh(module)
-    args = tuple(_read_sharding(f, index, mesh) for index in range(len(f.body.block.args)))
+    args = tuple(_read_sharding(f, index, mesh) for index in range(len(f.function_type.inputs.data)))
     return Layout(mesh, args)
+
+
+def verify_layouts(module: ModuleOp) -> None:
+    """Check the mesh and the shardings of every function of `module` (`OpError`s)."""
+    if MESH_ATTR not in module.attributes and not any(
+        f.arg_attrs is not None and any(SHARDING_ATTR in a.data for a in f.arg_attrs.data)
+        for f in module.ops
+        if isinstance(f, func.FuncOp)
+    ):
+        return
+    for f in module.ops:
+        if isinstance(f, func.FuncOp):
+            read_layout(module, f)
 
 
 def read_mesh(module: ModuleOp) -> dict[str, int]:
@@ -122,18 +138,18 @@ def _read_sharding(f: func.FuncOp, index: int, mesh: dict[str, int]) -> tuple[Di
     attr = attrs.get(SHARDING_ATTR)
     if attr is None:
         return None
-    arg = f.body.block.args[index]
+    arg_type = f.function_type.inputs.data[index]
     what = f"argument #{index} ('{argument_name(f, index)}') of @{f.sym_name.data}"
     if not mesh:
         raise OpError(f, f"{what} has '{SHARDING_ATTR}' but the module has no '{MESH_ATTR}'")
     if not isinstance(attr, ArrayAttr):
         raise OpError(f, f"'{SHARDING_ATTR}' of {what} must be a list with one entry per dimension, got {attr}")
-    if not isinstance(arg.type, TensorType):
+    if not isinstance(arg_type, TensorType):
         raise OpError(f, f"{what} has '{SHARDING_ATTR}' but is not a tensor")
-    shape = arg.type.get_shape()
+    shape = arg_type.get_shape()
     if len(attr.data) != len(shape):
         raise OpError(
-            f, f"'{SHARDING_ATTR}' of {what} has {len(attr.data)} entries, but its type {arg.type} has rank {len(shape)}"
+            f, f"'{SHARDING_ATTR}' of {what} has {len(attr.data)} entries, but its type {arg_type} has rank {len(shape)}"
         )
     spec = tuple(_dim_axes(f, what, entry) for entry in attr.data)
     used: set[str] = set()
