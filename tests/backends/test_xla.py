@@ -227,3 +227,20 @@ def test_graphs_match_the_interpreter(build):
         inputs[1:3] = rope_tables(4, 8)
     compiled = XlaModule(module, device=DEVICE)
     close(compiled(*inputs), run_function(module, None, inputs), tol=1e-4)
+
+
+def test_dynamic_dims_are_specialized_per_call():
+    """`examples/ffn_dynamic.mlir` (x: ?x?x32) compiled for each new shape of x, each result
+    the interpreter's; the parameters are bound once for both."""
+    module = parse_module((ROOT / "examples" / "ffn_dynamic.mlir").read_text())
+    compiled = XlaModule(module, device=DEVICE)
+    with pytest.raises(RuntimeError, match="has dynamic dims and is compiled at its first call"):
+        compiled.stablehlo()
+    rng = np.random.default_rng(0)
+    params = {a.name: (0.3 * rng.standard_normal(a.type.get_shape())).astype(np.float32) for a in compiled.args[1:]}
+    compiled.bind(params)
+    for shape in [(2, 3, 32), (1, 5, 32)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        close(compiled(x), run_function(module, None, [x, *params.values()]), tol=1e-4)
+        assert f"tensor<{shape[0]}x{shape[1]}x32xf32>" in compiled.stablehlo()
+    assert len(compiled._executables) == 2

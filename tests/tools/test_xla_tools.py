@@ -59,6 +59,15 @@ def test_params_and_inputs_are_taken_as_by_the_other_backends(capsys, tmp_path):
     np.testing.assert_allclose(saved(tmp_path / "xla")[0], saved(tmp_path / "interp")[0], rtol=1e-4, atol=1e-4)
 
 
+def test_dynamic_dims_take_the_shapes_of_the_inputs(capsys, tmp_path):
+    np.save(tmp_path / "x.npy", np.random.default_rng(1).standard_normal((2, 3, 32)).astype(np.float32))
+    given = ["--input", f"x={tmp_path / 'x.npy'}"]
+    path = EXAMPLES / "ffn_dynamic.mlir"
+    assert run(capsys, path, *XLA, *given, "--save", tmp_path / "xla")[0] == 0
+    assert run(capsys, path, *given, "--save", tmp_path / "interp")[0] == 0
+    np.testing.assert_allclose(saved(tmp_path / "xla")[0], saved(tmp_path / "interp")[0], rtol=1e-4, atol=1e-4)
+
+
 def test_a_bad_sharding_is_located(capsys, tmp_path):
     text = (EXAMPLES / "mlp_sharded.mlir").read_text().replace('rlx.sharding = ["model"]', 'rlx.sharding = ["data", unit]')
     path = tmp_path / "bad.mlir"

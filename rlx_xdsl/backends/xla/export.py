@@ -37,8 +37,9 @@ def require_jax():
     return jax
 
 
-def check_exportable(f: func.FuncOp) -> None:
-    """Raise an `OpError` at the first op or argument of `f` that XLA cannot take."""
+def check_exportable(f: func.FuncOp, static: bool = True) -> None:
+    """Raise an `OpError` at the first op or argument of `f` that XLA cannot take
+    (with `static=False`, `?` dims are allowed: `XlaModule` specializes them per call)."""
     from rlx_xdsl.conversions.mir_to_jax import JAX_OPS, load_formulas
     from rlx_xdsl.dialects.hir.base import HirOperation
     from rlx_xdsl.dialects.mir.regions import YieldOp
@@ -51,11 +52,11 @@ def check_exportable(f: func.FuncOp) -> None:
         what = f"argument #{index} ('{argument_name(f, index)}') of {name}"
         if not (isinstance(t, TensorType) and dtypes.is_supported(t.element_type)):
             raise OpError(f, f"{what} has type {t}; the XLA backend takes tensors of RLX's dtypes")
-        if not is_static(t.get_shape()):
+        if static and not is_static(t.get_shape()):
             raise OpError(
                 f,
                 f"{what} has dynamic type {t}; XLA compiles static shapes: "
-                "give its dims with rlx-specialize{shapes=...} first",
+                "give its dims with rlx-specialize{shapes=...} first (XlaModule specializes per call)",
             )
     load_formulas()
     for op in f.walk():

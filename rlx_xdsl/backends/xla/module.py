@@ -5,9 +5,11 @@
     (logits,) = compiled(x, cos, sin)            # the unbound arguments, in order
 
 The function is traced (its `JAX_OPS` translation), lowered and compiled once,
-when the module is made: every argument type is static, so there is one
-signature. Bound arguments stay on the device as `jax.Array`s and are passed to
-the executable by reference on every call; only the unbound ones move.
+when the module is made. XLA compiles static shapes: a function with `?` dims is
+compiled at its first call instead, specialized (`rlx-specialize`) to the shapes of
+the arguments, and again for each new set of shapes (each kept). Bound
+arguments stay on the device as `jax.Array`s and are passed to the executable by
+reference on every call; only the unbound ones move.
 
 With `rlx.mesh` on the module the function runs SPMD: each argument is placed
 with its `rlx.sharding` (replicated without one) as a `NamedSharding` over a
@@ -36,6 +38,7 @@ from rlx_xdsl.backends.xla.export import (
 from rlx_xdsl.sharding import Layout, read_layout
 from rlx_xdsl.graph import GraphArg, graph_args
 from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.shapes import DYNAMIC, is_static
 
 DEVICES = ("cpu", "gpu")
 GPU_HINT = (
@@ -56,9 +59,8 @@ class XlaModule:
     """
 
     def __init__(self, module: ModuleOp, device: str = "cpu", function: str | None = None, tf32: bool = False):
-        jax = require_jax()
         self.function = find_function(module, function)
-        check_exportable(self.function)  # located errors before any device work
+        check_exportable(self.function, static=False)  # located errors before any device work
         self.layout: Layout = read_layout(module, self.function)
         self.args: list[GraphArg] = graph_args(self.function)
         self.tf32 = tf32
@@ -74,10 +76,38 @@ class XlaModule:
             self.device = devices[0]
         self._shardings = [self._sharding(index) for index in range(len(self.args))]
         self._bound: dict[int, Any] = {}
-        with matmul_precision(tf32):
-            jitted = jax.jit(traced(module, self.function), in_shardings=self._shardings)
-            self._lowered = jitted.lower(*abstract_args(self.function))
-            self._compiled = self._lowered.compile()
+        self._module = module
+        self._executables: dict[tuple, tuple[Any, Any]] = {}
+        """(lowered, compiled) by the arguments' shapes."""
+        self._last: tuple[Any, Any] | None = None
+        shapes = tuple(tuple(a.type.get_shape()) for a in self.args)
+        if all(is_static(shape) for shape in shapes):
+            self._executable(shapes)
+
+    def _executable(self, shapes: tuple[tuple[int, ...], ...]) -> Any:
+        """The executable for arguments of `shapes` (compiled at the first use of them)."""
+        if shapes not in self._executables:
+            jax = require_jax()
+            module, f = self._module, self.function
+            if any(tuple(a.type.get_shape()) != shape for a, shape in zip(self.args, shapes)):
+                module, f = self._specialized(shapes)
+            with matmul_precision(self.tf32):
+                jitted = jax.jit(traced(module, f), in_shardings=self._shardings)
+                lowered = jitted.lower(*abstract_args(f))
+                self._executables[shapes] = (lowered, lowered.compile())
+        self._last = self._executables[shapes]
+        return self._last[1]
+
+    def _specialized(self, shapes: tuple[tuple[int, ...], ...]) -> tuple[ModuleOp, Any]:
+        """A copy of the module with the function's `?` dims bound to `shapes`."""
+        from rlx_xdsl.transforms.specialize import parse_bindings, specialize
+
+        module = self._module.clone()
+        dynamic = [(a, shape) for a, shape in zip(self.args, shapes) if not is_static(a.type.get_shape())]
+        specialize(module, parse_bindings([f"{a.name}={'x'.join(map(str, shape))}" for a, shape in dynamic]), self.name)
+        f = find_function(module, self.name)
+        check_exportable(f)
+        return module, f
 
     # Placement --------------------------------------------------------------------
 
@@ -97,17 +127,18 @@ class XlaModule:
         jax = require_jax()
         arg = self.args[index]
         array = value if isinstance(value, jax.Array) else np.asarray(value)
-        shape = tuple(arg.type.get_shape())
+        declared = arg.type.get_shape()
+        fits = len(declared) == array.ndim and all(d in (DYNAMIC, n) for d, n in zip(declared, array.shape))
         # Across hosts a process passes only its part of a sharded argument (docs/distributed.md).
         local = jax.process_count() > 1 and not isinstance(value, jax.Array)
-        if array.dtype != dtypes.numpy_dtype(arg.type.element_type) or (not local and tuple(array.shape) != shape):
+        if array.dtype != dtypes.numpy_dtype(arg.type.element_type) or not (local or fits):
             raise ValueError(
                 f"argument '{arg.name}' of @{self.name} has type {arg.type}, "
                 f"got an array of shape {tuple(array.shape)} and dtype {array.dtype}"
             )
         sharding = self._shardings[index]
         if local:
-            return jax.make_array_from_process_local_data(sharding, array, shape)
+            return jax.make_array_from_process_local_data(sharding, array, tuple(declared))
         return jax.device_put(array, sharding)
 
     # The API ------------------------------------------------------------------------
@@ -151,15 +182,21 @@ class XlaModule:
             raise TypeError(f"@{self.name} misses the arguments {', '.join(map(repr, missing))}")
         placed = {index: self._place(index, value) for index, value in values.items()}
         inputs = [self._bound[a.index] if a.index in self._bound else placed[a.index] for a in self.args]
-        return tuple(self._compiled(*inputs))
+        executable = self._executable(tuple(tuple(x.shape) for x in inputs))
+        return tuple(executable(*inputs))
+
+    def _compiled_last(self) -> tuple[Any, Any]:
+        if self._last is None:
+            raise RuntimeError(f"@{self.name} has dynamic dims and is compiled at its first call: call it first")
+        return self._last
 
     def stablehlo(self) -> str:
-        """The StableHLO text XLA compiled (with the arguments' shardings when on a mesh)."""
-        return self._lowered.as_text()
+        """The StableHLO text XLA compiled last (with the arguments' shardings when on a mesh)."""
+        return self._compiled_last()[0].as_text()
 
     def compiled_text(self) -> str:
         """XLA's optimized HLO after partitioning (where the inserted collectives show)."""
-        return self._compiled.as_text()
+        return self._compiled_last()[1].as_text()
 
 
 def run_function(module: ModuleOp, name: str | None, inputs: Sequence[Any], device: str = "cpu") -> list[np.ndarray]:
