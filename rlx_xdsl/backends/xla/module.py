@@ -35,10 +35,10 @@ from rlx_xdsl.backends.xla.export import (
     require_jax,
     traced,
 )
-from rlx_xdsl.sharding import Layout, read_layout
 from rlx_xdsl.graph import GraphArg, graph_args
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.shapes import DYNAMIC, is_static
+from rlx_xdsl.sharding import Layout, read_layout
 
 DEVICES = ("cpu", "gpu")
 GPU_HINT = (
@@ -165,7 +165,8 @@ class XlaModule:
 
     def __call__(self, *args: Any, **named: Any) -> tuple:
         """Run on the unbound arguments (positionally in `unbound` order, or by name);
-        the results as `jax.Array`s, on the device(s)."""
+        the results as `jax.Array`s, on the device(s). Like any JAX call it returns before
+        the device finishes: `jax.block_until_ready` waits (for timing)."""
         free = [a for a in self.args if a.index not in self._bound]
         values: dict[int, Any] = {}
         if len(args) > len(free):
