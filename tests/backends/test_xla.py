@@ -64,25 +64,37 @@ def test_tf32_is_asked_for_in_the_text(mlp):
     assert len(dots) == 2 and all("precision = [HIGH, HIGH]" in line for line in dots)  # JAX's "tensorfloat32"
 
 
-def test_xla_compiles_and_runs_the_exported_text(mlp, mlp_text):
-    """The text itself, not a re-trace, compiled by XLA's CPU client."""
+@pytest.fixture(scope="module", params=["mlp", "llama"])
+def exported(request, mlp, mlp_text):
+    """(module name, inputs, the interpreter's outputs, StableHLO text) of the MLP and of a
+    LLaMA layer (attention, RoPE, RMSNorm, GQA by narrow/concat)."""
+    if request.param == "mlp":
+        return "jit_mlp", mlp[1], mlp[2], mlp_text
+    module = _llama()
+    inputs = random_inputs(find_function(module))
+    inputs[1:3] = rope_tables(4, 8)
+    return "jit_llama", inputs, run_function(module, None, inputs), to_stablehlo(module)
+
+
+def test_xla_compiles_and_runs_the_exported_text(exported):
+    """The text itself, not a re-trace, compiled by XLA's client."""
     import jax.extend
     from jax._src.lib import xla_client
 
-    _, inputs, expected = mlp
+    _, inputs, expected, text = exported
     backend = jax.extend.backend.get_backend(DEVICE)
     device = backend.local_devices()[0]
-    executable = backend.compile_and_load(mlp_text, xla_client.DeviceList((device,)), xla_client.CompileOptions())
+    executable = backend.compile_and_load(text, xla_client.DeviceList((device,)), xla_client.CompileOptions())
     outputs = executable.execute([jax.device_put(x, device) for x in inputs])
-    close(outputs, expected)
+    close(outputs, expected, tol=1e-4)
 
 
-def test_iree_compiles_and_runs_the_exported_text(mlp, mlp_text):
+def test_iree_compiles_and_runs_the_exported_text(exported):
     compiler = pytest.importorskip("iree.compiler")
     runtime = pytest.importorskip("iree.runtime")
-    _, inputs, expected = mlp
+    name, inputs, expected, text = exported
     vmfb = compiler.compile_str(
-        mlp_text,
+        text,
         input_type="stablehlo",
         extra_args=[
             "--iree-hal-target-device=local",
@@ -92,8 +104,8 @@ def test_iree_compiles_and_runs_the_exported_text(mlp, mlp_text):
     )
     context = runtime.SystemContext(config=runtime.Config("local-task"))
     context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
-    result = context.modules["jit_mlp"]["main"](*inputs)
-    close([result.to_host()], expected)
+    result = context.modules[name]["main"](*inputs)
+    close([result.to_host()], expected, tol=1e-4)
 
 
 def test_an_op_without_a_translation_is_an_error_at_the_op():
