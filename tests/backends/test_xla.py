@@ -76,6 +76,12 @@ def exported(request, mlp, mlp_text):
     return "jit_llama", inputs, run_function(module, None, inputs), to_stablehlo(module)
 
 
+def test_every_product_is_at_full_f32_precision(exported):
+    """Attention's products too: XLA would otherwise run f32 dots in TF32 on NVIDIA GPUs."""
+    products = [line for line in exported[3].splitlines() if "dot_general" in line or "convolution" in line]
+    assert products and all("precision = [HIGHEST, HIGHEST]" in line for line in products)
+
+
 def test_xla_compiles_and_runs_the_exported_text(exported):
     """The text itself, not a re-trace, compiled by XLA's client."""
     import jax.extend
