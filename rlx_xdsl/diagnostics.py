@@ -19,6 +19,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from io import StringIO
 
+from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
@@ -112,7 +113,8 @@ def verify_located(root: Operation) -> None:
 
     Checks the same rules as `Operation.verify()` (structure, traits, IRDL
     constraints and `verify_`), nested ops before their parent as xDSL does, then
-    SSA dominance, which xDSL does not check (`dominance.py`). Crashing verifiers
+    SSA dominance, which xDSL does not check (`dominance.py`), and a module's sharding
+    attributes (`sharding.py`). Crashing verifiers
     are reported as errors at their op too. Iterative, so nesting depth costs nothing.
     """
     for op in postorder(root):
@@ -124,6 +126,10 @@ def verify_located(root: Operation) -> None:
         where = op_position(defining) if defining is not None else None
         note = f"operand #{bad.index} is defined at {where}" if where is not None else None
         raise OpError(bad.user, f"operand #{bad.index} does not dominate this use", note)
+    if isinstance(root, ModuleOp):
+        from rlx_xdsl.sharding import verify_layouts  # (imports this module)
+
+        verify_layouts(root)  # the device mesh and argument shardings: attributes no op verifies
 
 
 def _verify_one(op: Operation) -> None:

@@ -4,10 +4,33 @@
 a red run is reproducible and a green one does not hide a failure that the next run might
 draw. `explore` draws fresh examples, for hunting bugs locally:
 `pytest --hypothesis-profile=explore tests/autodiff` (add `--hypothesis-seed=N` to replay one).
+
+XLA's flags are set here, before anything imports jax (they are read once, when jax starts):
+four host "devices", so sharded runs are tested on CPU, and none of XLA's expensive
+CPU passes, which tiny test graphs gain nothing from. Flags already in the environment win;
+tool subprocesses inherit these.
 """
+
+import os
 
 from hypothesis import settings
 from hypothesis.vendor.pretty import for_type_by_name
+
+TEST_XLA_FLAGS = {
+    "--xla_force_host_platform_device_count": "4",
+    "--xla_backend_optimization_level": "0",
+    "--xla_llvm_disable_expensive_passes": "true",
+}
+
+
+def _with_test_xla_flags(flags: str) -> str:
+    """`flags` plus each test flag it does not set already."""
+    given = {flag.split("=", 1)[0] for flag in flags.split()}
+    extra = [f"{name}={value}" for name, value in TEST_XLA_FLAGS.items() if name not in given]
+    return " ".join([flags, *extra]).strip()
+
+
+os.environ["XLA_FLAGS"] = _with_test_xla_flags(os.environ.get("XLA_FLAGS", ""))
 
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)

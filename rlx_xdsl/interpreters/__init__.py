@@ -190,7 +190,8 @@ def run_function(
 
     A planned (LIR) function runs on its arena (`interpreters.lir`), with the same kernels.
     `backend="iree"` lowers the module to upstream MLIR and runs it compiled by IREE on
-    `device` ("cpu" or "cuda"; see `rlx_xdsl.backends.iree`).
+    `device` ("cpu" or "cuda"; see `rlx_xdsl.backends.iree`); `backend="xla"` runs it
+    compiled by XLA on `device` ("cpu" or "gpu"; see `rlx_xdsl.backends.xla`).
     """
     from rlx_xdsl.dialects.lir import plan_of
 
@@ -198,8 +199,12 @@ def run_function(
         from rlx_xdsl.backends import iree
 
         return iree.run_function(module, name, inputs, device)
+    if backend == "xla":
+        from rlx_xdsl.backends import xla
+
+        return xla.run_function(module, name, inputs, device)
     if backend != "interpreter":
-        raise ValueError(f"unknown backend '{backend}' (known: interpreter, iree)")
+        raise ValueError(f"unknown backend '{backend}' (known: interpreter, iree, xla)")
     f = find_function(module, name)
     arrays = tuple(np.asarray(x) for x in inputs)
     checks.check_arguments(f, arrays)

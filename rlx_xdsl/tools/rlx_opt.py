@@ -173,6 +173,17 @@ class RlxOptMain(xDSLOptMain):
         output.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
         targets = ", ".join(self.available_targets)
         output.add_argument("-t", "--target", default="mlir", help=f"output format: {targets} (default: mlir)")
+        output.add_argument(
+            "--emit",
+            choices=("mlir", "stablehlo"),
+            default="mlir",
+            help="what to write after the passes: the IR (default), or the StableHLO module of one "
+            "function, as JAX/XLA lower it (XLA and iree-compile --iree-input-type=stablehlo read it; "
+            "needs pip install -e '.[xla]')",
+        )
+        output.add_argument(
+            "--emit-func", metavar="NAME", help="with --emit=stablehlo: the function to export (default: the first)"
+        )
         _add_flags(
             output,
             ("--split-input-file", f"process each '{SPLIT_MARKER}'-separated chunk independently"),
@@ -334,6 +345,15 @@ class RlxOptMain(xDSLOptMain):
         if self.args.list_passes:
             sys.stdout.write(self.list_passes())
             return True
+        if self.args.emit == "stablehlo":
+            from rlx_xdsl.backends.xla.export import XlaUnavailable, require_jax
+
+            try:
+                require_jax()
+            except XlaUnavailable as e:
+                raise ToolError(f"--emit=stablehlo: {e}") from None
+        elif self.args.emit_func is not None:
+            raise ToolError("--emit-func needs --emit=stablehlo")
         self.setup_instrumentation()
         if self.args.dump_pass_pipeline:
             from rlx_xdsl.tools.instrumentation.reproducer import pipeline_text
@@ -494,6 +514,10 @@ class RlxOptMain(xDSLOptMain):
         try:
             with self.phase("Output"):
                 result.output = self.output_resulting_program(module)
+        except OpError as e:  # an op that --emit=stablehlo cannot export
+            result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
+        except ToolError:
+            raise
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {TOO_DEEP}"))
         except Exception as e:
@@ -559,7 +583,10 @@ class RlxOptMain(xDSLOptMain):
             run_passes(self.pipeline_spec.passes, self.ctx, prog, verify=verify)
 
     def output_resulting_program(self, prog: ModuleOp) -> str:
-        """The output text; the MLIR target with rlx-opt's printing options."""
+        """The output text: the MLIR target with rlx-opt's printing options, or the
+        StableHLO of one function (`--emit=stablehlo`)."""
+        if self.args.emit == "stablehlo":
+            return self.emit_stablehlo(prog)
         spec = parse_spec(self.args.target)
         if spec.name != "mlir":
             return super().output_resulting_program(prog)
@@ -568,6 +595,19 @@ class RlxOptMain(xDSLOptMain):
         output = StringIO()
         target.emit(self.ctx, prog, output)
         return output.getvalue()
+
+    def emit_stablehlo(self, prog: ModuleOp) -> str:
+        """`--emit=stablehlo`: JAX's lowering of the function's JAX translation. Not a pass:
+        the result is StableHLO text made by JAX/XLA, not xDSL IR (ARCHITECTURE.md)."""
+        from rlx_xdsl.backends.xla.export import to_stablehlo
+
+        try:
+            return to_stablehlo(prog, self.args.emit_func)
+        except KeyError as e:
+            from xdsl.dialects import func
+
+            names = ", ".join(f"'{f.sym_name.data}'" for f in prog.ops if isinstance(f, func.FuncOp)) or "none"
+            raise ToolError(f"--emit=stablehlo: {e.args[0]} (functions: {names})") from None
 
     def printing_options(self) -> dict[str, Any]:
         """The printer's options, for the output and for IR dumps alike."""

@@ -8,6 +8,8 @@
     rlx-opt model.mlir -p rlx-dce | rlx-run -
     rlx-run model.mlir --backend=iree        # lowered to linalg, compiled and run by IREE (CPU)
     rlx-run model.mlir --backend=iree --device=cuda
+    rlx-run model.mlir --backend=xla         # traced by JAX, compiled and run by XLA (CPU)
+    rlx-run model.mlir --backend=xla --device=gpu [--tf32]   # SPMD over the devices of rlx.mesh, if any
     rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
 
 A gradient function's seed `d_output` (added by `rlx-grad`) is ones unless given,
@@ -403,6 +405,42 @@ def execute_on_iree(
         raise RunError(f"IREE failed while running @{f.sym_name.data}: {describe(e)}") from None
 
 
+def execute_on_xla(
+    module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex, device: str, tf32: bool
+) -> tuple[list[np.ndarray], str]:
+    """Compile `f` with XLA for `device` (over the module's mesh, when it has `rlx.mesh`) and
+    run it; also say where it ran. HIR block ops are lowered to MIR first, on a copy.
+
+    An op XLA cannot take or a bad sharding is a located error; a missing JAX or device
+    (or too few for the mesh), or a failure while running, is one `rlx-run: error:` line.
+    """
+    from rlx_xdsl.backends import xla
+    from rlx_xdsl.backends.iree import lower_hir
+
+    lowered = module.clone()
+    lower_hir(lowered)
+    try:
+        compiled = xla.XlaModule(lowered, xla_device(device), f.sym_name.data, tf32)
+    except OpError as e:
+        raise SourceError(op_diagnostic(e.op, e.message, e.note), source) from None
+    except (xla.XlaUnavailable, xla.DeviceUnavailable) as e:
+        raise RunError(str(e)) from None
+    try:
+        outputs = [np.asarray(output) for output in compiled(*inputs)]
+    except Exception as e:
+        raise RunError(f"XLA failed while running @{f.sym_name.data}: {describe(e)}") from None
+    layout = compiled.layout
+    where = f"XLA {xla_device(device)}{', TF32' if tf32 else ''}"
+    if layout.sharded:
+        where += f", mesh {layout.describe()} on {layout.devices} devices"
+    return outputs, where
+
+
+def xla_device(device: str) -> str:
+    """XLA's name of `--device` (`cuda` is `gpu`)."""
+    return "gpu" if device == "cuda" else device
+
+
 def execute_planned(
     module: ModuleOp, f: func.FuncOp, inputs: list[np.ndarray], source: LineIndex
 ) -> list[np.ndarray]:
@@ -513,17 +551,25 @@ def make_parser() -> argparse.ArgumentParser:
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     parser.add_argument(
         "--backend",
-        choices=("interpreter", "iree"),
+        choices=("interpreter", "iree", "xla"),
         default="interpreter",
         help="run on the numpy reference interpreter (default), or lower to upstream MLIR and run "
-        "it compiled by IREE (HIR block ops are lowered to MIR first, as the interpreter runs them; "
-        "needs pip install -e '.[iree]')",
+        "it compiled by IREE (needs pip install -e '.[iree]'), or trace it with JAX and run it "
+        "compiled by XLA, SPMD over the module's rlx.mesh if it has one (needs pip install -e '.[xla]'); "
+        "for both, HIR block ops are lowered to MIR first, as the interpreter runs them",
     )
     parser.add_argument(
         "--device",
-        choices=("cpu", "cuda"),
+        choices=("cpu", "cuda", "gpu"),
         default="cpu",
-        help="IREE's target: the host CPU (default) or an NVIDIA GPU (--backend=iree only)",
+        help="the compiled backend's target: the host CPU (default) or an NVIDIA GPU "
+        "(cuda and gpu are the same; --backend=iree or xla only)",
+    )
+    parser.add_argument(
+        "--tf32",
+        action="store_true",
+        help="--backend=xla: let f32 matmuls and convolutions run in TF32 on GPUs (faster, about "
+        "1e-3 relative error); by default they run at full f32 precision",
     )
     parser.add_argument(
         "--disable-verify",
@@ -541,14 +587,21 @@ def make_parser() -> argparse.ArgumentParser:
 
 def run(args: argparse.Namespace) -> list[str]:
     """Do the work of one invocation; return the report lines."""
-    if args.device != "cpu" and args.backend != "iree":
-        raise RunError(f"--device={args.device} needs --backend=iree")
+    if args.device != "cpu" and args.backend == "interpreter":
+        raise RunError(f"--device={args.device} needs --backend=iree or --backend=xla")
+    if args.tf32 and args.backend != "xla":
+        raise RunError("--tf32 needs --backend=xla")
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file, verify=not args.disable_verify)
     f = select_function(module, args.func, source)
     inputs = gather_inputs(f, specs, args.seed, args.params)
+    on = ""
     if args.backend == "iree":
-        outputs = execute_on_iree(module, f, inputs, source, args.device)
+        outputs = execute_on_iree(module, f, inputs, source, "cuda" if args.device == "gpu" else args.device)
+        on = f", IREE {args.device}"
+    elif args.backend == "xla":
+        outputs, where = execute_on_xla(module, f, inputs, source, args.device, args.tf32)
+        on = f", {where}"
     else:
         outputs = execute(module, f, inputs, source)
     if args.save is not None:
@@ -557,7 +610,6 @@ def run(args: argparse.Namespace) -> list[str]:
     plan = plan_of(f)
     on_arena = plan is not None and args.backend == "interpreter"
     arena = f", on an arena of {plan.arena_bytes.value.data} bytes" if on_arena else ""
-    on = "" if args.backend == "interpreter" else f", IREE {args.device}"
     lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed}{on}){arena}"]
     for name, array in zip(output_names(f), outputs):
         lines += describe_output(name, array)

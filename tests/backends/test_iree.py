@@ -183,4 +183,4 @@ def test_rlx_run_locates_an_op_iree_cannot_take(tmp_path, capsys):
 
 def test_rlx_run_device_needs_the_iree_backend(capsys):
     assert rlx_run(["examples/mlp.mlir", "--device=cuda"]) == 1
-    assert capsys.readouterr().err == "rlx-run: error: --device=cuda needs --backend=iree\n"
+    assert capsys.readouterr().err == "rlx-run: error: --device=cuda needs --backend=iree or --backend=xla\n"

@@ -1,8 +1,9 @@
 """Matrix products and dense solves."""
 
+import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, with_op
 from rlx_xdsl.dialects.mir import contraction
 
 JAX_OPS.add(contraction.MatmulOp, one(jnp.matmul))
@@ -17,3 +18,10 @@ JAX_OPS.add(
         )
     ),
 )
+JAX_OPS.add(
+    contraction.DotGeneralOp,
+    with_op(lambda op, a, b: jax.lax.dot_general(a, b, (
+        (op.lhs_contracting.get_values(), op.rhs_contracting.get_values()),
+        (op.lhs_batch.get_values(), op.rhs_batch.get_values()),
+    ))),
+)  # fmt: skip

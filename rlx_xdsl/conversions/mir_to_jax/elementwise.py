@@ -6,6 +6,7 @@ import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, with_op
 from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
 
 JAX_OPS.add(
@@ -38,5 +39,12 @@ for _op, _fn in {
     ew.ReluOp: jax.nn.relu, ew.SigmoidOp: jax.nn.sigmoid, ew.SiluOp: jax.nn.silu, ew.TanhOp: jnp.tanh,
     ew.ExpOp: jnp.exp, ew.LogOp: jnp.log, ew.NegOp: jnp.negative, ew.SqrtOp: jnp.sqrt,
     ew.GeluOp: lambda x: jax.nn.gelu(x, approximate=False), ew.SinOp: jnp.sin, ew.CosOp: jnp.cos,
+    ew.RsqrtOp: jax.lax.rsqrt,
 }.items():  # fmt: skip
     JAX_OPS.add(_op, one(_fn))
+JAX_OPS.add(
+    ew.IotaOp,
+    lambda op, **_: (jax.lax.broadcasted_iota(
+        result_dtype(op), tensor_type(op.result).get_shape(), op.normalized_dimension()
+    ),),
+)  # fmt: skip

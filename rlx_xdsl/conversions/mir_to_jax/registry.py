@@ -16,14 +16,7 @@ modules listed in `GROUP_MODULES`, each registering the formulas of one MIR grou
 from __future__ import annotations
 
 import importlib
-import os
 from collections.abc import Callable, Sequence
-
-# Tiny test graphs gain nothing from XLA's expensive CPU passes; real runs may override.
-os.environ.setdefault(
-    "XLA_FLAGS",
-    "--xla_backend_optimization_level=0 --xla_llvm_disable_expensive_passes=true",
-)
 
 import jax
 import jax.numpy as jnp

@@ -1,0 +1,264 @@
+"""The XLA backend on CPU: StableHLO export (run by XLA itself and by IREE) and `XlaModule`,
+every result checked against the numpy interpreter.
+
+Compiles cost seconds on a small machine, so graphs are tiny and each is compiled once
+per module (module-scoped fixtures). `RLX_XLA_DEVICE=gpu` runs the same tests on a GPU
+(the f32 results must then match the interpreter as closely as on the CPU: no TF32).
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax")
+
+from rlx_xdsl.backends.xla import DeviceUnavailable, XlaModule, to_stablehlo  # noqa: E402
+from rlx_xdsl.builder import GraphBuilder  # noqa: E402
+from rlx_xdsl.context import parse_module  # noqa: E402
+from rlx_xdsl.diagnostics import OpError  # noqa: E402
+from rlx_xdsl.graph import graph_args, random_inputs  # noqa: E402
+from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
+
+ROOT = Path(__file__).resolve().parents[2]
+MLP = ROOT / "examples" / "mlp.mlir"
+TOL = 2e-5
+DEVICE = os.environ.get("RLX_XLA_DEVICE", "cpu")
+
+
+def close(got, want, tol=TOL):
+    for g, w in zip(got, want, strict=True):
+        np.testing.assert_allclose(np.asarray(g), w, rtol=tol, atol=tol)
+
+
+@pytest.fixture(scope="module")
+def mlp():
+    module = parse_module(MLP.read_text())
+    inputs = random_inputs(find_function(module))
+    return module, inputs, run_function(module, None, inputs)
+
+
+@pytest.fixture(scope="module")
+def mlp_text(mlp):
+    return to_stablehlo(mlp[0])
+
+
+# Export ---------------------------------------------------------------------------
+
+
+def test_the_export_is_a_stablehlo_module_at_full_f32_precision(mlp_text):
+    assert "module @jit_mlp" in mlp_text
+    assert "func.func public @main(" in mlp_text
+    dots = [line for line in mlp_text.splitlines() if "stablehlo.dot_general" in line]
+    assert len(dots) == 2
+    assert all("precision = [HIGHEST, HIGHEST]" in line for line in dots)
+
+
+def test_tf32_is_asked_for_in_the_text(mlp):
+    text = to_stablehlo(mlp[0], tf32=True)
+    dots = [line for line in text.splitlines() if "stablehlo.dot_general" in line]
+    assert len(dots) == 2 and all("precision = [HIGH, HIGH]" in line for line in dots)  # JAX's "tensorfloat32"
+
+
+@pytest.fixture(scope="module", params=["mlp", "llama"])
+def exported(request, mlp, mlp_text):
+    """(module name, inputs, the interpreter's outputs, StableHLO text) of the MLP and of a
+    LLaMA layer (attention, RoPE, RMSNorm, GQA by narrow/concat)."""
+    if request.param == "mlp":
+        return "jit_mlp", mlp[1], mlp[2], mlp_text
+    module = _llama()
+    inputs = random_inputs(find_function(module))
+    inputs[1:3] = rope_tables(4, 8)
+    return "jit_llama", inputs, run_function(module, None, inputs), to_stablehlo(module)
+
+
+def test_every_product_is_at_full_f32_precision(exported):
+    """Attention's products too: XLA would otherwise run f32 dots in TF32 on NVIDIA GPUs."""
+    products = [line for line in exported[3].splitlines() if "dot_general" in line or "convolution" in line]
+    assert products and all("precision = [HIGHEST, HIGHEST]" in line for line in products)
+
+
+def test_xla_compiles_and_runs_the_exported_text(exported):
+    """The text itself, not a re-trace, compiled by XLA's client."""
+    import jax.extend
+    from jax._src.lib import xla_client
+
+    _, inputs, expected, text = exported
+    backend = jax.extend.backend.get_backend(DEVICE)
+    device = backend.local_devices()[0]
+    executable = backend.compile_and_load(text, xla_client.DeviceList((device,)), xla_client.CompileOptions())
+    outputs = executable.execute([jax.device_put(x, device) for x in inputs])
+    close(outputs, expected, tol=1e-4)
+
+
+def test_iree_compiles_and_runs_the_exported_text(exported):
+    compiler = pytest.importorskip("iree.compiler")
+    runtime = pytest.importorskip("iree.runtime")
+    name, inputs, expected, text = exported
+    vmfb = compiler.compile_str(
+        text,
+        input_type="stablehlo",
+        extra_args=[
+            "--iree-hal-target-device=local",
+            "--iree-hal-local-target-device-backends=llvm-cpu",
+            "--iree-llvmcpu-target-cpu=host",
+        ],
+    )
+    context = runtime.SystemContext(config=runtime.Config("local-task"))
+    context.add_vm_module(runtime.VmModule.copy_buffer(context.instance, vmfb))
+    result = context.modules[name]["main"](*inputs)
+    close([result.to_host()], expected, tol=1e-4)
+
+
+def test_an_op_without_a_translation_is_an_error_at_the_op():
+    from rlx_xdsl.conversions.mir_to_jax import JAX_OPS
+    from rlx_xdsl.dialects.mir.elementwise import TanhOp
+
+    module = parse_module(
+        'func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n'
+        "  %y = mir.tanh %x : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %y : tensor<2xf32>\n}\n"
+    )
+    formula = JAX_OPS.remove(TanhOp)
+    try:
+        with pytest.raises(OpError, match=r"'mir.tanh' cannot be exported to StableHLO") as error:
+            to_stablehlo(module)
+    finally:
+        JAX_OPS.add(TanhOp, formula)
+    assert isinstance(error.value.op, TanhOp)
+
+
+def test_an_hir_op_asks_for_rlx_lower_hir():
+    module = parse_module((ROOT / "examples" / "llama_hir.mlir").read_text())
+    with pytest.raises(OpError, match="is an HIR op: run rlx-lower-hir first"):
+        to_stablehlo(module)
+
+
+def test_a_dynamic_argument_is_an_error():
+    module = parse_module(
+        'func.func @f(%x: tensor<?x2xf32> {rlx.name = "x"}) -> tensor<?x2xf32> {\n'
+        "  %y = mir.abs %x : (tensor<?x2xf32>) -> tensor<?x2xf32>\n"
+        "  func.return %y : tensor<?x2xf32>\n}\n"
+    )
+    with pytest.raises(OpError, match=r"argument #0 \('x'\) of @f has dynamic type .*rlx-specialize"):
+        to_stablehlo(module)
+
+
+# XlaModule --------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def compiled_mlp(mlp):
+    compiled = XlaModule(mlp[0], device=DEVICE)
+    names = [a.name for a in graph_args(compiled.function)]
+    compiled.bind(dict(zip(names[1:], mlp[1][1:])))
+    return compiled
+
+
+def test_bound_parameters_stay_on_the_device(mlp, compiled_mlp):
+    _, inputs, expected = mlp
+    assert compiled_mlp.unbound == ["x"]
+    resident = dict(compiled_mlp._bound)
+    assert all(isinstance(a, jax.Array) and a.devices() == {compiled_mlp.device} for a in resident.values())
+    outputs = compiled_mlp(inputs[0])
+    assert isinstance(outputs, tuple) and isinstance(outputs[0], jax.Array)
+    close(outputs, expected)
+    close(compiled_mlp(x=jax.device_put(inputs[0])), expected)  # device arrays in, by name
+    assert all(compiled_mlp._bound[i] is a for i, a in resident.items())  # not copied again
+
+
+def test_run_function_with_the_xla_backend(mlp):
+    module, inputs, expected = mlp
+    close(run_function(module, None, inputs, backend="xla", device=DEVICE), expected)
+
+
+def test_rebinding_a_parameter_changes_the_result(mlp, compiled_mlp):
+    module, inputs, expected = mlp
+    changed = [inputs[0], inputs[1], inputs[2], inputs[3], inputs[4] + 1.0]
+    compiled_mlp.bind({"fc2.bias": changed[4]})
+    try:
+        close(compiled_mlp(inputs[0]), run_function(module, None, changed))
+    finally:
+        compiled_mlp.bind({"fc2.bias": inputs[4]})
+
+
+def test_wrong_arguments_are_clear_errors(mlp, compiled_mlp):
+    inputs = mlp[1]
+    with pytest.raises(KeyError, match="no argument named 'nope'"):
+        compiled_mlp.bind({"nope": inputs[1]})
+    with pytest.raises(ValueError, match=r"argument 'x' of @mlp has type tensor<4x16xf32>, got .* float64"):
+        compiled_mlp(inputs[0].astype(np.float64))
+    with pytest.raises(TypeError, match="misses the arguments 'x'"):
+        compiled_mlp()
+
+
+def test_gpu_without_a_gpu_says_what_is_missing(mlp):
+    try:
+        jax.devices("gpu")
+    except RuntimeError:
+        pass
+    else:
+        pytest.skip("this machine has a GPU")
+    with pytest.raises(DeviceUnavailable, match=r"device 'gpu' needs an NVIDIA GPU .*jax\[cuda12\]"):
+        XlaModule(mlp[0], device="gpu")
+
+
+def _conv_net():
+    b = GraphBuilder("conv")
+    x = b.input("x", [2, 1, 6, 6])
+    w = b.param("w", [3, 1, 3, 3])
+    h = b.relu(b.conv(x, w, kernel_size=[3, 3], padding=[1, 1]))
+    b.output(b.pool(h, kind="max", kernel_size=[2, 2]))
+    return b.module()
+
+
+def _if_while():
+    b = GraphBuilder("flow")
+    x, w = b.input("x", [2, 3]), b.param("w", [3, 3])
+    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
+    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
+    h = b.if_(positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.sin(x))
+    h, _ = b.while_(
+        [h, b.constant(np.zeros(1), "f32")],
+        lambda rb, h, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
+        lambda rb, h, i: (rb.add(rb.tanh(h), h), rb.add(i, rb.constant(np.ones(1), "f32"))),
+        max_iterations=3,
+    )
+    b.output(h)
+    return b.module()
+
+
+def _llama():
+    return build_llama(1, batch=1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=24)
+
+
+@pytest.mark.parametrize("build", [_conv_net, _if_while, _llama], ids=["conv", "if-while", "llama"])
+def test_graphs_match_the_interpreter(build):
+    module = build()
+    f = find_function(module)
+    inputs = random_inputs(f, seed=3)
+    if f.sym_name.data == "llama":
+        inputs[1:3] = rope_tables(4, 8)
+    compiled = XlaModule(module, device=DEVICE)
+    close(compiled(*inputs), run_function(module, None, inputs), tol=1e-4)
+
+
+def test_dynamic_dims_are_specialized_per_call():
+    """`examples/ffn_dynamic.mlir` (x: ?x?x32) compiled for each new shape of x, each result
+    the interpreter's; the parameters are bound once for both."""
+    module = parse_module((ROOT / "examples" / "ffn_dynamic.mlir").read_text())
+    compiled = XlaModule(module, device=DEVICE)
+    with pytest.raises(RuntimeError, match="has dynamic dims and is compiled at its first call"):
+        compiled.stablehlo()
+    rng = np.random.default_rng(0)
+    params = {a.name: (0.3 * rng.standard_normal(a.type.get_shape())).astype(np.float32) for a in compiled.args[1:]}
+    compiled.bind(params)
+    for shape in [(2, 3, 32), (1, 5, 32)]:
+        x = rng.standard_normal(shape).astype(np.float32)
+        close(compiled(x), run_function(module, None, [x, *params.values()]), tol=1e-4)
+        assert f"tensor<{shape[0]}x{shape[1]}x32xf32>" in compiled.stablehlo()
+    assert len(compiled._executables) == 2
