@@ -32,6 +32,7 @@ from xdsl.dialects.builtin import (
     IndexType,
     IntegerAttr,
     IntegerType,
+    UnitAttr,
     f64,
     i64,
 )
@@ -153,6 +154,16 @@ class RlxParser(Parser):
         self._types: dict[str, Attribute] = {}
         self._op_name_start: Position = 0
         """Where the name of the op being parsed starts (for an unknown op's error)."""
+
+    def parse_optional_unit_attr(self) -> Attribute | None:
+        """`unit`, and `null` as its synonym: the issue-tracker spelling of a replicated
+        dimension in `rlx.sharding = ["data", null]` (JSON/JAX's None). It prints as `unit`,
+        which every MLIR parser reads."""
+        token = self._current_token
+        if token.kind == MLIRTokenKind.BARE_IDENT and token.span.text == "null":
+            self._consume_token()
+            return UnitAttr()
+        return super().parse_optional_unit_attr()
 
     def parse_optional_type(self) -> Attribute | None:
         token = self._current_token

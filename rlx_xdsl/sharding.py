@@ -8,8 +8,9 @@ first axis varies slowest over the device list). `rlx.sharding` has one entry pe
 dimension of the argument: a mesh axis name splits that dimension over the axis,
 `unit` (or `[]`) leaves it whole, and a list of names (`["data", "model"]`) splits
 it over several axes at once. An argument without `rlx.sharding` is replicated on
-every device. These are the `Mesh` and `PartitionSpec` of JAX (`null` is not
-MLIR attribute syntax: `unit` stands for JAX's `None`).
+every device. These are the `Mesh` and `PartitionSpec` of JAX; `unit` stands for
+JAX's `None`. `null` is not MLIR attribute syntax, but the project's parser reads it
+as `unit` (`["data", null, "model"]`), and prints `unit`, which any MLIR tool reads.
 
 `read_layout` checks them, every mistake an `OpError` at the module or the
 function: axes exist in the mesh, one entry per dimension, each dimension
