@@ -258,7 +258,7 @@ def xla_module_class():
     try:
         from rlx_xdsl.backends.xla import XlaModule
     except ImportError as e:
-        raise NotAvailable(f"the XLA backend is not in this tree ({first_line(e)})") from None
+        raise NotAvailable(f"no XLA backend in this tree ({e.name or first_line(e)})") from None
     return XlaModule
 
 
@@ -590,12 +590,23 @@ def machine(env: Env) -> dict:
 
 
 def table(title: str, columns: tuple[str, ...], rows: list[dict]) -> list[str]:
+    """A markdown table of `rows`; cells that did not run point to a numbered note below it."""
     lines = [f"#### {title}", "", "| row | " + " | ".join(columns) + " |", "|---|" + "---:|" * len(columns)]
+    notes: list[str] = []
     for r in rows:
         c = r["config"]
         label = f"{r['row']}: {c['layers']} layers, dim {c['dim']}, heads {c['n_heads']}/{c['n_kv_heads']}, seq {c['seq']}, {c['dtype']}"
-        lines.append(f"| {label} | " + " | ".join(Cell(**r["cells"][k]).text() for k in columns) + " |")
-    return lines + [""]
+        cells = []
+        for k in columns:
+            cell = Cell(**r["cells"][k])
+            if cell.ms is None and cell.note:
+                if cell.note not in notes:
+                    notes.append(cell.note)
+                cells.append(f"—[{notes.index(cell.note) + 1}]")
+            else:
+                cells.append(cell.text())
+        lines.append(f"| {label} | " + " | ".join(cells) + " |")
+    return lines + [""] + [f"[{i}] {note}  " for i, note in enumerate(notes, 1)] + [""]
 
 
 def dp_table(rows: list[dict]) -> list[str]:
@@ -615,6 +626,25 @@ def dp_table(rows: list[dict]) -> list[str]:
     return lines + [""]
 
 
+def goal_lines(rows: list[dict]) -> list[str]:
+    """Issue 20's goal, row by row: ours through XLA (the graph in the row's dtype) against
+    PyTorch eager (at or below) and JAX jit (within 1.2x; for f32, JAX at full precision too)."""
+    lines = []
+    for r in rows:
+        ours_name = "ours XLA f32" if r["config"]["dtype"] == "f32" else "ours XLA bf16 graph"
+        ours = r["cells"][ours_name]["ms"]
+        if ours is None:
+            lines.append(f"* {r['row']}: {ours_name} did not run")
+            continue
+        parts = []
+        for base in ("PyTorch eager", "JAX jit", "JAX jit (f32 highest)"):
+            ms = r["cells"][base]["ms"]
+            if ms is not None:
+                parts.append(f"{ours / ms:.2f}× {base}")
+        lines.append(f"* {r['row']}: {ours_name} {ours:.2f} ms = " + ", ".join(parts))
+    return ["Goal (ours ≤ 1.00× PyTorch eager, ≤ 1.20× JAX jit):", "", *lines, ""] if lines else []
+
+
 def render(results: list[dict]) -> str:
     lines = []
     for res in results:
@@ -625,6 +655,7 @@ def render(results: list[dict]) -> str:
                   f"Median of {res['repeat']} calls after {res['warmup']} warm-ups; ms (rel. error against PyTorch f32).", ""]  # fmt: skip
         if res.get("forward"):
             lines += table("Inference (ms)", FORWARD_COLUMNS, res["forward"])
+            lines += goal_lines(res["forward"])
         if res.get("train"):
             lines += table("One training step: loss and every parameter's gradient (ms)", TRAIN_COLUMNS, res["train"])
     dp = [r for res in results for r in res.get("dp", [])]
@@ -638,6 +669,34 @@ def render(results: list[dict]) -> str:
                   f"{dp[0]['per_device_batch']} sequences per device.", ""]  # fmt: skip
         lines += dp_table(list(best.values()))
     return "\n".join(lines)
+
+
+def iree_compile_only(rows: dict, train_rows: dict, gpu: str | None) -> int:
+    """Compile every CUDA module the IREE columns run into `RLX_IREE_CACHE_DIR` (no GPU needed;
+    the GPU machine then needs only `iree-base-runtime`: the compiler wheel is too big to carry)."""
+    from rlx_xdsl.backends import iree
+
+    if not os.environ.get("RLX_IREE_CACHE_DIR"):
+        print("--iree-compile-only needs RLX_IREE_CACHE_DIR: the directory the GPU run reads")
+        return 2
+    target = None
+    if gpu is not None:
+        major, minor = divmod(int(gpu.removeprefix("sm_").rstrip("a")), 10)
+        target = iree.cuda_target((major, minor), iree.compiler_accepts_cuda_target)
+    device = iree.device_named("cuda", target)
+    modules = [(f"forward {n}", c.module()) for n, c in rows.items()]
+    modules += [(f"training {n}", grad_module(c)) for n, c in train_rows.items()]
+    failed = 0
+    for name, module in modules:
+        start = time.perf_counter()
+        try:
+            iree.compile_text(iree.lowered_text(module), device)
+            print(f"{name}: compiled in {time.perf_counter() - start:.1f} s", flush=True)
+        except iree.IreeCompileError as e:
+            failed += 1
+            print(f"{name}: FAILED: {e}", flush=True)
+    print(f"compiled {len(modules) - failed} of {len(modules)} modules ({' '.join(device.flags)}) into {os.environ['RLX_IREE_CACHE_DIR']}")
+    return 1 if failed else 0
 
 
 def picked(parser: argparse.ArgumentParser, text: str, known: dict) -> list[str]:
@@ -664,6 +723,10 @@ def main(argv=None) -> int:
     parser.add_argument("--smoke", action="store_true", help="tiny sizes on the CPU (checks the script, not speed)")
     parser.add_argument("--torch-compile", action="store_true", help="run torch.compile in a --smoke run too")
     parser.add_argument("--json", metavar="PATH", help="write the results here")
+    parser.add_argument(
+        "--iree-compile-only", metavar="SM", help="compile the IREE CUDA modules of the chosen rows for this GPU "
+        "(e.g. sm_90) into RLX_IREE_CACHE_DIR and exit"
+    )
     parser.add_argument("--render", nargs="+", metavar="JSON", help="print the tables of saved runs and exit")
     args = parser.parse_args(argv)
     if args.render:
@@ -673,13 +736,18 @@ def main(argv=None) -> int:
     if args.smoke:
         env.warmup, env.repeat = min(env.warmup, 1), min(env.repeat, 3)
     rows, train_rows = (SMOKE_ROWS, SMOKE_TRAIN_ROWS) if args.smoke else (ROWS, TRAIN_ROWS)
+    forward_names = picked(parser, args.rows, rows)
+    train_names = [] if args.no_train else picked(parser, args.train_rows, train_rows)
+    if args.iree_compile_only:
+        return iree_compile_only(
+            {n: rows[n] for n in forward_names}, {n: train_rows[n] for n in train_names}, args.iree_compile_only
+        )
     result = {"machine": machine(env), "versions": versions(), "warmup": env.warmup, "repeat": env.repeat,
               "smoke": args.smoke, "forward": [], "train": [], "dp": []}  # fmt: skip
-    for name in picked(parser, args.rows, rows):
+    for name in forward_names:
         result["forward"].append(forward_row(name, rows[name], env))
-    if not args.no_train:
-        for name in picked(parser, args.train_rows, train_rows):
-            result["train"].append(train_row(name, train_rows[name], env))
+    for name in train_names:
+        result["train"].append(train_row(name, train_rows[name], env))
     if not args.no_dp:
         counts = [int(n) for n in args.dp_devices.split(",")]
         result["dp"] = dp_rows(train_rows[args.dp_row], counts, args.dp_batch if not args.smoke else 2, env)
