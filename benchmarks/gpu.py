@@ -358,7 +358,7 @@ def iree_forward(w: Workload, env: Env) -> Cell:
     dt = numpy_dtype(w.config.dtype)
     args = [compiled.put("llama", n, w.inputs[n].astype(dt)) for n in names]
     median, low, out = measure(lambda: compiled.run("llama", args, to_host=False), lambda _: None, env)
-    got = compiled._to_host(out[0], compiled.signatures["llama"].results[0])
+    (got,) = compiled.fetch("llama", out)
     target = compiled.device.flags[-1].split("=")[-1] if env.iree_device == "cuda" else "llvm-cpu"
     return Cell(median, low, rel_err(got.astype(np.float32), w.reference), extra={"target": target})
 
@@ -462,7 +462,7 @@ def iree_train(w: TrainWorkload, env: Env) -> Cell:
     values = w.inputs | {"d_output": np.ones((), np.float32)}
     args = [compiled.put("llama_grad", n, values[n]) for n in names]
     median, low, out = measure(lambda: compiled.run("llama_grad", args, to_host=False), lambda _: None, env)
-    host = [np.asarray(o.to_host()) for o in out]
+    host = compiled.fetch("llama_grad", out)
     worst, extra = grad_errors(float(host[0]), dict(zip(params, host[1:])), w)
     return Cell(median, low, worst, extra=extra)
 

@@ -395,6 +395,11 @@ class IreeModule:
             results = (results,)
         if not to_host:
             return list(results)
+        return self.fetch(name, results)
+
+    def fetch(self, name: str, results: Sequence[Any]) -> list[np.ndarray]:
+        """Device results of function `name` (`run(..., to_host=False)`) as numpy arrays of its MIR dtypes."""
+        sig = self._signature(name)
         return [self._to_host(r, dt) for r, dt in zip(results, sig.results, strict=True)]
 
     def _signature(self, name: str) -> Signature:
