@@ -262,6 +262,14 @@ def xla_module_class():
     return XlaModule
 
 
+def iree_compiled(iree, module, env: Env):
+    """`module` compiled by IREE for the run's device (from `RLX_IREE_CACHE_DIR` where there is no compiler)."""
+    try:
+        return iree.IreeModule(module, env.iree_device)
+    except iree.IreeUnavailable as e:
+        raise NotAvailable(f"{e}; no compiled module in RLX_IREE_CACHE_DIR (see --iree-compile-only)") from None
+
+
 def iree_backend(env: Env):
     if not env.iree:
         raise NotAvailable("--no-iree")
@@ -353,7 +361,7 @@ def iree_forward(w: Workload, env: Env) -> Cell:
     iree = iree_backend(env)
     module = w.config.module()
     params, names = ordered(module, w.params)
-    compiled = iree.IreeModule(module, env.iree_device)
+    compiled = iree_compiled(iree, module, env)
     compiled.bind("llama", params)
     dt = numpy_dtype(w.config.dtype)
     args = [compiled.put("llama", n, w.inputs[n].astype(dt)) for n in names]
@@ -457,7 +465,7 @@ def iree_train(w: TrainWorkload, env: Env) -> Cell:
     iree = iree_backend(env)
     module = grad_module(w.config)
     params, names = ordered(module, w.params, "llama_grad")
-    compiled = iree.IreeModule(module, env.iree_device)
+    compiled = iree_compiled(iree, module, env)
     compiled.bind("llama_grad", params)
     values = w.inputs | {"d_output": np.ones((), np.float32)}
     args = [compiled.put("llama_grad", n, values[n]) for n in names]
