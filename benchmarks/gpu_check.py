@@ -3,7 +3,7 @@
     python benchmarks/gpu_check.py                  # LLaMA graphs + every op case
     python benchmarks/gpu_check.py --no-cases       # LLaMA graphs only
     python benchmarks/gpu_check.py --repeat 50
-    RLX_IREE_CACHE_DIR=DIR python benchmarks/gpu_check.py --compile-only   # no GPU needed
+    RLX_IREE_CACHE_DIR=DIR python benchmarks/gpu_check.py --compile-only --cuda-target sm_90   # no GPU needed
     RLX_IREE_CACHE_DIR=DIR python benchmarks/gpu_check.py --no-cpu         # on the GPU machine
 
 A GPU machine without `iree-base-compiler` (it needs only `iree-base-runtime`, xdsl,
@@ -11,8 +11,10 @@ numpy and ml_dtypes) runs modules compiled ahead of time: `--compile-only` on a 
 with the compiler fills the cache directory with every CUDA module this script runs,
 and the same cache directory makes the GPU run skip the compiler.
 
-For a machine with an NVIDIA GPU (compiled for sm_80, which newer GPUs run through
-PTX JIT compilation). It needs nothing but this repository installed with
+For a machine with an NVIDIA GPU, compiled for its own target (`cuda_target` in
+`rlx_xdsl/backends/iree.py`: IREE 3.13 stops at `sm_89`, whose PTX a Hopper GPU JIT-compiles);
+`--cuda-target` names the GPU to compile for ahead of time (resolved the same way, so
+`sm_90` compiles `sm_89` code with IREE 3.13, as the GPU machine will look up). It needs nothing but this repository installed with
 `pip install -e '.[iree]'`. It prints:
 
 1. the device IREE found (or why it found none, exit status 2);
@@ -74,19 +76,27 @@ def llama_modules():
         yield name, build_llama(layers, **config), config
 
 
-def compile_only() -> int:
+def compile_only(device: backend.Device) -> int:
     """Compile every CUDA module of the check into `RLX_IREE_CACHE_DIR` (no GPU used)."""
     if not os.environ.get("RLX_IREE_CACHE_DIR"):
         print("--compile-only needs RLX_IREE_CACHE_DIR: the directory the GPU run reads")
         return 2
     modules = [module for _, module, _ in llama_modules()] + [cases_module(all_cases())]
     for module in modules:
-        backend.compile_text(backend.lowered_text(module), backend.DEVICES["cuda"])
-    print(f"compiled {len(modules)} modules for CUDA into {os.environ['RLX_IREE_CACHE_DIR']}")
+        backend.compile_text(backend.lowered_text(module), device)
+    print(f"compiled {len(modules)} modules for CUDA ({' '.join(device.flags)}) into {os.environ['RLX_IREE_CACHE_DIR']}")
     return 0
 
 
-def check_llama(repeat: int, devices: tuple[str, ...]) -> bool:
+def gpu_target(name: str | None) -> str | None:
+    """The `--iree-cuda-target` for a GPU named like `sm_90` (None: the present GPU's)."""
+    if name is None:
+        return None
+    major, minor = divmod(int(name.removeprefix("sm_").rstrip("a")), 10)
+    return backend.cuda_target((major, minor), backend.compiler_accepts_cuda_target)
+
+
+def check_llama(repeat: int, devices: tuple[str, ...], target: str | None) -> bool:
     print(
         "| graph | interpreter (ms) | "
         + " | ".join(f"IREE {d} (ms)" for d in devices)
@@ -103,7 +113,7 @@ def check_llama(repeat: int, devices: tuple[str, ...]) -> bool:
         row = [name, f"{interp * 1e3:.2f}"]
         errors = []
         for device in devices:
-            compiled = backend.IreeModule(module, device)
+            compiled = backend.IreeModule(module, device, cuda_target=target)
             (got,) = compiled.run("llama", inputs)
             row.append(f"{median_seconds(lambda: compiled.run('llama', inputs), repeat) * 1e3:.2f}")
             scale = max(1.0, float(np.abs(want).max()))
@@ -114,10 +124,10 @@ def check_llama(repeat: int, devices: tuple[str, ...]) -> bool:
     return ok
 
 
-def check_cases() -> bool:
+def check_cases(target: str | None) -> bool:
     cases = all_cases()
     module = cases_module(cases)
-    compiled = backend.IreeModule(module, "cuda")
+    compiled = backend.IreeModule(module, "cuda", cuda_target=target)
     failures = []
     for case in cases:
         inputs = case_inputs(case, find_function(module, case.name))
@@ -142,22 +152,27 @@ def main(argv=None) -> int:
     parser.add_argument(
         "--compile-only", action="store_true", help="compile the CUDA modules into RLX_IREE_CACHE_DIR and exit"
     )
+    parser.add_argument(
+        "--cuda-target", metavar="SM", help="the GPU to compile for (e.g. sm_90); default: the present GPU's"
+    )
     args = parser.parse_args(argv)
+    target = gpu_target(args.cuda_target)
+    device = backend.device_named("cuda", target)
     if args.compile_only:
-        return compile_only()
+        return compile_only(device)
     try:
-        config = backend._runtime_device(backend.DEVICES["cuda"])
+        config = backend._runtime_device(device)
     except (backend.DeviceUnavailable, backend.IreeUnavailable) as e:
         print(f"no CUDA device: {e}")
         return 2
-    print(f"# IREE CUDA device: {config.device}; compiler flags: {' '.join(backend.DEVICES['cuda'].flags)}")
+    print(f"# IREE CUDA device: {config.device}; compiler flags: {' '.join(device.flags)}")
     print()
     ok = True
     try:
-        ok &= check_llama(args.repeat, ("cuda",) if args.no_cpu else ("cpu", "cuda"))
+        ok &= check_llama(args.repeat, ("cuda",) if args.no_cpu else ("cpu", "cuda"), target)
         print()
         if not args.no_cases:
-            ok &= check_cases()
+            ok &= check_cases(target)
     except Exception:
         traceback.print_exc()
         return 1

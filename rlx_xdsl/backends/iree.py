@@ -4,12 +4,20 @@
     compiled = IreeModule(module)                  # lowers and compiles every function once
     outputs = compiled.run("llama", inputs)        # numpy in, numpy out
 
+    compiled.bind("llama", {"layers.0.wq": wq, ...})   # parameters uploaded to the device once
+    outputs = compiled.run("llama", [x, cos, sin])      # then only the unbound arguments move
+
 `interpreters.run_function(module, name, inputs, backend="iree")` and
 `rlx-run --backend=iree` go through here. IREE is an optional dependency
 (`pip install -e '.[iree]'`); without it, `IreeUnavailable` says how to install it.
 
 Compiled modules are cached by a hash of the lowered text and the target flags:
 in this process, and across processes in `$RLX_IREE_CACHE_DIR` when it is set.
+
+The CUDA target follows the GPU (`cuda_target`): `sm_<major><minor>` of its compute
+capability when the compiler takes it, else the newest target IREE 3.13 is known to take
+below it (PTX of an older target is JIT-compiled by the driver for a newer GPU);
+`$RLX_IREE_CUDA_TARGET` or `IreeModule(..., cuda_target=...)` overrides it.
 """
 
 from __future__ import annotations
@@ -18,9 +26,12 @@ import hashlib
 import io
 import os
 import re
-from collections.abc import Sequence
+import shutil
+import subprocess
+from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +42,7 @@ from xdsl.printer import Printer
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg import lower_module
+from rlx_xdsl.graph import graph_args
 
 INSTALL_HINT = "pip install -e '.[iree]' (iree-base-compiler and iree-base-runtime)"
 
@@ -64,10 +76,80 @@ DEVICES = {
             "--iree-llvmcpu-target-cpu=host",
         ),
     ),
-    # sm_80 code runs on Ampere and newer (PTX is JIT-compiled there); this IREE wheel
-    # has no sm_90 target (iree-org/iree#22147).
+    # The target of a machine without a GPU (compiling ahead of time); `device_named`
+    # picks the present GPU's own target instead (`cuda_target`).
     "cuda": Device("cuda", "cuda", ("--iree-hal-target-device=cuda", "--iree-cuda-target=sm_80")),
 }
+
+DEFAULT_CUDA_TARGET = "sm_80"
+"""The CUDA target without a GPU to follow: Ampere's, which every newer GPU runs through PTX JIT."""
+
+KNOWN_CUDA_TARGETS = ("sm_60", "sm_70", "sm_75", "sm_80", "sm_86", "sm_87", "sm_89")
+"""Targets IREE 3.13's compiler takes (each compiled a matmul; `sm_89` emits PTX 8.4).
+It rejects `sm_90` and newer ("missing GPU target in #hal.executable.target": its table
+of NVIDIA target details stops at Ada, iree-org/iree#22147), so a Hopper GPU runs `sm_89`
+PTX, JIT-compiled by the driver for `sm_90`."""
+
+CUDA_TARGET_ENV = "RLX_IREE_CUDA_TARGET"
+
+
+def cuda_target(capability: tuple[int, int] | None, accepts=None) -> str:
+    """The `--iree-cuda-target` for a GPU of compute `capability` (`None`: no GPU).
+
+    `sm_<major><minor>` when `accepts(target)` says the compiler takes it (`None`: unknown),
+    else the newest of `KNOWN_CUDA_TARGETS` at or below the capability.
+    """
+    if capability is None:
+        return DEFAULT_CUDA_TARGET
+    exact = f"sm_{capability[0]}{capability[1]}"
+    if exact in KNOWN_CUDA_TARGETS or (accepts is not None and accepts(exact)):
+        return exact
+    older = [t for t in KNOWN_CUDA_TARGETS if _sm_number(t) <= capability[0] * 10 + capability[1]]
+    return older[-1] if older else exact
+
+
+def _sm_number(target: str) -> int:
+    return int(target.removeprefix("sm_").rstrip("a"))
+
+
+def gpu_capability() -> tuple[int, int] | None:
+    """The compute capability of the first NVIDIA GPU (`nvidia-smi`), or None without one."""
+    smi = shutil.which("nvidia-smi")
+    if smi is None:
+        return None
+    try:
+        out = subprocess.run(
+            [smi, "--query-gpu=compute_cap", "--format=csv,noheader"],
+            capture_output=True, text=True, timeout=30, check=True,
+        ).stdout  # fmt: skip
+        major, minor = out.split()[0].split(".")
+        return int(major), int(minor)
+    except (OSError, subprocess.SubprocessError, ValueError, IndexError):
+        return None
+
+
+PROBE = "func.func @f(%a: tensor<4xf32>) -> tensor<4xf32> {\n  %0 = arith.addf %a, %a : tensor<4xf32>\n  return %0 : tensor<4xf32>\n}\n"
+
+
+@cache
+def compiler_accepts_cuda_target(target: str) -> bool | None:
+    """Whether the installed `iree-compile` compiles for `target` (None: no compiler here)."""
+    try:
+        import iree.compiler as compiler
+    except ImportError:
+        return None
+    try:
+        compiler.compile_str(PROBE, extra_args=["--iree-hal-target-device=cuda", f"--iree-cuda-target={target}"])
+    except compiler.CompilerToolError:
+        return False
+    return True
+
+
+def cuda_device(target: str | None = None) -> Device:
+    """The CUDA device compiling for `target`; by default `$RLX_IREE_CUDA_TARGET`, else the
+    present GPU's target (`cuda_target`)."""
+    target = target or os.environ.get(CUDA_TARGET_ENV) or cuda_target(gpu_capability(), compiler_accepts_cuda_target)
+    return Device("cuda", "cuda", ("--iree-hal-target-device=cuda", f"--iree-cuda-target={target}"))
 
 
 class IreeUnavailable(RuntimeError):
@@ -100,7 +182,10 @@ def _iree_runtime() -> Any:
     return runtime
 
 
-def device_named(name: str) -> Device:
+def device_named(name: str, cuda_target: str | None = None) -> Device:
+    """The device called `name`; "cuda" compiles for `cuda_target` or the present GPU's."""
+    if name == "cuda":
+        return cuda_device(cuda_target)
     try:
         return DEVICES[name]
     except KeyError:
@@ -216,32 +301,41 @@ class Signature:
 
 
 class IreeModule:
-    """Every function of a MIR module, lowered and compiled for one device, ready to call."""
+    """Every function of a MIR module, lowered and compiled for one device, ready to call.
 
-    def __init__(self, module: ModuleOp, device: str = "cpu"):
-        self._lower(module, device)
+    `bind` keeps a function's parameters on the device: they are uploaded once, and later
+    calls take (and copy) only the unbound arguments.
+    """
+
+    def __init__(self, module: ModuleOp, device: str = "cpu", *, cuda_target: str | None = None):
+        self._lower(module, device, cuda_target)
         self._load(compile_text(self.text, self.device))
 
     @classmethod
-    def compile_all(cls, modules: Sequence[ModuleOp], device: str = "cpu") -> list[IreeModule]:
+    def compile_all(
+        cls, modules: Sequence[ModuleOp], device: str = "cpu", *, cuda_target: str | None = None
+    ) -> list[IreeModule]:
         """Several modules compiled side by side (`iree-compile` processes in parallel).
 
         Lowering stays on this thread: xDSL's implicit builders are process-global.
         """
         compiled = [cls.__new__(cls) for _ in modules]
         for c, module in zip(compiled, modules):
-            c._lower(module, device)
+            c._lower(module, device, cuda_target)
         with ThreadPoolExecutor(max(1, len(compiled))) as pool:
             binaries = list(pool.map(lambda c: compile_text(c.text, c.device), compiled))
         for c, vmfb in zip(compiled, binaries):
             c._load(vmfb)
         return compiled
 
-    def _lower(self, module: ModuleOp, device: str) -> None:
-        self.device = device_named(device)
+    def _lower(self, module: ModuleOp, device: str, cuda_target: str | None) -> None:
+        self.device = device_named(device, cuda_target)
         self._config = _runtime_device(self.device)
         self.text = lowered_text(module)  # ops IREE cannot compute are located errors here
-        self.signatures = {f.sym_name.data: Signature.of(f) for f in module.ops if isinstance(f, func.FuncOp)}
+        functions = [f for f in module.ops if isinstance(f, func.FuncOp)]
+        self.signatures = {f.sym_name.data: Signature.of(f) for f in functions}
+        self._arguments = {f.sym_name.data: graph_args(f) for f in functions}
+        self._bound: dict[str, dict[int, Any]] = {name: {} for name in self.signatures}
 
     def _load(self, vmfb: bytes) -> None:
         runtime = _iree_runtime()
@@ -251,21 +345,70 @@ class IreeModule:
         self._context.add_vm_module(runtime.VmModule.copy_buffer(self._context.instance, vmfb))
         self._hal_types = _element_types(runtime)
 
-    def run(self, name: str, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
-        """Call function `name` on numpy `inputs`; its outputs as numpy arrays of the MIR dtypes."""
-        if name not in self.signatures:
-            raise KeyError(f"no function named '{name}'")
+    def bind(self, name: str, params: Mapping[str, Any]) -> None:
+        """Upload parameters of function `name` (`rlx.param` arguments, by `rlx.name`) to the
+        device once; they stay there for every later `run`, which then takes only the
+        arguments still unbound, in order. Binding a name again replaces its array."""
+        self._signature(name)
+        by_name = {a.name: a for a in self._arguments[name] if a.is_param}
+        unknown = sorted(set(params) - set(by_name))
+        if unknown:
+            known = ", ".join(sorted(by_name)) or "none"
+            raise KeyError(f"@{name} has no parameter named {', '.join(map(repr, unknown))} (parameters: {known})")
         sig = self.signatures[name]
-        if len(inputs) != len(sig.args):
-            raise ValueError(f"@{name} takes {len(sig.args)} arguments, got {len(inputs)}")
-        args = [self._to_device(np.asarray(x), dt) for x, dt in zip(inputs, sig.args)]
-        results = self._context.modules.module[name](*args)
+        for key, array in params.items():
+            arg = by_name[key]
+            want = tuple(arg.type.get_shape())
+            if tuple(np.shape(array)) != want:
+                raise ValueError(f"@{name} parameter '{key}' has shape {want}, got {tuple(np.shape(array))}")
+            self._bound[name][arg.index] = self._to_device(np.asarray(array), sig.args[arg.index])
+
+    def unbound(self, name: str) -> list[str]:
+        """The names of the arguments of `name` that `run` still takes, in order."""
+        self._signature(name)
+        return [a.name for a in self._arguments[name] if a.index not in self._bound[name]]
+
+    def put(self, name: str, argument: str, array: np.ndarray):
+        """`array` uploaded as argument `argument` of function `name` (a device buffer that
+        `run` takes in place of a numpy array, without copying it again)."""
+        self._signature(name)
+        for a in self._arguments[name]:
+            if a.name == argument:
+                return self._to_device(np.asarray(array), self.signatures[name].args[a.index])
+        raise KeyError(f"@{name} has no argument named '{argument}'")
+
+    def run(self, name: str, inputs: Sequence[Any], *, to_host: bool = True) -> list[Any]:
+        """Call function `name` on its unbound arguments (all of them when nothing is bound):
+        numpy arrays, or device buffers from `put`. Its outputs as numpy arrays of the MIR
+        dtypes, or, with `to_host=False`, as device arrays (the call has finished)."""
+        sig = self._signature(name)
+        bound = self._bound[name]
+        free = [i for i in range(len(sig.args)) if i not in bound]
+        if len(inputs) != len(free):
+            what = f"{len(sig.args)} arguments" if not bound else f"{len(free)} unbound arguments"
+            raise ValueError(f"@{name} takes {what}, got {len(inputs)}")
+        args = dict(bound)
+        for i, x in zip(free, inputs):
+            args[i] = x if isinstance(x, self._runtime.HalBufferView) else self._to_device(np.asarray(x), sig.args[i])
+        results = self._context.modules.module[name](*(args[i] for i in range(len(sig.args))))
         if not isinstance(results, tuple | list):
             results = (results,)
+        if not to_host:
+            return list(results)
+        return self.fetch(name, results)
+
+    def fetch(self, name: str, results: Sequence[Any]) -> list[np.ndarray]:
+        """Device results of function `name` (`run(..., to_host=False)`) as numpy arrays of its MIR dtypes."""
+        sig = self._signature(name)
         return [self._to_host(r, dt) for r, dt in zip(results, sig.results, strict=True)]
 
+    def _signature(self, name: str) -> Signature:
+        if name not in self.signatures:
+            raise KeyError(f"no function named '{name}'")
+        return self.signatures[name]
+
     def _to_device(self, array: np.ndarray, dt: dtypes.DType):
-        """A buffer view of `array` in `dt`, typed with the lowered (signless) element type."""
+        """A device buffer view of `array` in `dt`, typed with the lowered (signless) element type."""
         data = np.array(array, dtype=dt.numpy, order="C", copy=None)  # keeps rank 0, unlike ascontiguousarray
         device = self._config.device
         buffer = device.allocator.allocate_buffer_copy(

@@ -184,3 +184,111 @@ def test_rlx_run_locates_an_op_iree_cannot_take(tmp_path, capsys):
 def test_rlx_run_device_needs_the_iree_backend(capsys):
     assert rlx_run(["examples/mlp.mlir", "--device=cuda"]) == 1
     assert capsys.readouterr().err == "rlx-run: error: --device=cuda needs --backend=iree or --backend=xla\n"
+
+
+# Resident parameters --------------------------------------------------------------
+
+
+def llama_case():
+    """The 1-layer LLaMA graph, its inputs and the interpreter's output."""
+    from rlx_xdsl.graph import graph_args, random_inputs
+
+    module = build_llama(1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
+    f = module.ops.first
+    inputs = [x * np.float32(0.3) for x in random_inputs(f, seed=1)]
+    params = {a.name: inputs[a.index] for a in graph_args(f) if a.is_param}
+    (want,) = run_function(module, "llama", inputs)
+    return module, inputs, params, want
+
+
+def test_bound_parameters_are_uploaded_once_and_give_the_same_results(monkeypatch):
+    module, inputs, params, want = llama_case()
+    compiled = IreeModule(module)
+    (unbound,) = compiled.run("llama", inputs)
+    uploads = []
+    real = IreeModule._to_device
+    monkeypatch.setattr(IreeModule, "_to_device", lambda self, *a: uploads.append(1) or real(self, *a))
+
+    compiled.bind("llama", params)
+    assert len(uploads) == len(params) == 11
+    assert compiled.unbound("llama") == ["x", "cos", "sin"]
+    for _ in range(3):
+        (got,) = compiled.run("llama", inputs[:3])
+        np.testing.assert_array_equal(got, unbound)
+    assert len(uploads) == len(params) + 3 * 3  # only the activations move per call
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5)
+
+    # A buffer already on the device is not copied again; outputs may stay there.
+    x = compiled.put("llama", "x", inputs[0])
+    count = len(uploads)
+    (on_device,) = compiled.run("llama", [x, *inputs[1:3]], to_host=False)
+    assert len(uploads) == count + 2
+    np.testing.assert_array_equal(compiled.fetch("llama", [on_device])[0], unbound)
+
+    # Rebinding one parameter replaces only it.
+    compiled.bind("llama", {"layers.0.wo": np.zeros_like(params["layers.0.wo"])})
+    (changed,) = compiled.run("llama", inputs[:3])
+    assert not np.array_equal(changed, unbound)
+
+
+def test_binding_checks_names_shapes_and_the_remaining_arity():
+    module, inputs, params, _ = llama_case()
+    compiled = IreeModule(module)
+    with pytest.raises(KeyError, match=r"@llama has no parameter named 'x' \(parameters: layers\.0\."):
+        compiled.bind("llama", {"x": inputs[0]})  # an input, not a parameter
+    with pytest.raises(ValueError, match=r"parameter 'layers.0.wq' has shape \(16, 16\), got \(16, 8\)"):
+        compiled.bind("llama", {"layers.0.wq": np.zeros((16, 8), np.float32)})
+    with pytest.raises(KeyError, match="no function named 'g'"):
+        compiled.bind("g", {})
+    compiled.bind("llama", params)
+    with pytest.raises(ValueError, match="@llama takes 3 unbound arguments, got 14"):
+        compiled.run("llama", inputs)
+
+
+# The CUDA target ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("capability", "accepted", "target"),
+    [
+        (None, None, "sm_80"),  # no GPU: Ampere's code, which newer GPUs JIT
+        ((8, 0), None, "sm_80"),
+        ((8, 6), False, "sm_86"),  # a known target needs no probe
+        ((8, 9), None, "sm_89"),
+        ((9, 0), False, "sm_89"),  # Hopper on IREE 3.13: the newest known target below it
+        ((9, 0), None, "sm_89"),  # no compiler to ask (a run from the compile cache)
+        ((9, 0), True, "sm_90"),  # a compiler that takes sm_90 gets it
+        ((12, 0), False, "sm_89"),
+        ((5, 2), False, "sm_52"),  # older than every known target: its own, for the compiler to judge
+    ],
+)
+def test_the_cuda_target_follows_the_compute_capability(capability, accepted, target):
+    asked = []
+    assert backend.cuda_target(capability, lambda t: asked.append(t) or accepted) == target
+    assert asked in ([], [f"sm_{capability[0]}{capability[1]}"] if capability else [])
+
+
+def test_iree_3_13_takes_the_known_targets_and_not_sm_90():
+    """The facts `KNOWN_CUDA_TARGETS` records, asked of the installed compiler."""
+    from iree.compiler.version import VERSION
+
+    assert backend.compiler_accepts_cuda_target("sm_89") is True
+    if VERSION.startswith("3.13."):
+        assert backend.compiler_accepts_cuda_target("sm_90") is False
+
+
+def test_the_gpu_capability_comes_from_nvidia_smi_and_the_override_wins(monkeypatch, tmp_path):
+    smi = tmp_path / "nvidia-smi"
+    smi.write_text("#!/bin/sh\necho 9.0\necho 9.0\n")
+    smi.chmod(0o755)
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.delenv(backend.CUDA_TARGET_ENV, raising=False)
+    assert backend.gpu_capability() == (9, 0)
+    assert backend.cuda_device().flags[-1] == "--iree-cuda-target=sm_89"
+    monkeypatch.setenv(backend.CUDA_TARGET_ENV, "sm_86")
+    assert backend.cuda_device().flags[-1] == "--iree-cuda-target=sm_86"
+    assert backend.cuda_device("sm_75").flags[-1] == "--iree-cuda-target=sm_75"
+    smi.write_text("#!/bin/sh\nexit 9\n")
+    assert backend.gpu_capability() is None
+    monkeypatch.setenv("PATH", "")
+    assert backend.gpu_capability() is None
