@@ -10,7 +10,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-pytest.importorskip("jax")
+jax = pytest.importorskip("jax")
 
 from rlx_xdsl.backends.xla import to_stablehlo  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
@@ -37,6 +37,8 @@ def saved(directory: Path) -> list[np.ndarray]:
 def test_xla_runs_match_the_interpreter(capsys, tmp_path, example):
     """The plain MLP, the MLP over a 2x2 mesh, and an HIR graph (lowered to MIR first)."""
     path = EXAMPLES / example
+    if example == "mlp_sharded.mlir" and len(jax.devices(DEVICE)) < 4:
+        pytest.skip(f"the 2x2 mesh needs 4 {DEVICE} devices")  # only on a GPU machine with fewer
     code, out, err = run(capsys, path, *XLA, "--save", tmp_path / "xla")
     assert (code, err) == (0, "")
     assert f"XLA {DEVICE}" in out.splitlines()[0]
