@@ -135,6 +135,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-quant-propagate": _lazy("rlx_xdsl.transforms.quant.propagate", "QuantPropagatePass"),
         "rlx-quantize-weights": _lazy("rlx_xdsl.transforms.quant.quantize_weights", "QuantizeWeightsPass"),
         "rlx-grad": _grad,
+        "rlx-vmap": _lazy("rlx_xdsl.batching.vmap", "VmapPass"),
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,
         "rlx-plan-memory": _plan_memory,
