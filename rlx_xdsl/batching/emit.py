@@ -176,10 +176,14 @@ def sequential(e: Emitter, op: Operation, args: BatchArgs) -> Results:
     from rlx_xdsl.dialects.mir.structured import ScanOp
 
     results = [tensor_type(r.type) for r in op.results]
-    for t in results:
-        if not is_static(t.get_shape()):
-            raise Unsupported(f"mapping '{op.name}' over the batch needs static result shapes, got {t}")
-    init = [splat(e, 0, t.element_type, t.get_shape()) for t in results]
+    if all(is_static(t.get_shape()) for t in results):
+        init = [splat(e, 0, t.element_type, t.get_shape()) for t in results]
+    else:  # `?` dims: the carries start as example 0's results, which have the right shapes
+        first = [e.mir.gather(v, e.mir.constant(0, "i64"), axis=0) if b else v
+                 for v, b in zip(args.values, args.batched, strict=True)]  # fmt: skip
+        probe = op.clone()
+        probe.operands = first
+        init = list(e.insert(probe).results)
     shared = [i for i, b in enumerate(args.batched) if not b]
     mapped = [i for i, b in enumerate(args.batched) if b]
     block = Block(arg_types=[*results, *(op.operands[i].type for i in shared), *(op.operands[i].type for i in mapped)])
@@ -209,8 +213,9 @@ def leading(e: Emitter, op: Operation, args: BatchArgs, together: Sequence[int],
     table): when it is not, the op is mapped over the batch (`sequential`)."""
     if any(b for i, b in enumerate(args.batched) if i not in together):
         return sequential(e, op, args)
+    rank = max(example_rank(op.operands[i]) for i in together)
     operands = [
-        (v if b else materialize(e, v, args.size)) if i in together else v
+        pad_rank(e, v if b else materialize(e, v, args.size), rank) if i in together else v
         for i, (v, b) in enumerate(zip(args.values, args.batched, strict=True))
     ]
     return rebuilt(e, op, operands, **properties)

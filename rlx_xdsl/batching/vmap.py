@@ -32,7 +32,6 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
-from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.batching.emit import batched_type, materialize
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Unsupported, load_batch_rules
@@ -49,8 +48,9 @@ OPS_COPIED = Statistic("num-unbatched-ops", "Number of ops copied unbatched (no 
 
 
 def resolve_batched(function: func.FuncOp, batched: Sequence[str]) -> list[int]:
-    """Argument indices named by `batched` (`rlx.name`, `argN` or a position)."""
+    """Argument indices named by `batched` (`rlx.name`, `argN`, the SSA name or a position)."""
     names = argument_names(function)
+    hints = [a.name_hint for a in function.body.block.args]
     if not batched:
         raise OpError(function, "'rlx-vmap' batched= names no argument: name the arguments to batch")
     indices = []
@@ -59,11 +59,13 @@ def resolve_batched(function: func.FuncOp, batched: Sequence[str]) -> list[int]:
             index = int(spec)
         elif spec in names:
             index = names.index(spec)
+        elif spec in hints:  # the SSA name of the argument in the text (`%x`)
+            index = hints.index(spec)
         else:
             raise OpError(
                 function,
-                f"'rlx-vmap' @{function.sym_name.data} has no argument '{spec}'{did_you_mean(spec, names)} "
-                f"(its arguments: {', '.join(names) or 'none'}; positions 0..{len(names) - 1})",
+                f"'rlx-vmap' @{function.sym_name.data} has no argument '{spec}' (its arguments: "
+                f"{', '.join(names) or 'none'}; positions 0..{len(names) - 1}){did_you_mean(spec, names)}",
             )
         if not isinstance(function.body.block.args[index].type, TensorType):
             raise OpError(function, f"'rlx-vmap' argument '{spec}' is not a tensor")
@@ -151,9 +153,10 @@ def build_vmap(module: ModuleOp, name: str, batched: Sequence[str], size: int) -
     function = SymbolTable.lookup_symbol(module, name)
     if not isinstance(function, func.FuncOp):
         functions = [op.sym_name.data for op in module.ops if isinstance(op, func.FuncOp)]
-        raise PassFailedException(
-            f"'rlx-vmap' no function named @{name}{did_you_mean(name, functions)} "
-            f"(functions: {', '.join('@' + f for f in functions) or 'none'})"
+        raise OpError(
+            module,
+            f"'rlx-vmap' no function named @{name} (functions: "
+            f"{', '.join('@' + f for f in functions) or 'none'}){did_you_mean(name, functions)}",
         )
     if size < 1:
         raise OpError(function, f"'rlx-vmap' size must be at least 1, got {size}")

@@ -1,28 +1,36 @@
 """Batching rules of attention and rope.
 
 Attention's `[B, H, S, D]` operands fold the batch into B (a shared k or v is repeated
-for each example); a mask of its own per example maps the op over the batch. Rope
+for each example), and so does the mask where it has a B of its own. Rope
 rotates `[..., S, D]` with tables broadcasting to `[..., S, n_rot / 2]`: the batch is
 one more leading dim of x, and batched tables line up with it.
 """
 
 from xdsl.ir import Operation
 
-from rlx_xdsl.batching.emit import folded, materialize, pad_rank, rebuilt, sequential
+from rlx_xdsl.batching.emit import fold, folded, materialize, pad_rank, rebuilt
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
-from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
+from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 
 
 def heads(e: Emitter, op: Operation, args: BatchArgs, data: int) -> Results:
-    """Fold the batch into B of the first `data` operands; a mask must be shared and
-    have no batch of its own (B = 1), else the op is mapped over the batch."""
-    mask = op.operands[data:]
-    if mask and (args.batched[data] or (shape_of(mask[0].type) or [1])[0] != 1
-                 and len(shape_of(mask[0].type)) == len(shape_of(op.operands[0].type))):  # fmt: skip
-        return sequential(e, op, args)
-    return folded(e, op, args, range(data))
+    """Fold the batch into B of the first `data` operands (q, k, v and dy). A custom mask
+    `[B, Sk]` folds with them; a bias mask shared by every B broadcasts as it is, any other
+    is broadcast to `[N, B, ...]` and folded."""
+    values, batched_ = list(args.values), list(args.batched)
+    if len(op.operands) > data:
+        mask, mask_b = values[data], batched_[data]
+        per_example = shape_of(op.operands[data].type)
+        if op.kind == MaskKind.CUSTOM:
+            values[data] = fold(e, mask if mask_b else materialize(e, mask, args.size))
+        elif mask_b or (len(per_example) == 4 and per_example[0] != 1):
+            b = shape_of(op.operands[0].type)[0]
+            mask = pad_rank(e, mask if mask_b else materialize(e, mask, args.size), 4)
+            values[data] = fold(e, e.mir.expand(mask, target_shape=[args.size, b, -1, -1, -1]))
+        batched_[data] = False  # handled: folded() leaves it alone
+    return folded(e, op, BatchArgs(args.size, values, batched_), range(data))
 
 
 @BATCH_RULES.register(AttentionOp)

@@ -9,7 +9,6 @@ the batch.
 from xdsl.ir import Operation
 
 from rlx_xdsl.batching.emit import (
-    broadcasting,
     example_rank,
     folding,
     int_prop,
@@ -44,8 +43,8 @@ from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import normalize_axis
 
 for _op in group.OPS:
-    if is_elementwise(_op):
-        BATCH_RULES.add(_op, broadcasting)
+    if is_elementwise(_op):  # x and dy have the forward result's shape: both get the batch
+        BATCH_RULES.add(_op, leading_rule(0, 1))
 
 BATCH_RULES.add(LayerNormBackwardInputOp, leading_rule(0, 2, axis="axis"))
 BATCH_RULES.add(RmsNormBackwardInputOp, leading_rule(0, 2, axis="axis"))
