@@ -1,0 +1,35 @@
+"""The batching registry's coverage of MIR: every op with a VJP rule has a batching rule."""
+
+from xdsl.dialects.builtin import ModuleOp
+
+from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
+from rlx_xdsl.batching.registry import BATCH_RULES, NoBatchRule, load_batch_rules
+from rlx_xdsl.batching.rules import mir as rules
+from rlx_xdsl.dialects import mir
+from rlx_xdsl.dialects.mir import ALL_OPS
+
+load_rules()
+load_batch_rules()
+
+
+def short(module: ModuleOp) -> str:
+    return module.__name__.rsplit(".", 1)[-1]
+
+
+def test_there_is_one_rule_module_per_mir_group_in_the_dialects_order():
+    assert [short(g) for g in rules.GROUPS] == [short(g) for g in mir.GROUPS]
+
+
+def test_every_op_with_a_vjp_rule_has_a_batching_rule_or_a_reason():
+    assert BATCH_RULES.missing(op for op in ALL_OPS if op in VJP_RULES) == []
+
+
+def test_every_mir_op_has_a_batching_rule_or_a_reason():
+    assert BATCH_RULES.missing(ALL_OPS) == []
+
+
+def test_the_ops_without_a_rule_are_those_never_batched():
+    """Only ops without operands (never batched) and a terminator (batched with its parent)."""
+    without = {op.name: BATCH_RULES[op].reason for op in ALL_OPS if isinstance(BATCH_RULES[op], NoBatchRule)}
+    assert sorted(without) == ["mir.constant", "mir.iota", "mir.yield"]
+    assert all(reason for reason in without.values())
