@@ -22,6 +22,11 @@ it to a temporary .mlir file and measures:
   jobs than wall time) and as wall time; and the passes alone against the stock
   CPU time.
 
+With `--rows vmap` (or `grad,vmap`), the batching pass: `rlx-vmap{func=llama
+batched=x size=8}` on the same loss (the losses of 8 input sequences):
+MIR ops of `@llama_vmap` per forward op, the pass in process, and `rlx-opt FILE -p
+VMAP` against stock `xdsl-opt FILE` (CPU time of the subprocess).
+
 Nothing here asserts on timings; the numbers are for reading (see README.md).
 """
 
@@ -47,6 +52,7 @@ from compile_time import CONFIG, best_time, layer_counts, print_module, xdsl_opt
 
 from rlx_xdsl.autodiff.grad import GradPass
 from rlx_xdsl.autodiff.prepare import PrepareAdPass
+from rlx_xdsl.batching.vmap import VmapPass
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.testing.training import build_llama_loss
@@ -54,6 +60,8 @@ from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
 PIPELINE = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
 PASSES = (PrepareAdPass(), GradPass(func="llama"), DeadCodeEliminationPass())
+VMAP = "rlx-vmap{func=llama batched=x size=8}"
+VMAP_PASS = VmapPass(func="llama", batched=("x",), size=8)
 
 
 def function_ops(module: ModuleOp, name: str) -> int:
@@ -130,6 +138,41 @@ def _prefix(text: str, name: str, ctx, upto) -> ModuleOp:
     return module
 
 
+def measure_vmap(layers: int, repeat: int, workdir: Path) -> dict:
+    """The batching pass on the N-layer loss: its output size, in-process time, command line."""
+    path = workdir / f"llama_loss_{layers}.mlir"
+    path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
+    text, name = path.read_text(), str(path)
+    ctx = make_context()
+    module = parse_module(text, name, ctx)
+    VMAP_PASS.apply(ctx, module)
+    out = str(workdir / "out.mlir")
+    return {
+        "layers": layers,
+        "forward": function_ops(module, "llama"),
+        "batched": function_ops(module, "llama_vmap"),
+        "pass": best_time(lambda m: VMAP_PASS.apply(ctx, m), repeat, setup=lambda: parse_module(text, name, ctx)),
+        "rlx_opt_cpu": cpu([rlx_opt(), name, "-p", VMAP, "-o", out], repeat),
+        "stock_cpu": cpu([xdsl_opt(), name, "-o", out], repeat),
+    }
+
+
+def vmap_report(rows: list[dict], repeat: int) -> list[str]:
+    lines = [
+        f"# rlx-vmap: {VMAP} on build_llama_loss(N); best of {repeat} runs",
+        "# fwd/vmap = MIR ops of @llama / of @llama_vmap; command lines as CPU s (user + system)",
+        f"{'layers':>6} {'fwd':>6} {'vmap':>6} {'vmap/fwd':>9} {'pass s':>8} {'us/fwd op':>10} "
+        f"{'rlx-opt cpu':>12} {'stock cpu':>10} {'rlx-opt/stock':>14}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['layers']:>6} {r['forward']:>6} {r['batched']:>6} {r['batched'] / r['forward']:9.2f} "
+            f"{r['pass']:8.4f} {r['pass'] / r['forward'] * 1e6:10.1f} {r['rlx_opt_cpu']:12.3f} "
+            f"{r['stock_cpu']:10.3f} {r['rlx_opt_cpu'] / r['stock_cpu']:14.2f}"
+        )
+    return lines
+
+
 def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[str]:
     """The tables, as lines of text."""
     config = ", ".join(f"{k}={v}" for k, v in CONFIG.items())
@@ -181,7 +224,11 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description="Size and cost of the gradient of N-layer LLaMA losses.")
     parser.add_argument("--max-layers", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--rows", default="grad", help="comma-separated: grad (rlx-grad), vmap (rlx-vmap)")
     args = parser.parse_args(argv)
+    wanted = set(args.rows.split(","))
+    if not wanted <= {"grad", "vmap"}:
+        parser.error(f"--rows takes grad and/or vmap, got {args.rows}")
     if xdsl_opt() is None:
         parser.error("xdsl-opt is not installed next to this Python")
     with tempfile.TemporaryDirectory(prefix="rlx-train-bench-") as tmp:
@@ -194,11 +241,17 @@ def main(argv=None) -> int:
             cpu([rlx_opt(), str(empty), "-p", "rlx-prepare-ad", "-o", out], args.repeat),
             cpu([xdsl_opt(), str(empty), "-o", out], args.repeat),
         )
-        rows = []
+        rows, vmap_rows = [], []
         for n in layer_counts(args.max_layers):
             print(f"measuring {n} layer(s)...", file=sys.stderr)
-            rows.append(measure(n, args.repeat, workdir))
-    print("\n".join(report(rows, startup, args.repeat)))
+            if "grad" in wanted:
+                rows.append(measure(n, args.repeat, workdir))
+            if "vmap" in wanted:
+                vmap_rows.append(measure_vmap(n, args.repeat, workdir))
+    if rows:
+        print("\n".join(report(rows, startup, args.repeat)))
+    if vmap_rows:
+        print("\n".join(vmap_report(vmap_rows, args.repeat)))
     return 0
 
 
