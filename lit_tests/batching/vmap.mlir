@@ -65,7 +65,8 @@ func.func @f(%x: tensor<3xi64>, %t: tensor<4x5xf32>) -> tensor<4x3xf32> {
 
 // -----
 
-// A batched predicate picks a branch per example: the mir.if is mapped over the batch.
+// A batched predicate picks a branch per example: both branches run on the batch and
+// mir.where keeps each example's own result.
 func.func @f(%x: tensor<i1>, %v: tensor<3xf32>) -> tensor<3xf32> {
   %r = mir.if %x (%v) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32> {
   ^bb0(%a: tensor<3xf32>):
@@ -79,7 +80,31 @@ func.func @f(%x: tensor<i1>, %v: tensor<3xf32>) -> tensor<3xf32> {
 }
 
 // CHECK-LABEL: func.func @f_vmap(%x: tensor<8xi1>, %v: tensor<3xf32>)
-// CHECK-NEXT:    [[Z:%.*]] = mir.constant dense<0.000000e+00> : tensor<3xf32>
-// CHECK-NEXT:    %r = mir.scan init([[Z]] : tensor<3xf32>) bcasts(%v : tensor<3xf32>) xs(%x : tensor<8xi1>) length = 8 save_trajectory -> tensor<8x3xf32> {
-// CHECK-NEXT:    ^{{.*}}(%{{.*}}: tensor<3xf32>, [[V:%.*]]: tensor<3xf32>, [[P:%.*]]: tensor<i1>):
-// CHECK-NEXT:      [[R:%.*]] = mir.if [[P]] ([[V]])
+// CHECK-NEXT:    %n = mir.neg %v : (tensor<3xf32>) -> tensor<3xf32>
+// CHECK-NEXT:    [[ZERO:%.*]] = mir.constant dense<false> : tensor<i1>
+// CHECK-NEXT:    [[HOLDS:%.*]] = mir.compare ne, %x, [[ZERO]]
+// CHECK-NEXT:    [[P:%.*]] = mir.reshape [[HOLDS]] new_shape = [8, 1] : (tensor<8xi1>) -> tensor<8x1xi1>
+// CHECK-NEXT:    [[T:%.*]] = mir.expand %n target_shape = [8, -1]
+// CHECK-NEXT:    %r = mir.where [[P]], [[T]], %v : (tensor<8x1xi1>, tensor<8x3xf32>, tensor<3xf32>) -> tensor<8x3xf32>
+// CHECK-NEXT:    func.return %r : tensor<8x3xf32>
+
+// -----
+
+// A shared predicate keeps the mir.if, on batched branches; a while loop with per-example
+// values runs per example (a mir.scan of the loop).
+func.func @f(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
+  %r = mir.if %p (%x) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32> {
+  ^bb0(%a: tensor<3xf32>):
+    %n = mir.neg %a : (tensor<3xf32>) -> tensor<3xf32>
+    mir.yield %n : tensor<3xf32>
+  } else {
+  ^bb0(%a: tensor<3xf32>):
+    mir.yield %a : tensor<3xf32>
+  }
+  func.return %r : tensor<3xf32>
+}
+
+// CHECK-LABEL: func.func @f_vmap(%x: tensor<8x3xf32>, %p: tensor<i1>)
+// CHECK-NEXT:    %r = mir.if %p (%x) : (tensor<i1>, tensor<8x3xf32>) -> tensor<8x3xf32> {
+// CHECK-NEXT:    ^{{.*}}(%a: tensor<8x3xf32>):
+// CHECK-NEXT:      %n = mir.neg %a : (tensor<8x3xf32>) -> tensor<8x3xf32>
