@@ -34,3 +34,18 @@ def test_every_mir_op_is_batched_by_some_case():
 
     seen = {op.name for f in MODULE.ops for op in f.walk()}
     assert sorted(op.name for op in ALL_OPS if op.name not in seen) == []
+
+
+def test_a_while_loop_whose_examples_stop_at_different_steps():
+    """x = 0 runs 34 steps, x = 50 runs 17 and x = 200 none: the batched loop masks the
+    examples already done (and the shared counter becomes per example)."""
+    import numpy as np
+
+    from rlx_xdsl.context import parse_module
+    from rlx_xdsl.testing.op_cases import WHILE_CASE
+
+    for bound in ("", " max_iterations = 20"):
+        module = parse_module(WHILE_CASE.format(name="w", bound=bound))
+        counter = np.array([1, -1], np.int32)
+        examples = [[np.array(x, np.float32), counter] for x in (0.0, 50.0, 200.0)]
+        check_vmap(module, "w", examples, [0])
