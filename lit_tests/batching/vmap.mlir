@@ -90,8 +90,7 @@ func.func @f(%x: tensor<i1>, %v: tensor<3xf32>) -> tensor<3xf32> {
 
 // -----
 
-// A shared predicate keeps the mir.if, on batched branches; a while loop with per-example
-// values runs per example (a mir.scan of the loop).
+// A shared predicate keeps the mir.if, on batched branches.
 func.func @f(%x: tensor<3xf32>, %p: tensor<i1>) -> tensor<3xf32> {
   %r = mir.if %p (%x) : (tensor<i1>, tensor<3xf32>) -> tensor<3xf32> {
   ^bb0(%a: tensor<3xf32>):
