@@ -23,6 +23,9 @@ from rlx_xdsl.batching.registry import BatchArgs, Results, Unsupported, batched
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
+from rlx_xdsl.transforms.statistics import Statistic
+
+MAPPED_OVER_BATCH = Statistic("num-mapped-over-batch", "Number of ops mapped over the batch by a mir.scan")
 
 
 def example_rank(value: SSAValue | Attribute) -> int:
@@ -203,6 +206,7 @@ def sequential(e: Emitter, op: Operation, args: BatchArgs) -> Results:
         save_trajectory=True,
     )
     e.insert(scan)
+    MAPPED_OVER_BATCH.add()
     return batched(*scan.results)
 
 

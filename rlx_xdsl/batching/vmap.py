@@ -33,7 +33,7 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
-from rlx_xdsl.batching.emit import batched_type, materialize
+from rlx_xdsl.batching.emit import MAPPED_OVER_BATCH, batched_type, materialize
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Unsupported, load_batch_rules
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import types_compatible
@@ -199,7 +199,7 @@ class VmapPass(ModulePass):
     """
 
     name = "rlx-vmap"
-    STATISTICS = (BATCH_RULES_USED, OPS_COPIED)
+    STATISTICS = (BATCH_RULES_USED, OPS_COPIED, MAPPED_OVER_BATCH)
 
     func: str = field(metadata={"syntax": "NAME", "example": "loss"})
     batched: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,...", "example": "x"})

@@ -33,3 +33,28 @@ def test_the_ops_without_a_rule_are_those_never_batched():
     without = {op.name: BATCH_RULES[op].reason for op in ALL_OPS if isinstance(BATCH_RULES[op], NoBatchRule)}
     assert sorted(without) == ["mir.constant", "mir.iota", "mir.yield"]
     assert all(reason for reason in without.values())
+
+
+def test_an_op_without_a_rule_is_a_located_error():
+    """Nothing is silently unrolled: the error names the op, at its line."""
+    import pytest
+
+    from rlx_xdsl.batching.vmap import build_vmap
+    from rlx_xdsl.context import parse_module
+    from rlx_xdsl.diagnostics import OpError
+    from rlx_xdsl.dialects.mir.elementwise import ExpOp
+
+    module = parse_module(
+        "func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+        "  %0 = mir.exp %x : (tensor<3xf32>) -> tensor<3xf32>\n"
+        "  func.return %0 : tensor<3xf32>\n"
+        "}\n"
+    )
+    rule = BATCH_RULES.remove(ExpOp)
+    try:
+        with pytest.raises(OpError, match="'rlx-vmap' no batching rule for 'mir.exp'") as error:
+            build_vmap(module, "f", ["x"], 2)
+    finally:
+        BATCH_RULES.add(ExpOp, rule)
+    assert error.value.op.name == "mir.exp"
+    assert [op.sym_name.data for op in module.ops] == ["f"], "the module is left unchanged"
