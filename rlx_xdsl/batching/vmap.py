@@ -27,7 +27,7 @@ from dataclasses import dataclass, field
 from xdsl.builder import Builder
 from xdsl.context import Context
 from xdsl.dialects import func
-from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import Block, Operation, Region, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
@@ -115,10 +115,6 @@ class Batcher:
             self.values[result] = (value, is_batched)
 
 
-def _arg_attrs(function: func.FuncOp) -> ArrayAttr | None:
-    return function.arg_attrs
-
-
 def vmap_function(function: func.FuncOp, name: str, indices: Sequence[int], size: int) -> func.FuncOp:
     """A new function `name`: `function` mapped over a leading batch axis on `indices`."""
     load_batch_rules()
@@ -143,7 +139,7 @@ def vmap_function(function: func.FuncOp, name: str, indices: Sequence[int], size
     ret.location = returned.location
     block.add_op(ret)
     new_function = func.FuncOp(name, ([a.type for a in block.args], [v.type for v in outputs]), Region(block))
-    new_function.arg_attrs = _arg_attrs(function)
+    new_function.arg_attrs = function.arg_attrs
     new_function.location = function.location
     return new_function
 
