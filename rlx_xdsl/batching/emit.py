@@ -136,6 +136,8 @@ def all_batched(e: Emitter, args: BatchArgs) -> list[SSAValue]:
 
 def fold(e: Emitter, value: SSAValue) -> SSAValue:
     """`[N, B, *rest]` as `[N * B, *rest]`: the batch merged into the op's leading dim."""
+    if example_rank(value) < 2:
+        raise Unsupported(f"folding the batch into a leading dim needs one, got {value.type}")
     n, b, *rest = shape_of(value.type)
     merged = n * b if b != DYNAMIC else DYNAMIC
     if merged == DYNAMIC and not is_static(rest):
