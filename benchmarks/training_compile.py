@@ -22,10 +22,15 @@ it to a temporary .mlir file and measures:
   jobs than wall time) and as wall time; and the passes alone against the stock
   CPU time.
 
-With `--forward-mode`, two more tables: `rlx-prepare-ad,rlx-jvp{func=llama},rlx-dce`
+With `--rows jvp,hvp`, two more tables: `rlx-prepare-ad,rlx-jvp{func=llama},rlx-dce`
 (tangents along every parameter) and `rlx-prepare-ad,rlx-hvp{func=llama},rlx-dce`
 (forward over reverse): MIR ops of `@llama_jvp` / `@llama_hvp` per forward op, the
 passes' best in-process time, and `rlx-opt` against stock `xdsl-opt` (CPU s).
+
+With `--rows vmap` (or `grad,vmap`), the batching pass: `rlx-vmap{func=llama
+batched=x size=8}` on the same loss (the losses of 8 input sequences):
+MIR ops of `@llama_vmap` per forward op, the pass in process, and `rlx-opt FILE -p
+VMAP` against stock `xdsl-opt FILE` (CPU time of the subprocess).
 
 Nothing here asserts on timings; the numbers are for reading (see README.md).
 """
@@ -52,6 +57,7 @@ from compile_time import CONFIG, best_time, layer_counts, print_module, xdsl_opt
 
 from rlx_xdsl.autodiff.grad import GradPass
 from rlx_xdsl.autodiff.prepare import PrepareAdPass
+from rlx_xdsl.batching.vmap import VmapPass
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.testing.training import build_llama_loss
@@ -59,6 +65,8 @@ from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
 PIPELINE = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
 PASSES = (PrepareAdPass(), GradPass(func="llama"), DeadCodeEliminationPass())
+VMAP = "rlx-vmap{func=llama batched=x size=8}"
+VMAP_PASS = VmapPass(func="llama", batched=("x",), size=8)
 
 
 def function_ops(module: ModuleOp, name: str) -> int:
@@ -135,6 +143,41 @@ def _prefix(text: str, name: str, ctx, upto) -> ModuleOp:
     return module
 
 
+def measure_vmap(layers: int, repeat: int, workdir: Path) -> dict:
+    """The batching pass on the N-layer loss: its output size, in-process time, command line."""
+    path = workdir / f"llama_loss_{layers}.mlir"
+    path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
+    text, name = path.read_text(), str(path)
+    ctx = make_context()
+    module = parse_module(text, name, ctx)
+    VMAP_PASS.apply(ctx, module)
+    out = str(workdir / "out.mlir")
+    return {
+        "layers": layers,
+        "forward": function_ops(module, "llama"),
+        "batched": function_ops(module, "llama_vmap"),
+        "pass": best_time(lambda m: VMAP_PASS.apply(ctx, m), repeat, setup=lambda: parse_module(text, name, ctx)),
+        "rlx_opt_cpu": cpu([rlx_opt(), name, "-p", VMAP, "-o", out], repeat),
+        "stock_cpu": cpu([xdsl_opt(), name, "-o", out], repeat),
+    }
+
+
+def vmap_report(rows: list[dict], repeat: int) -> list[str]:
+    lines = [
+        f"# rlx-vmap: {VMAP} on build_llama_loss(N); best of {repeat} runs",
+        "# fwd/vmap = MIR ops of @llama / of @llama_vmap; command lines as CPU s (user + system)",
+        f"{'layers':>6} {'fwd':>6} {'vmap':>6} {'vmap/fwd':>9} {'pass s':>8} {'us/fwd op':>10} "
+        f"{'rlx-opt cpu':>12} {'stock cpu':>10} {'rlx-opt/stock':>14}",
+    ]
+    for r in rows:
+        lines.append(
+            f"{r['layers']:>6} {r['forward']:>6} {r['batched']:>6} {r['batched'] / r['forward']:9.2f} "
+            f"{r['pass']:8.4f} {r['pass'] / r['forward'] * 1e6:10.1f} {r['rlx_opt_cpu']:12.3f} "
+            f"{r['stock_cpu']:10.3f} {r['rlx_opt_cpu'] / r['stock_cpu']:14.2f}"
+        )
+    return lines
+
+
 def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[str]:
     """The tables, as lines of text."""
     config = ", ".join(f"{k}={v}" for k, v in CONFIG.items())
@@ -183,8 +226,8 @@ def report(rows: list[dict], startup: tuple[float, float], repeat: int) -> list[
 
 
 FORWARD_MODES = {
-    "rlx-jvp": ("rlx-prepare-ad,rlx-jvp{func=llama},rlx-dce", "llama_jvp"),
-    "rlx-hvp": ("rlx-prepare-ad,rlx-hvp{func=llama},rlx-dce", "llama_hvp"),
+    "jvp": ("rlx-prepare-ad,rlx-jvp{func=llama},rlx-dce", "llama_jvp"),
+    "hvp": ("rlx-prepare-ad,rlx-hvp{func=llama},rlx-dce", "llama_hvp"),
 }
 """The forward-mode rows: each pipeline and the function it adds."""
 
@@ -221,7 +264,7 @@ def measure_forward_mode(mode: str, layers: int, repeat: int, workdir: Path) -> 
 def report_forward_mode(mode: str, rows: list[dict]) -> list[str]:
     lines = [
         "",
-        f"# {mode}: {FORWARD_MODES[mode][0]}; ops = MIR ops of @{FORWARD_MODES[mode][1]}",
+        f"# rlx-{mode}: {FORWARD_MODES[mode][0]}; ops = MIR ops of @{FORWARD_MODES[mode][1]}",
         f"{'layers':>6} {'fwd':>6} {'ops':>6} {'ops/fwd':>8} {'passes s':>9} {'us/fwd op':>10} "
         f"{'rlx-opt cpu':>12} {'stock cpu':>10} {'rlx-opt/stock':>14}",
     ]
@@ -239,10 +282,12 @@ def main(argv=None) -> int:
     parser.add_argument("--max-layers", type=int, default=32)
     parser.add_argument("--repeat", type=int, default=5)
     parser.add_argument(
-        "--forward-mode", action="store_true", help="also measure rlx-jvp and rlx-hvp (forward mode) rows"
+        "--rows", default="grad", help="comma-separated: grad (rlx-grad), jvp, hvp (forward mode), vmap (rlx-vmap)"
     )
-    parser.add_argument("--only-forward-mode", action="store_true", help="measure only the rlx-jvp and rlx-hvp rows")
     args = parser.parse_args(argv)
+    wanted = set(args.rows.split(","))
+    if not wanted <= {"grad", "jvp", "hvp", "vmap"}:
+        parser.error(f"--rows takes grad, jvp, hvp and vmap, got {args.rows}")
     if xdsl_opt() is None:
         parser.error("xdsl-opt is not installed next to this Python")
     with tempfile.TemporaryDirectory(prefix="rlx-train-bench-") as tmp:
@@ -255,20 +300,23 @@ def main(argv=None) -> int:
             cpu([rlx_opt(), str(empty), "-p", "rlx-prepare-ad", "-o", out], args.repeat),
             cpu([xdsl_opt(), str(empty), "-o", out], args.repeat),
         )
-        rows = []
-        lines: list[str] = []
-        if not args.only_forward_mode:
-            for n in layer_counts(args.max_layers):
-                print(f"measuring {n} layer(s)...", file=sys.stderr)
+        rows, vmap_rows = [], []
+        forward_rows: dict[str, list] = {mode: [] for mode in FORWARD_MODES if mode in wanted}
+        for n in layer_counts(args.max_layers):
+            print(f"measuring {n} layer(s)...", file=sys.stderr)
+            if "grad" in wanted:
                 rows.append(measure(n, args.repeat, workdir))
-            lines = report(rows, startup, args.repeat)
-        if args.forward_mode or args.only_forward_mode:
-            for mode in FORWARD_MODES:
-                forward_rows = []
-                for n in layer_counts(args.max_layers):
-                    print(f"measuring {mode} on {n} layer(s)...", file=sys.stderr)
-                    forward_rows.append(measure_forward_mode(mode, n, args.repeat, workdir))
-                lines += report_forward_mode(mode, forward_rows)
+            for mode, measured in forward_rows.items():
+                measured.append(measure_forward_mode(mode, n, args.repeat, workdir))
+            if "vmap" in wanted:
+                vmap_rows.append(measure_vmap(n, args.repeat, workdir))
+    lines: list[str] = []
+    if rows:
+        lines += report(rows, startup, args.repeat)
+    for mode, measured in forward_rows.items():
+        lines += report_forward_mode(mode, measured)
+    if vmap_rows:
+        lines += vmap_report(vmap_rows, args.repeat)
     print("\n".join(lines))
     return 0
 

@@ -10,6 +10,7 @@ from rlx_xdsl.autodiff.prepare import prepare_rewrites
 from rlx_xdsl.autodiff.registry import VJP_RULES
 from rlx_xdsl.autodiff.registry import load_rules as load_vjp_rules
 from rlx_xdsl.autodiff.rules.mir import PENDING as VJP_PENDING
+from rlx_xdsl.batching.registry import BATCH_RULES, load_batch_rules
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
 from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
@@ -32,6 +33,7 @@ load_linalg_lowerings()
 # Every registry and the ops it must cover. Issues that add a registry add a row.
 load_decompositions()
 load_vjp_rules()
+load_batch_rules()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS] + lir.ALL_OPS),
@@ -44,6 +46,7 @@ COVERAGE = [
         DECOMPOSITIONS,
         [op for op in backward.OPS if op is not backward.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp],
     ),
+    ("batching rules (or a registered reason)", BATCH_RULES, ALL_OPS),
     (
         "VJP rules (ops rlx-prepare-ad keeps, but known gaps)",
         VJP_RULES,

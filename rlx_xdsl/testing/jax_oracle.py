@@ -15,8 +15,14 @@ from collections.abc import Sequence
 import jax
 import jax.numpy as jnp
 import numpy as np
+from xdsl.dialects.builtin import ModuleOp
 
-from rlx_xdsl.conversions.mir_to_jax import JAX_OPS, jax_function, load_formulas, run_block
+from rlx_xdsl.conversions.mir_to_jax import (
+    JAX_OPS,
+    jax_function,
+    load_formulas,
+    run_block,
+)
 
 load_formulas()
 

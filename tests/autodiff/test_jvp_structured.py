@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.autodiff.jvp import build_jvp
-from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.structured import ScanOp
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing import op_cases

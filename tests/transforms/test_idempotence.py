@@ -35,7 +35,7 @@ NOT_IDEMPOTENT = {
 
 CALIBRATION = Path(__file__).parent / "inputs" / "calibration-arg0.json"
 
-REQUIRED_OPTIONS = {"rlx-grad": "func=main", "rlx-jvp": "func=main wrt=0", "rlx-hvp": "func=main wrt=0", "rlx-insert-qdq": f"calibration={CALIBRATION}"}
+REQUIRED_OPTIONS = {"rlx-grad": "func=main", "rlx-jvp": "func=main wrt=0", "rlx-hvp": "func=main wrt=0", "rlx-vmap": "func=main batched=0 size=2", "rlx-insert-qdq": f"calibration={CALIBRATION}"}
 """Options a pass cannot run without (the calibration names `arg0`, which random graphs have)."""
 
 VARIANTS = (

@@ -16,13 +16,15 @@ from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.printer import print_ir
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.testing.training import build_llama_training
+from rlx_xdsl.testing.vmap_check import check_vmap
 from rlx_xdsl.transforms import BACKEND_PASSES, FUSION_PASSES, get_all_passes
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.canonicalize import CanonicalizePass
@@ -58,6 +60,7 @@ def test_every_pass_is_checked_here():
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
         "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
+        "rlx-vmap",
     } | set(FUSION_PASSES) | set(BACKEND_PASSES)  # fmt: skip
 
 
@@ -317,6 +320,17 @@ def test_grad_keeps_the_llama_graph_and_its_gradient_matches_directional_differe
 
     numeric = (loss(1e-2) - loss(-1e-2)) / 2e-2
     np.testing.assert_allclose(predicted, numeric, rtol=2e-2)
+
+
+def test_vmap_keeps_the_llama_graph_and_batches_it_example_by_example(llama):
+    """@llama is untouched and @llama_vmap over the hidden state gives, for each example,
+    what @llama computes on it (the weights and rope tables shared)."""
+    text, inputs, _ = llama
+    module = parse_module(text)
+    rng = np.random.default_rng(5)
+    examples = [inputs, [(inputs[0] + rng.standard_normal(inputs[0].shape)).astype(np.float32), *inputs[1:]]]
+    check_vmap(module, "llama", examples, [0], rtol=1e-4, atol=1e-5)
+    assert print_ir(find_function(module, "llama")) == print_ir(find_function(parse_module(text), "llama"))
 
 
 def test_insert_qdq_on_the_layer_weights_is_running_on_quantised_weights(llama, tmp_path):

@@ -10,7 +10,7 @@ are wrong: docs/deviations.md).
 
 from __future__ import annotations
 
-from xdsl.ir import Operation, SSAValue
+from xdsl.ir import Operation
 
 from rlx_xdsl.autodiff.emit import add_tangents, element_type, scalar, to_result
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent

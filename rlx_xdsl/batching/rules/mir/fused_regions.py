@@ -1,0 +1,9 @@
+"""Batching rules of the ops with elementwise bodies: mapped over the batch (their bodies
+are typed per example)."""
+
+from rlx_xdsl.batching.emit import map_over_batch
+from rlx_xdsl.batching.registry import BATCH_RULES
+from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+
+BATCH_RULES.add(ElementwiseRegionOp, map_over_batch)
+BATCH_RULES.add(FusedMatmulEpilogueOp, map_over_batch)

@@ -1,0 +1,156 @@
+"""Whole graphs batched by `rlx-vmap`, against `jax.vmap` of the JAX translation of MIR
+(`conversions.mir_to_jax`, formulas written independently of the batching rules), and
+per-example gradients (`rlx-grad` then `rlx-vmap`) against `torch.func.vmap(grad)`."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[test]'")
+torch = pytest.importorskip("torch")
+
+from rlx_xdsl.autodiff.grad import build_gradient
+from rlx_xdsl.autodiff.prepare import prepare_for_ad
+from rlx_xdsl.batching.vmap import build_vmap
+from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.conversions.mir_to_jax import jax_function
+from rlx_xdsl.graph import graph_args
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.testing.llama import build_llama, rope_tables
+from rlx_xdsl.testing.vmap_check import check_vmap
+
+N = 3
+RNG = np.random.default_rng(7)
+TOL = 1e-4
+
+
+def rand(*shape, scale=1.0):
+    return (RNG.standard_normal(shape) * scale).astype(np.float32)
+
+
+def compare_with_jax_vmap(module, name: str, inputs: list[np.ndarray], batched: list[int]) -> None:
+    """`@name_vmap` in the interpreter against `jax.vmap(@name)` (in_axes 0 on `batched`)."""
+    reference = jax.vmap(jax_function(module, name), in_axes=[0 if i in batched else None for i in range(len(inputs))])
+    expected = jax.jit(reference)(*inputs)
+    build_vmap(module, name, [str(i) for i in batched], N)
+    module.verify()
+    got = run_function(module, f"{name}_vmap", inputs)
+    assert len(got) == len(expected)
+    for g, x in zip(got, expected, strict=True):
+        assert g.shape == x.shape
+        np.testing.assert_allclose(g, np.asarray(x), rtol=TOL, atol=TOL)
+
+
+def mlp():
+    b = GraphBuilder("loss")
+    x = b.input("x", [4, 6])
+    labels = b.input("labels", [4], "i64")
+    w1, b1 = b.param("w1", [6, 8]), b.param("b1", [8])
+    w2, b2 = b.param("w2", [8, 5]), b.param("b2", [5])
+    hidden = b.relu(b.add(b.matmul(x, w1), b1))
+    logits = b.add(b.matmul(hidden, w2), b2)
+    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
+    params = [rand(6, 8, scale=0.4), rand(8), rand(8, 5, scale=0.4), rand(5)]
+    return b.module(), params
+
+
+def test_mlp_with_softmax_cross_entropy_per_example_batches():
+    module, params = mlp()
+    inputs = [rand(N, 4, 6), RNG.integers(0, 5, (N, 4)), *params]
+    compare_with_jax_vmap(module, "loss", inputs, [0, 1])
+
+
+def test_mlp_batched_over_its_weights_too():
+    """A batched weight (an ensemble of models) makes the matmul a batched matmul."""
+    module, params = mlp()
+    inputs = [rand(N, 4, 6), RNG.integers(0, 5, (N, 4)), rand(N, 6, 8, scale=0.4), *params[1:]]
+    compare_with_jax_vmap(module, "loss", inputs, [0, 1, 2])
+
+
+def test_conv_net_with_pooling():
+    b = GraphBuilder("loss")
+    x = b.input("x", [2, 1, 8, 8])
+    labels = b.input("labels", [2], "i64")
+    w1, b1 = b.param("w1", [4, 1, 3, 3]), b.param("b1", [1, 4, 1, 1])
+    w2, w3 = b.param("w2", [6, 4, 3, 3]), b.param("w3", [24, 10])
+    h = b.relu(b.add(b.conv(x, w1, kernel_size=[3, 3], padding=[1, 1]), b1))
+    h = b.pool(h, kind="max", kernel_size=[2, 2])
+    h = b.tanh(b.conv(h, w2, kernel_size=[3, 3], padding=[1, 1]))
+    h = b.pool(h, kind="mean", kernel_size=[2, 2])
+    logits = b.matmul(b.reshape(h, new_shape=[2, 24]), w3)
+    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
+    inputs = [rand(N, 2, 1, 8, 8), RNG.integers(0, 10, (N, 2)), rand(4, 1, 3, 3), rand(1, 4, 1, 1),
+              rand(6, 4, 3, 3, scale=0.3), rand(24, 10, scale=0.3)]  # fmt: skip
+    compare_with_jax_vmap(b.module(), "loss", inputs, [0, 1])
+
+
+def test_one_llama_decoder_layer():
+    """rms_norm, rope, grouped-query attention (narrow/concat), SwiGLU: the hidden state
+    batched, the rope tables and weights shared."""
+    dims = {"batch": 1, "seq": 4, "dim": 16, "n_heads": 2, "n_kv_heads": 1, "ffn": 24}
+    module = build_llama(1, **dims)
+    function = find_function(module, "llama")
+    cos, sin = rope_tables(dims["seq"], dims["dim"] // dims["n_heads"])
+    inputs = [rand(N, 1, 4, 16), cos, sin]
+    for arg in graph_args(function)[3:]:
+        shape = arg.type.get_shape()
+        inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
+    compare_with_jax_vmap(module, "llama", inputs, [0])
+
+
+@pytest.mark.parametrize("batched", [[0], [0, 1]], ids=["x", "x-and-w"])
+def test_if_and_while_with_a_per_example_predicate(batched):
+    """Each example takes its own branch (the sign of its sum) and its own loop."""
+    b = GraphBuilder("f")
+    x, w = b.input("x", [2, 4]), b.input("w", [4, 4])
+    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
+    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
+    h = b.if_(positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.mul(rb.sin(x), x))
+    h, _, _ = b.while_(
+        [h, w, b.constant(np.zeros(1), "f32")],
+        lambda rb, h, w, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
+        lambda rb, h, w, i: (rb.add(rb.tanh(rb.matmul(h, w)), h), w, rb.add(i, rb.constant(np.ones(1), "f32"))),
+        max_iterations=3,
+    )
+    b.output(h)
+    xs = rand(N, 2, 4)
+    xs[1] = -np.abs(xs[1]) - 0.1  # one example of each sign
+    xs[0] = np.abs(xs[0]) + 0.1
+    w = rand(N, 4, 4, scale=0.5) if 1 in batched else rand(4, 4, scale=0.5)
+    compare_with_jax_vmap(b.module(), "f", [xs, w], batched)
+
+
+def test_scan_rnn_against_the_stacked_examples():
+    """A tanh RNN over a sequence (`mir.scan`), batched over sequences and initial states;
+    the JAX translation has no scan formula yet, so the oracle is the stacked per-example run."""
+    sb = GraphBuilder("rnn")
+    h0, w, xs = sb.input("h0", [1, 3]), sb.param("w", [3, 3]), sb.input("xs", [5, 1, 3])
+    final = sb.scan(h0, lambda rb, h, w, x: rb.tanh(rb.add(rb.matmul(h, w), x)), 5, bcasts=[w], xs=[xs])
+    sb.output(final)
+    examples = [[rand(1, 3), rand(3, 3, scale=0.5), rand(5, 1, 3)] for _ in range(N)]
+    check_vmap(sb.module(), "rnn", examples, [0, 2], rtol=TOL, atol=TOL)
+
+
+def test_per_example_gradients_against_torch_func():
+    """`rlx-grad` then `rlx-vmap` over (x, labels): one gradient per example, as
+    `torch.func.vmap(torch.func.grad(loss), in_dims=(0, 0, None, ...))`."""
+    module, params = mlp()
+    x, labels = rand(N, 4, 6), RNG.integers(0, 5, (N, 4))
+    prepare_for_ad(module)
+    build_gradient(module, "loss")
+    build_vmap(module, "loss_grad", ["x", "labels"], N)
+    module.verify()
+    loss, *grads = run_function(module, "loss_grad_vmap", [x, labels, *params, np.ones((), np.float32)])
+
+    def torch_loss(w1, b1, w2, b2, x, labels):
+        hidden = torch.relu(x @ w1 + b1)
+        return torch.nn.functional.cross_entropy(hidden @ w2 + b2, labels)
+
+    per_example = torch.func.vmap(torch.func.grad(torch_loss, argnums=(0, 1, 2, 3)), in_dims=(None,) * 4 + (0, 0))
+    expected = per_example(*map(torch.from_numpy, params), torch.from_numpy(x), torch.from_numpy(labels))
+    assert loss.shape == (N,)
+    for got, want in zip(grads, expected, strict=True):
+        assert got.shape == tuple(want.shape) and got.shape[0] == N
+        np.testing.assert_allclose(got, want.numpy(), rtol=TOL, atol=TOL)
+    assert not np.allclose(grads[0][0], grads[0][1]), "the examples' gradients differ"

@@ -1,0 +1,60 @@
+"""The batching registry's coverage of MIR: every op with a VJP rule has a batching rule."""
+
+from xdsl.dialects.builtin import ModuleOp
+
+from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
+from rlx_xdsl.batching.registry import BATCH_RULES, NoBatchRule, load_batch_rules
+from rlx_xdsl.batching.rules import mir as rules
+from rlx_xdsl.dialects import mir
+from rlx_xdsl.dialects.mir import ALL_OPS
+
+load_rules()
+load_batch_rules()
+
+
+def short(module: ModuleOp) -> str:
+    return module.__name__.rsplit(".", 1)[-1]
+
+
+def test_there_is_one_rule_module_per_mir_group_in_the_dialects_order():
+    assert [short(g) for g in rules.GROUPS] == [short(g) for g in mir.GROUPS]
+
+
+def test_every_op_with_a_vjp_rule_has_a_batching_rule_or_a_reason():
+    assert BATCH_RULES.missing(op for op in ALL_OPS if op in VJP_RULES) == []
+
+
+def test_every_mir_op_has_a_batching_rule_or_a_reason():
+    assert BATCH_RULES.missing(ALL_OPS) == []
+
+
+def test_the_ops_without_a_rule_are_those_never_batched():
+    """Only ops without operands (never batched) and a terminator (batched with its parent)."""
+    without = {op.name: BATCH_RULES[op].reason for op in ALL_OPS if isinstance(BATCH_RULES[op], NoBatchRule)}
+    assert sorted(without) == ["mir.constant", "mir.iota", "mir.yield"]
+    assert all(reason for reason in without.values())
+
+
+def test_an_op_without_a_rule_is_a_located_error():
+    """Nothing is silently unrolled: the error names the op, at its line."""
+    import pytest
+
+    from rlx_xdsl.batching.vmap import build_vmap
+    from rlx_xdsl.context import parse_module
+    from rlx_xdsl.diagnostics import OpError
+    from rlx_xdsl.dialects.mir.elementwise import ExpOp
+
+    module = parse_module(
+        "func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n"
+        "  %0 = mir.exp %x : (tensor<3xf32>) -> tensor<3xf32>\n"
+        "  func.return %0 : tensor<3xf32>\n"
+        "}\n"
+    )
+    rule = BATCH_RULES.remove(ExpOp)
+    try:
+        with pytest.raises(OpError, match="'rlx-vmap' no batching rule for 'mir.exp'") as error:
+            build_vmap(module, "f", ["x"], 2)
+    finally:
+        BATCH_RULES.add(ExpOp, rule)
+    assert error.value.op.name == "mir.exp"
+    assert [op.sym_name.data for op in module.ops] == ["f"], "the module is left unchanged"
