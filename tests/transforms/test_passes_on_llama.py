@@ -60,7 +60,7 @@ def test_every_pass_is_checked_here():
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
         "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
-        "rlx-vmap",
+        "rlx-vmap", "rlx-jvp", "rlx-hvp",
     } | set(FUSION_PASSES) | set(BACKEND_PASSES)  # fmt: skip
 
 
@@ -320,6 +320,59 @@ def test_grad_keeps_the_llama_graph_and_its_gradient_matches_directional_differe
 
     numeric = (loss(1e-2) - loss(-1e-2)) / 2e-2
     np.testing.assert_allclose(predicted, numeric, rtol=2e-2)
+
+
+def test_jvp_keeps_the_llama_graph_and_its_tangent_matches_directional_differences(llama):
+    """@llama is untouched, @llama_jvp recomputes its output, and the tangent along a random
+    direction of every weight matches a central difference of @llama (f32: eps 1e-2)."""
+    from rlx_xdsl.autodiff.jvp import JvpPass
+
+    text, inputs, expected = llama
+    module = parse_module(text)
+    JvpPass(func="llama", wrt=tuple(str(i) for i in range(3, len(inputs)))).apply(make_context(), module)
+    module.verify()
+    assert str(module.ops.first) == str(parse_module(text).ops.first)
+    rng = np.random.default_rng(3)
+    directions = [rng.standard_normal(x.shape).astype(np.float32) for x in inputs[3:]]
+    out, tangent = run_function(module, "llama_jvp", [*inputs, *directions])
+    np.testing.assert_array_equal(out, expected[0])
+
+    def moved(t):
+        weights = [x + t * d for x, d in zip(inputs[3:], directions, strict=True)]
+        return run_function(module, "llama", [*inputs[:3], *weights])[0].astype(np.float64)
+
+    numeric = (moved(1e-2) - moved(-1e-2)) / 2e-2
+    np.testing.assert_allclose(tangent, numeric, rtol=2e-2, atol=2e-2 * np.abs(numeric).max())
+
+
+def test_hvp_matches_central_differences_of_the_llama_gradient(llama):
+    """@llama_hvp's gradient is rlx-grad's (of sum(out)), and its Hessian-vector product along
+    a random direction of the FFN weights of layer 1 matches a central difference of that gradient."""
+    from rlx_xdsl.autodiff.hvp import HvpPass
+    from rlx_xdsl.graph import argument_names
+
+    text, inputs, _ = llama
+    module = parse_module(text)
+    names = argument_names(module.ops.first)
+    wrt = [i for i, n in enumerate(names) if n.startswith("layers.1.w_")]
+    HvpPass(func="llama", wrt=tuple(str(i) for i in wrt)).apply(make_context(), module)
+    module.verify()
+    rng = np.random.default_rng(4)
+    v = [rng.standard_normal(inputs[i].shape).astype(np.float32) for i in wrt]
+
+    def run_at(t):
+        moved = list(inputs)
+        for i, d in zip(wrt, v, strict=True):
+            moved[i] = (inputs[i] + t * d).astype(np.float32)
+        return run_function(module, "llama_hvp", [*moved, *v])
+
+    _, *rest = run_at(0.0)
+    gradients, hv = rest[: len(wrt)], rest[len(wrt) :]
+    plus, minus = run_at(1e-2)[1 : 1 + len(wrt)], run_at(-1e-2)[1 : 1 + len(wrt)]
+    for got, p, m in zip(hv, plus, minus, strict=True):
+        numeric = (p.astype(np.float64) - m) / 2e-2
+        np.testing.assert_allclose(got, numeric, rtol=3e-2, atol=3e-2 * np.abs(numeric).max())
+    assert all(np.abs(g).max() > 0 for g in gradients)
 
 
 def test_vmap_keeps_the_llama_graph_and_batches_it_example_by_example(llama):
