@@ -71,6 +71,11 @@ def result_dtype(op: Operation, index: int = 0):
     return dtypes.numpy_dtype(tensor_type(op.results[index]).element_type)
 
 
+def widen(x):
+    """`x` in f32 when it is f16/bf16: the interpreter computes those in f32 and rounds once."""
+    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
+
+
 def one(fn: Callable) -> Formula:
     """A formula from a function of the operands alone, cast to the op's result dtype."""
     return lambda op, *args, **_: (jnp.asarray(fn(*args)).astype(result_dtype(op)),)
