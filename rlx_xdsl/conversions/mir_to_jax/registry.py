@@ -57,6 +57,7 @@ GROUP_MODULES = (
     "conv",
     "loss",
     "regions",
+    "backward",
 )
 
 

@@ -26,3 +26,12 @@ JAX_OPS.add(
         lambda op, s, w: jnp.log10(jnp.maximum(jnp.matmul(s, w), op.eps.value.data))
     ),
 )
+
+
+def _log_mel_backward(op: signal.LogMelBackwardOp, s, w, dy):
+    m = jnp.matmul(s, w)
+    g = jnp.where(m >= op.eps.value.data, dy / (m * jnp.log(10.0).astype(m.dtype)), 0)
+    return jnp.matmul(g, jnp.swapaxes(w, -1, -2))
+
+
+JAX_OPS.add(signal.LogMelBackwardOp, with_op(_log_mel_backward))
