@@ -58,6 +58,11 @@ GROUP_MODULES = (
     "loss",
     "regions",
     "backward",
+    "fused",
+    "fused_regions",
+    "structured",
+    "moe",
+    "vision",
 )
 
 
@@ -75,6 +80,12 @@ def result_dtype(op: Operation, index: int = 0):
 def widen(x):
     """`x` in f32 when it is f16/bf16: the interpreter computes those in f32 and rounds once."""
     return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
+
+
+def operands_of(op: Operation, arrays: Sequence) -> Callable:
+    """`get(operand)`: the array of one of `op`'s operands (None for an absent optional one)."""
+    values = dict(zip(op.operands, arrays, strict=True))
+    return lambda operand: None if operand is None else values[operand]
 
 
 def one(fn: Callable) -> Formula:
