@@ -63,6 +63,7 @@ GROUP_MODULES = (
     "structured",
     "moe",
     "vision",
+    "random",
 )
 
 
