@@ -64,6 +64,7 @@ GROUP_MODULES = (
     "moe",
     "vision",
     "random",
+    "quant",
 )
 
 
