@@ -11,8 +11,13 @@ from rlx_xdsl.dialects.mir import moe
 
 
 def grouped_matmul(x, w, expert):
-    """Row m of `x[M, K]` times `w[expert[m]]` of `w[E, K, N]`."""
-    return jnp.einsum("mk,mkn->mn", widen(x), jnp.take(widen(w), ids(expert), axis=0))
+    """Row m of `x[M, K]` times `w[expert[m]]` of `w[E, K, N]`.
+
+    Every row meets every expert (`[M, E, N]`, one batched contraction) and picks its
+    own: E times the FLOPs of the routed product, but never an `[M, K, N]` gather.
+    """
+    every = jnp.einsum("mk,ekn->men", widen(x), widen(w))
+    return jnp.take_along_axis(every, ids(expert).reshape(-1, 1, 1), axis=1)[:, 0]
 
 
 def _lora(op: moe.LoraMatmulOp, x, w, a, b):
