@@ -3,7 +3,7 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, result_dtype, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.dialects.mir import attention as att
 from rlx_xdsl.dialects.mir.attention import MaskKind
 

@@ -53,7 +53,8 @@ def _axis(op, x) -> int:
 def _axis_norm_input(forward):
     def formula(op, x, gamma, dy):
         x, gamma = widen(x), widen(gamma)
-        return vjp(lambda x: forward(x, gamma, jnp.zeros((), x.dtype), _axis(op, x), op.eps.value.data), x, widen(dy))
+        beta = jnp.zeros((), x.dtype)
+        return vjp(lambda x: forward(x, gamma, beta, _axis(op, x), op.eps.value.data), x, widen(dy))
 
     return with_op(formula)
 
@@ -83,18 +84,17 @@ def _group_norm(op, x, gamma):
     return norms.group_norm(x, gamma, jnp.zeros((), gamma.dtype), op.num_groups.value.data, op.eps.value.data)
 
 
-JAX_OPS.add(
-    bw.GroupNormBackwardInputOp,
-    with_op(lambda op, x, gamma, dy: vjp(lambda x: _group_norm(op, x, widen(gamma)), widen(x), widen(dy))),
-)
-JAX_OPS.add(
-    bw.GroupNormBackwardGammaOp,
-    with_op(
-        lambda op, x, dy: vjp(
-            lambda g: _group_norm(op, widen(x), g), jnp.ones(x.shape[1], jnp.float32 if x.dtype != jnp.float64 else x.dtype), widen(dy)
-        )
-    ),
-)
+def _group_norm_input(op: bw.GroupNormBackwardInputOp, x, gamma, dy):
+    return vjp(lambda x: _group_norm(op, x, widen(gamma)), widen(x), widen(dy))
+
+
+def _group_norm_gamma(op: bw.GroupNormBackwardGammaOp, x, dy):
+    x = widen(x)
+    return vjp(lambda g: _group_norm(op, x, g), jnp.ones(x.shape[1], x.dtype), widen(dy))
+
+
+JAX_OPS.add(bw.GroupNormBackwardInputOp, with_op(_group_norm_input))
+JAX_OPS.add(bw.GroupNormBackwardGammaOp, with_op(_group_norm_gamma))
 JAX_OPS.add(
     bw.GroupNormBackwardBetaOp,
     one(lambda dy: jnp.sum(widen(dy), axis=(0, *range(2, dy.ndim)))),

@@ -47,7 +47,9 @@ def _split_heads(x, heads: int, head_dim: int):
     return jnp.transpose(x.reshape(*x.shape[:2], heads, head_dim), (0, 2, 1, 3))
 
 
-def attention_block(op, hidden, qkv_w, out_w, mask=None, qkv_bias=None, out_bias=None, cos=None, sin=None, kv_heads=None):
+def attention_block(
+    op, hidden, qkv_w, out_w, mask=None, qkv_bias=None, out_bias=None, cos=None, sin=None, kv_heads=None
+):
     """qkv projection, head split, rope on q and k, attention, head merge, output projection."""
     heads, head_dim = op.num_heads.value.data, op.head_dim.value.data
     kv_heads = heads if kv_heads is None else kv_heads

@@ -297,7 +297,9 @@ def _q3_k(b):
     codes = low - 4 * (1 - high)
     k = np.arange(16)
     packed = v[:, 96:108]
-    scales = (((packed[:, k % 8] >> (4 * (k // 8))) & 15) | (((packed[:, 8 + k % 4] >> (2 * (k // 4))) & 3) << 4)) - 32
+    low_bits = (packed[:, k % 8] >> (4 * (k // 8))) & 15
+    high_bits = (packed[:, 8 + k % 4] >> (2 * (k // 4))) & 3
+    scales = (low_bits | (high_bits << 4)) - 32
     return _f16(b[:, 108], b[:, 109])[:, None] * scales[:, e // 16] * codes
 
 
