@@ -71,7 +71,7 @@ def test_op_is_reverse_differentiable(module, case):
     jax.eval_shape(pulled, *[inputs[i] for i in floats])
 
 
-CUSTOM_VJP = """func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
+CUSTOM_FN = """func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
   %y = mir.custom_fn (%x) : (tensor<3xf32>) -> tensor<3xf32> {
   ^bb0(%a: tensor<3xf32>):
     %s = mir.mul %a, %a : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
@@ -81,16 +81,28 @@ CUSTOM_VJP = """func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {
     %c = mir.constant dense<10.0> : tensor<f32>
     %g = mir.mul %d, %c : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
     mir.yield %g : tensor<3xf32>
+  } jvp {
+  ^bb0(%a: tensor<3xf32>, %r: tensor<3xf32>, %t: tensor<3xf32>):
+    %c = mir.constant dense<7.0> : tensor<f32>
+    %g = mir.mul %t, %c : (tensor<3xf32>, tensor<f32>) -> tensor<3xf32>
+    mir.yield %g : tensor<3xf32>
   }
   func.return %y : tensor<3xf32>
 }"""
 
 
-def test_custom_fn_is_differentiated_through_its_vjp_body():
-    module, _ = parse_source(make_context(), CUSTOM_VJP, "<custom_vjp>")
-    f = jax_function(module, "f")
-    x = np.float32([1.0, 2.0, 3.0])
-    (y,) = f(x)
-    np.testing.assert_allclose(np.asarray(y), x * x)  # the forward body runs
-    grad = jax.grad(lambda x: jnp.sum(f(x)[0]))(x)
-    np.testing.assert_allclose(np.asarray(grad), np.full(3, 10.0))  # not 2x: the vjp body
+def test_custom_fn_is_differentiated_through_its_own_bodies():
+    """Not `2x` (the forward's derivative): the vjp body in reverse mode, the jvp body in
+    forward mode when asked for, and the jvp body in both modes when it is the only one."""
+    module, _ = parse_source(make_context(), CUSTOM_FN, "<custom_fn>")
+    x, ones = np.float32([1.0, 2.0, 3.0]), np.ones(3, np.float32)
+    (y,) = jax_function(module, "f")(x)
+    np.testing.assert_allclose(np.asarray(y), x * x)
+    reverse = jax.grad(lambda x: jnp.sum(jax_function(module, "f")(x)[0]))(x)
+    np.testing.assert_allclose(np.asarray(reverse), np.full(3, 10.0))
+    _, (forward,) = jax.jvp(jax_function(module, "f", custom_rule="jvp"), (x,), (ones,))
+    np.testing.assert_allclose(np.asarray(forward), np.full(3, 7.0))
+    without_vjp = CUSTOM_FN[: CUSTOM_FN.index("} vjp")] + CUSTOM_FN[CUSTOM_FN.index("} jvp") :]
+    only_jvp = jax_function(parse_source(make_context(), without_vjp, "<custom_jvp>")[0], "f")
+    np.testing.assert_allclose(np.asarray(jax.jvp(only_jvp, (x,), (ones,))[1][0]), np.full(3, 7.0))
+    np.testing.assert_allclose(np.asarray(jax.grad(lambda x: jnp.sum(only_jvp(x)[0]))(x)), np.full(3, 7.0))

@@ -18,6 +18,7 @@ from __future__ import annotations
 import importlib
 import os
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 # Tiny test graphs gain nothing from XLA's expensive CPU passes; real runs may override.
 os.environ.setdefault(
@@ -100,24 +101,43 @@ def with_op(fn: Callable) -> Formula:
     return lambda op, *args, **_: (jnp.asarray(fn(op, *args)).astype(result_dtype(op)),)
 
 
-def run_block(block: Block, args: Sequence) -> tuple:
-    """Evaluate `block` on `args` with the JAX formulas; return what its terminator passes on."""
-    values: dict[SSAValue, object] = dict(zip(block.args, args, strict=True))
-    for op in block.ops:
-        operands = [values[v] for v in op.operands]
-        if op is block.last_op and (
-            isinstance(op, func.ReturnOp) or isinstance(op, regions.YieldOp)
-        ):
-            return tuple(operands)
-        formula = JAX_OPS[op]
-        extra = {"run_block": run_block} if op.regions else {}
-        results = formula(op, *operands, **extra)
-        values.update(zip(op.results, results, strict=True))
-    raise AssertionError("block without a terminator")
+@dataclass(frozen=True)
+class BlockRunner:
+    """Evaluates blocks with the formulas; region formulas receive it as `run_block`.
+
+    `custom_rule` says which body JAX differentiates a `mir.custom_fn` through when it
+    has both: its `vjp` body (`jax.custom_vjp`, the reverse-mode oracle) or its `jvp` body
+    (`jax.custom_jvp`, for `jax.jvp`; JAX refuses forward mode through a `custom_vjp`).
+    """
+
+    custom_rule: str = "vjp"
+
+    def __call__(self, block: Block, args: Sequence) -> tuple:
+        """Evaluate `block` on `args`; return what its terminator passes on."""
+        values: dict[SSAValue, object] = dict(zip(block.args, args, strict=True))
+        for op in block.ops:
+            operands = [values[v] for v in op.operands]
+            if op is block.last_op and (
+                isinstance(op, func.ReturnOp) or isinstance(op, regions.YieldOp)
+            ):
+                return tuple(operands)
+            formula = JAX_OPS[op]
+            extra = {"run_block": self} if op.regions else {}
+            results = formula(op, *operands, **extra)
+            values.update(zip(op.results, results, strict=True))
+        raise AssertionError("block without a terminator")
 
 
-def jax_function(module: ModuleOp, name: str) -> Callable[..., tuple]:
-    """`f(*arrays) -> outputs`: `@name` evaluated with jax.numpy (traceable and differentiable)."""
+run_block = BlockRunner()
+
+
+def jax_function(module: ModuleOp, name: str, *, custom_rule: str = "vjp") -> Callable[..., tuple]:
+    """`f(*arrays) -> outputs`: `@name` evaluated with jax.numpy (traceable and differentiable).
+
+    `custom_rule="jvp"` differentiates `mir.custom_fn`s that have both rules through their
+    jvp body (pass it for `jax.jvp`); see `BlockRunner`.
+    """
     load_formulas()
     block = find_function(module, name).body.block
-    return lambda *arrays: run_block(block, arrays)
+    runner = BlockRunner(custom_rule)
+    return lambda *arrays: runner(block, arrays)

@@ -71,32 +71,20 @@ def _scan_backward(op: st.ScanBackwardOp, *arrays, run_block):
 
 
 def _custom_fn(op: st.CustomFnOp, *inputs, run_block):
-    """`forward`, differentiated by JAX through the op's own `vjp` (or `jvp`) body.
+    """`forward`, differentiated by JAX through the op's own `vjp` or `jvp` body.
 
-    Integer inputs have no cotangent in JAX (`float0`), so a function taking any
-    is traced without its rule (its value is the same).
+    With both bodies, `run_block.custom_rule` picks one (JAX takes one rule per function:
+    `jax.jvp` refuses a `custom_vjp`). Integer inputs have no cotangent in JAX (`float0`),
+    so a function taking any is traced without its rules (its value is the same).
     """
 
     def forward(*xs):
         return tuple(run_block(op.forward.block, xs))
 
-    if not all(jnp.issubdtype(x.dtype, jnp.inexact) for x in inputs):
+    has_vjp, has_jvp = op.vjp is not None, op.jvp is not None
+    if not all(jnp.issubdtype(x.dtype, jnp.inexact) for x in inputs) or not (has_vjp or has_jvp):
         return forward(*inputs)
-    if op.vjp.blocks:
-        fn = jax.custom_vjp(forward)
-
-        def fwd(*xs):
-            ys = forward(*xs)
-            return ys, (xs, ys)
-
-        def bwd(res, dys):
-            xs, ys = res
-            grads = run_block(op.vjp.block, (*xs, *ys, *dys))
-            return tuple(g.astype(x.dtype) for g, x in zip(grads, xs))
-
-        fn.defvjp(fwd, bwd)
-        return fn(*inputs)
-    if op.jvp.blocks:
+    if has_jvp and (not has_vjp or run_block.custom_rule == "jvp"):
         fn = jax.custom_jvp(forward)
 
         @fn.defjvp
@@ -105,7 +93,19 @@ def _custom_fn(op: st.CustomFnOp, *inputs, run_block):
             return ys, tuple(run_block(op.jvp.block, (*xs, *ys, *txs)))
 
         return fn(*inputs)
-    return forward(*inputs)
+    fn = jax.custom_vjp(forward)
+
+    def fwd(*xs):
+        ys = forward(*xs)
+        return ys, (xs, ys)
+
+    def bwd(res, dys):
+        xs, ys = res
+        grads = run_block(op.vjp.block, (*xs, *ys, *dys))
+        return tuple(g.astype(x.dtype) for g, x in zip(grads, xs))
+
+    fn.defvjp(fwd, bwd)
+    return fn(*inputs)
 
 
 def _selective_scan(op: st.SelectiveScanOp, x, delta, a, b, c, **_):
