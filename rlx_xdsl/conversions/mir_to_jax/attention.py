@@ -39,24 +39,25 @@ def attention(op, q, k, v, mask=None):
     and a row whose keys are all masked gives zeros.
     """
     dtype = q.dtype
-    batch, heads, sq, _ = q.shape
-    group = heads // k.shape[1]
-    k, v = jnp.repeat(k, group, axis=1), jnp.repeat(v, group, axis=1)
-    s = jnp.einsum("bhqd,bhkd->bhqk", widen(q), widen(k)) * op.scale()
+    batch, heads, sq, head_dim = q.shape
+    kv_heads, sk = k.shape[1], k.shape[2]
+    # Query head h reads KV head h // group: contract per KV head, never copying k and v.
+    grouped = widen(q).reshape(batch, kv_heads, heads // kv_heads, sq, head_dim)
+    s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, widen(k)).reshape(batch, heads, sq, sk) * op.scale()
     if op.attn_logit_softcap is not None:
         cap = op.attn_logit_softcap.value.data
         s = cap * jnp.tanh(s / cap)
     if op.kind == MaskKind.BIAS:
         s = s + widen(mask)
-    keep = _keep(op, sq, k.shape[2], mask, batch)
+    keep = _keep(op, sq, sk, mask, batch)
     keep = jnp.broadcast_to(s > -jnp.inf if keep is None else keep & (s > -jnp.inf), s.shape)
-    m = jax.lax.stop_gradient(jnp.max(jnp.where(keep, s, -jnp.inf), axis=-1, keepdims=True))
-    e = jnp.where(keep, jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0)), 0)
+    s = jnp.where(keep, s, -jnp.inf)  # before exp: a masked score never overflows, nor its gradient
+    m = jax.lax.stop_gradient(jnp.max(s, axis=-1, keepdims=True))
+    e = jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0))
     total = jnp.sum(e, axis=-1, keepdims=True)
-    p = e / jnp.where(total == 0, 1, total)
-    p = p.astype(dtype).astype(s.dtype)
-    return jnp.einsum("bhqk,bhkd->bhqd", p, widen(v))
-
+    p = (e / jnp.where(total == 0, 1, total)).astype(dtype).astype(s.dtype)
+    p = p.reshape(batch, kv_heads, heads // kv_heads, sq, sk)
+    return jnp.einsum("bkgqj,bkjd->bkgqd", p, widen(v)).reshape(batch, heads, sq, head_dim)
 
 JAX_OPS.add(
     att.RopeOp, with_op(lambda op, x, cos, sin: rope(x, cos, sin, op.n_rot.value.data))

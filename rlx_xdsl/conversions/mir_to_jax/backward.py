@@ -32,10 +32,10 @@ def _activation_backward(op: bw.ActivationBackwardOp, x, dy):
     kind = op.activation
     if kind == Activation.ROUND:
         return dy
-    dx = vjp(ACTIVATIONS[kind], x, dy)
-    if kind in (Activation.SQRT, Activation.RSQRT):
-        dx = jnp.where(x > 0, dx, 0)
-    return dx
+    if kind in (Activation.SQRT, Activation.RSQRT):  # 0 for x <= 0, evaluated where finite
+        positive = x > 0
+        return jnp.where(positive, vjp(ACTIVATIONS[kind], jnp.where(positive, x, 1), dy), 0)
+    return vjp(ACTIVATIONS[kind], x, dy)
 
 
 JAX_OPS.add(bw.ReluBackwardOp, one(lambda x, dy: jnp.where(x > 0, dy, jnp.zeros_like(dy))))

@@ -38,7 +38,9 @@ def _with_logits(op, logits, labels):
 
 def _dense(op, logits, targets):
     logits, targets = widen(logits), widen(targets)
-    picked = jnp.where(targets == 0, 0, targets * logits)  # a zero target ignores a -inf logit
+    # A zero target ignores its logit, even -inf (also in the gradient: no 0 * inf).
+    unused = targets == 0
+    picked = jnp.where(unused, 0, targets * jnp.where(unused, 0, logits))
     return logsumexp(logits) - jnp.sum(picked, axis=1)
 
 

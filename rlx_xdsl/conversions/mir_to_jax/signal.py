@@ -30,7 +30,8 @@ JAX_OPS.add(
 
 def _log_mel_backward(op: signal.LogMelBackwardOp, s, w, dy):
     m = jnp.matmul(s, w)
-    g = jnp.where(m >= op.eps.value.data, dy / (m * jnp.log(10.0).astype(m.dtype)), 0)
+    passes = m >= op.eps.value.data  # clamped entries pass no gradient (and divide by nothing)
+    g = jnp.where(passes, dy / (jnp.where(passes, m, 1) * jnp.log(10.0).astype(m.dtype)), 0)
     return jnp.matmul(g, jnp.swapaxes(w, -1, -2))
 
 
