@@ -108,14 +108,23 @@ def _custom_fn(op: st.CustomFnOp, *inputs, run_block):
     return fn(*inputs)
 
 
+def _stages(dtype):
+    """Rounds a stage's result to the op's dtype, as the ops of the unfused expansion do
+    (a no-op for f32; f16/bf16 stages compute in f32 and round once each)."""
+    return lambda t: t.astype(dtype).astype(widen(jnp.zeros((), dtype)).dtype)
+
+
 def _selective_scan(op: st.SelectiveScanOp, x, delta, a, b, c, **_):
     """`h = exp(delta a) h + delta x b`, `y = c . h` per step (state `[B, H, N]`, zero at first)."""
+    r = _stages(x.dtype)
     x, delta, a, b, c = map(widen, (x, delta, a, b, c))
 
     def step(h, inputs):
         x_t, d_t, b_t, c_t = inputs  # [B, H], [B, H], [B, N], [B, N]
-        h = jnp.exp(d_t[..., None] * a) * h + (d_t * x_t)[..., None] * b_t[:, None, :]
-        return h, jnp.einsum("bhn,bn->bh", h, c_t)
+        decay = r(jnp.exp(r(d_t[..., None] * a)))
+        drive = r(r(d_t * x_t)[..., None] * b_t[:, None, :])
+        h = r(r(decay * h) + drive)
+        return h, r(jnp.einsum("bhn,bn->bh", h, c_t))
 
     h0 = jnp.zeros((x.shape[0], x.shape[2], a.shape[1]), x.dtype)
     _, ys = jax.lax.scan(step, h0, tuple(jnp.moveaxis(t, 1, 0) for t in (x, delta, b, c)))
@@ -125,6 +134,7 @@ def _selective_scan(op: st.SelectiveScanOp, x, delta, a, b, c, **_):
 def _gated_delta_net(op: st.GatedDeltaNetOp, *arrays, **_):
     """Per head `M = M exp(g)`, `d = (v - k M) beta`, `M += k d^T`, `o = q M / sqrt(N)`."""
     get = operands_of(op, arrays)
+    r = _stages(get(op.q).dtype)
     q, k, v, g, beta = (widen(get(t)) for t in (op.q, op.k, op.v, op.g, op.beta))
     batch, _, heads, n = q.shape
     state = get(op.state)
@@ -132,10 +142,10 @@ def _gated_delta_net(op: st.GatedDeltaNetOp, *arrays, **_):
 
     def step(m, inputs):
         q_t, k_t, v_t, g_t, beta_t = inputs
-        m = m * jnp.exp(g_t)[..., None, None]
-        d = (v_t - jnp.einsum("bhi,bhij->bhj", k_t, m)) * beta_t[..., None]
-        m = m + k_t[..., :, None] * d[..., None, :]
-        return m, jnp.einsum("bhi,bhij->bhj", q_t, m) / jnp.sqrt(jnp.asarray(n, q.dtype))
+        m = r(m * r(jnp.exp(g_t))[..., None, None])
+        d = r(r(v_t - r(jnp.einsum("bhi,bhij->bhj", k_t, m))) * beta_t[..., None])
+        m = r(m + r(k_t[..., :, None] * d[..., None, :]))
+        return m, r(r(jnp.einsum("bhi,bhij->bhj", q_t, m)) / jnp.sqrt(jnp.asarray(n, q.dtype)))
 
     final, out = jax.lax.scan(step, m0, tuple(jnp.moveaxis(t, 1, 0) for t in (q, k, v, g, beta)))
     out = jnp.moveaxis(out, 0, 1).astype(result_dtype(op))
