@@ -1,13 +1,18 @@
 """The `JAX_OPS` registry: one `jax.numpy`/`jax.lax` formula per MIR op class.
 
 A formula is `formula(op, *arrays, run_block=...) -> tuple of results`; region
-ops receive `run_block` to evaluate their bodies. `jax_function(module, name)`
+ops receive `run_block` (a `BlockRunner`) to evaluate their bodies. Formulas
+share the helpers here: `one`/`with_op` (cast to the result dtype), `widen`
+(f16/bf16 compute in f32 and round once, as the interpreter), `operands_of`
+(optional operands by name), `result_dtype`. `jax_function(module, name)`
 evaluates `@name` op by op with these formulas, so `jax.jit` of it traces the
 function into one XLA computation (the StableHLO export and the XLA backend)
 and `jax.vjp`/`jax.jvp`/`jax.vmap` of it are independent oracles for the
 project's autodiff and batching passes: the formulas are written from the ops'
 documented semantics and share no code with the interpreter's kernels or with
-the VJP rules.
+the VJP rules. Formulas branch only on properties, dtypes and static shapes, so
+every function traces under `jax.jit`; `tests/conversions/test_mir_to_jax.py`
+checks each op case against the interpreter and under `jax.vjp`.
 
 The registry never imports its entries: `load_formulas()` imports the group
 modules listed in `GROUP_MODULES`, each registering the formulas of one MIR group.
