@@ -13,6 +13,8 @@ from rlx_xdsl.autodiff.rules.mir import PENDING as VJP_PENDING
 from rlx_xdsl.batching.registry import BATCH_RULES, load_batch_rules
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
+from rlx_xdsl.conversions.mir_to_jax import JAX_OPS
+from rlx_xdsl.conversions.mir_to_jax import load_formulas as load_jax_formulas
 from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
 from rlx_xdsl.conversions.mir_to_linalg import load_lowerings as load_linalg_lowerings
 from rlx_xdsl.dialects import hir, lir
@@ -34,11 +36,13 @@ load_linalg_lowerings()
 load_decompositions()
 load_vjp_rules()
 load_batch_rules()
+load_jax_formulas()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS] + lir.ALL_OPS),
     ("unfuse rules", UNFUSE_RULES, fused.OPS + fused_regions.OPS),
     ("HIR interpreter kernels", KERNELS, hir.ALL_OPS),
+    ("jax formulas (StableHLO export, autodiff oracle)", JAX_OPS, ALL_OPS),
     ("HIR lowerings", LOWERINGS, hir.ALL_OPS),
     ("HIR graphgen recipes", RECIPES, hir.ALL_OPS),
     (

@@ -9,9 +9,10 @@ translation is the test oracle of the autodiff and batching passes.
 
 from rlx_xdsl.conversions.mir_to_jax.registry import (
     JAX_OPS,
+    BlockRunner,
     jax_function,
     load_formulas,
     run_block,
 )
 
-__all__ = ["JAX_OPS", "jax_function", "load_formulas", "run_block"]
+__all__ = ["JAX_OPS", "BlockRunner", "jax_function", "load_formulas", "run_block"]

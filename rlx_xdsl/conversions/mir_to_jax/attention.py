@@ -1,38 +1,65 @@
-"""Rotary embeddings and attention."""
+"""Rotary embeddings and attention, every mask kind and the logit soft-cap."""
 
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.dialects.mir import attention as att
+from rlx_xdsl.dialects.mir.attention import MaskKind
 
 
-def _rope(op: att.RopeOp, x, cos, sin):
-    half = op.n_rot.value.data // 2
+def rope(x, cos, sin, n_rot: int, inverse: bool = False):
+    """NeoX rotation of dims `[0, n_rot)` (dim i pairs with i + n_rot/2), f16/bf16 in f32."""
+    x, cos, sin = map(widen, (x, cos, sin))
+    half = n_rot // 2
+    sin = -sin if inverse else sin
     a, b = x[..., :half], x[..., half : 2 * half]
-    return jnp.concatenate(
-        [a * cos - b * sin, b * cos + a * sin, x[..., 2 * half :]], axis=-1
-    )
+    return jnp.concatenate([a * cos - b * sin, b * cos + a * sin, x[..., 2 * half :]], axis=-1)
 
 
-def _attention(op: att.AttentionOp, q, k, v, mask=None):
-    """Causal / unmasked attention with grouped KV heads, as `jax.nn.dot_product_attention` defines it."""
-    if (
-        op.kind not in (att.MaskKind.NONE, att.MaskKind.CAUSAL)
-        or op.attn_logit_softcap is not None
-    ):
-        raise NotImplementedError(
-            f"jax oracle: attention with mask {op.kind} or a soft-cap"
-        )
-    # jax.nn.dot_product_attention takes [B, S, H, D] and aligns a causal mask at the top-left,
-    # which equals MIR's bottom-right alignment for Sq == Sk.
-    assert q.shape[2] == k.shape[2] or op.kind == att.MaskKind.NONE
-    out = jax.nn.dot_product_attention(
-        jnp.swapaxes(q, 1, 2), jnp.swapaxes(k, 1, 2), jnp.swapaxes(v, 1, 2),
-        scale=op.scale(), is_causal=op.kind == att.MaskKind.CAUSAL,
-    )  # fmt: skip
-    return jnp.swapaxes(out, 1, 2)
+def _keep(op, sq: int, sk: int, mask, batch: int):
+    """Which keys each query attends, broadcastable to `[B, H, Sq, Sk]` (None: all)."""
+    kind = op.kind
+    p = jnp.arange(sq)[:, None] + (sk - sq)  # query i sits at key position p
+    j = jnp.arange(sk)[None, :]
+    if kind == MaskKind.CAUSAL:
+        return j <= p
+    if kind == MaskKind.SLIDING_WINDOW:
+        return (j <= p) & (j > p - op.window.value.data)
+    if kind == MaskKind.CUSTOM:  # NaN compares false: it masks the key
+        return (widen(mask) >= 0.5).reshape(batch, 1, 1, sk)
+    return None
 
 
-JAX_OPS.add(att.RopeOp, with_op(_rope))
-JAX_OPS.add(att.AttentionOp, with_op(_attention))
+def attention(op, q, k, v, mask=None):
+    """`softmax(mask(softcap(q k^T * scale))) v` with grouped KV heads.
+
+    `op` supplies the properties (attention, its backward, or a fused block).
+    Scores and softmax are f32 for f16/bf16, the probabilities round to q's dtype,
+    and a row whose keys are all masked gives zeros.
+    """
+    dtype = q.dtype
+    batch, heads, sq, head_dim = q.shape
+    kv_heads, sk = k.shape[1], k.shape[2]
+    # Query head h reads KV head h // group: contract per KV head, never copying k and v.
+    grouped = widen(q).reshape(batch, kv_heads, heads // kv_heads, sq, head_dim)
+    s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, widen(k)).reshape(batch, heads, sq, sk) * op.scale()
+    if op.attn_logit_softcap is not None:
+        cap = op.attn_logit_softcap.value.data
+        s = cap * jnp.tanh(s / cap)
+    if op.kind == MaskKind.BIAS:
+        s = s + widen(mask)
+    keep = _keep(op, sq, sk, mask, batch)
+    keep = jnp.broadcast_to(s > -jnp.inf if keep is None else keep & (s > -jnp.inf), s.shape)
+    s = jnp.where(keep, s, -jnp.inf)  # before exp: a masked score never overflows, nor its gradient
+    m = jax.lax.stop_gradient(jnp.max(s, axis=-1, keepdims=True))
+    e = jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0))
+    total = jnp.sum(e, axis=-1, keepdims=True)
+    p = (e / jnp.where(total == 0, 1, total)).astype(dtype).astype(s.dtype)
+    p = p.reshape(batch, kv_heads, heads // kv_heads, sq, sk)
+    return jnp.einsum("bkgqj,bkjd->bkgqd", p, widen(v)).reshape(batch, heads, sq, head_dim)
+
+JAX_OPS.add(
+    att.RopeOp, with_op(lambda op, x, cos, sin: rope(x, cos, sin, op.n_rot.value.data))
+)
+JAX_OPS.add(att.AttentionOp, with_op(attention))

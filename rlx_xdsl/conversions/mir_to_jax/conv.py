@@ -4,11 +4,12 @@ import jax
 import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
-from rlx_xdsl.dialects.mir import conv
+from rlx_xdsl.dialects.mir import conv as conv_ops
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 
 
-def _conv(op: conv.ConvOp, x, w):
+def conv(op, x, w):
+    """`op`'s convolution (NCHW, OIHW weights); `op` gives the window properties."""
     pads = [(p, p) for p in op.pair("padding")]
     return jax.lax.conv_general_dilated(
         x, w, window_strides=op.pair("stride"), padding=pads, rhs_dilation=op.pair("dilation"),
@@ -16,7 +17,8 @@ def _conv(op: conv.ConvOp, x, w):
     )  # fmt: skip
 
 
-def _pool(op: conv.PoolOp, x):
+def pool(op, x):
+    """`op`'s max or mean pooling (padded cells are not counted by the mean)."""
     window = (1, 1, *op.pair("kernel_size"))
     strides = (1, 1, *op.pair("stride"))
     pads = ((0, 0), (0, 0), *((p, p) for p in op.pair("padding")))
@@ -29,5 +31,5 @@ def _pool(op: conv.PoolOp, x):
     return total / count  # padded cells are not counted
 
 
-JAX_OPS.add(conv.ConvOp, with_op(_conv))
-JAX_OPS.add(conv.PoolOp, with_op(_pool))
+JAX_OPS.add(conv_ops.ConvOp, with_op(conv))
+JAX_OPS.add(conv_ops.PoolOp, with_op(pool))

@@ -1,11 +1,29 @@
-"""Indexing ops: gather."""
+"""Indexing ops: gather and scatter_add (float indices truncate toward zero)."""
 
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, result_dtype, widen, with_op
 from rlx_xdsl.dialects.mir import indexing
+
+
+def ids(indices):
+    """Integer indices (floats truncate toward zero)."""
+    return indices.astype(jnp.int32)
+
+
+def scatter_rows(updates, indices, dim_size: int, axis: int = 0):
+    """`dim_size` zero slices along `axis` with `updates`' slices added at `indices` (any rank)."""
+    moved = jnp.moveaxis(widen(updates), list(range(axis, axis + indices.ndim)), list(range(indices.ndim)))
+    rows = moved.reshape(-1, *moved.shape[indices.ndim :])
+    out = jnp.zeros((dim_size, *rows.shape[1:]), rows.dtype).at[ids(indices).reshape(-1)].add(rows)
+    return jnp.moveaxis(out, 0, axis)
+
 
 JAX_OPS.add(
     indexing.GatherOp,
-    with_op(lambda op, t, i: jnp.take(t, i.astype(jnp.int32), axis=op.axis.value.data)),
+    with_op(lambda op, t, i: jnp.take(t, ids(i), axis=op.axis.value.data)),
+)
+JAX_OPS.add(
+    indexing.ScatterAddOp,
+    with_op(lambda op, u, i: scatter_rows(u.astype(result_dtype(op)), i, op.dim_size.value.data)),
 )

@@ -3,7 +3,7 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.dialects.mir import reduction
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 
@@ -26,3 +26,39 @@ JAX_OPS.add(
     reduction.SoftmaxOp,
     with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)),
 )
+
+
+def cumsum(x, axis: int, exclusive: bool, reverse: bool = False):
+    """Running sum along `axis` (from the end when `reverse`); `exclusive` leaves out the element itself."""
+    x = widen(x)
+    if reverse:
+        x = jnp.flip(x, axis)
+    total = jnp.cumsum(x, axis=axis, dtype=x.dtype)
+    if exclusive:
+        zero = jnp.zeros_like(jax.lax.slice_in_dim(x, 0, 1, axis=axis))
+        total = jnp.concatenate([zero, jax.lax.slice_in_dim(total, 0, x.shape[axis] - 1, axis=axis)], axis)
+    return jnp.flip(total, axis) if reverse else total
+
+
+JAX_OPS.add(
+    reduction.CumsumOp,
+    with_op(lambda op, x: cumsum(x, op.normalized_axis(), op.exclusive is not None)),
+)
+
+
+def _topk(op: reduction.TopkOp, x):
+    """Sort by (NaN first, value descending, index ascending): NaN is largest, ties keep order."""
+    k = op.k.value.data
+    if jnp.issubdtype(x.dtype, jnp.floating):
+        nan = jnp.isnan(x)
+        value = -jnp.where(nan, 0, x + 0).astype(jnp.float64)  # + 0 makes -0.0 equal 0.0
+        keys = (jnp.where(nan, 0, 1), value)
+    else:
+        keys = (jnp.bitwise_not(x.astype(jnp.int64)),) if x.dtype != bool else (~x,)
+    iota = jax.lax.broadcasted_iota(jnp.int64, x.shape, x.ndim - 1)
+    *_, order = jax.lax.sort((*keys, iota), num_keys=len(keys) + 1)
+    indices = order[..., :k]
+    return jnp.take_along_axis(x, indices, axis=-1), indices
+
+
+JAX_OPS.add(reduction.TopkOp, lambda op, x, **_: _topk(op, x))

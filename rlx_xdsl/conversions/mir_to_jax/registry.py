@@ -1,13 +1,18 @@
 """The `JAX_OPS` registry: one `jax.numpy`/`jax.lax` formula per MIR op class.
 
 A formula is `formula(op, *arrays, run_block=...) -> tuple of results`; region
-ops receive `run_block` to evaluate their bodies. `jax_function(module, name)`
+ops receive `run_block` (a `BlockRunner`) to evaluate their bodies. Formulas
+share the helpers here: `one`/`with_op` (cast to the result dtype), `widen`
+(f16/bf16 compute in f32 and round once, as the interpreter), `operands_of`
+(optional operands by name), `result_dtype`. `jax_function(module, name)`
 evaluates `@name` op by op with these formulas, so `jax.jit` of it traces the
 function into one XLA computation (the StableHLO export and the XLA backend)
 and `jax.vjp`/`jax.jvp`/`jax.vmap` of it are independent oracles for the
 project's autodiff and batching passes: the formulas are written from the ops'
 documented semantics and share no code with the interpreter's kernels or with
-the VJP rules.
+the VJP rules. Formulas branch only on properties, dtypes and static shapes, so
+every function traces under `jax.jit`; `tests/conversions/test_mir_to_jax.py`
+checks each op case against the interpreter and under `jax.vjp`.
 
 The registry never imports its entries: `load_formulas()` imports the group
 modules listed in `GROUP_MODULES`, each registering the formulas of one MIR group.
@@ -17,6 +22,7 @@ from __future__ import annotations
 
 import importlib
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass
 
 import jax
 import jax.numpy as jnp
@@ -50,6 +56,14 @@ GROUP_MODULES = (
     "conv",
     "loss",
     "regions",
+    "backward",
+    "fused",
+    "fused_regions",
+    "structured",
+    "moe",
+    "vision",
+    "random",
+    "quant",
 )
 
 
@@ -64,6 +78,17 @@ def result_dtype(op: Operation, index: int = 0):
     return dtypes.numpy_dtype(tensor_type(op.results[index]).element_type)
 
 
+def widen(x):
+    """`x` in f32 when it is f16/bf16: the interpreter computes those in f32 and rounds once."""
+    return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
+
+
+def operands_of(op: Operation, arrays: Sequence) -> Callable:
+    """`get(operand)`: the array of one of `op`'s operands (None for an absent optional one)."""
+    values = dict(zip(op.operands, arrays, strict=True))
+    return lambda operand: None if operand is None else values[operand]
+
+
 def one(fn: Callable) -> Formula:
     """A formula from a function of the operands alone, cast to the op's result dtype."""
     return lambda op, *args, **_: (jnp.asarray(fn(*args)).astype(result_dtype(op)),)
@@ -74,24 +99,43 @@ def with_op(fn: Callable) -> Formula:
     return lambda op, *args, **_: (jnp.asarray(fn(op, *args)).astype(result_dtype(op)),)
 
 
-def run_block(block: Block, args: Sequence) -> tuple:
-    """Evaluate `block` on `args` with the JAX formulas; return what its terminator passes on."""
-    values: dict[SSAValue, object] = dict(zip(block.args, args, strict=True))
-    for op in block.ops:
-        operands = [values[v] for v in op.operands]
-        if op is block.last_op and (
-            isinstance(op, func.ReturnOp) or isinstance(op, regions.YieldOp)
-        ):
-            return tuple(operands)
-        formula = JAX_OPS[op]
-        extra = {"run_block": run_block} if op.regions else {}
-        results = formula(op, *operands, **extra)
-        values.update(zip(op.results, results, strict=True))
-    raise AssertionError("block without a terminator")
+@dataclass(frozen=True)
+class BlockRunner:
+    """Evaluates blocks with the formulas; region formulas receive it as `run_block`.
+
+    `custom_rule` says which body JAX differentiates a `mir.custom_fn` through when it
+    has both: its `vjp` body (`jax.custom_vjp`, the reverse-mode oracle) or its `jvp` body
+    (`jax.custom_jvp`, for `jax.jvp`; JAX refuses forward mode through a `custom_vjp`).
+    """
+
+    custom_rule: str = "vjp"
+
+    def __call__(self, block: Block, args: Sequence) -> tuple:
+        """Evaluate `block` on `args`; return what its terminator passes on."""
+        values: dict[SSAValue, object] = dict(zip(block.args, args, strict=True))
+        for op in block.ops:
+            operands = [values[v] for v in op.operands]
+            if op is block.last_op and (
+                isinstance(op, func.ReturnOp) or isinstance(op, regions.YieldOp)
+            ):
+                return tuple(operands)
+            formula = JAX_OPS[op]
+            extra = {"run_block": self} if op.regions else {}
+            results = formula(op, *operands, **extra)
+            values.update(zip(op.results, results, strict=True))
+        raise AssertionError("block without a terminator")
 
 
-def jax_function(module: ModuleOp, name: str) -> Callable[..., tuple]:
-    """`f(*arrays) -> outputs`: `@name` evaluated with jax.numpy (traceable and differentiable)."""
+run_block = BlockRunner()
+
+
+def jax_function(module: ModuleOp, name: str, *, custom_rule: str = "vjp") -> Callable[..., tuple]:
+    """`f(*arrays) -> outputs`: `@name` evaluated with jax.numpy (traceable and differentiable).
+
+    `custom_rule="jvp"` differentiates `mir.custom_fn`s that have both rules through their
+    jvp body (pass it for `jax.jvp`); see `BlockRunner`.
+    """
     load_formulas()
     block = find_function(module, name).body.block
-    return lambda *arrays: run_block(block, arrays)
+    runner = BlockRunner(custom_rule)
+    return lambda *arrays: runner(block, arrays)

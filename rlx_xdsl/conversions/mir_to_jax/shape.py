@@ -4,12 +4,20 @@ import jax
 import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
-from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import shape
+
+
+
+def _expand(op: shape.ExpandOp, x):
+    """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim."""
+    target = op.target_shape.get_values()
+    offset = len(target) - x.ndim
+    return jnp.broadcast_to(x, [x.shape[i - offset] if t == -1 else t for i, t in enumerate(target)])
+
 
 JAX_OPS.add(
     shape.ReshapeOp,
-    with_op(lambda op, x: jnp.reshape(x, tensor_type(op.result).get_shape())),
+    with_op(lambda op, x: jnp.reshape(x, op.new_shape.get_values())),
 )
 JAX_OPS.add(
     shape.TransposeOp, with_op(lambda op, x: jnp.transpose(x, op.perm.get_values()))
@@ -26,5 +34,5 @@ JAX_OPS.add(
 )
 JAX_OPS.add(
     shape.ExpandOp,
-    with_op(lambda op, x: jnp.broadcast_to(x, tensor_type(op.result).get_shape())),
+    with_op(_expand),
 )

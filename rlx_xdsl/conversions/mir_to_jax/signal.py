@@ -26,3 +26,13 @@ JAX_OPS.add(
         lambda op, s, w: jnp.log10(jnp.maximum(jnp.matmul(s, w), op.eps.value.data))
     ),
 )
+
+
+def _log_mel_backward(op: signal.LogMelBackwardOp, s, w, dy):
+    m = jnp.matmul(s, w)
+    passes = m >= op.eps.value.data  # clamped entries pass no gradient (and divide by nothing)
+    g = jnp.where(passes, dy / (jnp.where(passes, m, 1) * jnp.log(10.0).astype(m.dtype)), 0)
+    return jnp.matmul(g, jnp.swapaxes(w, -1, -2))
+
+
+JAX_OPS.add(signal.LogMelBackwardOp, with_op(_log_mel_backward))
