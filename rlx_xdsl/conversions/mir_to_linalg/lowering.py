@@ -70,6 +70,7 @@ GROUP_MODULES = (
     "moe",
     "random",
     "vision",
+    "splat",
     "lir",
 )
 """The modules of this package that register rules, one per MIR group."""
