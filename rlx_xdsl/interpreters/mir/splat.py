@@ -127,7 +127,8 @@ def rotmat_grad_to_quat(q: np.ndarray, dr: np.ndarray) -> np.ndarray:
 
 
 def _normalized(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    norm = np.linalg.norm(v, axis=-1, keepdims=True)
+    """`v / |v|` and `|v|`, the norm at least 1e-12 (as `torch.nn.functional.normalize`)."""
+    norm = np.maximum(np.linalg.norm(v, axis=-1, keepdims=True), 1e-12)
     return v / norm, norm
 
 
