@@ -41,10 +41,19 @@ def render(s: GraphState, op: OpClass) -> None:
     s.emit(op, *_gaussians(s, sizes), **sizes)
 
 
+def _prepare(v) -> bool:
+    return isinstance(v.owner, GaussianSplatPrepareOp)
+
+
 @RECIPES.register(GaussianSplatRasterizeOp)
 def rasterize(s: GraphState, op: OpClass) -> None:
-    sizes = _sizes(s)
-    prepared = s.operand((s.integer(1, 3), PREPARED_COLUMNS))
+    """Often the rows of a prepare already drawn (same image size: the pair rlx-prepare-ad fuses)."""
+    prepared = s.pick(_prepare) if s.flag() else None
+    if prepared is not None:
+        sizes = {**_sizes(s), "width": prepared.owner.prop("width"), "height": prepared.owner.prop("height")}
+    else:
+        sizes = _sizes(s)
+        prepared = s.operand((s.integer(1, 3), PREPARED_COLUMNS))
     s.emit(op, prepared, _camera(s, sizes["width"], sizes["height"]), **sizes)
 
 
