@@ -27,4 +27,4 @@ class FuseDecomposedGaussianSplat(RewritePattern):
         options = {**op.props(), "radius_scale": prepare.prop("radius_scale")}
         e.replace(op, e.mir.gaussian_splat_render(*prepare.operands, **options))
         if not prepare.result.uses:
-            rewriter.erase_op(prepare)
+            rewriter.erase(prepare)
