@@ -36,7 +36,9 @@ def camera(size: int) -> np.ndarray:
     view = np.eye(4)
     view[2, 3] = 4.0
     focal = size / (2 * np.tan(np.radians(25)))
-    return np.concatenate([view.ravel(), [focal, focal, size / 2, size / 2, 0.01, 100.0]]).astype(np.float32)
+    return np.concatenate(
+        [view.ravel(), [focal, focal, size / 2, size / 2, 0.01, 100.0]]
+    ).astype(np.float32)
 
 
 def build(n: int, size: int):
@@ -45,7 +47,9 @@ def build(n: int, size: int):
     target = b.input("target", [size, size, 3])
     meta = b.input("meta", [22])
     shapes = ([n, 3], [n, 3], [n, 4], [n], [n, 3], [n, 1, 3])
-    positions, log_scales, rotations, logits, colors, sh = (b.param(name, s) for name, s in zip(PARAMS, shapes))
+    positions, log_scales, rotations, logits, colors, sh = (
+        b.param(name, s) for name, s in zip(PARAMS, shapes)
+    )
     image = b.mir.gaussian_splat_render(
         positions, b.exp(log_scales), rotations, b.sigmoid(logits), colors, sh, meta,
         width=size, height=size, tile_size=8,
@@ -93,14 +97,20 @@ def main(argv=None) -> int:
     one = np.array(1.0, np.float32)
     losses, start = [], time.perf_counter()
     for step in range(args.steps + 1):
-        loss, _, *grads = run_function(module, "loss_grad", [target, meta, *params, one])
+        loss, _, *grads = run_function(
+            module, "loss_grad", [target, meta, *params, one]
+        )
         losses.append(float(loss))
         if step % 10 == 0 or step == args.steps:
             print(f"step {step:3d}  loss {losses[-1]:.5f}")
         params = [p - np.float32(r) * g for p, r, g in zip(params, rates, grads)]
     per_step = (time.perf_counter() - start) / (args.steps + 1)
-    print(f"{args.gaussians} Gaussians, {args.size}x{args.size} image: {per_step * 1e3:.1f} ms per step")
-    print(f"loss decreased: {'yes' if losses[-1] < losses[0] else 'no'} (to {losses[-1] / losses[0]:.0%} of the first)")
+    print(
+        f"{args.gaussians} Gaussians, {args.size}x{args.size} image: {per_step * 1e3:.1f} ms per step"
+    )
+    print(
+        f"loss decreased: {'yes' if losses[-1] < losses[0] else 'no'} (to {losses[-1] / losses[0]:.0%} of the first)"
+    )
     return 0
 
 

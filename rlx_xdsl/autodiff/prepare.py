@@ -69,9 +69,9 @@ from rlx_xdsl.transforms.fusion.control_flow import InlineIf, UnrollWhile
 from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneral
 from rlx_xdsl.transforms.fusion.splat import FuseDecomposedGaussianSplat
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
-from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def _nothing(op: Operation) -> bool:

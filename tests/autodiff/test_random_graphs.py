@@ -29,7 +29,11 @@ from rlx_xdsl.autodiff.rules.mir import PENDING
 from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeLsqOp, FakeQuantizeOp
-from rlx_xdsl.dialects.mir.splat import GaussianSplatPrepareOp, GaussianSplatRasterizeOp, GaussianSplatRenderBackwardOp
+from rlx_xdsl.dialects.mir.splat import (
+    GaussianSplatPrepareOp,
+    GaussianSplatRasterizeOp,
+    GaussianSplatRenderBackwardOp,
+)
 from rlx_xdsl.dialects.mir.structured import CustomFnOp
 from rlx_xdsl.dialects.traits import Role, operand_roles
 from rlx_xdsl.emitter import Emitter

@@ -8,7 +8,11 @@ from collections.abc import Sequence
 
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, LoweringError
+from rlx_xdsl.conversions.mir_to_linalg.lowering import (
+    LOWERINGS,
+    Lowering,
+    LoweringError,
+)
 from rlx_xdsl.dialects.mir import splat
 
 

@@ -35,7 +35,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import ClassVar
 
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f32,
+)
 from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
 from xdsl.traits import Pure
@@ -60,7 +67,15 @@ PREPARED_COLUMNS = 12
 """A prepared row: mean2d (u, v), conic (a, b, c), depth, radius (x, y), opacity, rgb."""
 SH_COUNTS = (1, 4, 9, 16)
 """Coefficients of SH bands 0..b, for b = 0..3."""
-GAUSSIAN_INPUTS = ("positions", "scales", "rotations", "opacities", "colors", "sh_coeffs", "meta")
+GAUSSIAN_INPUTS = (
+    "positions",
+    "scales",
+    "rotations",
+    "opacities",
+    "colors",
+    "sh_coeffs",
+    "meta",
+)
 RENDER_PROPERTIES = (
     "width", "height", "tile_size", "radius_scale", "alpha_cutoff",
     "max_splat_steps", "transmittance_threshold", "max_list_entries",
@@ -74,7 +89,9 @@ RENDER_DEFAULTS = {
     "transmittance_threshold": 1e-4,
     "max_list_entries": 0,
 }
-_INTEGER = frozenset({"width", "height", "tile_size", "max_splat_steps", "max_list_entries", "sh_band"})
+_INTEGER = frozenset(
+    {"width", "height", "tile_size", "max_splat_steps", "max_list_entries", "sh_band"}
+)
 
 
 def sh_band(count: int) -> int:
@@ -90,7 +107,9 @@ def packed_columns(sh_count: int) -> int:
 
 def _properties(values: dict, names: Sequence[str]) -> dict[str, Attribute]:
     return {
-        name: i64_attr(int(values[name])) if name in _INTEGER else FloatAttr(float(values[name]), f32)
+        name: i64_attr(int(values[name]))
+        if name in _INTEGER
+        else FloatAttr(float(values[name]), f32)
         for name in names
     }
 
@@ -115,11 +134,21 @@ class SplatOperation(RlxOperation):
 
     def check_attributes(self) -> None:
         p = self.props()
-        require_positive(self, width=p["width"], height=p["height"], tile_size=p["tile_size"])
-        require_non_negative(self, max_splat_steps=p["max_splat_steps"], max_list_entries=p["max_list_entries"])
+        require_positive(
+            self, width=p["width"], height=p["height"], tile_size=p["tile_size"]
+        )
+        require_non_negative(
+            self,
+            max_splat_steps=p["max_splat_steps"],
+            max_list_entries=p["max_list_entries"],
+        )
         for name in ("radius_scale", "alpha_cutoff", "transmittance_threshold"):
-            require(p[name] >= 0, self, lambda: f"{name} must be >= 0, got {p[name]}")
-        require(p["alpha_cutoff"] < 1, self, lambda: f"alpha_cutoff must be < 1, got {p['alpha_cutoff']}")
+            require(p[name] >= 0, self, f"{name} must be >= 0, got {p[name]}")
+        require(
+            p["alpha_cutoff"] < 1,
+            self,
+            lambda: f"alpha_cutoff must be < 1, got {p['alpha_cutoff']}",
+        )
 
     def image_type(self, element: Attribute) -> TensorType:
         return tensor(element, [self.prop("height"), self.prop("width"), 3])
@@ -140,14 +169,19 @@ class SplatOperation(RlxOperation):
         for name, shape in expected.items():
             actual = types[name].get_shape()
             require(
-                len(actual) == len(shape) and all(dims_match(a, e) for a, e in zip(actual, shape)),
+                len(actual) == len(shape)
+                and all(dims_match(a, e) for a, e in zip(actual, shape)),
                 self,
-                lambda: f"{name} must have shape {fmt_shape(shape)}, got {fmt_shape(actual)}",
+                lambda name=name, shape=shape, actual=actual: (
+                    f"{name} must have shape {fmt_shape(shape)}, got {fmt_shape(actual)}"
+                ),
             )
         require(
             count in SH_COUNTS,
             self,
-            lambda: f"sh_coeffs must hold 1, 4, 9 or 16 coefficients (SH bands 0..3) per channel, got {count}",
+            lambda: (
+                f"sh_coeffs must hold 1, 4, 9 or 16 coefficients (SH bands 0..3) per channel, got {count}"
+            ),
         )
         return positions, count
 
@@ -179,7 +213,9 @@ class GaussianSplatRenderOp(SplatOperation):
 
     def __init__(self, *inputs: SSAValue, width: int, height: int, **options):
         values = {**RENDER_DEFAULTS, **options, "width": width, "height": height}
-        super().__init__(operands=list(inputs), properties=_properties(values, RENDER_PROPERTIES))
+        super().__init__(
+            operands=list(inputs), properties=_properties(values, RENDER_PROPERTIES)
+        )
 
     def infer_result_types(self) -> Sequence[Attribute]:
         positions, _ = self.check_gaussians()
@@ -214,11 +250,15 @@ class GaussianSplatPrepareOp(SplatOperation):
 
     def __init__(self, *inputs: SSAValue, width: int, height: int, **options):
         values = {**RENDER_DEFAULTS, **options, "width": width, "height": height}
-        super().__init__(operands=list(inputs), properties=_properties(values, RENDER_PROPERTIES))
+        super().__init__(
+            operands=list(inputs), properties=_properties(values, RENDER_PROPERTIES)
+        )
 
     def infer_result_types(self) -> Sequence[Attribute]:
         positions, _ = self.check_gaussians()
-        return [tensor(positions.element_type, [positions.get_shape()[0], PREPARED_COLUMNS])]
+        return [
+            tensor(positions.element_type, [positions.get_shape()[0], PREPARED_COLUMNS])
+        ]
 
 
 @irdl_op_definition
@@ -242,9 +282,13 @@ class GaussianSplatRasterizeOp(SplatOperation):
     traits = traits_def(Pure(), COMPUTE)
     assembly_format = _format(("prepared", "meta"), RENDER_PROPERTIES)
 
-    def __init__(self, prepared: SSAValue, meta: SSAValue, *, width: int, height: int, **options):
+    def __init__(
+        self, prepared: SSAValue, meta: SSAValue, *, width: int, height: int, **options
+    ):
         values = {**RENDER_DEFAULTS, **options, "width": width, "height": height}
-        super().__init__(operands=[prepared, meta], properties=_properties(values, RENDER_PROPERTIES))
+        super().__init__(
+            operands=[prepared, meta], properties=_properties(values, RENDER_PROPERTIES)
+        )
 
     def infer_result_types(self) -> Sequence[Attribute]:
         prepared, meta = tensor_type(self.prepared), tensor_type(self.meta)
@@ -254,12 +298,16 @@ class GaussianSplatRasterizeOp(SplatOperation):
         require(
             len(shape) == 2 and dims_match(shape[1], PREPARED_COLUMNS),
             self,
-            lambda: f"prepared must have shape [N, {PREPARED_COLUMNS}], got {fmt_shape(shape)}",
+            lambda: (
+                f"prepared must have shape [N, {PREPARED_COLUMNS}], got {fmt_shape(shape)}"
+            ),
         )
         require(
             list(meta.get_shape()) == [META_SIZE],
             self,
-            lambda: f"meta must have shape [{META_SIZE}], got {fmt_shape(meta.get_shape())}",
+            lambda: (
+                f"meta must have shape [{META_SIZE}], got {fmt_shape(meta.get_shape())}"
+            ),
         )
         return [self.image_type(prepared.element_type)]
 
@@ -293,7 +341,9 @@ class GaussianSplatRenderBackwardOp(SplatOperation):
     sh_band = prop_def(IntegerAttr[I64])
     max_anisotropy = prop_def(FloatAttr[Float32Type])
     traits = traits_def(Pure(), COMPUTE)
-    assembly_format = _format((*GAUSSIAN_INPUTS, "grad_output"), RENDER_PROPERTIES + BACKWARD_PROPERTIES)
+    assembly_format = _format(
+        (*GAUSSIAN_INPUTS, "grad_output"), RENDER_PROPERTIES + BACKWARD_PROPERTIES
+    )
 
     def __init__(
         self,
@@ -309,14 +359,16 @@ class GaussianSplatRenderBackwardOp(SplatOperation):
             **RENDER_DEFAULTS, **options, "width": width, "height": height,
             "loss_grad_clip": loss_grad_clip, "sh_band": sh_band, "max_anisotropy": max_anisotropy,
         }  # fmt: skip
-        super().__init__(operands=list(inputs), properties=_properties(values, self.PROPERTIES))
+        super().__init__(
+            operands=list(inputs), properties=_properties(values, self.PROPERTIES)
+        )
 
     def check_attributes(self) -> None:
         super().check_attributes()
         p = self.props()
         require_non_negative(self, sh_band=p["sh_band"])
         for name in ("loss_grad_clip", "max_anisotropy"):
-            require(p[name] >= 0, self, lambda: f"{name} must be >= 0, got {p[name]}")
+            require(p[name] >= 0, self, f"{name} must be >= 0, got {p[name]}")
 
     def infer_result_types(self) -> Sequence[Attribute]:
         positions, count = self.check_gaussians()
@@ -327,8 +379,18 @@ class GaussianSplatRenderBackwardOp(SplatOperation):
             self,
             lambda: f"grad_output must have the image type {image}, got {grad}",
         )
-        return [tensor(positions.element_type, [positions.get_shape()[0], packed_columns(count)])]
+        return [
+            tensor(
+                positions.element_type,
+                [positions.get_shape()[0], packed_columns(count)],
+            )
+        ]
 
 
-OPS = [GaussianSplatRenderOp, GaussianSplatPrepareOp, GaussianSplatRasterizeOp, GaussianSplatRenderBackwardOp]
+OPS = [
+    GaussianSplatRenderOp,
+    GaussianSplatPrepareOp,
+    GaussianSplatRasterizeOp,
+    GaussianSplatRenderBackwardOp,
+]
 ATTRIBUTES: list[type] = []

@@ -31,7 +31,13 @@ ALPHA_MAX = 0.99
 # Real spherical harmonics of bands 0..3 on the unit sphere, as polynomials: one list of
 # (coefficient, power of x, power of y, power of z) terms per basis function (3DGS's signs).
 _C0, _C1 = 0.28209479177387814, 0.4886025119029199
-_C2 = (1.0925484305920792, -1.0925484305920792, 0.31539156525252005, -1.0925484305920792, 0.5462742152960396)
+_C2 = (
+    1.0925484305920792,
+    -1.0925484305920792,
+    0.31539156525252005,
+    -1.0925484305920792,
+    0.5462742152960396,
+)
 _C3 = (-0.5900435899266435, 2.890611442640554, -0.4570457994644658, 0.3731763325901154,
        -0.4570457994644658, 1.445305721320277, -0.5900435899266435)  # fmt: skip
 SH_POLYNOMIALS = (
@@ -118,9 +124,30 @@ def rotmat_grad_to_quat(q: np.ndarray, dr: np.ndarray) -> np.ndarray:
     return 2 * np.stack(
         [
             -z * d01 + y * d02 + z * d10 - x * d12 - y * d20 + x * d21,
-            y * d01 + z * d02 + y * d10 - 2 * x * d11 - w * d12 + z * d20 + w * d21 - 2 * x * d22,
-            -2 * y * d00 + x * d01 + w * d02 + x * d10 + z * d12 - w * d20 + z * d21 - 2 * y * d22,
-            -2 * z * d00 - w * d01 + x * d02 + w * d10 - 2 * z * d11 + y * d12 + x * d20 + y * d21,
+            y * d01
+            + z * d02
+            + y * d10
+            - 2 * x * d11
+            - w * d12
+            + z * d20
+            + w * d21
+            - 2 * x * d22,
+            -2 * y * d00
+            + x * d01
+            + w * d02
+            + x * d10
+            + z * d12
+            - w * d20
+            + z * d21
+            - 2 * y * d22,
+            -2 * z * d00
+            - w * d01
+            + x * d02
+            + w * d10
+            - 2 * z * d11
+            + y * d12
+            + x * d20
+            + y * d21,
         ],
         axis=-1,
     )
@@ -132,7 +159,9 @@ def _normalized(v: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return v / norm, norm
 
 
-def _unnormalize_grad(unit: np.ndarray, norm: np.ndarray, grad: np.ndarray) -> np.ndarray:
+def _unnormalize_grad(
+    unit: np.ndarray, norm: np.ndarray, grad: np.ndarray
+) -> np.ndarray:
     """The gradient on `v` of a gradient on `v / |v|`."""
     return (grad - unit * np.sum(unit * grad, axis=-1, keepdims=True)) / norm
 
@@ -163,9 +192,21 @@ class Projection:
     prepared: np.ndarray  # [N, 12]
 
 
-def project(op: splat.SplatOperation, positions, scales, rotations, opacities, colors, sh_coeffs, meta) -> Projection:
+def project(
+    op: splat.SplatOperation,
+    positions,
+    scales,
+    rotations,
+    opacities,
+    colors,
+    sh_coeffs,
+    meta,
+) -> Projection:
     """prepare's rows, and what its gradient needs."""
-    f = [np.asarray(a, np.float64) for a in (positions, scales, rotations, opacities, colors, sh_coeffs)]
+    f = [
+        np.asarray(a, np.float64)
+        for a in (positions, scales, rotations, opacities, colors, sh_coeffs)
+    ]
     positions, scales, rotations, opacities, colors, sh_coeffs = f
     camera = Camera.of(meta)
     width, height = op.prop("width"), op.prop("height")
@@ -179,7 +220,10 @@ def project(op: splat.SplatOperation, positions, scales, rotations, opacities, c
     z = np.where(depth_ok, depth, 1.0)
     tan_fov = np.array([0.5 * width / camera.fx, 0.5 * height / camera.fy])
     low = -np.array([camera.cx / camera.fx, camera.cy / camera.fy]) - 0.3 * tan_fov
-    high = np.array([(width - camera.cx) / camera.fx, (height - camera.cy) / camera.fy]) + 0.3 * tan_fov
+    high = (
+        np.array([(width - camera.cx) / camera.fx, (height - camera.cy) / camera.fy])
+        + 0.3 * tan_fov
+    )
     raw_ratio = cam[:, :2] / z[:, None]
     ratio = np.clip(raw_ratio, low, high)
     unclamped = (raw_ratio >= low) & (raw_ratio <= high)
@@ -198,8 +242,15 @@ def project(op: splat.SplatOperation, positions, scales, rotations, opacities, c
     u = camera.fx * cam[:, 0] / z + camera.cx
     v = camera.fy * cam[:, 1] / z + camera.cy
     scale = op.prop("radius_scale")
-    radius = np.ceil(scale * np.sqrt(np.maximum(np.stack([cov2d[:, 0, 0], cov2d[:, 1, 1]], -1), 0)))
-    inside = (u + radius[:, 0] > 0) & (u - radius[:, 0] < width) & (v + radius[:, 1] > 0) & (v - radius[:, 1] < height)
+    radius = np.ceil(
+        scale * np.sqrt(np.maximum(np.stack([cov2d[:, 0, 0], cov2d[:, 1, 1]], -1), 0))
+    )
+    inside = (
+        (u + radius[:, 0] > 0)
+        & (u - radius[:, 0] < width)
+        & (v + radius[:, 1] > 0)
+        & (v - radius[:, 1] < height)
+    )
     radius[~(depth_ok & det_ok & inside)] = 0
     direction, direction_norm = _normalized(positions - camera.centre())
     count = sh_coeffs.shape[1]
@@ -207,9 +258,20 @@ def project(op: splat.SplatOperation, positions, scales, rotations, opacities, c
     raw_rgb = colors + np.einsum("nk,nkc->nc", sh, sh_coeffs)
     rgb = np.maximum(raw_rgb, 0.0)
     prepared = np.concatenate(
-        [u[:, None], v[:, None], conic, depth[:, None], radius, opacities[:, None], rgb], axis=1
+        [
+            u[:, None],
+            v[:, None],
+            conic,
+            depth[:, None],
+            radius,
+            opacities[:, None],
+            rgb,
+        ],
+        axis=1,
     )
-    conic_matrix = np.stack([conic[:, 0], conic[:, 1], conic[:, 1], conic[:, 2]], -1).reshape(-1, 2, 2)
+    conic_matrix = np.stack(
+        [conic[:, 0], conic[:, 1], conic[:, 1], conic[:, 2]], -1
+    ).reshape(-1, 2, 2)
     return Projection(
         camera, quat, quat_norm, rot, scales, cam, depth_ok, z, ratio, unclamped, jac, cov_cam,
         conic_matrix, sh, sh_grad, sh_coeffs, direction, direction_norm, raw_rgb, prepared,
@@ -246,7 +308,11 @@ def tiles(op: splat.SplatOperation, prepared: np.ndarray) -> list[Tile]:
     if limit:
         order = order[:limit]
     ids, tile_ids = ids[order], tile_ids[order]
-    starts = np.flatnonzero(np.r_[True, tile_ids[1:] != tile_ids[:-1]]) if len(ids) else np.zeros(0, int)
+    starts = (
+        np.flatnonzero(np.r_[True, tile_ids[1:] != tile_ids[:-1]])
+        if len(ids)
+        else np.zeros(0, int)
+    )
     result = []
     for start, stop in zip(starts, np.r_[starts[1:], len(ids)]):
         ty, tx = divmod(int(tile_ids[start]), tiles_x)
@@ -288,7 +354,15 @@ def sweep(op: splat.SplatOperation, prepared: np.ndarray, tile: Tile) -> Sweep:
     steps = op.prop("max_splat_steps")
     if steps:
         used &= np.cumsum(used, axis=1) <= steps
-    return Sweep(delta, falloff, raw_alpha, alpha, before, used, np.where(used, alpha * before, 0.0))
+    return Sweep(
+        delta,
+        falloff,
+        raw_alpha,
+        alpha,
+        before,
+        used,
+        np.where(used, alpha * before, 0.0),
+    )
 
 
 def rasterize(op: splat.SplatOperation, prepared: np.ndarray) -> np.ndarray:
@@ -300,7 +374,9 @@ def rasterize(op: splat.SplatOperation, prepared: np.ndarray) -> np.ndarray:
     return image.reshape(op.prop("height"), op.prop("width"), 3)
 
 
-def rasterize_backward(op: splat.SplatOperation, prepared: np.ndarray, grad: np.ndarray) -> np.ndarray:
+def rasterize_backward(
+    op: splat.SplatOperation, prepared: np.ndarray, grad: np.ndarray
+) -> np.ndarray:
     """The gradient on prepared rows (mean, conic, opacity and rgb columns) of the image's."""
     out = np.zeros_like(prepared)
     grad = grad.reshape(-1, 3)
@@ -309,7 +385,9 @@ def rasterize_backward(op: splat.SplatOperation, prepared: np.ndarray, grad: np.
         rows, g = prepared[tile.ids], grad[tile.pixels]
         out[tile.ids, 9:12] += s.weight.T @ g
         g_rgb = g @ rows[:, 9:12].T  # [P, M]: g . rgb_j
-        behind = np.cumsum((s.weight * g_rgb)[:, ::-1], axis=1)[:, ::-1] - s.weight * g_rgb
+        behind = (
+            np.cumsum((s.weight * g_rgb)[:, ::-1], axis=1)[:, ::-1] - s.weight * g_rgb
+        )
         d_alpha = np.where(s.used, g_rgb * s.before - behind / (1.0 - s.alpha), 0.0)
         d_alpha = np.where(s.raw_alpha < ALPHA_MAX, d_alpha, 0.0)
         out[tile.ids, 8] += np.sum(d_alpha * s.falloff, axis=0)
@@ -324,7 +402,9 @@ def rasterize_backward(op: splat.SplatOperation, prepared: np.ndarray, grad: np.
     return out
 
 
-def project_backward(op: splat.GaussianSplatRenderBackwardOp, p: Projection, d_prep: np.ndarray):
+def project_backward(
+    op: splat.GaussianSplatRenderBackwardOp, p: Projection, d_prep: np.ndarray
+):
     """The gradients of the seven inputs (meta's is not computed) from those on the rows."""
     cam, fx, fy = p.camera, p.camera.fx, p.camera.fy
     live = p.prepared[:, 6] > 0
@@ -336,7 +416,9 @@ def project_backward(op: splat.GaussianSplatRenderBackwardOp, p: Projection, d_p
     d_sh = p.sh[:, :, None] * d_rgb[:, None, :]
     band = op.prop("sh_band")
     d_sh[:, (band + 1) ** 2 :, :] = 0.0
-    d_direction = np.einsum("nk,nkd->nd", np.einsum("nkc,nc->nk", p.sh_coeffs, d_rgb), p.sh_grad)
+    d_direction = np.einsum(
+        "nk,nkd->nd", np.einsum("nkc,nc->nk", p.sh_coeffs, d_rgb), p.sh_grad
+    )
     d_positions = _unnormalize_grad(p.direction, p.direction_norm, d_direction)
     # conic = inverse(cov2d): d cov2d = -C G C with G the symmetric gradient matrix
     da, db, dc = d_prep[:, 2], d_prep[:, 3], d_prep[:, 4]
@@ -371,7 +453,9 @@ def project_backward(op: splat.GaussianSplatRenderBackwardOp, p: Projection, d_p
     d_positions = d_positions + d_cam @ cam.rotation
     limit = op.prop("max_anisotropy")
     if limit:
-        ratio = p.scales.max(axis=1) / np.maximum(p.scales.min(axis=1), np.finfo(np.float64).tiny)
+        ratio = p.scales.max(axis=1) / np.maximum(
+            p.scales.min(axis=1), np.finfo(np.float64).tiny
+        )
         d_scales = np.where((ratio > limit)[:, None], 0.0, d_scales)
     grads = [d_positions, d_scales, d_rotations, d_prep[:, 8], d_colors, d_sh]
     return [np.where(live.reshape((-1,) + (1,) * (g.ndim - 1)), g, 0.0) for g in grads]
@@ -381,7 +465,9 @@ def run_prepare(op: splat.GaussianSplatPrepareOp, *inputs) -> tuple[np.ndarray]:
     return (convert(project(op, *inputs).prepared, result_dtype(op)),)
 
 
-def run_rasterize(op: splat.GaussianSplatRasterizeOp, prepared, meta) -> tuple[np.ndarray]:
+def run_rasterize(
+    op: splat.GaussianSplatRasterizeOp, prepared, meta
+) -> tuple[np.ndarray]:
     return (convert(rasterize(op, np.asarray(prepared, np.float64)), result_dtype(op)),)
 
 
@@ -389,7 +475,9 @@ def run_render(op: splat.GaussianSplatRenderOp, *inputs) -> tuple[np.ndarray]:
     return (convert(rasterize(op, project(op, *inputs).prepared), result_dtype(op)),)
 
 
-def run_render_backward(op: splat.GaussianSplatRenderBackwardOp, *operands) -> tuple[np.ndarray]:
+def run_render_backward(
+    op: splat.GaussianSplatRenderBackwardOp, *operands
+) -> tuple[np.ndarray]:
     *inputs, grad = operands
     grad = np.asarray(grad, np.float64)
     clip = op.prop("loss_grad_clip")

@@ -9,7 +9,11 @@ has a gradient rule; a prepare left without users is erased.
 
 from __future__ import annotations
 
-from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.pattern_rewriter import (
+    PatternRewriter,
+    RewritePattern,
+    op_type_rewrite_pattern,
+)
 
 from rlx_xdsl.dialects.mir.splat import GaussianSplatPrepareOp, GaussianSplatRasterizeOp
 from rlx_xdsl.emitter import Emitter
@@ -17,11 +21,16 @@ from rlx_xdsl.emitter import Emitter
 
 class FuseDecomposedGaussianSplat(RewritePattern):
     @op_type_rewrite_pattern
-    def match_and_rewrite(self, op: GaussianSplatRasterizeOp, rewriter: PatternRewriter) -> None:
+    def match_and_rewrite(
+        self, op: GaussianSplatRasterizeOp, rewriter: PatternRewriter
+    ) -> None:
         prepare = op.prepared.owner
         if not isinstance(prepare, GaussianSplatPrepareOp):
             return
-        if (prepare.prop("width"), prepare.prop("height")) != (op.prop("width"), op.prop("height")):
+        if (prepare.prop("width"), prepare.prop("height")) != (
+            op.prop("width"),
+            op.prop("height"),
+        ):
             return
         e = Emitter.replacing(op, rewriter)
         options = {**op.props(), "radius_scale": prepare.prop("radius_scale")}

@@ -2,6 +2,7 @@
 tile intersection) composited by a per-pixel loop written after gsplat's CUDA rasteriser,
 with torch autograd for every gradient; central differences on a few Gaussians."""
 
+import itertools
 from pathlib import Path
 
 import numpy as np
@@ -29,30 +30,43 @@ def rotation_y(angle: float) -> np.ndarray:
     return np.array([[c, 0, s], [0, 1, 0], [-s, 0, c]])
 
 
-def camera_meta(width: int = WIDTH, height: int = HEIGHT, near: float = 0.01, far: float = 100.0) -> np.ndarray:
+def camera_meta(
+    width: int = WIDTH, height: int = HEIGHT, near: float = 0.01, far: float = 100.0
+) -> np.ndarray:
     view = np.eye(4)
     view[:3, :3] = rotation_y(0.1)
     view[:3, 3] = [0.1, -0.05, 0.3]
     focal = 1.2 * width
-    return np.concatenate([view.ravel(), [focal, focal, width / 2 + 0.3, height / 2 - 0.2, near, far]])
+    return np.concatenate(
+        [view.ravel(), [focal, focal, width / 2 + 0.3, height / 2 - 0.2, near, far]]
+    )
 
 
-def scene(n: int, sh_count: int = 9, seed: int = 0, dtype=np.float64) -> list[np.ndarray]:
+def scene(
+    n: int, sh_count: int = 9, seed: int = 0, dtype=np.float64
+) -> list[np.ndarray]:
     """n Gaussians in front of the camera of `camera_meta`, small enough to overlap a little."""
     rng = np.random.default_rng(seed)
-    positions = np.column_stack([rng.uniform(-0.8, 0.8, n), rng.uniform(-0.5, 0.5, n), rng.uniform(3, 5, n)])
+    positions = np.column_stack(
+        [rng.uniform(-0.8, 0.8, n), rng.uniform(-0.5, 0.5, n), rng.uniform(3, 5, n)]
+    )
     scales = rng.uniform(0.08, 0.3, (n, 3))
     rotations = rng.standard_normal((n, 4))
     opacities = rng.uniform(0.3, 0.9, n)
     colors = rng.uniform(0.2, 0.8, (n, 3))
     sh = 0.3 * rng.standard_normal((n, sh_count, 3))
-    return [a.astype(dtype) for a in (positions, scales, rotations, opacities, colors, sh, camera_meta())]
+    return [
+        a.astype(dtype)
+        for a in (positions, scales, rotations, opacities, colors, sh, camera_meta())
+    ]
 
 
 # The oracle -------------------------------------------------------------------------------
 
 
-def oracle_render(inputs, width=WIDTH, height=HEIGHT, tile=TILE, alpha_cutoff=1 / 255, threshold=1e-4):
+def oracle_render(
+    inputs, width=WIDTH, height=HEIGHT, tile=TILE, alpha_cutoff=1 / 255, threshold=1e-4
+):
     """gsplat's projection, SH and tile lists; compositing as its CUDA kernel (alpha clamp 0.99)."""
     positions, scales, quats, opacities, colors, sh, meta = inputs
     view = torch.as_tensor(meta[:16].reshape(4, 4))
@@ -60,21 +74,47 @@ def oracle_render(inputs, width=WIDTH, height=HEIGHT, tile=TILE, alpha_cutoff=1 
     ks = torch.tensor([[fx, 0, cx], [0, fy, cy], [0, 0, 1]], dtype=torch.float64)
     covars, _ = gsplat._quat_scale_to_covar_preci(quats, scales, compute_preci=False)
     radii, means2d, depths, conics, _ = gsplat._fully_fused_projection(
-        positions, covars, view[None], ks[None], width, height, eps2d=0.3, near_plane=near, far_plane=far
+        positions,
+        covars,
+        view[None],
+        ks[None],
+        width,
+        height,
+        eps2d=0.3,
+        near_plane=near,
+        far_plane=far,
     )
     campos = torch.linalg.inv(view)[:3, 3]
     band = int(np.sqrt(sh.shape[1])) - 1
-    rgb = torch.clamp_min(colors + gsplat._spherical_harmonics(band, positions - campos, sh), 0.0)
+    rgb = torch.clamp_min(
+        colors + gsplat._spherical_harmonics(band, positions - campos, sh), 0.0
+    )
     tiles_x, tiles_y = -(-width // tile), -(-height // tile)
-    _, isect_ids, flatten_ids = gsplat._isect_tiles(means2d, radii, depths, tile, tiles_x, tiles_y)
-    offsets = gsplat._isect_offset_encode(isect_ids, 1, tiles_x, tiles_y).flatten().tolist() + [len(flatten_ids)]
+    _, isect_ids, flatten_ids = gsplat._isect_tiles(
+        means2d, radii, depths, tile, tiles_x, tiles_y
+    )
+    offsets = gsplat._isect_offset_encode(
+        isect_ids, 1, tiles_x, tiles_y
+    ).flatten().tolist() + [len(flatten_ids)]
     means2d, conics = means2d[0], conics[0]
     pixels = []
     for row in range(height):
         for col in range(width):
             t_id = (row // tile) * tiles_x + col // tile
             ids = flatten_ids[offsets[t_id] : offsets[t_id + 1]].tolist()
-            pixels.append(composite(col + 0.5, row + 0.5, ids, means2d, conics, opacities, rgb, alpha_cutoff, threshold))
+            pixels.append(
+                composite(
+                    col + 0.5,
+                    row + 0.5,
+                    ids,
+                    means2d,
+                    conics,
+                    opacities,
+                    rgb,
+                    alpha_cutoff,
+                    threshold,
+                )
+            )
     return torch.stack(pixels).reshape(height, width, 3)
 
 
@@ -100,15 +140,26 @@ def composite(px, py, ids, means2d, conics, opacities, rgb, alpha_cutoff, thresh
 def oracle_gradients(inputs, cotangent, **kw):
     tensors = [torch.tensor(a, requires_grad=i < 6) for i, a in enumerate(inputs)]
     image = oracle_render([*tensors[:6], inputs[6]], **kw)
-    grads = torch.autograd.grad(image, tensors[:6], torch.as_tensor(cotangent), allow_unused=True)
-    return image.detach().numpy(), [np.zeros(a.shape) if g is None else g.numpy() for g, a in zip(grads, inputs)]
+    grads = torch.autograd.grad(
+        image, tensors[:6], torch.as_tensor(cotangent), allow_unused=True
+    )
+    return image.detach().numpy(), [
+        np.zeros(a.shape) if g is None else g.numpy() for g, a in zip(grads, inputs)
+    ]
 
 
 def unpack(packed: np.ndarray, sh_count: int) -> list[np.ndarray]:
     n = len(packed)
     bounds = np.cumsum([0, 3, 3, 4, 1, 3, 3 * sh_count])
-    parts = [packed[:, lo:hi] for lo, hi in zip(bounds[:-1], bounds[1:])]
-    return [parts[0], parts[1], parts[2], parts[3].reshape(n), parts[4], parts[5].reshape(n, sh_count, 3)]
+    parts = [packed[:, lo:hi] for lo, hi in itertools.pairwise(bounds)]
+    return [
+        parts[0],
+        parts[1],
+        parts[2],
+        parts[3].reshape(n),
+        parts[4],
+        parts[5].reshape(n, sh_count, 3),
+    ]
 
 
 # Tests ------------------------------------------------------------------------------------
@@ -159,8 +210,18 @@ def test_cutoffs_change_the_image_as_documented(case):
     """Fewer composited Gaussians, a higher alpha cut-off, a capped list: each differs from the
     default image, and the oracle agrees with the cut-off and threshold variants."""
     inputs, _, image, _ = case
-    high_cut = run_op("gaussian_splat_render", inputs, alpha_cutoff=0.3, transmittance_threshold=0.5, **SIZE)
-    want = oracle_render([torch.as_tensor(a) for a in inputs[:6]] + [inputs[6]], alpha_cutoff=0.3, threshold=0.5)
+    high_cut = run_op(
+        "gaussian_splat_render",
+        inputs,
+        alpha_cutoff=0.3,
+        transmittance_threshold=0.5,
+        **SIZE,
+    )
+    want = oracle_render(
+        [torch.as_tensor(a) for a in inputs[:6]] + [inputs[6]],
+        alpha_cutoff=0.3,
+        threshold=0.5,
+    )
     np.testing.assert_allclose(high_cut, want.numpy(), rtol=1e-9, atol=1e-12)
     one_step = run_op("gaussian_splat_render", inputs, max_splat_steps=1, **SIZE)
     capped = run_op("gaussian_splat_render", inputs, max_list_entries=3, **SIZE)
@@ -190,7 +251,11 @@ def test_the_four_ops_are_compute_ops():
 def test_builder_emits_render_with_inferred_type():
     b = GraphBuilder("f")
     inputs = scene(2)
-    args = [b.input(name, a.shape, "f64") for name, a in zip(splat.GAUSSIAN_INPUTS, inputs)]
-    b.output(b.mir.gaussian_splat_render(*args, width=WIDTH, height=HEIGHT, tile_size=TILE))
+    args = [
+        b.input(name, a.shape, "f64") for name, a in zip(splat.GAUSSIAN_INPUTS, inputs)
+    ]
+    b.output(
+        b.mir.gaussian_splat_render(*args, width=WIDTH, height=HEIGHT, tile_size=TILE)
+    )
     (out,) = run_function(b.module(), "f", inputs)
     assert out.shape == (HEIGHT, WIDTH, 3)

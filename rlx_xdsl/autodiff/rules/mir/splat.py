@@ -14,19 +14,30 @@ from functools import cache
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, no_gradient
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.splat import GaussianSplatRenderBackwardOp, GaussianSplatRenderOp, sh_band
+from rlx_xdsl.dialects.mir.splat import (
+    GaussianSplatRenderBackwardOp,
+    GaussianSplatRenderOp,
+    sh_band,
+)
 from rlx_xdsl.emitter import Emitter
 
 VJP_RULES.register(GaussianSplatRenderBackwardOp)(no_gradient)
 
 
 @VJP_RULES.register(GaussianSplatRenderOp)
-def gaussian_splat_render(e: Emitter, op: GaussianSplatRenderOp, cotangents: Cotangents) -> Gradients:
+def gaussian_splat_render(
+    e: Emitter, op: GaussianSplatRenderOp, cotangents: Cotangents
+) -> Gradients:
     (g,) = cotangents
     count = tensor_type(op.sh_coeffs).get_shape()[1]
     packed = cache(
         lambda: e.mir.gaussian_splat_render_backward(
-            *op.operands, g, **op.props(), loss_grad_clip=0.0, sh_band=sh_band(count), max_anisotropy=0.0
+            *op.operands,
+            g,
+            **op.props(),
+            loss_grad_clip=0.0,
+            sh_band=sh_band(count),
+            max_anisotropy=0.0,
         )
     )
 
