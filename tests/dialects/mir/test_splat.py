@@ -259,3 +259,60 @@ def test_builder_emits_render_with_inferred_type():
     )
     (out,) = run_function(b.module(), "f", inputs)
     assert out.shape == (HEIGHT, WIDTH, 3)
+
+
+@pytest.mark.parametrize("sh_count", [1, 16])
+def test_other_sh_bands_match_gsplat(sh_count):
+    inputs = scene(3, sh_count=sh_count, seed=sh_count)
+    cotangent = np.random.default_rng(3).standard_normal((HEIGHT, WIDTH, 3))
+    image, expected = oracle_gradients(inputs, cotangent)
+    np.testing.assert_allclose(
+        run_op("gaussian_splat_render", inputs, **SIZE), image, rtol=1e-9, atol=1e-12
+    )
+    packed = run_op("gaussian_splat_render_backward", [*inputs, cotangent], **SIZE)
+    for name, got, want in zip(
+        splat.GAUSSIAN_INPUTS, unpack(packed, sh_count), expected
+    ):
+        np.testing.assert_allclose(got, want, rtol=1e-7, atol=1e-9, err_msg=name)
+
+
+def backward(inputs, cotangent, **options):
+    count = inputs[5].shape[1]
+    return unpack(
+        run_op(
+            "gaussian_splat_render_backward", [*inputs, cotangent], **SIZE, **options
+        ),
+        count,
+    )
+
+
+def test_loss_grad_clip_clamps_the_image_cotangent_first(case):
+    inputs, cotangent = case[0], 3 * case[1]
+    clipped = backward(inputs, cotangent, loss_grad_clip=0.5)
+    for got, want in zip(clipped, backward(inputs, np.clip(cotangent, -0.5, 0.5))):
+        np.testing.assert_allclose(got, want, rtol=1e-12, atol=1e-15)
+    assert np.abs(clipped[0] - backward(inputs, cotangent)[0]).max() > 1e-3
+
+
+def test_sh_band_zeroes_the_gradients_of_higher_bands_only(case):
+    inputs, cotangent = case[0], case[1]
+    full, band0 = backward(inputs, cotangent), backward(inputs, cotangent, sh_band=0)
+    assert not band0[5][:, 1:].any() and np.abs(full[5][:, 1:]).max() > 0
+    for got, want in zip(band0[:5] + [band0[5][:, :1]], full[:5] + [full[5][:, :1]]):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_max_anisotropy_drops_the_scale_gradient_of_elongated_gaussians(case):
+    inputs, cotangent = case[0], case[1]
+    ratio = inputs[1].max(axis=1) / inputs[1].min(axis=1)
+    limit = float(np.median(ratio))
+    full, guarded = (
+        backward(inputs, cotangent),
+        backward(inputs, cotangent, max_anisotropy=limit),
+    )
+    elongated = ratio > limit
+    assert elongated.any() and not elongated.all()
+    assert not guarded[1][elongated].any()
+    np.testing.assert_array_equal(guarded[1][~elongated], full[1][~elongated])
+    for got, want in zip(guarded[:1] + guarded[2:], full[:1] + full[2:]):
+        np.testing.assert_array_equal(got, want)
