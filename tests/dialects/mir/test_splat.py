@@ -1,6 +1,8 @@
 """Gaussian-splatting ops against gsplat's pure-PyTorch reference (projection, SH colours,
-tile intersection) composited by a per-pixel loop written after gsplat's CUDA rasteriser,
-with torch autograd for every gradient; central differences on a few Gaussians."""
+tile intersection), all of which run on CPU, composited by a per-pixel loop written after
+gsplat's CUDA rasteriser (its `_rasterize_to_pixels` calls the CUDA-only
+`rasterize_to_indices_in_range` and needs nerfacc), with torch autograd for every gradient;
+central differences on a few Gaussians."""
 
 import itertools
 from pathlib import Path
