@@ -293,12 +293,18 @@ def tiles(op: splat.SplatOperation, prepared: np.ndarray) -> list[Tile]:
     width, height, size = op.prop("width"), op.prop("height"), op.prop("tile_size")
     tiles_x, tiles_y = -(-width // size), -(-height // size)
     mean, radius, depth = prepared[:, 0:2], prepared[:, 6:8], prepared[:, 5]
-    low = np.floor(mean / size - radius / size).astype(np.int64)
-    high = np.ceil(mean / size + radius / size).astype(np.int64)
-    low = np.clip(low, 0, [tiles_x, tiles_y])
-    high = np.clip(high, 0, [tiles_x, tiles_y])
+    listed = np.all(radius > 0, axis=1) & np.all(np.isfinite(mean), axis=1)
+    grid = np.array([tiles_x, tiles_y])
+
+    def corner(
+        value: np.ndarray,
+    ) -> np.ndarray:  # clipped first: a huge radius is no overflow
+        return np.where(listed[:, None], np.clip(value, 0, grid), 0).astype(np.int64)
+
+    low = corner(np.floor(mean / size - radius / size))
+    high = corner(np.ceil(mean / size + radius / size))
     span = high - low
-    counts = np.where(np.all(radius > 0, axis=1), span[:, 0] * span[:, 1], 0)
+    counts = np.where(listed, span[:, 0] * span[:, 1], 0)
     ids = np.repeat(np.arange(len(prepared)), counts)
     local = np.arange(len(ids)) - np.repeat(np.cumsum(counts) - counts, counts)
     span_x = np.maximum(span[ids, 0], 1)
