@@ -24,7 +24,10 @@ mode; here each is a named step in `PREPARE_STEPS`, run in this order:
   (these three are in `prepare_structured`);
 * `legalize-multi-axis-reduce`: a reduce over several axes becomes a chain of
   single-axis reduces (inserted before the reduce, so the IR stays in
-  topological order, unlike RLX's, which appends them at the end).
+  topological order, unlike RLX's, which appends them at the end);
+* `fuse-decomposed-gaussian-splat`: a `mir.gaussian_splat_prepare` feeding a
+  `mir.gaussian_splat_rasterize` becomes one `mir.gaussian_splat_render`, the
+  op with a VJP rule (`transforms/fusion/splat.py`).
 
 A step that has no implementation yet is registered all the same (`pending`
 names the issue that fills it), so the order is fixed in one place and the
@@ -56,6 +59,7 @@ from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
+from rlx_xdsl.dialects.mir.splat import GaussianSplatPrepareOp, GaussianSplatRasterizeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import DYNAMIC
@@ -63,10 +67,11 @@ from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 from rlx_xdsl.transforms.fusion.control_flow import InlineIf, UnrollWhile
 from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneral
+from rlx_xdsl.transforms.fusion.splat import FuseDecomposedGaussianSplat
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
-from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def _nothing(op: Operation) -> bool:
@@ -133,6 +138,9 @@ PREPARE_STEPS.define(
 )
 PREPARE_STEPS.define(
     "legalize-multi-axis-reduce", "a reduce over several axes becomes a chain of single-axis reduces"
+)
+PREPARE_STEPS.define(
+    "fuse-decomposed-gaussian-splat", "mir.gaussian_splat_prepare then mir.gaussian_splat_rasterize becomes one render"
 )
 
 
@@ -307,20 +315,41 @@ def legalize_multi_axis_reduce(module: ModuleOp) -> None:
     apply_patterns(module, SingleAxisReduces(), recursive=True)
 
 
+# fuse-decomposed-gaussian-splat ------------------------------------------------------
+
+
+_SPLAT_HALVES = (GaussianSplatPrepareOp, GaussianSplatRasterizeOp)
+
+
+def _splat_half(op: Operation | OpClass) -> bool:
+    """The two halves of a render have no VJP rule: only their fusion into a render does."""
+    is_half = op in _SPLAT_HALVES if isinstance(op, type) else isinstance(op, _SPLAT_HALVES)
+    return is_half and op not in VJP_RULES
+
+
+@PREPARE_STEPS.implement("fuse-decomposed-gaussian-splat", rewrites=_splat_half)
+def fuse_decomposed_gaussian_splat(module: ModuleOp) -> None:
+    apply_patterns(module, FuseDecomposedGaussianSplat(), recursive=True)
+
+
 @dataclass(frozen=True)
 class PrepareAdPass(ModulePass):
     """Rewrite fused, control-flow and structured ops into ops rlx-grad differentiates.
 
     RLX's `prepare_graph_for_ad`, step by step: lower HIR, unfuse composite ops, decompose
     backward kernels, lower dot_general, inline if, unroll while, inline
-    custom_fn, materialise scan bcasts, convert scans, legalise multi-axis reduces.
+    custom_fn, materialise scan bcasts, convert scans, legalise multi-axis reduces, fuse
+    decomposed Gaussian splats.
     """
 
     name = "rlx-prepare-ad"
     STATISTICS = tuple(
         map(
             pattern_statistic,
-            (UnfuseForAD, DecomposeForAD, LowerDotGeneralForAD, InlineIf, UnrollWhile, SingleAxisReduces),
+            (
+                UnfuseForAD, DecomposeForAD, LowerDotGeneralForAD, InlineIf, UnrollWhile, SingleAxisReduces,
+                FuseDecomposedGaussianSplat,
+            ),
         )
     )
 

@@ -65,6 +65,7 @@ def test_the_steps_follow_rlx_order_and_say_which_are_pending():
         "materialize-scan-bcasts",
         "convert-scans-for-ad",
         "legalize-multi-axis-reduce",
+        "fuse-decomposed-gaussian-splat",
     ]
     lines = describe_steps()
     assert lines[1] == "unfuse: expand composite ops without a VJP rule through their rlx-unfuse rule"

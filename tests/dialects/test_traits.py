@@ -39,6 +39,8 @@ EXPECTED_CLASS = {
         "fft", "batch_norm_inference", "batched_dense_solve", "log_mel", "log_mel_backward",
         # RLX's fallback too (the rng ops exist only after 0.2.2, where they fall to it as well)
         "conv_transpose_2d", "layer_norm_2d", "rng_uniform", "rng_normal",
+        "gaussian_splat_render", "gaussian_splat_prepare", "gaussian_splat_rasterize",
+        "gaussian_splat_render_backward",
     },
     Precision.REDUCTION: {
         "layer_norm", "rms_norm", "group_norm", "softmax", "reduce", "cumsum",

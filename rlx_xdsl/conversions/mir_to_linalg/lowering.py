@@ -70,6 +70,7 @@ GROUP_MODULES = (
     "moe",
     "random",
     "vision",
+    "splat",
     "lir",
 )
 """The modules of this package that register rules, one per MIR group."""
@@ -111,6 +112,22 @@ Rule = Callable[[Lowering, Operation], Sequence[SSAValue]]
 
 LOWERINGS: OpRegistry[Rule] = OpRegistry("lowering")
 """How each MIR op becomes upstream ops, keyed by op class."""
+
+
+UNLOWERABLE: OpRegistry[str] = OpRegistry("no-lowering reason")
+"""Ops with no upstream form, keyed by op class: why. Their `LOWERINGS` entry (`no_lowering`)
+is a located error saying so; the IREE case list leaves them out."""
+
+
+def no_lowering(*op_classes: type[Operation], reason: str) -> None:
+    """Register, for each op class, a rule that raises `no lowering to linalg: <reason>`."""
+
+    def rule(lw: Lowering, op: Operation) -> Sequence[SSAValue]:
+        raise LoweringError(f"no lowering to linalg: {reason}")
+
+    for op_class in op_classes:
+        LOWERINGS.add(op_class, rule)
+        UNLOWERABLE.add(op_class, reason)
 
 
 Expansion = Callable[[Emitter, Operation], SSAValue | Sequence[SSAValue]]

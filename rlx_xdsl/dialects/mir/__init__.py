@@ -25,6 +25,7 @@ from rlx_xdsl.dialects.mir import (
     regions,
     shape,
     signal,
+    splat,
     structured,
     vision,
 )
@@ -49,6 +50,7 @@ GROUPS = (
     moe,
     random,
     vision,
+    splat,
 )
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]

@@ -23,6 +23,7 @@ from rlx_xdsl.interpreters.mir import (
     regions,
     shape,
     signal,
+    splat,
     structured,
     vision,
 )
@@ -47,4 +48,5 @@ GROUPS = (
     moe,
     random,
     vision,
+    splat,
 )

@@ -24,6 +24,7 @@ from rlx_xdsl.autodiff.rules.mir import (
     regions,
     shape,
     signal,
+    splat,
     structured,
     vision,
 )
@@ -48,6 +49,7 @@ GROUPS = (
     moe,
     random,
     vision,
+    splat,
 )
 
 PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
