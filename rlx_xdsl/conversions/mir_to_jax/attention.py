@@ -3,7 +3,7 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, accumulator, widen, with_op
 from rlx_xdsl.dialects.mir import attention as att
 from rlx_xdsl.dialects.mir.attention import MaskKind
 
@@ -42,8 +42,9 @@ def attention(op, q, k, v, mask=None):
     batch, heads, sq, head_dim = q.shape
     kv_heads, sk = k.shape[1], k.shape[2]
     # Query head h reads KV head h // group: contract per KV head, never copying k and v.
-    grouped = widen(q).reshape(batch, kv_heads, heads // kv_heads, sq, head_dim)
-    s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, widen(k)).reshape(batch, heads, sq, sk) * op.scale()
+    grouped = q.reshape(batch, kv_heads, heads // kv_heads, sq, head_dim)
+    s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, k.astype(dtype), preferred_element_type=accumulator(q))
+    s = widen(s).reshape(batch, heads, sq, sk) * op.scale()
     if op.attn_logit_softcap is not None:
         cap = op.attn_logit_softcap.value.data
         s = cap * jnp.tanh(s / cap)
@@ -55,9 +56,10 @@ def attention(op, q, k, v, mask=None):
     m = jax.lax.stop_gradient(jnp.max(s, axis=-1, keepdims=True))
     e = jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0))
     total = jnp.sum(e, axis=-1, keepdims=True)
-    p = (e / jnp.where(total == 0, 1, total)).astype(dtype).astype(s.dtype)
+    p = (e / jnp.where(total == 0, 1, total)).astype(dtype)
     p = p.reshape(batch, kv_heads, heads // kv_heads, sq, sk)
-    return jnp.einsum("bkgqj,bkjd->bkgqd", p, widen(v)).reshape(batch, heads, sq, head_dim)
+    out = jnp.einsum("bkgqj,bkjd->bkgqd", p, v.astype(dtype), preferred_element_type=accumulator(p))
+    return widen(out).reshape(batch, heads, sq, head_dim)
 
 JAX_OPS.add(
     att.RopeOp, with_op(lambda op, x, cos, sin: rope(x, cos, sin, op.n_rot.value.data))

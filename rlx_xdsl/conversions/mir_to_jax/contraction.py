@@ -3,13 +3,16 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, accumulator, one, result_dtype, with_op
 from rlx_xdsl.dialects.mir import contraction
 
-JAX_OPS.add(
-    contraction.MatmulOp,
-    with_op(lambda op, a, b: jnp.matmul(widen(a.astype(result_dtype(op))), widen(b.astype(result_dtype(op))))),
-)
+def _matmul(op: contraction.MatmulOp, a, b):
+    """In the result dtype; f16/bf16 products accumulate in f32 and round once."""
+    a, b = a.astype(result_dtype(op)), b.astype(result_dtype(op))
+    return jnp.matmul(a, b, preferred_element_type=accumulator(a))
+
+
+JAX_OPS.add(contraction.MatmulOp, with_op(_matmul))
 JAX_OPS.add(contraction.DenseSolveOp, one(jnp.linalg.solve))
 JAX_OPS.add(
     contraction.BatchedDenseSolveOp,
@@ -26,12 +29,12 @@ JAX_OPS.add(
 def _dot_general(op: contraction.DotGeneralOp, lhs, rhs):
     """`lax.dot_general`: batch dims, then lhs's free dims, then rhs's (XLA's order)."""
     dtype = result_dtype(op)
-    lhs, rhs = widen(lhs.astype(dtype)), widen(rhs.astype(dtype))
+    lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)
     dims = (
         (op.lhs_contracting.get_values(), op.rhs_contracting.get_values()),
         (op.lhs_batch.get_values(), op.rhs_batch.get_values()),
     )
-    return jax.lax.dot_general(lhs, rhs, dims)
+    return jax.lax.dot_general(lhs, rhs, dims, preferred_element_type=accumulator(lhs))
 
 
 JAX_OPS.add(contraction.DotGeneralOp, with_op(_dot_general))

@@ -83,6 +83,13 @@ def widen(x):
     return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
 
 
+def accumulator(x):
+    """The `preferred_element_type` of a product of f16/bf16 operands: f32, as `widen` would
+    give, but the GPU's tensor cores then multiply the narrow values themselves (products of
+    two bf16 or f16 numbers are exact in f32), instead of f32 matmuls on widened copies."""
+    return jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else None
+
+
 def operands_of(op: Operation, arrays: Sequence) -> Callable:
     """`get(operand)`: the array of one of `op`'s operands (None for an absent optional one)."""
     values = dict(zip(op.operands, arrays, strict=True))
