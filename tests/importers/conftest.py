@@ -32,3 +32,25 @@ def llama():
     torch.manual_seed(2)
     model = LlamaBlock().eval()
     return model, import_module(model, (torch.randn(2, 8, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+
+@pytest.fixture(scope="session")
+def hf_model():
+    """`hf_model(name)`: (model, imported module, its weights by name, example input) of
+    the tiny Hugging Face model `name` (`hf_models.py`), exported once per session."""
+    from rlx_xdsl.importers.torch import export, import_program, program_weights
+
+    from .hf_models import MODELS
+
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            torch.manual_seed(11)
+            model, example = MODELS[name]()
+            model.eval()
+            program = export(model, (example,))
+            cache[name] = model, import_program(program), program_weights(program), example
+        return cache[name]
+
+    return get

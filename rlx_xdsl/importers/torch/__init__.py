@@ -71,14 +71,17 @@ def import_module(
 
 def program_weights(program: Any) -> dict:
     """The values of an `ExportedProgram`'s parameters and buffers as numpy arrays, by
-    state-dict key: the `rlx.name`s of the imported function's `rlx.param` arguments."""
+    state-dict key: the `rlx.name`s of the imported function's `rlx.param` arguments
+    (a tied weight under its first key only)."""
     from torch.export.graph_signature import InputKind
 
+    from rlx_xdsl.importers.torch.translator import tied_weights
     from rlx_xdsl.importers.torch.types import to_numpy
 
+    tied = tied_weights(program)  # one argument, so one entry
     values = {}
     for spec in program.graph_signature.input_specs:
-        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER) and spec.target not in tied:
             # a non-persistent buffer is not in the state dict but among the constants
             tensor = program.state_dict.get(spec.target, program.constants.get(spec.target))
             values[spec.target] = to_numpy(tensor)

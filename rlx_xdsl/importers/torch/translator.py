@@ -119,6 +119,8 @@ class Translator:
     def run(self) -> ModuleOp:
         signature = self.program.graph_signature
         kinds = {spec.arg.name: spec for spec in signature.input_specs}
+        self.tied = tied_weights(self.program)
+        self.weights: dict[str, SSAValue] = {}
         idioms = find_rms_norms(self.program.graph)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
         for node in self.program.graph.nodes:
@@ -151,7 +153,11 @@ class Translator:
             raise self.fail(f"input '{node.name}' is not a tensor ({type(val).__name__})")
         shape, dtype = self.shape(node), self.dtype(node)
         if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-            self.values[node] = self.b.param(spec.target, shape, dtype)
+            first = self.tied.get(spec.target)
+            if first is not None:  # a tied weight is one argument: its gradient sums both uses
+                self.values[node] = self.weights[first]
+            else:
+                self.values[node] = self.weights[spec.target] = self.b.param(spec.target, shape, dtype)
         elif spec.kind == InputKind.CONSTANT_TENSOR:
             array = to_numpy(self.program.constants[spec.target])
             self.values[node] = self.constant(array, dtype)
@@ -194,6 +200,21 @@ class Translator:
         if value is None:
             raise self.fail(f"output {index} of '{source.target}' is not supported")
         return value
+
+
+def tied_weights(program: ExportedProgram) -> dict[str, str]:
+    """State-dict keys naming the same tensor as an earlier key (GPT-2's `lm_head.weight`
+    is `wte.weight`), each to that first key."""
+    first: dict[int, str] = {}
+    tied = {}
+    for spec in program.graph_signature.input_specs:
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER) and spec.target in program.state_dict:
+            key = id(program.state_dict[spec.target])
+            if key in first:
+                tied[spec.target] = first[key]
+            else:
+                first[key] = spec.target
+    return tied
 
 
 def translate(program: ExportedProgram, name: str = "forward") -> ModuleOp:
