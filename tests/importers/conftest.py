@@ -35,19 +35,21 @@ def llama():
 
 
 @pytest.fixture(scope="session")
-def hf_model():
-    """`hf_model(name)`: (model, imported module, its weights by name, example input) of
-    the tiny Hugging Face model `name` (`hf_models.py`), exported once per session."""
+def zoo_model():
+    """`zoo_model(name)`: (model, imported module, its weights by name, example input) of
+    the tiny Hugging Face (`hf_models.py`) or torchvision (`vision_models.py`) model
+    `name`, exported once per session."""
     from rlx_xdsl.importers.torch import export, import_program, program_weights
 
-    from .hf_models import MODELS
+    from . import hf_models, vision_models
 
+    factories = hf_models.MODELS | vision_models.MODELS
     cache = {}
 
     def get(name):
         if name not in cache:
             torch.manual_seed(11)
-            model, example = MODELS[name]()
+            model, example = factories[name]()
             model.eval()
             program = export(model, (example,))
             cache[name] = model, import_program(program), program_weights(program), example

@@ -1,5 +1,5 @@
-"""Hugging Face `transformers` models (tiny random configs, `hf_models.py`) imported and
-put through the compiler: the interpreter, `rlx-run` from files, fusion, AMP, memory
+"""Hugging Face `transformers` models (tiny random configs, `hf_models.py`) and torchvision
+CNNs (`vision_models.py`) imported and put through the compiler: the interpreter, `rlx-run` from files, fusion, AMP, memory
 planning, gradients (against torch autograd) and the linalg lowering on IREE CPU, each
 against PyTorch's own output."""
 
@@ -23,14 +23,18 @@ from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.weights import write_weights
 
-from .hf_models import MODELS
+from . import hf_models, vision_models
 from .test_weights import run_saved
 
 
-@pytest.fixture(scope="module", params=sorted(MODELS))
-def case(request, hf_model):
+NO_TORCHVISION = pytest.mark.skipif(not vision_models.available(), reason="torchvision is not installed")
+MODELS = [*sorted(hf_models.MODELS), *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.MODELS)]
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def case(request, zoo_model):
     """(model, module, arguments in order, input, torch output) per model."""
-    model, module, weights, x = hf_model(request.param)
+    model, module, weights, x = zoo_model(request.param)
     f = find_function(module)
     args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
     with torch.no_grad():
@@ -112,9 +116,9 @@ def test_linalg_lowering_runs_on_iree_cpu(case):
     close(compute(module, args, backend="iree"), expected)
 
 
-def test_rlx_run_runs_the_imported_llama_from_files(hf_model, tmp_path, capsys):
+def test_rlx_run_runs_the_imported_llama_from_files(zoo_model, tmp_path, capsys):
     """The IR and weights as files, read back by `rlx-run --params`."""
-    model, module, weights, x = hf_model("llama")
+    model, module, weights, x = zoo_model("llama")
     (tmp_path / "llama.mlir").write_text(print_ir(module))
     write_weights(tmp_path / "llama.safetensors", weights)
     np.save(tmp_path / "ids.npy", x.numpy())
