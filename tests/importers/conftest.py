@@ -35,11 +35,11 @@ def llama():
 
 
 @pytest.fixture(scope="session")
-def zoo_model():
-    """`zoo_model(name)`: (model, imported module, its weights by name, example input) of
+def zoo_export():
+    """`zoo_export(name)`: (model, exported program, its weights by name, example input) of
     the tiny Hugging Face (`hf_models.py`) or torchvision (`vision_models.py`) model
     `name`, exported once per session."""
-    from rlx_xdsl.importers.torch import export, import_program, program_weights
+    from rlx_xdsl.importers.torch import export, program_weights
 
     from . import hf_models, vision_models
 
@@ -52,7 +52,23 @@ def zoo_model():
             model, example = factories[name]()
             model.eval()
             program = export(model, (example,))
-            cache[name] = model, import_program(program), program_weights(program), example
+            cache[name] = model, program, program_weights(program), example
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def zoo_model(zoo_export):
+    """`zoo_model(name)`: as `zoo_export`, with the imported MIR module for the program."""
+    from rlx_xdsl.importers.torch import import_program
+
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            model, program, weights, example = zoo_export(name)
+            cache[name] = model, import_program(program), weights, example
         return cache[name]
 
     return get
