@@ -9,9 +9,15 @@ draw. `explore` draws fresh examples, for hunting bugs locally:
 from hypothesis import settings
 from hypothesis.vendor.pretty import for_type_by_name
 
+from rlx_xdsl.testing import vision_shim
+
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("ci")
+
+# PyPI's torchvision, where installed, must be prepared before anything imports
+# `transformers` (which imports torchvision): see `rlx_xdsl/testing/vision_shim.py`.
+vision_shim.prepare()
 
 
 def _print_module(module, printer, cycle) -> None:

@@ -1,53 +1,24 @@
 """`torchvision` ResNet-18 and MobileNetV3 (small), random weights, 10 classes, 32x32 images.
 
-PyPI's `torchvision` wheel is built against CUDA torch: beside the CPU torch its C
-extension (`torchvision/_C.so`, which needs `libtorch_cuda.so`) does not load, and
-torchvision then fails at import registering fake kernels for `torchvision::nms` and
-`torchvision::qnms`, ops only that extension defines. The models need none of its ops,
-so `load()` tries the extension as torchvision would and, where it does not load,
-defines the two schemas first (without kernels: calling them would fail) so the import
-succeeds. With a torchvision matching the torch build (the PyTorch CPU index) the
-extension loads and nothing is defined.
+PyPI's torchvision needs `rlx_xdsl.testing.vision_shim.prepare()` beside the CPU torch
+(the test session runs it first, in `tests/conftest.py`); `load()` runs it too.
 """
 
 from __future__ import annotations
 
-import importlib.util
-from pathlib import Path
-
 import torch
 
-_SCHEMAS = (
-    "nms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
-    "qnms(Tensor dets, Tensor scores, float iou_threshold) -> Tensor",
-)
-_library = None  # kept alive: dropping a Library removes its definitions
+from rlx_xdsl.testing import vision_shim
 
-
-def available() -> bool:
-    return importlib.util.find_spec("torchvision") is not None
+available = vision_shim.available
 
 
 def load():
-    """`torchvision.models`, importable beside a CPU torch (see the module docstring)."""
-    global _library
-    spec = importlib.util.find_spec("torchvision")
-    extension = next(Path(spec.origin).parent.glob("_C.*"), None)
-    if _library is None and extension is not None and not _extension_loads(extension):
-        _library = torch.library.Library("torchvision", "DEF")
-        for schema in _SCHEMAS:
-            _library.define(schema)
+    """`torchvision.models`, importable beside a CPU torch."""
+    vision_shim.prepare()
     import torchvision.models
 
     return torchvision.models
-
-
-def _extension_loads(path: Path) -> bool:
-    try:
-        torch.ops.load_library(str(path))
-    except (ImportError, OSError):
-        return False
-    return True
 
 
 def _with_random_batch_norms(model):
