@@ -26,15 +26,17 @@ _DECODER = dict(
 
 
 class Tensors(nn.Module):
-    """`model(x)`'s logits (or last hidden state) alone, without a KV cache."""
+    """`model(x)`'s logits (or last hidden state) alone, without a KV cache; a text model
+    also takes a padding `attention_mask` (1 attends, 0 is padding)."""
 
     def __init__(self, model: nn.Module, **call_kwargs):
         super().__init__()
         self.m = model
         self.call_kwargs = call_kwargs
 
-    def forward(self, x):
-        out = self.m(x, **self.call_kwargs)
+    def forward(self, x, attention_mask=None):
+        masks = {} if attention_mask is None else {"attention_mask": attention_mask}
+        out = self.m(x, **self.call_kwargs, **masks)
         return out.logits if getattr(out, "logits", None) is not None else out.last_hidden_state
 
 

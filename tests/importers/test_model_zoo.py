@@ -17,6 +17,7 @@ from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.graph import argument_name, is_param
+from rlx_xdsl.importers.torch import export, import_program, program_weights
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
@@ -131,3 +132,24 @@ def test_rlx_run_runs_the_imported_llama_from_files(zoo_model, tmp_path, capsys)
     assert capsys.readouterr().err == ""
     with torch.no_grad():
         close(got, model(x).numpy())
+
+
+@pytest.mark.parametrize("name", ["llama", "bert"])
+def test_a_padding_attention_mask_input_imports_and_matches_torch(name):
+    """The mask as a second input, the second sequence left-padded by three tokens: what
+    `transformers` builds from it (with causality for the decoder) is part of the graph."""
+    torch.manual_seed(12)
+    model, ids = hf_models.MODELS[name]()
+    model.eval()
+    mask = torch.ones_like(ids)
+    mask[1, :3] = 0
+    program = export(model, (ids, mask))
+    module, weights = import_program(program), program_weights(program)
+    f = find_function(module)
+    inputs = iter([ids.numpy(), mask.numpy()])
+    args = [weights[argument_name(f, i)] if is_param(f, i) else next(inputs) for i in range(len(f.args))]
+    with torch.no_grad():
+        expected = model(ids, mask).numpy()
+        unmasked = model(ids).numpy()
+    assert np.abs(expected - unmasked).max() > 1e-3  # the mask matters
+    close(compute(module, args), expected)
