@@ -5,6 +5,7 @@ torch's output, by op counts and FileCheck, and by what the fusion report then s
 from __future__ import annotations
 
 import subprocess
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -16,11 +17,13 @@ from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.torch import import_module, import_program
 from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.context import parse_module
 from rlx_xdsl.printer import print_ir
+from rlx_xdsl.tools import import_torch
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.fusion.report import FusionReport
 
-from .models import rotate_half
+from .models import rotate_half, swiglu_ffn
 
 
 def names(module) -> list[str]:
@@ -157,3 +160,22 @@ def test_hir_blocks_lowered_directly_are_the_fused_ops(hf_llama_hir):
     LowerHirPass(policy="direct").apply(Context(), module)
     ops = names(module)
     assert ops.count("mir.fused_swiglu") == 1 and ops.count("mir.fused_residual_rms_norm") == 2
+
+
+def test_the_tool_writes_hir_blocks_with_hir(tmp_path, monkeypatch):
+    """`rlx-import-torch --hir`: the residual norm and the SwiGLU as blocks, read back."""
+    monkeypatch.syspath_prepend(str(Path(__file__).resolve().parents[2]))
+    out = tmp_path / "ffn.mlir"
+    argv = ["tests.importers.models:swiglu_ffn", "--example-shapes", "x=2x5x8", "residual=2x5x8", "--hir"]
+    assert import_torch.main([*argv, "-o", str(out)]) == 0
+    module = parse_module(out.read_text())
+    ops = names(module)
+    assert ops.count("hir.residual_rms_norm") == 1 and ops.count("hir.swiglu") == 1
+    assert "mir.silu" not in ops and "mir.rsqrt" not in ops
+    model, x, r = swiglu_ffn().eval(), torch.randn(2, 5, 8), torch.randn(2, 5, 8)
+    f = find_function(module)
+    inputs = iter([x.numpy(), r.numpy()])
+    args = [state(model)[argument_name(f, i)] if is_param(f, i) else next(inputs) for i in range(len(f.args))]
+    (got,) = run_function(module, "forward", args)
+    with torch.no_grad():
+        np.testing.assert_allclose(got, model(x, r).numpy(), rtol=1e-5, atol=1e-5)
