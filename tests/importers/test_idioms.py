@@ -179,3 +179,29 @@ def test_the_tool_writes_hir_blocks_with_hir(tmp_path, monkeypatch):
     (got,) = run_function(module, "forward", args)
     with torch.no_grad():
         np.testing.assert_allclose(got, model(x, r).numpy(), rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("policy", ["fusable", "direct"])
+def test_gradients_through_the_lowered_hir_blocks_match_torch_autograd(hf_llama_hir, zoo_export, policy):
+    from rlx_xdsl.autodiff.grad import GradPass
+    from rlx_xdsl.autodiff.prepare import PrepareAdPass
+    from rlx_xdsl.context import make_context
+
+    model, _, _, _ = zoo_export("llama")
+    module, weights, x, expected = hf_llama_hir
+    module = module.clone()
+    LowerHirPass(policy=policy).apply(Context(), module)
+    trained = dict(model.named_parameters())
+    PrepareAdPass().apply(make_context(), module)
+    GradPass(func="forward", wrt=tuple(trained)).apply(make_context(), module)
+    module.verify()
+    f = find_function(module, "forward")
+    args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    cotangent = np.random.default_rng(8).standard_normal(expected.shape).astype(np.float32)
+    _, *gradients = run_function(module, "forward_grad", [*args, cotangent])
+    model.zero_grad()
+    (model(x) * torch.from_numpy(cotangent)).sum().backward()
+    for (key, p), got in zip(trained.items(), gradients, strict=True):
+        want = p.grad.numpy()
+        np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4 * max(1.0, np.abs(want).max()), err_msg=key)
+    model.zero_grad()
