@@ -285,6 +285,8 @@ def match_linear(node) -> Linear | None:
         x = lhs.args[0]
         nodes.append(lhs)
     xv, ov = _meta(x), _meta(out)
+    if not isinstance(xv, torch.Tensor) or xv.shape[-1] != _meta(lhs).shape[-1]:
+        return None  # the view must flatten x's leading dims only
     if out is not node and tuple(ov.shape[:-1]) != tuple(xv.shape[:-1]):
         return None
     if out is node and x is not lhs:
