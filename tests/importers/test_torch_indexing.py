@@ -56,3 +56,18 @@ def test_index_tensors_on_dims_apart_are_a_located_error():
     with pytest.raises(ImportFailure, match="not adjacent") as info:
         import_module(Apart(), (torch.randn(3, 4, 3), torch.tensor([0, 2])))
     assert "test_torch_indexing.py" in str(info.value)
+
+
+class WholeSlices(nn.Module):
+    def forward(self, x):
+        return x[0:, 1:3] * 2 + x[:, :2]
+
+
+def test_a_whole_slice_of_a_dynamic_dim_is_the_value_itself():
+    """`x[0:]` exports as `slice(x, 0, 0, 2**63 - 1)`: on a dynamic batch, the whole dim."""
+    from torch.export import Dim
+
+    x = torch.randn(2, 4)
+    module = import_module(WholeSlices(), (x,), dynamic_shapes={"x": {0: Dim("batch")}})
+    for batch in (2, 5):
+        expect_same(module, WholeSlices(), torch.randn(batch, 4))

@@ -66,6 +66,8 @@ def expand(t, node):
 def _narrow(t, x_node, axis: int, start: int | None, end: int | None):
     size = t.shape(x_node)[axis]
     start = 0 if start is None else start
+    if start == 0 and (end is None or end >= 2**62):  # `x[:]`: the whole dim, even a dynamic one
+        return t.value(x_node)
     end = size if end is None or (size != DYNAMIC and end > size) else end
     if size == DYNAMIC and (start < 0 or end < 0 or end >= 2**62):
         raise t.fail("a slice of a dynamic dim relative to its end is not supported")
