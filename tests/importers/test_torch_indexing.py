@@ -71,3 +71,22 @@ def test_a_whole_slice_of_a_dynamic_dim_is_the_value_itself():
     module = import_module(WholeSlices(), (x,), dynamic_shapes={"x": {0: Dim("batch")}})
     for batch in (2, 5):
         expect_same(module, WholeSlices(), torch.randn(batch, 4))
+
+
+class Prepend(nn.Module):
+    """ViT's class token: a `[1, 1, D]` parameter expanded to the batch."""
+
+    def __init__(self):
+        super().__init__()
+        self.cls = nn.Parameter(torch.randn(1, 1, 4))
+
+    def forward(self, x):
+        return torch.cat((self.cls.expand(x.shape[0], -1, -1), x), dim=1)
+
+
+def test_broadcasting_a_static_dim_to_a_dynamic_size_is_an_error_not_a_wrong_result():
+    from torch.export import Dim
+
+    with pytest.raises(ImportFailure, match="broadcasting a static dim to a dynamic size") as info:
+        import_module(Prepend(), (torch.randn(2, 3, 4),), dynamic_shapes={"x": {0: Dim("batch")}})
+    assert "test_torch_indexing.py" in str(info.value)

@@ -59,7 +59,14 @@ def t_(t, node):
 
 @rule(aten.expand.default)
 def expand(t, node):
+    """A dynamic target size keeps a dynamic input dim (-1); broadcasting a static dim to a
+    dynamic size would need the size at run time, which `mir.expand` does not take."""
     target = t.ints(node.args[1])
+    source = t.shape(node.args[0])
+    aligned = [None] * (len(target) - len(source)) + source
+    for size, had, result in zip(target, aligned, t.shape(node), strict=True):
+        if size == -1 and result == DYNAMIC and had != DYNAMIC:
+            raise t.fail("broadcasting a static dim to a dynamic size is not supported")
     return t.e.mir.expand(t.value(node.args[0]), target_shape=target)
 
 
