@@ -4,7 +4,9 @@
     python benchmarks/import.py --repeat 50
 
 For each small plain-torch model of the importer tests (`tests/importers/models.py`: an
-MLP, a conv net with batch norm and pooling, a LLaMA-like decoder layer), one process:
+MLP, a conv net with batch norm and pooling, a LLaMA-like decoder layer) and each tiny
+Hugging Face model of `tests/importers/hf_models.py` (one layer, hidden 32, 2 x 8 tokens
+or a 2 x 3 x 8 x 8 image / 2 x 8 x 8 mel frames), one process:
 
 * `import`: `rlx_xdsl.importers.torch.import_module(model, (x,))` (`torch.export`, the
   decomposition to core ATen, the translation to MIR), static shapes, best of `--imports`;
@@ -17,7 +19,7 @@ MLP, a conv net with batch norm and pooling, a LLaMA-like decoder layer), one pr
   each the median of `--repeat` calls after a warm-up (`execution.py`'s `timed`); the
   error column is the largest difference from PyTorch relative to the output's magnitude.
 
-Benchmark-only dependency: `pip install torch`. Nothing asserts on timings.
+Benchmark-only dependencies: `pip install torch transformers`. Nothing asserts on timings.
 """
 
 from __future__ import annotations
@@ -34,6 +36,7 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(Path(__file__).parent), str(ROOT)]
 from execution import log, relative_error, timed  # noqa: E402
+from tests.importers import hf_models  # noqa: E402
 from tests.importers.models import MLP, ConvNet, LlamaBlock  # noqa: E402
 
 from rlx_xdsl.backends import iree as iree_backend  # noqa: E402
@@ -44,8 +47,13 @@ from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats  # noqa: E402
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass  # noqa: E402
 
-MODELS = [("MLP", MLP, (32, 6)), ("ConvNet", ConvNet, (4, 3, 16, 16)), ("LlamaBlock", LlamaBlock, (2, 16, 16))]
-"""(name, class, input shape); the models' own dims are those of the importer tests."""
+MODELS = [
+    ("MLP", lambda: (MLP(), torch.randn(32, 6))),
+    ("ConvNet", lambda: (ConvNet(), torch.randn(4, 3, 16, 16))),
+    ("LlamaBlock", lambda: (LlamaBlock(), torch.randn(2, 16, 16))),
+    *((f"HF {name}", factory) for name, factory in hf_models.MODELS.items()),
+]
+"""(name, factory returning the model and its input); the models' own dims are those of the importer tests."""
 
 
 def arguments(model, module, x: torch.Tensor) -> list[np.ndarray]:
@@ -55,10 +63,11 @@ def arguments(model, module, x: torch.Tensor) -> list[np.ndarray]:
     return [table[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
 
 
-def measure(name: str, factory, shape, repeat: int, imports: int) -> tuple:
+def measure(name: str, factory, repeat: int, imports: int) -> tuple:
     torch.manual_seed(0)
-    model = factory().eval()
-    x = torch.randn(*shape)
+    model, x = factory()
+    model.eval()
+    shape = tuple(x.shape)
     log(f"{name}: importing ...")
     import_s = float("inf")
     for _ in range(imports):
@@ -93,8 +102,10 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=20)
     parser.add_argument("--imports", type=int, default=3, help="import each model this many times, keep the best")
+    parser.add_argument("--models", nargs="*", help="only these models (by name, e.g. 'HF llama')")
     args = parser.parse_args(argv)
-    rows = [measure(name, factory, shape, args.repeat, args.imports) for name, factory, shape in MODELS]
+    only = set(args.models or [])
+    rows = [measure(name, factory, args.repeat, args.imports) for name, factory in MODELS if not only or name in only]
     print(f"# median of {args.repeat} calls, import best of {args.imports}; torch {torch.__version__} "
           f"({torch.get_num_threads()} threads); Python {platform.python_version()}, "
           f"{platform.machine()}\n")  # fmt: skip

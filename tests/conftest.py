@@ -16,6 +16,8 @@ import os
 from hypothesis import settings
 from hypothesis.vendor.pretty import for_type_by_name
 
+from rlx_xdsl.testing import vision_shim
+
 TEST_XLA_FLAGS = {
     "--xla_force_host_platform_device_count": "4",
     "--xla_backend_optimization_level": "0",
@@ -35,6 +37,10 @@ os.environ["XLA_FLAGS"] = _with_test_xla_flags(os.environ.get("XLA_FLAGS", ""))
 settings.register_profile("ci", derandomize=True)
 settings.register_profile("explore", derandomize=False)
 settings.load_profile("ci")
+
+# PyPI's torchvision, where installed, must be prepared before anything imports
+# `transformers` (which imports torchvision): see `rlx_xdsl/testing/vision_shim.py`.
+vision_shim.prepare()
 
 
 def _print_module(module, printer, cycle) -> None:

@@ -85,6 +85,11 @@ def main(argv: list[str] | None = None) -> int:
         "which needs the safetensors package, or .npz), for rlx-run --params",
     )
     parser.add_argument("--no-locations", action="store_true", help="leave out the ops' source locations")
+    parser.add_argument(
+        "--hir",
+        action="store_true",
+        help="hand-written SwiGLU, RMSNorm and RoPE as HIR blocks (hir.swiglu, hir.residual_rms_norm, ...)",
+    )
     args = parser.parse_args(argv)
     try:
         import torch
@@ -101,7 +106,7 @@ def main(argv: list[str] | None = None) -> int:
         generator = torch.Generator().manual_seed(0)
         examples = tuple(_example(shape, dtype, generator) for _, shape, dtype in shapes)
         dynamic_shapes = [dynamic[name] for name, _, _ in shapes] if dynamic else None
-        module = import_module(model, examples, dynamic_shapes=dynamic_shapes, weights=args.weights)
+        module = import_module(model, examples, dynamic_shapes=dynamic_shapes, weights=args.weights, hir=args.hir)
         text = print_ir(module, print_debuginfo=not args.no_locations) + "\n"
     except (UsageError, ImportFailure, WeightsError) as e:
         print(f"rlx-import-torch: error: {e}", file=sys.stderr)

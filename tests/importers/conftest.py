@@ -32,3 +32,43 @@ def llama():
     torch.manual_seed(2)
     model = LlamaBlock().eval()
     return model, import_module(model, (torch.randn(2, 8, 16),), dynamic_shapes={"x": {0: Dim("batch")}})
+
+
+@pytest.fixture(scope="session")
+def zoo_export():
+    """`zoo_export(name)`: (model, exported program, its weights by name, example input) of
+    the tiny Hugging Face (`hf_models.py`) or torchvision (`vision_models.py`) model
+    `name`, exported once per session."""
+    from rlx_xdsl.importers.torch import export, program_weights
+
+    from . import hf_models, vision_models
+
+    factories = hf_models.MODELS | vision_models.MODELS
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            torch.manual_seed(11)
+            model, example = factories[name]()
+            model.eval()
+            program = export(model, (example,))
+            cache[name] = model, program, program_weights(program), example
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
+def zoo_model(zoo_export):
+    """`zoo_model(name)`: as `zoo_export`, with the imported MIR module for the program."""
+    from rlx_xdsl.importers.torch import import_program
+
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            model, program, weights, example = zoo_export(name)
+            cache[name] = model, import_program(program), weights, example
+        return cache[name]
+
+    return get

@@ -122,3 +122,23 @@ def mlp() -> MLP:
     """A factory, as `rlx-import-torch tests.importers.models:mlp` takes one."""
     torch.manual_seed(0)
     return MLP()
+
+
+class SwigluFfn(nn.Module):
+    """RMSNorm of a residual sum, then a SwiGLU feed-forward, as a decoder layer's second half."""
+
+    def __init__(self, dim: int = 8, hidden: int = 12):
+        super().__init__()
+        self.norm = RMSNorm(dim)
+        self.gate, self.up = nn.Linear(dim, hidden, bias=False), nn.Linear(dim, hidden, bias=False)
+        self.down = nn.Linear(hidden, dim, bias=False)
+
+    def forward(self, x, residual):
+        h = x + residual
+        n = self.norm(h)
+        return h + self.down(F.silu(self.gate(n)) * self.up(n))
+
+
+def swiglu_ffn() -> SwigluFfn:
+    torch.manual_seed(0)
+    return SwigluFfn()

@@ -5,8 +5,10 @@
 
 The model is exported (`torch.export.export`), decomposed to PyTorch's core ATen op
 set (`run_decompositions`), and translated node by node (`translator.py`, rules in
-`ops/`). Ops that are one MIR op (`KEPT_WHOLE`: attention, silu, RMSNorm) are left out of
-the decomposition, so fusion and the fusion report see what a hand-written graph gives.
+`ops/`). Ops that are one MIR op (`kept_whole()`: attention, silu, RMSNorm) are left out of
+the decomposition, and hand-written RMSNorm, RoPE and SwiGLU become their MIR ops
+(`idioms.py`; HIR blocks with `hir=True`), so fusion and the fusion report see what a
+hand-written graph gives.
 """
 
 from __future__ import annotations
@@ -45,23 +47,32 @@ def export(model: Any, example_args: tuple, dynamic_shapes: Any = None):
         return program.run_decompositions(decompositions)
 
 
-def import_program(program: Any, name: str = "forward") -> ModuleOp:
-    """An `ExportedProgram` (core ATen, e.g. from `export`) as a MIR module with one function."""
+def import_program(program: Any, name: str = "forward", hir: bool = False) -> ModuleOp:
+    """An `ExportedProgram` (core ATen, e.g. from `export`) as a MIR module with one function;
+    with `hir`, hand-written SwiGLU, RMSNorm and RoPE idioms as HIR blocks (`idioms.py`)."""
     from rlx_xdsl.importers.torch.translator import translate
 
-    return translate(program, name)
+    return translate(program, name, hir)
 
 
 def import_module(
-    model: Any, example_args: tuple, dynamic_shapes: Any = None, name: str = "forward", weights: Any = None
+    model: Any,
+    example_args: tuple,
+    dynamic_shapes: Any = None,
+    name: str = "forward",
+    weights: Any = None,
+    hir: bool = False,
 ) -> ModuleOp:
     """`model(*example_args)` as a MIR module: parameters and buffers are `rlx.param`
     arguments named by their state-dict keys, dims marked dynamic are `?`.
 
     With `weights` (a `.safetensors` or `.npz` path) their values are written there too,
-    by the same names, for `rlx-run --params`; a failure to write is a `WeightsError`."""
+    by the same names, for `rlx-run --params`; a failure to write is a `WeightsError`.
+    With `hir`, the hand-written idioms `idioms.py` finds (SwiGLU with its down
+    projection, RMSNorm of a residual sum, RMSNorm, RoPE) are HIR blocks (`hir.swiglu`,
+    `hir.residual_rms_norm`, ...) for `rlx-lower-hir` to lower by its policy."""
     program = export(model, example_args, dynamic_shapes)
-    module = import_program(program, name)
+    module = import_program(program, name, hir)
     if weights is not None:
         from rlx_xdsl.weights import write_weights
 
@@ -71,14 +82,17 @@ def import_module(
 
 def program_weights(program: Any) -> dict:
     """The values of an `ExportedProgram`'s parameters and buffers as numpy arrays, by
-    state-dict key: the `rlx.name`s of the imported function's `rlx.param` arguments."""
+    state-dict key: the `rlx.name`s of the imported function's `rlx.param` arguments
+    (a tied weight under its first key only)."""
     from torch.export.graph_signature import InputKind
 
+    from rlx_xdsl.importers.torch.translator import tied_weights
     from rlx_xdsl.importers.torch.types import to_numpy
 
+    tied = tied_weights(program)  # one argument, so one entry
     values = {}
     for spec in program.graph_signature.input_specs:
-        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER) and spec.target not in tied:
             # a non-persistent buffer is not in the state dict but among the constants
             tensor = program.state_dict.get(spec.target, program.constants.get(spec.target))
             values[spec.target] = to_numpy(tensor)

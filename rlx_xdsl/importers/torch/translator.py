@@ -3,7 +3,7 @@
 Placeholders become the function's arguments (parameters and buffers as `rlx.param`
 arguments named by their state-dict keys, user inputs by their names), lifted
 tensor constants become `mir.constant`s, hand-written idioms (`idioms.py`) become
-their one MIR op, every other `call_function` node goes through the ATen table
+their one MIR op (or HIR block, with `hir`), every other `call_function` node goes through the ATen table
 (`table.ATEN`), and the output node becomes `func.return`. Each op is located at
 the innermost frame of the node's stack trace outside PyTorch.
 """
@@ -27,7 +27,7 @@ from xdsl.utils.exceptions import VerifyException
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
-from rlx_xdsl.importers.torch.idioms import find_rms_norms
+from rlx_xdsl.importers.torch.idioms import find_idioms
 from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
@@ -52,8 +52,9 @@ def describe(node: torch.fx.Node) -> str:
 class Translator:
     """The state of one import: fx nodes -> MIR values, and the graph being built."""
 
-    def __init__(self, program: ExportedProgram, name: str):
+    def __init__(self, program: ExportedProgram, name: str, hir: bool = False):
         self.program = program
+        self.hir = hir
         self.b = GraphBuilder(name)
         self.values: dict[torch.fx.Node, Any] = {}
         self.node: torch.fx.Node | None = None
@@ -119,7 +120,9 @@ class Translator:
     def run(self) -> ModuleOp:
         signature = self.program.graph_signature
         kinds = {spec.arg.name: spec for spec in signature.input_specs}
-        idioms = find_rms_norms(self.program.graph)
+        self.tied = tied_weights(self.program)
+        self.weights: dict[str, SSAValue] = {}
+        idioms = find_idioms(self.program.graph, self.hir)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
         for node in self.program.graph.nodes:
             self.node = node
@@ -127,7 +130,7 @@ class Translator:
             if node.op == "placeholder":
                 self.placeholder(node, kinds[node.name])
             elif node in idioms:
-                self.values[node] = self.rms_norm(idioms[node])
+                self.values[node] = idioms[node].emit(self, self.hir)
             elif node in inside:
                 continue  # computed by the idiom's one op
             elif node.op == "call_function":
@@ -151,7 +154,11 @@ class Translator:
             raise self.fail(f"input '{node.name}' is not a tensor ({type(val).__name__})")
         shape, dtype = self.shape(node), self.dtype(node)
         if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
-            self.values[node] = self.b.param(spec.target, shape, dtype)
+            first = self.tied.get(spec.target)
+            if first is not None:  # a tied weight is one argument: its gradient sums both uses
+                self.values[node] = self.weights[first]
+            else:
+                self.values[node] = self.weights[spec.target] = self.b.param(spec.target, shape, dtype)
         elif spec.kind == InputKind.CONSTANT_TENSOR:
             array = to_numpy(self.program.constants[spec.target])
             self.values[node] = self.constant(array, dtype)
@@ -182,12 +189,6 @@ class Translator:
         except (TypeError, IndexError, KeyError, AttributeError) as e:  # arguments the rule did not expect
             raise self.fail(f"arguments not supported ({type(e).__name__}: {e})") from None
 
-    def rms_norm(self, idiom) -> SSAValue:
-        """A hand-written RMSNorm (`idioms.py`) as one `mir.rms_norm` with a zero beta."""
-        dtype = self.dtype(idiom.x)
-        beta = self.constant(np.zeros(self.shape(idiom.weight)), dtype)
-        return self.e.mir.rms_norm(self.value(idiom.x), self.value(idiom.weight), beta, axis=-1, eps=idiom.eps)
-
     def getitem(self, node: torch.fx.Node) -> SSAValue:
         source, index = node.args
         value = self.values[source][index]
@@ -196,5 +197,20 @@ class Translator:
         return value
 
 
-def translate(program: ExportedProgram, name: str = "forward") -> ModuleOp:
-    return Translator(program, name).run()
+def tied_weights(program: ExportedProgram) -> dict[str, str]:
+    """State-dict keys naming the same tensor as an earlier key (GPT-2's `lm_head.weight`
+    is `wte.weight`), each to that first key."""
+    first: dict[int, str] = {}
+    tied = {}
+    for spec in program.graph_signature.input_specs:
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER) and spec.target in program.state_dict:
+            key = id(program.state_dict[spec.target])
+            if key in first:
+                tied[spec.target] = first[key]
+            else:
+                first[key] = spec.target
+    return tied
+
+
+def translate(program: ExportedProgram, name: str = "forward", hir: bool = False) -> ModuleOp:
+    return Translator(program, name, hir).run()

@@ -1,10 +1,15 @@
-"""2-D convolution and pooling on NCHW tensors; constant padding."""
+"""2-D convolution and pooling on NCHW tensors; constant padding.
+
+A 1-D convolution (`[N, C, L]`, Whisper's audio stem) is the 2-D one over a height of
+one: the input and kernel gain a unit dim and the result loses it again.
+"""
 
 from __future__ import annotations
 
 import torch
 
 from rlx_xdsl.importers import common
+from rlx_xdsl.importers.torch.ops.shape import reshape_to
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -23,8 +28,10 @@ def convolution(t, node):
     x, w, bias, stride, padding, dilation, transposed, _output_padding, groups = node.args
     if transposed:
         raise t.fail("transposed convolution is not supported")
+    if t.rank(x) == 3:
+        return _conv1d(t, node)
     if t.rank(x) != 4:
-        raise t.fail(f"only 2-D convolution is supported (input of rank {t.rank(x)})")
+        raise t.fail(f"only 1-D and 2-D convolution are supported (input of rank {t.rank(x)})")
     kernel = t.shape(w)[2:]
     out = t.e.mir.conv(
         t.value(x),
@@ -38,6 +45,28 @@ def convolution(t, node):
     if bias is None:
         return out
     return t.e.mir.add(out, t.e.mir.reshape(t.value(bias), new_shape=[-1, 1, 1]))
+
+
+def _conv1d(t, node):
+    x, w, bias, stride, padding, dilation, _transposed, _output_padding, groups = node.args
+    (n, c, length), (out_c, in_c, k) = t.shape(x), t.shape(w)
+    if DYNAMIC in (c, out_c, in_c, k):
+        raise t.fail("a 1-D convolution with dynamic channels or kernel is not supported")
+    image = reshape_to(t, t.value(x), [n, c, 1, length])
+    kernel = t.e.mir.reshape(t.value(w), new_shape=[out_c, in_c, 1, k])
+    out = t.e.mir.conv(
+        image,
+        kernel,
+        kernel_size=[1, k],
+        stride=[1, *_pair(stride, 1)[:1]],
+        padding=[0, *_pair(padding, 0)[:1]],
+        dilation=[1, *_pair(dilation, 1)[:1]],
+        groups=groups,
+    )
+    out = t.e.mir.reshape(out, new_shape=[-1 if d == DYNAMIC else d for d in t.shape(node)])
+    if bias is None:
+        return out
+    return t.e.mir.add(out, t.e.mir.reshape(t.value(bias), new_shape=[-1, 1]))
 
 
 @rule(aten.max_pool2d_with_indices.default)

@@ -156,6 +156,28 @@ def logical_not(t, node):
     return t.e.mir.compare(t.value(node.args[0], "i1"), t.value(False, "i1"), "eq")
 
 
+@rule(aten.bitwise_and.Tensor, aten.logical_and.default)
+def logical_and(t, node):
+    """On booleans `and` is a product (i1 operands compute as 0 and 1)."""
+    if t.dtype(node) != "i1":
+        raise t.fail("bitwise and of integers is not supported")
+    return t.e.mir.mul(*(t.value(a, "i1") for a in node.args[:2]))
+
+
+@rule(aten.bitwise_or.Tensor, aten.logical_or.default)
+def logical_or(t, node):
+    """On booleans `or` is a maximum."""
+    if t.dtype(node) != "i1":
+        raise t.fail("bitwise or of integers is not supported")
+    return t.e.mir.max(*(t.value(a, "i1") for a in node.args[:2]))
+
+
+@rule(aten._assert_tensor_metadata.default)
+def assert_metadata(t, node):
+    """A dtype/device check the export already made on the traced values: no value."""
+    return None
+
+
 @rule(aten._to_copy.default, aten.clone.default, aten.alias.default, aten.lift_fresh_copy.default)
 def copy(t, node):
     """Copies are values here; `_to_copy` may also change the dtype."""

@@ -1,10 +1,19 @@
-"""Gathers: embedding, index_select, and indexing one dim with a tensor."""
+"""Gathers: embedding, index_select, `x[idx]` indexing and `torch.gather`.
+
+Indexing several dims at once (`x[i, j]`, as Hugging Face's mask builders write it)
+and `torch.gather` pick single elements: the indexed dims are merged by one reshape
+and the index tensors combined into one flat (row-major) index for one `mir.gather`.
+"""
 
 from __future__ import annotations
 
+import math
+
 import torch
 
+from rlx_xdsl.importers.torch.ops.shape import reshape_to
 from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.shapes import DYNAMIC
 
 aten = torch.ops.aten
 
@@ -23,12 +32,50 @@ def index_select(t, node):
 
 @rule(aten.index.Tensor)
 def index(t, node):
-    """`x[idx]` and `x[:, idx]`: one index tensor, the other dims whole."""
+    """`x[idx]`, `x[:, idx]` and `x[i, j]`: index tensors on adjacent dims, the others whole."""
     x, indices = node.args
     given = [(axis, i) for axis, i in enumerate(indices) if i is not None]
-    if len(given) != 1:
-        raise t.fail("indexing with several index tensors is not supported")
-    axis, i = given[0]
-    if t.dtype(i) == "i1":
+    if any(t.dtype(i) == "i1" for _, i in given):
         raise t.fail("indexing with a boolean mask (a data-dependent shape) is not supported")
-    return t.e.mir.gather(t.value(x), t.value(i), axis=axis)
+    axes = [axis for axis, _ in given]
+    if axes != list(range(axes[0], axes[0] + len(axes))):
+        raise t.fail("index tensors on dims that are not adjacent are not supported")
+    if len(given) == 1:
+        return t.e.mir.gather(t.value(x), t.value(given[0][1]), axis=axes[0])
+    return _gather_elements(t, x, axes, [t.value(i, "i64") for _, i in given])
+
+
+@rule(aten.gather.default)
+def gather(t, node):
+    """`torch.gather(x, dim, index)`: `out[p] = x[p with p[dim] = index[p]]`."""
+    x, dim, index = node.args[:3]
+    if node.kwargs.get("sparse_grad"):
+        raise t.fail("sparse_grad is not supported")
+    shape = t.shape(index)
+    if DYNAMIC in shape:
+        raise t.fail("a gather index of dynamic shape is not supported")
+    dim %= t.rank(x)
+    coordinates = [
+        t.value(index, "i64") if axis == dim else t.e.mir.iota(shape, "i64", dimension=axis)
+        for axis in range(len(shape))
+    ]
+    return _gather_elements(t, x, list(range(len(shape))), coordinates)
+
+
+def _gather_elements(t, x, axes: list[int], coordinates: list):
+    """`x` indexed on the adjacent `axes` by the (broadcasting) integer `coordinates`."""
+    shape = t.shape(x)
+    sizes = [shape[a] for a in axes]
+    if DYNAMIC in sizes:
+        raise t.fail("indexing dims of dynamic size is not supported")
+    merged = [*shape[: axes[0]], math.prod(sizes), *shape[axes[-1] + 1 :]]
+    table = reshape_to(t, t.value(x), merged)
+    flat = None
+    for coordinate, stride in zip(coordinates, _strides(sizes), strict=True):
+        term = t.e.mir.mul(coordinate, t.value(stride, "i64")) if stride != 1 else coordinate
+        flat = term if flat is None else t.e.mir.add(flat, term)
+    return t.e.mir.gather(table, flat, axis=axes[0])
+
+
+def _strides(sizes: list[int]) -> list[int]:
+    return [math.prod(sizes[k + 1 :]) for k in range(len(sizes))]

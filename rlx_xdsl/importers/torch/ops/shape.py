@@ -59,13 +59,22 @@ def t_(t, node):
 
 @rule(aten.expand.default)
 def expand(t, node):
+    """A dynamic target size keeps a dynamic input dim (-1); broadcasting a static dim to a
+    dynamic size would need the size at run time, which `mir.expand` does not take."""
     target = t.ints(node.args[1])
+    source = t.shape(node.args[0])
+    aligned = [None] * (len(target) - len(source)) + source
+    for size, had, result in zip(target, aligned, t.shape(node), strict=True):
+        if size == -1 and result == DYNAMIC and had != DYNAMIC:
+            raise t.fail("broadcasting a static dim to a dynamic size is not supported")
     return t.e.mir.expand(t.value(node.args[0]), target_shape=target)
 
 
 def _narrow(t, x_node, axis: int, start: int | None, end: int | None):
     size = t.shape(x_node)[axis]
     start = 0 if start is None else start
+    if start == 0 and (end is None or end >= 2**62):  # `x[:]`: the whole dim, even a dynamic one
+        return t.value(x_node)
     end = size if end is None or (size != DYNAMIC and end > size) else end
     if size == DYNAMIC and (start < 0 or end < 0 or end >= 2**62):
         raise t.fail("a slice of a dynamic dim relative to its end is not supported")

@@ -1,0 +1,155 @@
+"""Hugging Face `transformers` models (tiny random configs, `hf_models.py`) and torchvision
+CNNs (`vision_models.py`) imported and put through the compiler: the interpreter, `rlx-run` from files, fusion, AMP, memory
+planning, gradients (against torch autograd) and the linalg lowering on IREE CPU, each
+against PyTorch's own output."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import torch
+from xdsl.context import Context
+
+from rlx_xdsl.autodiff.grad import GradPass
+from rlx_xdsl.autodiff.prepare import PrepareAdPass
+from rlx_xdsl.context import make_context
+from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
+from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
+from rlx_xdsl.dialects.lir import plan_of
+from rlx_xdsl.graph import argument_name, is_param
+from rlx_xdsl.importers.torch import export, import_program, program_weights
+from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.printer import print_ir
+from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
+from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
+from rlx_xdsl.weights import write_weights
+
+from . import hf_models, vision_models
+from .test_weights import run_saved
+
+
+NO_TORCHVISION = pytest.mark.skipif(not vision_models.available(), reason="torchvision is not installed")
+MODELS = [*sorted(hf_models.MODELS), *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.MODELS)]
+
+
+@pytest.fixture(scope="module", params=MODELS)
+def case(request, zoo_model):
+    """(model, module, arguments in order, input, torch output) per model."""
+    model, module, weights, x = zoo_model(request.param)
+    f = find_function(module)
+    args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    with torch.no_grad():
+        expected = model(x).numpy()
+    return model, module, args, x, expected
+
+
+def compute(module, args, backend="interpreter"):
+    (out,) = run_function(module, find_function(module).sym_name.data, args, backend=backend)
+    return out
+
+
+def close(got, expected, rtol=1e-4):
+    np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * max(1.0, np.abs(expected).max()))
+
+
+def test_the_interpreter_matches_torch(case):
+    _, module, args, _, expected = case
+    close(compute(module, args), expected)
+
+
+def test_fusion_pipeline_for_the_best_target_keeps_the_output(case):
+    _, module, args, _, expected = case
+    fused = module.clone()
+    FusionPipelinePass(target="best").apply(Context(), fused)
+    fused.verify()
+    close(compute(fused, args), expected)
+
+
+def test_amp_keeps_the_output_within_half_precision(case):
+    """auto-mixed (f16 compute): max |amp - f32| within 2e-2 of max |f32|."""
+    _, module, args, _, expected = case
+    amp = module.clone()
+    AutoMixedPrecisionPass(policy="auto-mixed").apply(Context(), amp)
+    amp.verify()
+    got = compute(amp, args)
+    assert got.dtype == np.float32
+    assert np.max(np.abs(got - expected)) <= 2e-2 * np.max(np.abs(expected))
+
+
+def test_plan_memory_runs_on_one_arena_with_the_same_output(case):
+    _, module, args, _, expected = case
+    planned = module.clone()
+    PlanMemoryPass().apply(Context(), planned)
+    planned.verify()
+    assert plan_of(find_function(planned)) is not None
+    close(compute(planned, args), expected)
+
+
+def test_parameter_gradients_match_torch_autograd(case):
+    """The gradient of sum(c * model(x)) for a random c against torch's backward of the
+    same loss, for every trained parameter (a frozen one, like Whisper's positions, is not)."""
+    model, module, args, x, expected = case
+    trained = {k: p for k, p in model.named_parameters() if p.requires_grad}
+    grad = module.clone()
+    PrepareAdPass().apply(make_context(), grad)
+    name = find_function(grad).sym_name.data
+    GradPass(func=name, wrt=tuple(trained)).apply(make_context(), grad)
+    grad.verify()
+    cotangent = np.random.default_rng(6).standard_normal(expected.shape).astype(np.float32)
+    out, *gradients = run_function(grad, f"{name}_grad", [*args, cotangent])
+    close(out, expected)
+
+    model.zero_grad()
+    (model(x) * torch.from_numpy(cotangent)).sum().backward()
+    assert len(gradients) == len(trained)
+    for (key, p), got in zip(trained.items(), gradients, strict=True):
+        want = p.grad.numpy() if p.grad is not None else np.zeros_like(got)
+        close(got, want, rtol=2e-4)
+    model.zero_grad()
+
+
+def test_linalg_lowering_runs_on_iree_cpu(case):
+    _, module, args, _, expected = case
+    lowered = module.clone()
+    ConvertMirToLinalgPass().apply(Context(), lowered)
+    lowered.verify()
+    assert not any(op.name.startswith("mir.") for op in lowered.walk())
+    close(compute(module, args, backend="iree"), expected)
+
+
+def test_rlx_run_runs_the_imported_llama_from_files(zoo_model, tmp_path, capsys):
+    """The IR and weights as files, read back by `rlx-run --params`."""
+    model, module, weights, x = zoo_model("llama")
+    (tmp_path / "llama.mlir").write_text(print_ir(module))
+    write_weights(tmp_path / "llama.safetensors", weights)
+    np.save(tmp_path / "ids.npy", x.numpy())
+    f = find_function(module)
+    user = next(argument_name(f, i) for i in range(len(f.args)) if not is_param(f, i))
+    got = run_saved(
+        capsys, tmp_path, tmp_path / "llama.mlir", "--params", tmp_path / "llama.safetensors",
+        "--input", f"{user}={tmp_path / 'ids.npy'}",
+    )  # fmt: skip
+    assert capsys.readouterr().err == ""
+    with torch.no_grad():
+        close(got, model(x).numpy())
+
+
+@pytest.mark.parametrize("name", ["llama", "bert"])
+def test_a_padding_attention_mask_input_imports_and_matches_torch(name):
+    """The mask as a second input, the second sequence left-padded by three tokens: what
+    `transformers` builds from it (with causality for the decoder) is part of the graph."""
+    torch.manual_seed(12)
+    model, ids = hf_models.MODELS[name]()
+    model.eval()
+    mask = torch.ones_like(ids)
+    mask[1, :3] = 0
+    program = export(model, (ids, mask))
+    module, weights = import_program(program), program_weights(program)
+    f = find_function(module)
+    inputs = iter([ids.numpy(), mask.numpy()])
+    args = [weights[argument_name(f, i)] if is_param(f, i) else next(inputs) for i in range(len(f.args))]
+    with torch.no_grad():
+        expected = model(ids, mask).numpy()
+        unmasked = model(ids).numpy()
+    assert np.abs(expected - unmasked).max() > 1e-3  # the mask matters
+    close(compute(module, args), expected)
