@@ -75,11 +75,14 @@ class XlaModule:
         else:
             self.device = devices[0]
         self._shardings = [self._sharding(index) for index in range(len(self.args))]
+        self._dtypes = [dtypes.numpy_dtype(a.type.element_type) for a in self.args]
+        self._shapes = [tuple(a.type.get_shape()) for a in self.args]
         self._bound: dict[int, Any] = {}
         self._module = module
         self._executables: dict[tuple, tuple[Any, Any]] = {}
         """(lowered, compiled) by the arguments' shapes."""
         self._last: tuple[Any, Any] | None = None
+        self._last_shapes: tuple[tuple[int, ...], ...] = ()
         shapes = tuple(tuple(a.type.get_shape()) for a in self.args)
         if all(is_static(shape) for shape in shapes):
             self._executable(shapes)
@@ -95,7 +98,7 @@ class XlaModule:
                 jitted = jax.jit(traced(module, f), in_shardings=self._shardings)
                 lowered = jitted.lower(*abstract_args(f))
                 self._executables[shapes] = (lowered, lowered.compile())
-        self._last = self._executables[shapes]
+        self._last, self._last_shapes = self._executables[shapes], shapes
         return self._last[1]
 
     def _specialized(self, shapes: tuple[tuple[int, ...], ...]) -> tuple[ModuleOp, Any]:
@@ -125,6 +128,13 @@ class XlaModule:
     def _place(self, index: int, value: Any):
         """`value` (numpy or jax) checked against argument `index` and put where it lives."""
         jax = require_jax()
+        if (
+            isinstance(value, jax.Array)
+            and value.shape == self._shapes[index]
+            and value.dtype == self._dtypes[index]
+            and value.sharding == self._shardings[index]
+        ):  # already where it lives: the per-call cost of a resident input is these checks
+            return value
         arg = self.args[index]
         array = value if isinstance(value, jax.Array) else np.asarray(value)
         declared = arg.type.get_shape()
@@ -183,6 +193,9 @@ class XlaModule:
             raise TypeError(f"@{self.name} misses the arguments {', '.join(map(repr, missing))}")
         placed = {index: self._place(index, value) for index, value in values.items()}
         inputs = [self._bound[a.index] if a.index in self._bound else placed[a.index] for a in self.args]
+        last = self._last
+        if last is not None and all(x.shape == shape for x, shape in zip(inputs, self._last_shapes)):
+            return tuple(last[1](*inputs))  # the common case: the shapes of the last call
         executable = self._executable(tuple(tuple(x.shape) for x in inputs))
         return tuple(executable(*inputs))
 
