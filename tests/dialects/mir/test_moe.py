@@ -110,8 +110,10 @@ def grouped_module(rows: int):
 
 
 @pytest.mark.parametrize("rows", [5, DYNAMIC])
-def test_grouped_matmul_equals_its_expansion_bit_for_bit(rows):
-    """The expansion the linalg lowering uses (`gather`, `matmul`), with M static or dynamic."""
+def test_grouped_matmul_equals_its_expansion(rows):
+    """The expansion `rlx-unfuse` uses (`gather`, `matmul`), with M static or dynamic: the
+    same products, summed in another order by the kernel's per-expert matmuls (f32: equal
+    to rounding)."""
     module = grouped_module(rows)
     inputs = [rand(5, 4, dtype=np.float32), rand(3, 4, 2, dtype=np.float32), np.array([2, 0, 2, 1, 0])]
     (whole,) = run_function(module, "f", inputs)
@@ -124,7 +126,7 @@ def test_grouped_matmul_equals_its_expansion_bit_for_bit(rows):
     module.verify()
     assert {"mir.gather", "mir.matmul"} <= {o.name for o in module.walk()}
     (expanded,) = run_function(module, "f", inputs)
-    np.testing.assert_array_equal(whole, expanded)
+    np.testing.assert_allclose(whole, expanded, rtol=1e-6, atol=1e-6)
 
 
 # mir.dequant_grouped_matmul -------------------------------------------------------------------
