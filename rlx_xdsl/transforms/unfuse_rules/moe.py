@@ -54,7 +54,8 @@ def expand_grouped_matmul(e: Emitter, op: GroupedMatmulOp) -> Sequence[SSAValue]
 
 def decoded_expert_weights(e: Emitter, op: ExpertQuantOperation, element_type: Attribute, k: int) -> SSAValue:
     """`W[E, K, N]` in `element_type`: each expert decoded by `mir.dequant_matmul` of the
-    identity (the op decodes W itself), stacked with `concat`. E and K must be static."""
+    identity (the op decodes W itself; a GGUF expert's `[N, R]` rows flattened to its bytes),
+    stacked with `concat`. E and K must be static."""
     experts = tensor_type(op.w_q).get_shape()[0]
     if DYNAMIC in (experts, k):
         raise OpError(op, f"'{op.name}' cannot be expanded: E and K must be static")
@@ -66,12 +67,14 @@ def decoded_expert_weights(e: Emitter, op: ExpertQuantOperation, element_type: A
         return e.mir.reshape(e.mir.narrow(value, axis=0, start=i, len=1), new_shape=list(shape))
 
     block = None if op.block_size is None else op.block_size.value.data
+    scheme = op.quant_scheme()
     decoded = []
     for i in range(experts):
-        zp = op.zp if shared_zp else expert(op.zp, i)
-        w = e.mir.dequant_matmul(
-            eye, expert(op.w_q, i), expert(op.scale, i), zp, scheme=op.quant_scheme(), block_size=block
-        )
+        if scheme.is_gguf:  # expert i's rows as the flat bytes dequant_matmul reads
+            w = e.mir.dequant_matmul(eye, e.mir.reshape(expert(op.w_q, i), new_shape=[-1]), scheme=scheme)
+        else:
+            zp = op.zp if shared_zp else expert(op.zp, i)
+            w = e.mir.dequant_matmul(eye, expert(op.w_q, i), expert(op.scale, i), zp, scheme=scheme, block_size=block)
         decoded.append(e.mir.reshape(w, new_shape=[1, *tensor_type(w).get_shape()]))
     return decoded[0] if experts == 1 else e.mir.concat(*decoded, axis=0)
 
