@@ -1,11 +1,13 @@
 """Unfuse rules of the MIR mixture-of-experts and LoRA ops.
 
 `lora_matmul` always expands (as RLX's unfuse): three matmuls, a `mul` by the scale
-and an `add`, stage for stage as its kernel. `grouped_matmul` is a primitive (it has a
-VJP rule and runs in the interpreter); `expand_grouped_matmul` is the expansion the
-linalg lowering uses for it; `expand_dequant_grouped_matmul` likewise for
-`dequant_grouped_matmul` (whose VJP decodes the weights the same way) and
-`expand_dequant_moe_weights` for `dequant_moe_weights`.
+and an `add`, stage for stage as its kernel. `dequant_grouped_matmul` splits into
+`dequant_moe_weights` and `grouped_matmul` in x's accumulation dtype (RLX's VJP table
+treats it as that pair), so a target that has `grouped_matmul` needs no quantised
+expert kernel. `grouped_matmul` is a primitive (it has a VJP rule and runs in the
+interpreter); `expand_grouped_matmul` is the expansion `rlx-legalize` and the linalg
+lowering use for a target without it; `expand_dequant_grouped_matmul` decodes each expert
+with `dequant_matmul` instead (the VJP's dx), and `expand_dequant_moe_weights` likewise.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
@@ -37,6 +40,23 @@ def unfuse_lora_matmul(e: Emitter, op: LoraMatmulOp) -> Sequence[SSAValue]:
     adapter = e.mir.matmul(e.mir.matmul(op.x, op.a), op.b)
     scaled = e.mir.mul(adapter, e.mir.constant(op.scale_value, element))
     return [e.mir.add(e.mir.matmul(op.x, op.w), scaled)]
+
+
+@UNFUSE_RULES.register(DequantGroupedMatmulOp)
+def unfuse_dequant_grouped_matmul(e: Emitter, op: DequantGroupedMatmulOp) -> Sequence[SSAValue]:
+    """`grouped_matmul(x, dequant_moe_weights(w_q, scale, zp), expert)`, x and the weights in
+    x's accumulation dtype (f32 for halves), the product rounded to x's dtype: the kernel's
+    arithmetic whenever the weights' dtype (the scale's) is that accumulation dtype."""
+    x = tensor_type(op.x).element_type
+    acc = f32 if isinstance(x, Float16Type | BFloat16Type) else x
+    block = None if op.block_size is None else op.block_size.value.data
+    weights = e.mir.dequant_moe_weights(op.w_q, op.scale, op.zp, scheme=op.quant_scheme(), block_size=block)
+
+    def in_type(value: SSAValue, element: Attribute) -> SSAValue:
+        return value if tensor_type(value).element_type == element else e.mir.cast(value, element)
+
+    product = e.mir.grouped_matmul(in_type(op.x, acc), in_type(weights, acc), op.expert)
+    return [in_type(product, x)]
 
 
 def expand_grouped_matmul(e: Emitter, op: GroupedMatmulOp) -> Sequence[SSAValue]:
