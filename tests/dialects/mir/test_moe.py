@@ -293,3 +293,31 @@ def test_amp_runs_grouped_matmul_low_and_leaves_the_expert_ids_alone():
     module.verify()
     (op,) = [op for op in module.walk() if isinstance(op, GroupedMatmulOp)]
     assert [str(tensor_type(v).element_type) for v in op.operands] == ["bf16", "bf16", "f32"]
+
+
+@pytest.mark.parametrize(("scheme", "block", "dtype"), [("int4_block", 4, "f32"), ("fp8_e4m3", None, "bf16"),
+                                                        ("int8_block_asym", 4, "f16")])  # fmt: skip
+def test_unfuse_splits_dequant_grouped_matmul_into_weights_and_grouped_matmul(scheme, block, dtype):
+    """Before and after `rlx-unfuse` through the interpreter: the same products (f32
+    accumulation for halves), summed per expert either way."""
+    k = 32 if scheme == "nvfp4_block" else 8
+    packed = packed_experts(rand(3, k, 2, dtype=np.float32), scheme, block)
+    module = dequant_grouped_module(scheme, block, packed, DYNAMIC, dtype)
+    np_dtype = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}[dtype]
+    inputs = [rand(5, k).astype(np_dtype), *packed, np.array([2, 0, 2, 1, 0])]
+    (before,) = run_function(module, "f", inputs)
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    names = {op.name for op in module.walk()}
+    assert "mir.dequant_grouped_matmul" not in names and {"mir.dequant_moe_weights", "mir.grouped_matmul"} <= names
+    (after,) = run_function(module, "f", inputs)
+    assert after.dtype == before.dtype == np_dtype
+    np.testing.assert_allclose(after.astype(np.float32), before.astype(np.float32), rtol=1e-6, atol=1e-6)
+
+
+def test_grouped_matmul_sorts_rows_by_expert_with_unused_experts_and_no_rows():
+    """Experts 1 and 3 get no rows; an empty batch gives `[0, N]`."""
+    x, w = rand(4, 3), rand(4, 3, 2)
+    ids = np.array([2, 0, 0, 2])
+    np.testing.assert_allclose(run_op("grouped_matmul", [x, w, ids]), token_loop(x, w, ids), rtol=1e-12)
+    assert run_op("grouped_matmul", [x[:0], w, ids[:0]]).shape == (0, 2)
