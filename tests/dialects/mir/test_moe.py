@@ -321,3 +321,18 @@ def test_grouped_matmul_sorts_rows_by_expert_with_unused_experts_and_no_rows():
     ids = np.array([2, 0, 0, 2])
     np.testing.assert_allclose(run_op("grouped_matmul", [x, w, ids]), token_loop(x, w, ids), rtol=1e-12)
     assert run_op("grouped_matmul", [x[:0], w, ids[:0]]).shape == (0, 2)
+
+
+@pytest.mark.parametrize(("k", "n"), [(2, 4), (4, 2)])
+def test_grouped_matmul_dw_masks_rows_instead_of_per_token_outer_products(k, n):
+    """dw = xᵀ (mask_e · g) by one batched matmul (masking x when K <= N, else g): no
+    `scatter_add` and no `[M, K, N]` value in the gradient; float ids truncate as the kernel."""
+    b = GraphBuilder("f")
+    x, w, e = b.input("x", [DYNAMIC, k], "f64"), b.input("w", [3, k, n], "f64"), b.input("e", [DYNAMIC], "f64")
+    b.output(b.grouped_matmul(x, w, e))
+    module = b.module()
+    check_gradients(module, "f", [rand(5, k), rand(3, k, n), np.array([2.5, 0.0, 2.0, 1.9, 0.1])], [0, 1])
+    grad = next(op for op in module.walk() if getattr(op, "sym_name", None) and op.sym_name.data == "f_grad")
+    assert not any(op.name == "mir.scatter_add" for op in grad.walk())
+    shapes = [tuple(r.type.get_shape()) for op in grad.walk() for r in op.results if hasattr(r.type, "get_shape")]
+    assert all(s[1:] != (k, n) or len(s) != 3 or s[0] == 3 for s in shapes)
