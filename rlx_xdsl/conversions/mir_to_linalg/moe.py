@@ -1,5 +1,5 @@
 """Lowering of the MIR mixture-of-experts and LoRA ops: `lora_matmul` by its `rlx-unfuse`
-rule, `grouped_matmul` as `gather` and a batched `matmul` (`unfuse_rules/moe.py`).
+rule, `grouped_matmul` as one reduction reading each row's expert weight in its body.
 
 The quantised expert ops decode `W [E, K, N]` with `dequant_matmul`'s decoders
 (`mir_to_linalg/quant.py`), every scheme: the experts fold into the rows, since blocks
@@ -13,11 +13,17 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from xdsl.dialects import arith, tensor
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, by_expansion
+from rlx_xdsl.conversions.mir_to_linalg.lowering import (
+    LOWERINGS,
+    Lowering,
+    by_expansion,
+)
 from rlx_xdsl.conversions.mir_to_linalg.quant import QuantWeights, decoded_weights
-from rlx_xdsl.conversions.mir_to_linalg.scalars import accumulator
+from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
+from rlx_xdsl.conversions.mir_to_linalg.tensors import element_type, loops
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir.moe import (
     DequantGroupedMatmulOp,
@@ -29,10 +35,33 @@ from rlx_xdsl.dialects.mir.moe import (
 from rlx_xdsl.dialects.mir.quant import QuantScheme
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul, unfuse_lora_matmul
+from rlx_xdsl.transforms.unfuse_rules.moe import unfuse_lora_matmul
 
 LOWERINGS.add(LoraMatmulOp, by_expansion(unfuse_lora_matmul))
-LOWERINGS.add(GroupedMatmulOp, by_expansion(expand_grouped_matmul))
+
+
+@LOWERINGS.register(GroupedMatmulOp)
+def lower_grouped_matmul(lw: Lowering, op: GroupedMatmulOp) -> Sequence[SSAValue]:
+    """`y[m, n] = Σ_k x[m, k] · w[expert[m], k, n]`: one reduction over (m, n, k) whose body
+    reads row m's expert weight (`tensor.extract`, the id clamped as `gather` clamps): no
+    `[M, K, N]` gather of per-row weights, and the multiply-adds of the rows only (a sort by
+    expert needs data-dependent segment sizes, which static loops cannot state). Each dot
+    product sums over K in order, as `linalg.matmul` does."""
+    m, k = lw.dims(op.x)
+    n = lw.dim(op.w, 2)
+    dt, id_dtype = lw.result_dtype(), lw.operand_dtype(2)
+    acc = accumulator(dt)
+    last = lw.emit(arith.SubiOp(lw.index_value(lw.dim(op.w, 0)), lw.s.index_constant(1)))
+
+    def body(s: Scalars, x: SSAValue, id_: SSAValue, total: SSAValue) -> SSAValue:
+        row = s.to_index(id_, id_dtype)
+        row = s.emit(arith.MaxSIOp(s.emit(arith.MinSIOp(row, last)), s.index_constant(0)))
+        w = s.emit(tensor.ExtractOp(op.w, [row, s.loop_index(2), s.loop_index(1)], element_type(op.w)))
+        return s.add(total, s.mul(s.cast(x, dt, acc), s.cast(w, dt, acc), acc), acc)
+
+    inputs = [(op.x, loops(3, [0, 2])), (op.expert, loops(3, [0]))]
+    return [lw.convert(lw.reduce(inputs, [m, n, k], [2], acc, 0, body), acc, dt)]
+
 
 FP8 = (QuantScheme.FP8_E4M3, QuantScheme.FP8_E5M2)
 

@@ -5,8 +5,8 @@ and an `add`, stage for stage as its kernel. `dequant_grouped_matmul` splits int
 `dequant_moe_weights` and `grouped_matmul` in x's accumulation dtype (RLX's VJP table
 treats it as that pair), so a target that has `grouped_matmul` needs no quantised
 expert kernel. `grouped_matmul` is a primitive (it has a VJP rule and runs in the
-interpreter); `expand_grouped_matmul` is the expansion `rlx-legalize` and the linalg
-lowering use for a target without it; `expand_dequant_grouped_matmul` decodes each expert
+interpreter); `expand_grouped_matmul` is the expansion `rlx-legalize` uses for a target
+without it; `expand_dequant_grouped_matmul` decodes each expert
 with `dequant_matmul` instead (the VJP's dx), and `expand_dequant_moe_weights` likewise.
 """
 

@@ -21,9 +21,19 @@ from __future__ import annotations
 from xdsl.dialects.builtin import IntegerType, i64
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
+from rlx_xdsl.autodiff.registry import (
+    VJP_RULES,
+    Cotangents,
+    Gradients,
+    Unsupported,
+    no_gradient,
+)
 from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp
+from rlx_xdsl.dialects.mir.moe import (
+    DequantGroupedMatmulOp,
+    DequantMoeWeightsOp,
+    GroupedMatmulOp,
+)
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse_rules.moe import decoded_expert_weights
