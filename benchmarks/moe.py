@@ -2,6 +2,7 @@
 
     python benchmarks/moe.py               # 2 layers, 8 experts, top-2, dim 64, ffn 128, seq 16
     python benchmarks/moe.py --layers 4 --repeat 10
+    python benchmarks/moe.py --seq 256 --dim 256 --ffn 512   # larger token counts and experts
 
 Each layer is `build_llama`'s attention block (RMSNorm, Q/K/V, RoPE, GQA causal
 attention, output projection, residual) followed by an RMSNorm and `hir.moe_swiglu`
@@ -89,15 +90,18 @@ def main(argv=None) -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--layers", type=int, default=2)
     parser.add_argument("--repeat", type=int, default=10)
+    for key in ("seq", "dim", "ffn"):
+        parser.add_argument(f"--{key}", type=int, default=CONFIG[key])
     args = parser.parse_args(argv)
-    dense_config = {**CONFIG, "ffn": TOP_K * CONFIG["ffn"]}
+    config = {**CONFIG, "seq": args.seq, "dim": args.dim, "ffn": args.ffn}
+    dense_config = {**config, "ffn": TOP_K * config["ffn"]}
     rows = [
-        measure(f"MoE ({EXPERTS} experts, top-{TOP_K}, ffn {CONFIG['ffn']})", build_moe(args.layers, CONFIG),
-                CONFIG, args.repeat),
+        measure(f"MoE ({EXPERTS} experts, top-{TOP_K}, ffn {config['ffn']})", build_moe(args.layers, config),
+                config, args.repeat),
         measure(f"dense SwiGLU (ffn {dense_config['ffn']})", build_llama(args.layers, **dense_config),
                 dense_config, args.repeat),
     ]  # fmt: skip
-    print(f"# {args.layers} layers, {CONFIG}, {EXPERTS} experts, top-{TOP_K}; median of {args.repeat} calls;"
+    print(f"# {args.layers} layers, {config}, {EXPERTS} experts, top-{TOP_K}; median of {args.repeat} calls;"
           f" Python {platform.python_version()}, {platform.machine()}\n")  # fmt: skip
     print("| decoder | parameter bytes | vs dense | interpreter (ms) | IREE CPU (ms) | IREE rel. error | compile (s) |")
     print("|---|---:|---:|---:|---:|---:|---:|")

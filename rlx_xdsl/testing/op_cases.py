@@ -742,6 +742,41 @@ def _moe_cases() -> list[OpCase]:
         OpCase("dequant_moe_weights_int8", "mir.dequant_moe_weights %0, %1, %2 scheme = int8_block block_size = 4 "
                ": (tensor<2x8x3xi8>, tensor<2x2x3xf32>, tensor<1xf32>) -> tensor<2x8x3xf32>", approximate=True,
                inputs=of(ints(-128, 127, 2, 8, 3, dtype=np.int8), normal(2, 2, 3), normal(1))),
+        *_quantised_expert_cases(),
+    ]  # fmt: skip
+
+
+def _reshaped(make: Callable[[np.random.Generator], np.ndarray], *shape: int) -> Callable[[np.random.Generator], np.ndarray]:
+    return lambda rng: make(rng).reshape(shape)
+
+
+def _quantised_expert_cases() -> list[OpCase]:
+    """The ui8-coded and GGUF schemes of the expert ops (3 experts, ids [2, 0, 2, 1, 0])."""
+    ids, one = fixed(np.array([2, 0, 2, 1, 0], np.int64)), normal(1)
+
+    def grouped(name, scheme, k, types, params, block=""):
+        w, scale, zp, n = types
+        return OpCase(f"dequant_grouped_matmul_{name}", f"mir.dequant_grouped_matmul %0, %1, %2, %3, %4 scheme = "
+                      f"{scheme}{block} : (tensor<?x{k}xf32>, {w}, {scale}, {zp}, tensor<?xi64>) -> tensor<?x{n}xf32>",
+                      approximate=True, inputs=of(normal(5, k), *params, ids))
+
+    return [
+        grouped("int4", "int4_block", 8, ("tensor<3x4x5xui8>", "tensor<3x2x5xf32>", "tensor<1xf32>", 5),
+                (ints(0, 255, 3, 4, 5, dtype=np.uint8), normal(3, 2, 5), one), " block_size = 4"),
+        grouped("fp8_e5m2", "fp8_e5m2", 8, ("tensor<3x8x4xui8>", "tensor<3x4xf32>", "tensor<1xf32>", 4),
+                (ints(0, 255, 3, 8, 4, dtype=np.uint8), normal(3, 4), one)),
+        grouped("nvfp4", "nvfp4_block", 32, ("tensor<3x16x2xui8>", "tensor<3x2x2xui8>", "tensor<1xf32>", 2),
+                (ints(0, 255, 3, 16, 2, dtype=np.uint8), ints(0x28, 0x40, 3, 2, 2, dtype=np.uint8), one)),
+        grouped("gguf_q4_0", "gguf_q4_0", 64, ("tensor<3x2x36xui8>", "tensor<1xf32>", "tensor<1xf32>", 2),
+                (_reshaped(_gguf_bytes(6, 64, 18), 3, 2, 36), one, one)),
+        grouped("gguf_q4_k", "gguf_q4_k", 256, ("tensor<3x2x144xui8>", "tensor<1xf32>", "tensor<1xf32>", 2),
+                (_reshaped(_gguf_q4_k_bytes(6, 1), 3, 2, 144), one, one)),
+        OpCase("dequant_moe_weights_fp8_e4m3", "mir.dequant_moe_weights %0, %1, %2 scheme = fp8_e4m3 "
+               ": (tensor<2x8x3xui8>, tensor<2x1xf32>, tensor<1xf32>) -> tensor<2x8x3xf32>", approximate=True,
+               inputs=of(ints(0, 255, 2, 8, 3, dtype=np.uint8), normal(2, 1), one)),
+        OpCase("dequant_moe_weights_gguf_q8_0", "mir.dequant_moe_weights %0, %1, %2 scheme = gguf_q8_0 "
+               ": (tensor<2x3x34xui8>, tensor<1xf16>, tensor<1xf32>) -> tensor<2x32x3xf16>", approximate=True,
+               inputs=of(_reshaped(_gguf_bytes(6, 32, 34), 2, 3, 34), normal(1, dtype=np.float16), one)),
     ]  # fmt: skip
 
 

@@ -80,9 +80,25 @@ func.func @grouped_dtype(%x: tensor<6x4xf32>, %w: tensor<3x4x2xf16>, %e: tensor<
 
 // -----
 
-func.func @dequant_grouped_gguf(%x: tensor<6x8xf32>, %q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
-  // expected-error@+1 {{'mir.dequant_grouped_matmul' scheme gguf_q8_0 packs rows without an expert dim; decode each expert with mir.dequant_matmul}}
-  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q8_0 : (tensor<6x8xf32>, tensor<3x8x5xi8>, tensor<3x2x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+func.func @dequant_grouped_gguf_row_bytes(%x: tensor<6x64xf32>, %q: tensor<3x5x34xui8>, %s: tensor<1xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' w_q must have shape [3, 5, 68] (N rows of K = 64 values in 2 blocks of 34 bytes), got [3, 5, 34]}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q8_0 : (tensor<6x64xf32>, tensor<3x5x34xui8>, tensor<1xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_gguf_k(%x: tensor<6x48xf32>, %q: tensor<3x5x34xui8>, %s: tensor<1xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' K = 48 is not a multiple of gguf_q8_0's block of 32 values}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q8_0 : (tensor<6x48xf32>, tensor<3x5x34xui8>, tensor<1xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
+  func.return %0 : tensor<6x5xf32>
+}
+
+// -----
+
+func.func @dequant_grouped_gguf_scale(%x: tensor<6x32xf32>, %q: tensor<3x5x34xui8>, %s: tensor<3x1x5xf32>, %z: tensor<1xf32>, %e: tensor<6xi64>) -> tensor<6x5xf32> {
+  // expected-error@+1 {{'mir.dequant_grouped_matmul' scale must have shape [1] (unused by gguf_q8_0), got [3, 1, 5]}}
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q8_0 : (tensor<6x32xf32>, tensor<3x5x34xui8>, tensor<3x1x5xf32>, tensor<1xf32>, tensor<6xi64>) -> tensor<6x5xf32>
   func.return %0 : tensor<6x5xf32>
 }
 
@@ -144,10 +160,18 @@ func.func @dequant_moe_weights_rank_two(%q: tensor<8x5xi8>, %s: tensor<2x5xf32>,
 
 // -----
 
-func.func @dequant_moe_weights_gguf(%q: tensor<2x8x5xi8>, %s: tensor<2x2x5xf32>, %z: tensor<1xf32>) -> tensor<2x8x5xf32> {
-  // expected-error@+1 {{'mir.dequant_moe_weights' scheme gguf_q4_0 packs rows without an expert dim; decode each expert with mir.dequant_matmul}}
-  %0 = mir.dequant_moe_weights %q, %s, %z scheme = gguf_q4_0 : (tensor<2x8x5xi8>, tensor<2x2x5xf32>, tensor<1xf32>) -> tensor<2x8x5xf32>
-  func.return %0 : tensor<2x8x5xf32>
+func.func @dequant_moe_weights_gguf(%q: tensor<2x5x20xui8>, %s: tensor<1xf32>, %z: tensor<1xf32>) -> tensor<2x32x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' w_q rows of 20 bytes are not whole gguf_q4_0 blocks of 18 bytes}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = gguf_q4_0 : (tensor<2x5x20xui8>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x32x5xf32>
+  func.return %0 : tensor<2x32x5xf32>
+}
+
+// -----
+
+func.func @dequant_moe_weights_gguf_signed(%q: tensor<2x5x18xi8>, %s: tensor<1xf32>, %z: tensor<1xf32>) -> tensor<2x32x5xf32> {
+  // expected-error@+1 {{'mir.dequant_moe_weights' w_q must have element type ui8, got i8}}
+  %0 = mir.dequant_moe_weights %q, %s, %z scheme = gguf_q4_0 : (tensor<2x5x18xi8>, tensor<1xf32>, tensor<1xf32>) -> tensor<2x32x5xf32>
+  func.return %0 : tensor<2x32x5xf32>
 }
 
 // -----

@@ -56,3 +56,15 @@ func.func @dequant_moe_weights(%q: tensor<3x8x5xi8>, %s: tensor<3x2x5xf16>, %z: 
   %1 = mir.dequant_moe_weights %q4, %c, %z scheme = nvfp4_block : (tensor<2x16x3xui8>, tensor<2x2x3xui8>, tensor<1xf32>) -> tensor<2x32x3xf32>
   func.return %0 : tensor<3x8x5xf16>
 }
+
+// -----
+
+// GGUF expert stacks: w_q [E, N, row bytes]; K from the row bytes, the dtype from the unused [1] scale.
+// CHECK-LABEL: func.func @gguf_experts
+func.func @gguf_experts(%x: tensor<?x64xf32>, %q: tensor<4x3x36xui8>, %s: tensor<1xf16>, %z: tensor<1xf32>, %e: tensor<?xi64>, %qk: tensor<2x5x144xui8>) -> tensor<?x3xf32> {
+  // CHECK-NEXT: %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q4_0 : (tensor<?x64xf32>, tensor<4x3x36xui8>, tensor<1xf16>, tensor<1xf32>, tensor<?xi64>) -> tensor<?x3xf32>
+  %0 = mir.dequant_grouped_matmul %x, %q, %s, %z, %e scheme = gguf_q4_0 : (tensor<?x64xf32>, tensor<4x3x36xui8>, tensor<1xf16>, tensor<1xf32>, tensor<?xi64>) -> tensor<?x3xf32>
+  // CHECK-NEXT: %1 = mir.dequant_moe_weights %qk, %s, %z scheme = gguf_q4_k : (tensor<2x5x144xui8>, tensor<1xf16>, tensor<1xf32>) -> tensor<2x256x5xf16>
+  %1 = mir.dequant_moe_weights %qk, %s, %z scheme = gguf_q4_k : (tensor<2x5x144xui8>, tensor<1xf16>, tensor<1xf32>) -> tensor<2x256x5xf16>
+  func.return %0 : tensor<?x3xf32>
+}

@@ -12,6 +12,7 @@ requantise.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 import numpy as np
 from xdsl.dialects import arith, math, tensor
@@ -23,6 +24,7 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import F32, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
 from rlx_xdsl import dtypes, quantformats
+from rlx_xdsl.dtypes import DType
 from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import quant
 
@@ -351,6 +353,22 @@ class CodeTable:
         return value
 
 
+@dataclass(frozen=True)
+class QuantWeights:
+    """The quantised operands of one weight `W [K, N]` as the decoders read them:
+    `dequant_matmul`'s, or the expert ops' with the experts folded into the rows."""
+
+    scheme: quant.QuantScheme
+    block: int | None
+    w_q: SSAValue
+    scale: SSAValue | None
+    zp: SSAValue | None
+    dtypes: tuple[DType, DType | None, DType | None]
+    """w_q's, scale's and zp's MIR dtypes (ui8 codes are signless in the lowered IR)."""
+    k: int
+    """K (GGUF: the values in a row of packed bytes)."""
+
+
 def _byte(s: Scalars, v: SSAValue, dt) -> SSAValue:
     """An i8/ui8 element as its unsigned code in i32."""
     return s.emit(arith.AndIOp(s.cast(v, dt, I32), s.constant(0xFF, I32)))
@@ -362,12 +380,12 @@ def _nibble(s: Scalars, byte: SSAValue, high: SSAValue) -> SSAValue:
     return s.emit(arith.AndIOp(s.emit(arith.ShRUIOp(byte, shift)), s.constant(0xF, I32)))
 
 
-def _dequantized_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
+def _dequantized_weights(lw: Lowering, op: QuantWeights, acc) -> SSAValue:
     """`W [K, N]` in `acc` (x's accumulator): a generic over the blocks of K (then collapsed to K)."""
     Scheme = quant.QuantScheme
-    scheme, block = op.quant_scheme(), op.block()
+    scheme, block = op.scheme, op.block
     n = lw.dim(op.w_q, 1)
-    w_dt, s_dt, z_dt = lw.operand_dtype(1), lw.operand_dtype(2), lw.operand_dtype(3)
+    w_dt, s_dt, z_dt = op.dtypes
     if scheme in (Scheme.FP8_E4M3, Scheme.FP8_E5M2):
         table = CodeTable(lw, "e4m3fn" if scheme is Scheme.FP8_E4M3 else "e5m2")
         scale_map = loops(2, [None] if op.scale.type.get_shape()[0] == 1 and n != 1 else [1])
@@ -435,7 +453,7 @@ def _loop(s: Scalars, dim: int, times: int) -> SSAValue:
     return s.mul(s.emit(arith.IndexCastOp(s.loop_index(dim), i32)), s.constant(times, I32), I32)
 
 
-def _q6_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+def _q6_k_weights(lw: Lowering, op: QuantWeights, acc, n, blocks: int, row: int) -> SSAValue:
     """Q6_K: loops (n, b, h, s, u, t3, t4), value `e = 128 h + 64 s + 32 u + 16 t3 + t4`
     of block b (the layout in `mir.dequant_matmul`'s doc)."""
     d = AffineExpr.dimension
@@ -466,14 +484,14 @@ def _q6_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2, 3, 4, 5, 6]])
 
 
-def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+def _q4_k_weights(lw: Lowering, op: QuantWeights, acc, n, blocks: int, row: int) -> SSAValue:
     """Q4_K: loops (n, b, i1, i0, p, t), sub-block `j = 4 i1 + 2 i0 + p`, value `32 j + t`;
     Q5_K also reads bit j of `qh[t]` (its `qs` start 32 bytes later).
 
     Three scale bytes serve both halves: `A = S[j mod 4]`, `B = S[j + 4]` and
     `C = S[4 + j mod 4]`; j < 4 (i1 = 0) takes `sc = A & 63, m = C & 63`, j >= 4 takes
     `sc = (B & 15) | (A >> 6) << 4, m = (B >> 4) | (C >> 6) << 4` (C is then S[j])."""
-    five = op.quant_scheme() is quant.QuantScheme.GGUF_Q5_K
+    five = op.scheme is quant.QuantScheme.GGUF_Q5_K
     d = AffineExpr.dimension
     start = d(0) * row + d(1) * (176 if five else 144)
     i1, i0, p, t = (d(k) for k in range(2, 6))
@@ -520,7 +538,7 @@ def _q4_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2, 3, 4, 5]])
 
 
-def _q2_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+def _q2_k_weights(lw: Lowering, op: QuantWeights, acc, n, blocks: int, row: int) -> SSAValue:
     """Q2_K: loops (n, b, h, s, t1, t0), value `e = 128 h + 32 s + 16 t1 + t0`, sub-block
     `e / 16 = 8 h + 2 s + t1`."""
     d = AffineExpr.dimension
@@ -549,7 +567,7 @@ def _q2_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2, 3, 4, 5]])
 
 
-def _q3_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+def _q3_k_weights(lw: Lowering, op: QuantWeights, acc, n, blocks: int, row: int) -> SSAValue:
     """Q3_K: loops (n, b, h, s1, s0, t1, t0), value `e = 128 h + 32 (2 s1 + s0) + 16 t1 + t0`,
     sub-block `k = 8 h + 4 s1 + 2 s0 + t1` (so `k % 8`, `k / 8`, `k % 4`, `k / 4` are loops)."""
     d = AffineExpr.dimension
@@ -584,7 +602,7 @@ def _q3_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2, 3, 4, 5, 6]])
 
 
-def _q8_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, row: int) -> SSAValue:
+def _q8_k_weights(lw: Lowering, op: QuantWeights, acc, n, blocks: int, row: int) -> SSAValue:
     """Q8_K: loops (n, b, e); a little-endian f32 `d` in the block's first four bytes."""
     d = AffineExpr.dimension
     start = d(0) * row + d(1) * 292
@@ -603,13 +621,13 @@ def _q8_k_weights(lw: Lowering, op: quant.DequantMatmulOp, acc, n, blocks: int, 
     return lw.collapse(out, [[0], [1, 2]])
 
 
-def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
+def _gguf_weights(lw: Lowering, op: QuantWeights, acc) -> SSAValue:
     """`W [N, K]` from the packed bytes: a generic over (row, block, value) reading each
     byte at its affine offset `row * R + block * B + ...` in the 1-D packed tensor."""
-    scheme = op.quant_scheme()
+    scheme = op.scheme
     values, size = quant.GGUF_BLOCKS[scheme]
-    k = op.x.type.get_shape()[1]
-    row = op.gguf_row_bytes(k)
+    k = op.k
+    row = k // values * size
     n, blocks = lw.quotient(lw.dim(op.w_q, 0), row), k // values
     if scheme is quant.QuantScheme.GGUF_Q6_K:
         return _q6_k_weights(lw, op, acc, n, blocks, row)
@@ -646,14 +664,25 @@ def _gguf_weights(lw: Lowering, op: quant.DequantMatmulOp, acc) -> SSAValue:
     return lw.collapse(out, [[0], [1, 2, 3]])
 
 
+def decoded_weights(lw: Lowering, q: QuantWeights, acc: DType) -> SSAValue:
+    """`W [K, N]` in `acc`, however `q.scheme` stores it (GGUF's `[N, K]` rows transposed
+    by a `mir.transpose`, which the same walk lowers)."""
+    if q.scheme.is_gguf:
+        return lw.e.mir.transpose(_gguf_weights(lw, q, acc), perm=[1, 0])
+    return _dequantized_weights(lw, q, acc)
+
+
 @LOWERINGS.register(quant.DequantMatmulOp)
 def lower_dequant_matmul(lw: Lowering, op: quant.DequantMatmulOp) -> Sequence[SSAValue]:
     """Decode W in x's accumulator dtype, then a `mir.matmul` in it (the same walk lowers
-    it; GGUF's `[N, K]` rows through a `mir.transpose`), rounded to x's dtype."""
+    it), rounded to x's dtype."""
     acc = accumulator(lw.operand_dtype(0))
     x = lw.convert(op.x, lw.operand_dtype(0), acc)
-    if op.quant_scheme().is_gguf:
-        y = lw.e.mir.matmul(x, lw.e.mir.transpose(_gguf_weights(lw, op, acc), perm=[1, 0]))
-    else:
-        y = lw.e.mir.matmul(x, _dequantized_weights(lw, op, acc))
+    gguf = op.quant_scheme().is_gguf
+    q = QuantWeights(
+        op.quant_scheme(), op.block(), op.w_q, None if gguf else op.scale, None if gguf else op.zp,
+        (lw.operand_dtype(1), None, None) if gguf else (lw.operand_dtype(1), lw.operand_dtype(2), lw.operand_dtype(3)),
+        op.x.type.get_shape()[1],
+    )  # fmt: skip
+    y = lw.e.mir.matmul(x, decoded_weights(lw, q, acc))
     return [lw.convert(y, acc, lw.result_dtype())]

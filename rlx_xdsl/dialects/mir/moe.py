@@ -9,8 +9,9 @@
   a run-time error, as for `mir.gather`.
 * `mir.dequant_grouped_matmul` `[x[M, K], w_q[E, ...], scale[E, ...], zp, expert[M]]`: the same
   with block-quantised expert weights, each expert decoded as `mir.dequant_matmul` decodes
-  its `W[K, N]` (`scheme`, `block_size`; the GGUF schemes, whose packed bytes carry no expert
-  dim, are not accepted).
+  its `W[K, N]` (`scheme`, `block_size`). Under a GGUF scheme `w_q` is `[E, N, R]` ui8, each
+  expert's N rows of R bytes as a GGUF file stores an expert stack (`ffn_gate_exps` …), and
+  `scale`, `zp` are unused `[1]` floats.
 * `mir.dequant_moe_weights` `[w_q, scale, zp]` → `W[E, K, N]`: the decoded expert weights alone
   (RLX's `DequantMoEWeights`, whose one `packed` operand is here the three of
   `dequant_grouped_matmul`).
@@ -20,9 +21,23 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import I64, Float32Type, FloatAttr, IntegerAttr, TensorType, f32
+from xdsl.dialects.builtin import (
+    I64,
+    Float32Type,
+    FloatAttr,
+    IntegerAttr,
+    TensorType,
+    f32,
+)
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, opt_prop_def, prop_def, result_def, traits_def
+from xdsl.irdl import (
+    irdl_op_definition,
+    operand_def,
+    opt_prop_def,
+    prop_def,
+    result_def,
+    traits_def,
+)
 from xdsl.traits import Pure
 
 from rlx_xdsl import dtypes
@@ -39,10 +54,13 @@ from rlx_xdsl.dialects.base import (
 )
 from rlx_xdsl.dialects.mir.contraction import matmul_type
 from rlx_xdsl.dialects.mir.quant import (
+    GGUF_BLOCKS,
     BlockQuantOperation,
     QuantScheme,
     QuantSchemeAttr,
     check_quantised_weights,
+    require_dtype_of,
+    require_shape_of,
 )
 from rlx_xdsl.dialects.traits import COMPUTE, OperandRoles, Role
 from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_dim, fmt_shape, tensor
@@ -145,16 +163,39 @@ class GroupedMatmulOp(RlxOperation):
 
 
 class ExpertQuantOperation(BlockQuantOperation):
-    """`dequant_matmul`'s non-GGUF schemes with a leading expert dim (methods only)."""
+    """`dequant_matmul`'s schemes with a leading expert dim (methods only)."""
 
-    def check_attributes(self) -> None:
+    def check_gguf_experts(self, k: int) -> tuple[int, int]:
+        """`w_q [E, N, R]` ui8 of a GGUF scheme, R the bytes of a row of K values (K = DYNAMIC:
+        K read from R); `scale` and `zp` unused `[1]` floats. Return (K, N)."""
         scheme = self.quant_scheme()
+        values, size = GGUF_BLOCKS[scheme]
+        require_dtype_of(self, "w_q", self.w_q, ("ui8",))
+        shape = tensor_type(self.w_q).get_shape()
         require(
-            not scheme.is_gguf,
+            len(shape) == 3,
             self,
-            lambda: f"scheme {scheme} packs rows without an expert dim; decode each expert with mir.dequant_matmul",
+            lambda: f"w_q must have rank 3 ([E, N, row bytes] under {scheme}), got {fmt_shape(shape)}",
         )
-        super().check_attributes()
+        row = shape[2]
+        if k == DYNAMIC:
+            require(row != DYNAMIC, self, f"{scheme} needs static row bytes to find K")
+            require(
+                row % size == 0,
+                self,
+                lambda: f"w_q rows of {row} bytes are not whole {scheme} blocks of {size} bytes",
+            )
+            k = row // size * values
+        else:
+            require(k % values == 0, self, lambda: f"K = {k} is not a multiple of {scheme}'s block of {values} values")
+            require_shape_of(
+                self, "w_q", self.w_q, (shape[0], shape[1], k // values * size),
+                f"N rows of K = {k} values in {k // values} blocks of {size} bytes",
+            )  # fmt: skip
+        for what, value in (("scale", self.scale), ("zp", self.zp)):
+            require_dtype_of(self, what, value, ("f32", "f16", "bf16", "f64"))
+            require_shape_of(self, what, value, (1,), f"unused by {scheme}")
+        return k, shape[1]
 
 
 @irdl_op_definition
@@ -163,7 +204,9 @@ class DequantGroupedMatmulOp(ExpertQuantOperation):
 
     `w_q`, `scale` and `zp` are `mir.dequant_matmul`'s (same schemes, dtypes and block
     layout) with a leading expert dim `E` on `w_q` and `scale` (and on `zp` for
-    `int8_block_asym`); a `[1]` zp is shared. The product accumulates in x's
+    `int8_block_asym`); a `[1]` zp is shared. Under a GGUF scheme `w_q` is `[E, N, R]` ui8:
+    expert e's N rows of K values as GGML blocks (R bytes a row, `W[e]` is their transpose;
+    llama.cpp's MoE expert stacks), `scale` and `zp` unused `[1]` floats. The product accumulates in x's
     accumulation dtype and rounds to x's dtype, as `mir.dequant_matmul`.
     """
 
@@ -209,9 +252,13 @@ class DequantGroupedMatmulOp(ExpertQuantOperation):
         experts = w.get_shape()[0]
         check_experts(self, x, tensor_type(self.expert))
         m, k = x.get_shape()
-        n = check_quantised_weights(
-            self, self.quant_scheme(), self.block(), k, self.w_q, self.scale, self.zp, experts=(experts,)
-        )
+        if self.quant_scheme().is_gguf:
+            require(k != DYNAMIC, self, f"{self.quant_scheme()} needs a static K to find the rows in w_q's bytes")
+            _, n = self.check_gguf_experts(k)
+        else:
+            n = check_quantised_weights(
+                self, self.quant_scheme(), self.block(), k, self.w_q, self.scale, self.zp, experts=(experts,)
+            )
         m_e = tensor_type(self.expert).get_shape()[0]
         return [tensor(x.element_type, [refine_dim(m, m_e), n])]
 
@@ -221,7 +268,8 @@ class DequantMoeWeightsOp(ExpertQuantOperation):
     """The expert weights `W[E, K, N]` that `dequant_grouped_matmul` decodes (`DequantMoEWeights`).
 
     Operands as `dequant_grouped_matmul`'s `w_q`, `scale` and `zp`; K is the rows of
-    `w_q` (twice them for the 4-bit schemes). The result has the scale's float type
+    `w_q` (twice them for the 4-bit schemes; under a GGUF scheme `w_q [E, N, R]` gives N and K
+    from the row bytes R, and the unused `[1]` scale gives the dtype). The result has the scale's float type
     (nvfp4, whose block scales are E4M3 codes: the per-tensor `zp`'s).
     """
 
@@ -254,9 +302,12 @@ class DequantMoeWeightsOp(ExpertQuantOperation):
 
     def infer_result_types(self) -> Sequence[Attribute]:
         w = tensor_type(self.w_q)
+        scheme = self.quant_scheme()
+        if scheme.is_gguf:
+            k, n = self.check_gguf_experts(DYNAMIC)
+            return [tensor(tensor_type(self.scale).element_type, [w.get_shape()[0], k, n])]
         require(w.get_num_dims() == 3, self, lambda: f"w_q must have rank 3 ([E, rows, N]), got {fmt_shape(w.get_shape())}")
         experts, rows, _ = w.get_shape()
-        scheme = self.quant_scheme()
         k = rows if rows == DYNAMIC or not scheme.packs_nibbles else 2 * rows
         n = check_quantised_weights(self, scheme, self.block(), k, self.w_q, self.scale, self.zp, experts=(experts,))
         source = self.zp if scheme is QuantScheme.NVFP4_BLOCK else self.scale

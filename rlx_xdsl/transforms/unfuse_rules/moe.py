@@ -1,11 +1,13 @@
 """Unfuse rules of the MIR mixture-of-experts and LoRA ops.
 
 `lora_matmul` always expands (as RLX's unfuse): three matmuls, a `mul` by the scale
-and an `add`, stage for stage as its kernel. `grouped_matmul` is a primitive (it has a
-VJP rule and runs in the interpreter); `expand_grouped_matmul` is the expansion the
-linalg lowering uses for it; `expand_dequant_grouped_matmul` likewise for
-`dequant_grouped_matmul` (whose VJP decodes the weights the same way) and
-`expand_dequant_moe_weights` for `dequant_moe_weights`.
+and an `add`, stage for stage as its kernel. `dequant_grouped_matmul` splits into
+`dequant_moe_weights` and `grouped_matmul` in x's accumulation dtype (RLX's VJP table
+treats it as that pair), so a target that has `grouped_matmul` needs no quantised
+expert kernel. `grouped_matmul` is a primitive (it has a VJP rule and runs in the
+interpreter); `expand_grouped_matmul` is the expansion `rlx-legalize` uses for a target
+without it; `expand_dequant_grouped_matmul` decodes each expert
+with `dequant_matmul` instead (the VJP's dx), and `expand_dequant_moe_weights` likewise.
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
+from xdsl.dialects.builtin import BFloat16Type, Float16Type, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
@@ -39,6 +42,23 @@ def unfuse_lora_matmul(e: Emitter, op: LoraMatmulOp) -> Sequence[SSAValue]:
     return [e.mir.add(e.mir.matmul(op.x, op.w), scaled)]
 
 
+@UNFUSE_RULES.register(DequantGroupedMatmulOp)
+def unfuse_dequant_grouped_matmul(e: Emitter, op: DequantGroupedMatmulOp) -> Sequence[SSAValue]:
+    """`grouped_matmul(x, dequant_moe_weights(w_q, scale, zp), expert)`, x and the weights in
+    x's accumulation dtype (f32 for halves), the product rounded to x's dtype: the kernel's
+    arithmetic whenever the weights' dtype (the scale's) is that accumulation dtype."""
+    x = tensor_type(op.x).element_type
+    acc = f32 if isinstance(x, Float16Type | BFloat16Type) else x
+    block = None if op.block_size is None else op.block_size.value.data
+    weights = e.mir.dequant_moe_weights(op.w_q, op.scale, op.zp, scheme=op.quant_scheme(), block_size=block)
+
+    def in_type(value: SSAValue, element: Attribute) -> SSAValue:
+        return value if tensor_type(value).element_type == element else e.mir.cast(value, element)
+
+    product = e.mir.grouped_matmul(in_type(op.x, acc), in_type(weights, acc), op.expert)
+    return [in_type(product, x)]
+
+
 def expand_grouped_matmul(e: Emitter, op: GroupedMatmulOp) -> Sequence[SSAValue]:
     """Each row's expert weight gathered (`[M, K, N]`), then `[M, 1, K] @ [M, K, N]`.
 
@@ -54,7 +74,8 @@ def expand_grouped_matmul(e: Emitter, op: GroupedMatmulOp) -> Sequence[SSAValue]
 
 def decoded_expert_weights(e: Emitter, op: ExpertQuantOperation, element_type: Attribute, k: int) -> SSAValue:
     """`W[E, K, N]` in `element_type`: each expert decoded by `mir.dequant_matmul` of the
-    identity (the op decodes W itself), stacked with `concat`. E and K must be static."""
+    identity (the op decodes W itself; a GGUF expert's `[N, R]` rows flattened to its bytes),
+    stacked with `concat`. E and K must be static."""
     experts = tensor_type(op.w_q).get_shape()[0]
     if DYNAMIC in (experts, k):
         raise OpError(op, f"'{op.name}' cannot be expanded: E and K must be static")
@@ -66,12 +87,14 @@ def decoded_expert_weights(e: Emitter, op: ExpertQuantOperation, element_type: A
         return e.mir.reshape(e.mir.narrow(value, axis=0, start=i, len=1), new_shape=list(shape))
 
     block = None if op.block_size is None else op.block_size.value.data
+    scheme = op.quant_scheme()
     decoded = []
     for i in range(experts):
-        zp = op.zp if shared_zp else expert(op.zp, i)
-        w = e.mir.dequant_matmul(
-            eye, expert(op.w_q, i), expert(op.scale, i), zp, scheme=op.quant_scheme(), block_size=block
-        )
+        if scheme.is_gguf:  # expert i's rows as the flat bytes dequant_matmul reads
+            w = e.mir.dequant_matmul(eye, e.mir.reshape(expert(op.w_q, i), new_shape=[-1]), scheme=scheme)
+        else:
+            zp = op.zp if shared_zp else expert(op.zp, i)
+            w = e.mir.dequant_matmul(eye, expert(op.w_q, i), expert(op.scale, i), zp, scheme=scheme, block_size=block)
         decoded.append(e.mir.reshape(w, new_shape=[1, *tensor_type(w).get_shape()]))
     return decoded[0] if experts == 1 else e.mir.concat(*decoded, axis=0)
 

@@ -110,8 +110,10 @@ def grouped_module(rows: int):
 
 
 @pytest.mark.parametrize("rows", [5, DYNAMIC])
-def test_grouped_matmul_equals_its_expansion_bit_for_bit(rows):
-    """The expansion the linalg lowering uses (`gather`, `matmul`), with M static or dynamic."""
+def test_grouped_matmul_equals_its_expansion(rows):
+    """The expansion `rlx-unfuse` uses (`gather`, `matmul`), with M static or dynamic: the
+    same products, summed in another order by the kernel's per-expert matmuls (f32: equal
+    to rounding)."""
     module = grouped_module(rows)
     inputs = [rand(5, 4, dtype=np.float32), rand(3, 4, 2, dtype=np.float32), np.array([2, 0, 2, 1, 0])]
     (whole,) = run_function(module, "f", inputs)
@@ -124,7 +126,7 @@ def test_grouped_matmul_equals_its_expansion_bit_for_bit(rows):
     module.verify()
     assert {"mir.gather", "mir.matmul"} <= {o.name for o in module.walk()}
     (expanded,) = run_function(module, "f", inputs)
-    np.testing.assert_array_equal(whole, expanded)
+    np.testing.assert_allclose(whole, expanded, rtol=1e-6, atol=1e-6)
 
 
 # mir.dequant_grouped_matmul -------------------------------------------------------------------
@@ -291,3 +293,46 @@ def test_amp_runs_grouped_matmul_low_and_leaves_the_expert_ids_alone():
     module.verify()
     (op,) = [op for op in module.walk() if isinstance(op, GroupedMatmulOp)]
     assert [str(tensor_type(v).element_type) for v in op.operands] == ["bf16", "bf16", "f32"]
+
+
+@pytest.mark.parametrize(("scheme", "block", "dtype"), [("int4_block", 4, "f32"), ("fp8_e4m3", None, "bf16"),
+                                                        ("int8_block_asym", 4, "f16")])  # fmt: skip
+def test_unfuse_splits_dequant_grouped_matmul_into_weights_and_grouped_matmul(scheme, block, dtype):
+    """Before and after `rlx-unfuse` through the interpreter: the same products (f32
+    accumulation for halves), summed per expert either way."""
+    k = 32 if scheme == "nvfp4_block" else 8
+    packed = packed_experts(rand(3, k, 2, dtype=np.float32), scheme, block)
+    module = dequant_grouped_module(scheme, block, packed, DYNAMIC, dtype)
+    np_dtype = {"f32": np.float32, "bf16": ml_dtypes.bfloat16, "f16": np.float16}[dtype]
+    inputs = [rand(5, k).astype(np_dtype), *packed, np.array([2, 0, 2, 1, 0])]
+    (before,) = run_function(module, "f", inputs)
+    UnfusePass().apply(Context(), module)
+    module.verify()
+    names = {op.name for op in module.walk()}
+    assert "mir.dequant_grouped_matmul" not in names and {"mir.dequant_moe_weights", "mir.grouped_matmul"} <= names
+    (after,) = run_function(module, "f", inputs)
+    assert after.dtype == before.dtype == np_dtype
+    np.testing.assert_allclose(after.astype(np.float32), before.astype(np.float32), rtol=1e-6, atol=1e-6)
+
+
+def test_grouped_matmul_sorts_rows_by_expert_with_unused_experts_and_no_rows():
+    """Experts 1 and 3 get no rows; an empty batch gives `[0, N]`."""
+    x, w = rand(4, 3), rand(4, 3, 2)
+    ids = np.array([2, 0, 0, 2])
+    np.testing.assert_allclose(run_op("grouped_matmul", [x, w, ids]), token_loop(x, w, ids), rtol=1e-12)
+    assert run_op("grouped_matmul", [x[:0], w, ids[:0]]).shape == (0, 2)
+
+
+@pytest.mark.parametrize(("k", "n"), [(2, 4), (4, 2)])
+def test_grouped_matmul_dw_masks_rows_instead_of_per_token_outer_products(k, n):
+    """dw = xᵀ (mask_e · g) by one batched matmul (masking x when K <= N, else g): no
+    `scatter_add` and no `[M, K, N]` value in the gradient; float ids truncate as the kernel."""
+    b = GraphBuilder("f")
+    x, w, e = b.input("x", [DYNAMIC, k], "f64"), b.input("w", [3, k, n], "f64"), b.input("e", [DYNAMIC], "f64")
+    b.output(b.grouped_matmul(x, w, e))
+    module = b.module()
+    check_gradients(module, "f", [rand(5, k), rand(3, k, n), np.array([2.5, 0.0, 2.0, 1.9, 0.1])], [0, 1])
+    grad = next(op for op in module.walk() if getattr(op, "sym_name", None) and op.sym_name.data == "f_grad")
+    assert not any(op.name == "mir.scatter_add" for op in grad.walk())
+    shapes = [tuple(r.type.get_shape()) for op in grad.walk() for r in op.results if hasattr(r.type, "get_shape")]
+    assert all(s[1:] != (k, n) or len(s) != 3 or s[0] == 3 for s in shapes)
