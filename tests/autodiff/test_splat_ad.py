@@ -6,6 +6,7 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
+from rlx_xdsl.autodiff.jvp import build_jvp
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.diagnostics import OpError
@@ -91,3 +92,40 @@ def test_render_backward_passes_no_gradient():
     module = b.module()
     with pytest.raises(OpError, match="no gradient reaches argument 'positions'"):
         build_gradient(module, "f", ["positions"], Mode.STRICT)
+
+
+def render_module():
+    """`@f`: one render, in f64."""
+    b = GraphBuilder("f")
+    args = [b.param(name, shape, "f64") for name, shape in zip(splat.GAUSSIAN_INPUTS, SHAPES)]
+    b.output(b.mir.gaussian_splat_render(*args, **SIZE))
+    return b.module()
+
+
+@pytest.mark.parametrize(
+    ("build", "reason"),
+    [
+        (render_module, "forward mode through the Gaussian rasteriser is not implemented"),
+        (decomposed, "the 'fuse-decomposed-gaussian-splat' step of rlx-prepare-ad rewrites it"),
+    ],
+)
+def test_forward_mode_refuses_the_render_with_its_reason(build, reason):
+    """A located error naming the reason (the render) or the prepare step (a decomposed half),
+    never a silent zero tangent; the module is left unchanged."""
+    module = build()
+    before = str(module)
+    with pytest.raises(OpError, match=reason) as error:
+        build_jvp(module, "f", ["positions"])
+    assert error.value.op.name.startswith("mir.gaussian_splat_")
+    assert str(module) == before
+
+
+def test_forward_over_reverse_refuses_render_backward():
+    """The tangent of render_backward (what rlx-hvp pushes through a gradient) is refused, not zero."""
+    b = GraphBuilder("f")
+    args = [b.param(name, shape, "f64") for name, shape in zip(splat.GAUSSIAN_INPUTS, SHAPES)]
+    grad = b.param("g", [8, 10, 3], "f64")
+    b.output(b.mir.gaussian_splat_render_backward(*args, grad, **SIZE))
+    module = b.module()
+    with pytest.raises(OpError, match="second derivative of the Gaussian rasteriser"):
+        build_jvp(module, "f", ["positions"])
