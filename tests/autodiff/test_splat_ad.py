@@ -176,3 +176,15 @@ def test_forward_over_reverse_refuses_render_backward():
     module = b.module()
     with pytest.raises(OpError, match="second derivative of the Gaussian rasteriser"):
         build_jvp(module, "f", ["positions"])
+
+
+def test_forward_mode_needs_a_static_number_of_gaussians():
+    from rlx_xdsl.shapes import DYNAMIC
+
+    b = GraphBuilder("f")
+    shapes = [s if s == [22] else [DYNAMIC, *s[1:]] for s in SHAPES]  # meta keeps [22]
+    args = [b.param(name, shape, "f64") for name, shape in zip(splat.GAUSSIAN_INPUTS, shapes)]
+    b.output(b.mir.gaussian_splat_render(*args, **SIZE))
+    module = b.module()
+    with pytest.raises(OpError, match="needs a static number of Gaussians"):
+        build_jvp(module, "f", ["positions"])
