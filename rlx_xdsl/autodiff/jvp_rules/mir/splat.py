@@ -157,7 +157,9 @@ def _smooth_columns(o: _Ops, op: GaussianSplatRenderOp, n: int) -> dict[str, SSA
 
 def _tile_lists(o: _Ops, op: GaussianSplatRenderOp, rows: SSAValue, n: int) -> SSAValue:
     """`[tiles, N]` i1: the (capped) tile lists of the depth-sorted primal rows `rows`.
-    Tile t is covered when `floor(lo) <= t < ceil(hi)`, i.e. `lo < t + 1` and `t < hi`."""
+    Tile t is covered when `floor(lo) <= t < ceil(hi)`, i.e. `lo < t + 1` and `t < hi`, by a
+    Gaussian of positive radii (the kernel's finite-mean test holds: prepare's means are finite
+    for finite inputs)."""
     e = o.e
     width, height, size = op.prop("width"), op.prop("height"), op.prop("tile_size")
     tiles_x, tiles_y = -(-width // size), -(-height // size)
