@@ -804,7 +804,20 @@ def all_cases() -> list[OpCase]:
         *_quant_cases(),
         *_random_cases(),
         *_vision_cases(),
+        *_splat_cases(),
     ]
+
+
+def lowerable_cases() -> list[OpCase]:
+    """The cases whose ops all lower to linalg: `UNLOWERABLE` ops (Gaussian splatting) run in
+    the interpreter and through JAX only."""
+    from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE, load_lowerings
+
+    load_lowerings()
+    cases = all_cases()
+    module = cases_module(cases)
+    skipped = {f.sym_name.data for f in module.ops if any(type(op) in UNLOWERABLE for op in f.walk())}
+    return [c for c in cases if c.name not in skipped]
 
 
 QUANT_X = np.array([[1.25, -0.75, 0.25], [300.0, -300.0, np.nan], [0.7, -2.2, 63.9]], np.float32)
@@ -983,3 +996,73 @@ def _gguf_q6_k_bytes(rows: int) -> Callable[[np.random.Generator], np.ndarray]:
         return blocks.reshape(-1)
 
     return make
+
+
+SPLAT_IMAGE = {"width": 10, "height": 8, "tile_size": 4}
+
+
+def splat_camera(width: int = 10, height: int = 8) -> np.ndarray:
+    """`meta` of a pinhole camera 3 units behind the origin, turned slightly about y."""
+    c, s = np.cos(0.1), np.sin(0.1)
+    view = np.eye(4)
+    view[:3, :3] = [[c, 0, s], [0, 1, 0], [-s, 0, c]]
+    view[:3, 3] = [0.1, -0.1, 3.0]
+    return np.concatenate([view.ravel(), [0.9 * width, 0.9 * width, width / 2 + 0.2, height / 2 - 0.1, 0.01, 100.0]])
+
+
+def splat_scene(n: int, sh_count: int, dtype=np.float32) -> Inputs:
+    """n overlapping Gaussians in front of `splat_camera`: the seven render inputs."""
+
+    def make(rng: np.random.Generator) -> list[np.ndarray]:
+        positions = np.column_stack([rng.uniform(-0.8, 0.8, n), rng.uniform(-0.6, 0.6, n), rng.uniform(-0.5, 0.5, n)])
+        arrays = [positions, rng.uniform(0.15, 0.35, (n, 3)), rng.standard_normal((n, 4)), rng.uniform(0.4, 0.9, n),
+                  rng.uniform(0.2, 0.8, (n, 3)), 0.3 * rng.standard_normal((n, sh_count, 3)), splat_camera()]  # fmt: skip
+        return [a.astype(dtype) for a in arrays]
+
+    return make
+
+
+def splat_rows(n: int) -> Inputs:
+    """Prepared rows (pixel mean, a positive-definite conic, depth, radii, opacity, rgb) of
+    n Gaussians on a 10 x 8 image, one culled (radius 0), and a camera."""
+
+    def make(rng: np.random.Generator) -> list[np.ndarray]:
+        a, c = rng.uniform(0.1, 0.6, n), rng.uniform(0.1, 0.6, n)
+        b = rng.uniform(-0.5, 0.5, n) * np.sqrt(a * c)
+        radius = np.ceil(3 * np.sqrt(np.column_stack([c, a]) / (a * c - b * b)[:, None]))
+        radius[0] = 0
+        rows = np.column_stack([rng.uniform(0, 10, n), rng.uniform(0, 8, n), a, b, c, rng.uniform(1, 5, n), radius,
+                                rng.uniform(0.3, 0.9, n), rng.uniform(0, 1, (n, 3))])  # fmt: skip
+        return [rows.astype(np.float32), splat_camera().astype(np.float32)]
+
+    return make
+
+
+def _splat_op(name: str, operands: int, types: str, **options: object) -> str:
+    props = {**SPLAT_IMAGE, "radius_scale": 3.0, "alpha_cutoff": 1 / 256, "max_splat_steps": 0,
+             "transmittance_threshold": 1e-4, "max_list_entries": 0, **options}  # fmt: skip
+    args = ", ".join(f"%{i}" for i in range(operands))
+    return f"mir.gaussian_splat_{name} {args} " + " ".join(f"{k} = {v}" for k, v in props.items()) + f" : {types}"
+
+
+def _splat_cases() -> list[OpCase]:
+    def inputs(n: str, k: int, dtype: str = "f32") -> str:
+        t = f"tensor<{n}x3x{dtype}>"
+        return f"{t}, {t}, tensor<{n}x4x{dtype}>, tensor<{n}x{dtype}>, {t}, tensor<{n}x{k}x3x{dtype}>, tensor<22x{dtype}>"
+
+    image = "tensor<8x10x3xf32>"
+    backward = {"loss_grad_clip": 0.5, "sh_band": 0, "max_anisotropy": 1.5}
+    return [
+        OpCase("gaussian_splat_render", _splat_op("render", 7, f"({inputs('5', 4)}) -> {image}"), True,
+               inputs=splat_scene(5, 4)),
+        # each cut changes this image: 2 Gaussians a pixel, 8 (tile, Gaussian) entries, stop at 0.45
+        OpCase("gaussian_splat_render_capped", _splat_op("render", 7, f"({inputs('6', 1)}) -> {image}", max_splat_steps=2,
+               max_list_entries=8, transmittance_threshold=0.45), True, inputs=splat_scene(6, 1)),
+        OpCase("gaussian_splat_prepare_dynamic", _splat_op("prepare", 7, f"({inputs('?', 9, 'f64')}) -> tensor<?x12xf64>"),
+               True, inputs=splat_scene(4, 9, np.float64)),
+        OpCase("gaussian_splat_rasterize", _splat_op("rasterize", 2, f"(tensor<5x12xf32>, tensor<22xf32>) -> {image}",
+               alpha_cutoff=0.05), True, inputs=splat_rows(5)),
+        OpCase("gaussian_splat_render_backward", _splat_op("render_backward", 8, f"({inputs('4', 4)}, {image}) -> "
+               "tensor<4x26xf32>", **backward), True,
+               inputs=lambda rng: [*splat_scene(4, 4)(rng), rng.standard_normal((8, 10, 3)).astype(np.float32)]),
+    ]  # fmt: skip

@@ -6,6 +6,8 @@ The cases are `rlx_xdsl.testing.op_cases`; each is one function jitted on its ow
 the autodiff oracle, so it must agree with the interpreter on every op.
 """
 
+import re
+
 import jax
 import jax.numpy as jnp
 import numpy as np
@@ -106,3 +108,25 @@ def test_custom_fn_is_differentiated_through_its_own_bodies():
     only_jvp = jax_function(parse_source(make_context(), without_vjp, "<custom_jvp>")[0], "f")
     np.testing.assert_allclose(np.asarray(jax.jvp(only_jvp, (x,), (ones,))[1][0]), np.full(3, 7.0))
     np.testing.assert_allclose(np.asarray(jax.grad(lambda x: jnp.sum(only_jvp(x)[0]))(x)), np.full(3, 7.0))
+
+
+@pytest.mark.parametrize(
+    "uncapped",
+    ["max_splat_steps = 0", "max_list_entries = 0", "transmittance_threshold = 1.000000e-04"],
+)
+def test_each_cut_off_of_the_capped_splat_case_shapes_its_image(uncapped):
+    """The capped render case checks the formula's caps: lifting any one of them changes the
+    image (in the interpreter and the formula alike), so none is compared vacuously."""
+    from rlx_xdsl.testing.op_cases import OpCase
+
+    (case,) = [c for c in CASES if c.name == "gaussian_splat_render_capped"]
+    name = uncapped.split(" ")[0]
+    lifted = OpCase("lifted", re.sub(rf"{name} = \S+", uncapped, case.text), inputs=case.inputs)
+    assert lifted.text != case.text
+    module = cases_module([case, lifted])
+    inputs = case_inputs(case, find_function(module, case.name))
+    (capped,) = run_function(module, case.name, inputs)
+    (expected,) = run_function(module, "lifted", inputs)
+    (got,) = jax_function(module, "lifted")(*inputs)
+    assert_matches(np.asarray(got), expected, True, "@lifted")
+    assert np.abs(expected - capped).max() > 0.05

