@@ -6,7 +6,8 @@ import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax import quant
 from rlx_xdsl.conversions.mir_to_jax.indexing import ids
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op, widen
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
+from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import moe
 
 
@@ -30,16 +31,21 @@ JAX_OPS.add(moe.LoraMatmulOp, with_op(_lora))
 JAX_OPS.add(moe.GroupedMatmulOp, with_op(lambda op, x, w, e: grouped_matmul(x, w, e)))
 
 
-def expert_weights(op, w_q, scale, zp):
+def expert_weights(op, w_q, scale, zp, k: int | None = None):
     """`W[E, K, N]`: each expert's weight decoded as `mir.dequant_matmul` decodes it
-    (a `[1]` zp is shared by every expert)."""
+    (a `[1]` zp is shared by every expert). GGUF experts are `[E, N, row bytes]` stacks of
+    `K`-value rows, their scale and zp unused."""
+    scheme = op.quant_scheme()
+    if scheme.is_gguf:
+        k = k if k is not None else tensor_type(op.results[0]).get_shape()[1]
+        return jax.vmap(lambda rows: quant.decode_gguf(scheme, rows, k).T)(w_q)
     shared = zp.shape[0] != w_q.shape[0] or zp.ndim == 1
     decode = lambda w, s, z: quant.decode(op.quant_scheme(), op.block(), w, s, z)  # noqa: E731
     return jax.vmap(decode, in_axes=(0, 0, None if shared else 0))(w_q, scale, zp)
 
 
 def _dequant_grouped_matmul(op: moe.DequantGroupedMatmulOp, x, w_q, scale, zp, expert):
-    return grouped_matmul(x, expert_weights(op, w_q, scale, zp), expert)
+    return grouped_matmul(x, expert_weights(op, w_q, scale, zp, x.shape[-1]), expert)
 
 
 JAX_OPS.add(moe.DequantGroupedMatmulOp, with_op(_dequant_grouped_matmul))
