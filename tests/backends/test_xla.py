@@ -262,3 +262,35 @@ def test_dynamic_dims_are_specialized_per_call():
         close(compiled(x), run_function(module, None, [x, *params.values()]), tol=1e-4)
         assert f"tensor<{shape[0]}x{shape[1]}x32xf32>" in compiled.stablehlo()
     assert len(compiled._executables) == 2
+
+
+def test_cudnn_flash_attention_is_chosen_only_where_it_computes_the_op():
+    """On NVIDIA GPUs the attention formula calls cuDNN's fused kernel where it computes exactly
+    the op (f16/bf16, no mask operand or soft-cap, causal over Sq == Sk or no mask, head dim
+    <= 128 and a multiple of 8); everything else keeps the reference formula."""
+    import jax.numpy as jnp
+
+    from rlx_xdsl.conversions.mir_to_jax.attention import flash_applies
+    from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind
+
+    def case(kind=MaskKind.CAUSAL, dtype=jnp.bfloat16, sq=16, sk=16, d=64, heads=8, kv=2, softcap=None):
+        q, k = jnp.zeros((1, heads, sq, d), dtype), jnp.zeros((1, kv, sk, d), dtype)
+        text = f"tensor<1x{heads}x{sq}x{d}xbf16>"
+        kv_type = f"tensor<1x{kv}x{sk}x{d}xbf16>"
+        cap = "" if softcap is None else f" attn_logit_softcap = {softcap}"
+        mask = {MaskKind.CAUSAL: "causal", MaskKind.NONE: "none", MaskKind.SLIDING_WINDOW: "sliding_window window = 4"}[kind]
+        heads_and_dim = f"num_heads = {heads} head_dim = {d}"
+        module = parse_module(
+            f"func.func @f(%q: {text}, %k: {kv_type}, %v: {kv_type}) -> {text} {{\n"
+            f"  %o = mir.attention %q, %k, %v {heads_and_dim} mask_kind = {mask}{cap} : ({text}, {kv_type}, {kv_type}) -> {text}\n"
+            f"  func.return %o : {text}\n}}"
+        )
+        op = next(o for o in module.walk() if isinstance(o, AttentionOp))
+        return flash_applies(op, q, k, k, None)
+
+    assert case() and case(kind=MaskKind.NONE) and case(kind=MaskKind.NONE, sq=4)
+    assert not case(dtype=jnp.float32)  # f32 keeps full precision
+    assert not case(sq=4)  # causal with Sq != Sk: cuDNN aligns the mask the other way
+    assert not case(kind=MaskKind.SLIDING_WINDOW)
+    assert not case(d=160) and not case(d=60)
+    assert not case(softcap=30.0)

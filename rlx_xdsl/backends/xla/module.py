@@ -35,6 +35,7 @@ from rlx_xdsl.backends.xla.export import (
     require_jax,
     traced,
 )
+from rlx_xdsl.conversions.mir_to_jax.registry import CUDA_KERNELS
 from rlx_xdsl.graph import GraphArg, graph_args
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.shapes import DYNAMIC, is_static
@@ -65,6 +66,7 @@ class XlaModule:
         self.args: list[GraphArg] = graph_args(self.function)
         self.tf32 = tf32
         devices = _devices(device, self.layout)
+        self._nvidia = device == "gpu" and "NVIDIA" in getattr(devices[0], "device_kind", "")
         self.mesh = None
         if self.layout.sharded:
             from jax.sharding import Mesh
@@ -94,9 +96,13 @@ class XlaModule:
             module, f = self._module, self.function
             if any(tuple(a.type.get_shape()) != shape for a, shape in zip(self.args, shapes)):
                 module, f = self._specialized(shapes)
-            with matmul_precision(self.tf32):
-                jitted = jax.jit(traced(module, f), in_shardings=self._shardings)
-                lowered = jitted.lower(*abstract_args(f))
+            on_gpu = CUDA_KERNELS.set(self._nvidia)
+            try:
+                with matmul_precision(self.tf32):
+                    jitted = jax.jit(traced(module, f), in_shardings=self._shardings)
+                    lowered = jitted.lower(*abstract_args(f))
+            finally:
+                CUDA_KERNELS.reset(on_gpu)
                 self._executables[shapes] = (lowered, lowered.compile())
         self._last, self._last_shapes = self._executables[shapes], shapes
         return self._last[1]

@@ -3,7 +3,7 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, accumulator, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import CUDA_KERNELS, JAX_OPS, accumulator, widen, with_op
 from rlx_xdsl.dialects.mir import attention as att
 from rlx_xdsl.dialects.mir.attention import MaskKind
 
@@ -31,6 +31,33 @@ def _keep(op, sq: int, sk: int, mask, batch: int):
     return None
 
 
+def flash_applies(op, q, k, v, mask) -> bool:
+    """Whether cuDNN's fused attention computes exactly this op: f16/bf16 q, k and v, no
+    mask operand, no soft-cap, a causal mask over as many queries as keys (cuDNN aligns it
+    top-left, MIR bottom-right: the same when Sq == Sk) or none, head dim a multiple of 8 up
+    to 128, query heads a multiple of the KV heads."""
+    kinds = (MaskKind.NONE,) + ((MaskKind.CAUSAL,) if q.shape[2] == k.shape[2] else ())
+    return (
+        q.dtype in (jnp.float16, jnp.bfloat16)
+        and q.dtype == k.dtype == v.dtype
+        and mask is None
+        and op.attn_logit_softcap is None
+        and op.kind in kinds
+        and q.shape[3] % 8 == 0
+        and q.shape[3] <= 128
+        and q.shape[1] % k.shape[1] == 0
+    )
+
+
+def flash_attention(op, q, k, v):
+    """cuDNN's flash attention (`[B, H, S, D]` in and out; jax takes `[B, S, H, D]`)."""
+    out = jax.nn.dot_product_attention(
+        jnp.swapaxes(q, 1, 2), jnp.swapaxes(k, 1, 2), jnp.swapaxes(v, 1, 2),
+        scale=op.scale(), is_causal=op.kind == MaskKind.CAUSAL, implementation="cudnn",
+    )  # fmt: skip
+    return jnp.swapaxes(out, 1, 2)
+
+
 def attention(op, q, k, v, mask=None):
     """`softmax(mask(softcap(q k^T * scale))) v` with grouped KV heads.
 
@@ -38,6 +65,8 @@ def attention(op, q, k, v, mask=None):
     Scores and softmax are f32 for f16/bf16, the probabilities round to q's dtype,
     and a row whose keys are all masked gives zeros.
     """
+    if CUDA_KERNELS.get() and flash_applies(op, q, k, v, mask):
+        return flash_attention(op, q, k, v)
     dtype = q.dtype
     batch, heads, sq, head_dim = q.shape
     kv_heads, sk = k.shape[1], k.shape[2]

@@ -21,6 +21,7 @@ modules listed in `GROUP_MODULES`, each registering the formulas of one MIR grou
 from __future__ import annotations
 
 import importlib
+from contextvars import ContextVar
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -66,6 +67,12 @@ GROUP_MODULES = (
     "quant",
     "splat",
 )
+
+
+CUDA_KERNELS: ContextVar[bool] = ContextVar("CUDA_KERNELS", default=False)
+"""True while tracing for an NVIDIA GPU (`XlaModule(device="gpu")`): a formula may then call
+a fused cuDNN kernel that computes the same function (flash attention). Off for the portable
+StableHLO export and for the CPU, where the formulas stay the reference ones."""
 
 
 def load_formulas() -> None:
