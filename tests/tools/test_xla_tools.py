@@ -33,9 +33,15 @@ def saved(directory: Path) -> list[np.ndarray]:
     return [np.load(p) for p in sorted(directory.glob("out*.npy"))]
 
 
-@pytest.mark.parametrize("example", ["mlp.mlir", "mlp_sharded.mlir", "llama_hir.mlir"])
+# Every shipped example but ffn_dynamic.mlir, whose `?` dims need --input values
+# (tests/backends/test_xla.py compiles it once per shape).
+STATIC_EXAMPLES = sorted(p.name for p in EXAMPLES.glob("*.mlir") if p.name != "ffn_dynamic.mlir")
+
+
+@pytest.mark.parametrize("example", STATIC_EXAMPLES)
 def test_xla_runs_match_the_interpreter(capsys, tmp_path, example):
-    """The plain MLP, the MLP over a 2x2 mesh, and an HIR graph (lowered to MIR first)."""
+    """Every example: the MLP over a 2x2 mesh, HIR graphs (lowered to MIR first), the scan RNN,
+    complex values, the training loss..."""
     path = EXAMPLES / example
     if example == "mlp_sharded.mlir" and len(jax.devices(DEVICE)) < 4:
         pytest.skip(f"the 2x2 mesh needs 4 {DEVICE} devices")  # only on a GPU machine with fewer
@@ -47,7 +53,9 @@ def test_xla_runs_match_the_interpreter(capsys, tmp_path, example):
     got, want = saved(tmp_path / "xla"), saved(tmp_path / "interp")
     assert len(got) == len(want) > 0
     for g, w in zip(got, want):
-        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4)
+        # Unscaled random weights make outputs of ~1e3 (llama_block): f32 rounding is relative
+        # to that scale, not to each element.
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-4 + 1e-5 * float(np.abs(w).max()))
 
 
 def test_params_and_inputs_are_taken_as_by_the_other_backends(capsys, tmp_path):
