@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
+from xdsl.dialects import arith, tensor
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineMap
 
@@ -25,7 +26,7 @@ from rlx_xdsl.conversions.mir_to_linalg.scalars import (
     accumulator,
     lowest_value,
 )
-from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
+from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, element_type, identity, loops
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.dtypes import DType
 
@@ -116,20 +117,49 @@ def _per_row_loss(
     return lw.map_elements([peak, exp_sum, mass, weighted], [n], dt, combine)
 
 
+def picked_class(s: Scalars, label: SSAValue, label_dt: DType, classes: SSAValue) -> tuple[SSAValue, SSAValue]:
+    """`(valid, class)` of a label: `valid` when it names a class of `[0, classes)` (float
+    labels truncated toward zero, NaN names none), `class` its index, clamped to 0 when
+    not valid so that a gather never reads outside the row."""
+    if label_dt.is_float:
+        # trunc(label) in [0, C) <=> -1 < label < C; ordered comparisons are false on NaN,
+        # and no out-of-range float reaches the (then poisonous) float-to-int conversion.
+        above = s.compare("gt", label, s.constant(-1.0, label_dt), label_dt)
+        below = s.compare("lt", label, s.from_index(classes, label_dt), label_dt)
+    else:
+        as_i64 = s.cast(label, label_dt, I64)
+        above = s.compare("ge", as_i64, s.constant(0, I64), I64)
+        below = s.compare("lt", as_i64, s.from_index(classes, I64), I64)
+    valid = s.emit(arith.AndIOp(above, below))
+    return valid, s.select(valid, s.to_index(label, label_dt), s.index_constant(0))
+
+
 @LOWERINGS.register(loss.SoftmaxCrossEntropyWithLogitsOp)
 def lower_sce_with_logits(lw: Lowering, op: loss.SoftmaxCrossEntropyWithLogitsOp) -> Sequence[SSAValue]:
+    """`log(sum) - (x[label] - max)` per row, `max + log(sum)` where the label names no
+    class; the label's logit is read with `tensor.extract` (a gather), not summed out of
+    the row under a `class == label` mask, which IREE's CUDA backend fails to distribute
+    (issue 20)."""
     dt, label_dt = lw.result_dtype(), lw.operand_dtype(1)
-    target = one_hot(label_dt, accumulator(dt))
-    per_row = _per_row_loss(lw, op, op.labels, label_map(2, op.labels), target)
-    if op.ignored_label() is None:
-        return [per_row]
+    acc = accumulator(dt)
+    logits = op.logits
+    peak = _row_max(lw, logits, dt, acc)
+    exp_sum = lw.reduce(
+        [(logits, identity(2)), (peak, ROW)], lw.dims(logits), [1], acc, 0,
+        lambda s, x, m, e: s.add(e, s.exp(s.sub(s.cast(x, dt, acc), m, acc)), acc),
+    )  # fmt: skip
+    classes = lw.index_value(lw.dim(logits, 1))
     keep = unless_ignored(op, label_dt, dt)
 
-    def body(s: Scalars, value: SSAValue, label: SSAValue, _) -> SSAValue:
-        return keep(s, label, value)
+    def body(s: Scalars, label: SSAValue, m: SSAValue, e: SSAValue, _) -> SSAValue:
+        valid, cls = picked_class(s, label, label_dt, classes)
+        x = s.cast(s.emit(tensor.ExtractOp(logits, [s.loop_index(0), cls], element_type(logits))), dt, acc)
+        lse = s.log(e)
+        value = s.select(valid, s.sub(lse, s.sub(x, m, acc), acc), s.add(m, lse, acc))
+        return keep(s, label, s.cast(value, acc, dt))
 
-    inputs = [(per_row, identity(1)), (op.labels, label_map(1, op.labels))]
-    init = lw.empty(lw.dims(per_row), dt)
+    inputs = [(op.labels, label_map(1, op.labels)), (peak, identity(1)), (exp_sum, identity(1))]
+    init = lw.empty([lw.dim(logits, 0)], dt)
     return lw.generic(inputs, [(init, identity(1))], [PARALLEL], body)
 
 
