@@ -1,11 +1,24 @@
 // RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
-// The row max, then three row sums (exp of the shifted logits, the target mass, the
-// target-weighted shifted logits); an index label is a one-hot `class == label` in the body.
+// The row max and the row sum of exp(x - max), both reductions over the classes; then
+// one parallel loop over the rows reads the label's logit with tensor.extract (a
+// gather, no `class == label` mask over the row): a label outside [0, C) picks class 0
+// and the select on `valid` gives max + log(sum) instead.
 // CHECK-LABEL: func.func @with_logits
 // CHECK:         arith.maximumf
-// CHECK-COUNT-3: ins(%l, {{%.*}}, %y : tensor<4x5xf32>, tensor<4xf32>, tensor<4xi32>)
-// CHECK:         math.log
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel", "reduction"]} ins(%l, %{{.*}} : tensor<4x5xf32>, tensor<4xf32>)
+// CHECK:           math.exp
+// CHECK:         linalg.generic {{.*}} iterator_types = ["parallel"]} ins(%y, %{{.*}}, %{{.*}} : tensor<4xi32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK:           %[[ABOVE:.*]] = arith.cmpi sge
+// CHECK:           %[[BELOW:.*]] = arith.cmpi slt
+// CHECK:           %[[VALID:.*]] = arith.andi %[[ABOVE]], %[[BELOW]] : i1
+// CHECK:           %[[CLASS:.*]] = arith.select %[[VALID]], %{{.*}}, %{{.*}} : index
+// CHECK:           %[[ROW:.*]] = linalg.index 0 : index
+// CHECK:           tensor.extract %l[%[[ROW]], %[[CLASS]]] : tensor<4x5xf32>
+// CHECK:           math.log
+// CHECK:           arith.select %[[VALID]]
+// CHECK-NOT:     linalg.index 1
+// CHECK:         func.return
 func.func @with_logits(%l: tensor<4x5xf32>, %y: tensor<4xi32>) -> tensor<4xf32> {
   %0 = mir.softmax_cross_entropy_with_logits %l, %y : (tensor<4x5xf32>, tensor<4xi32>) -> tensor<4xf32>
   func.return %0 : tensor<4xf32>
@@ -35,15 +48,11 @@ func.func @backward(%l: tensor<4x5xf32>, %y: tensor<4xi64>, %d: tensor<4xf32>) -
 
 // -----
 
-// Labels [N, 1] are read at (n, 0). A class whose target is 0 adds 0 to the weighted
-// sum through a select (0 * -inf would be NaN); rows labelled ignore_index get 0 from a
-// last elementwise select on the label.
+// Labels [N, 1] are read at (n, 0); rows labelled ignore_index get 0 from a last
+// select on the label, in the same loop as the gather.
 // CHECK-LABEL: func.func @ignored
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0, d1)>, affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, 0)>, affine_map<(d0, d1) -> (d0)>]
-// CHECK:           %[[SELECTED:.*]] = arith.cmpf une
-// CHECK:           %[[PRODUCT:.*]] = arith.mulf
-// CHECK:           arith.select %[[SELECTED]], %[[PRODUCT]]
-// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%{{.*}}, %y : tensor<4xf32>, tensor<4x1xi64>)
+// CHECK:         linalg.generic {indexing_maps = [affine_map<(d0) -> (d0, 0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>, affine_map<(d0) -> (d0)>], iterator_types = ["parallel"]} ins(%y, %{{.*}}, %{{.*}} : tensor<4x1xi64>, tensor<4xf32>, tensor<4xf32>)
+// CHECK:           tensor.extract %l
 // CHECK:           %[[IGNORE:.*]] = arith.constant -100 : i64
 // CHECK-NEXT:      %[[IGNORED:.*]] = arith.cmpi eq, %{{.*}}, %[[IGNORE]] : i64
 // CHECK-NEXT:      %[[ZERO:.*]] = arith.constant 0.000000e+00 : f32
