@@ -1,12 +1,17 @@
 """Lowering of MIR softmax cross-entropy ops to row reductions over the classes.
 
-Each row's statistics (max, sum of exp(x - max), the target mass and the
-target-weighted shifted logits) come from two `linalg.generic` reductions; the
-loss is then `max * (1 - mass) + log(sum) - weighted`, the interpreter's
-cancellation-free form. Class-index labels (`[N]` or `[N, 1]`) become one-hot
-targets inside the loop body (`class == label`), so a label outside `[0, C)` (or
-NaN) selects no class. A class whose target is 0 adds nothing to `weighted` (a
-`select`, not `0 * (x - max)`, which is NaN for a `-inf` logit), and rows labelled
+Every op first takes each row's max and sum of exp(x - max) (two `linalg.generic`
+reductions). With class-index labels (`[N]` or `[N, 1]`) the loss is then one
+parallel loop over the rows, `log(sum) - (x[label] - max)`, reading the label's
+logit with `tensor.extract` (a gather): a masked row sum (`class == label` inside a
+reduction) is what IREE 3.13's CUDA backend fails to distribute ("failed to
+distribute"). A label outside `[0, C)` (or NaN) names no class: the gather reads
+class 0 and a `select` gives the bare logsumexp `max + log(sum)` instead. Dense
+targets take two more reductions, the target mass and the target-weighted shifted
+logits, and `max * (1 - mass) + log(sum) - weighted` (the interpreter's
+cancellation-free form); a class whose target is 0 adds nothing to `weighted` (a
+`select`, not `0 * (x - max)`, which is NaN for a `-inf` logit). The backward is
+elementwise, its one-hot `class == label` in a parallel loop. Rows labelled
 `ignore_index` get 0 from a `select` on the label.
 """
 
@@ -82,6 +87,14 @@ def _row_max(lw: Lowering, logits: SSAValue, dt: DType, acc: DType) -> SSAValue:
     )  # fmt: skip
 
 
+def _row_exp_sum(lw: Lowering, logits: SSAValue, peak: SSAValue, dt: DType, acc: DType) -> SSAValue:
+    """`sum over c of exp(x - max)` per row."""
+    return lw.reduce(
+        [(logits, identity(2)), (peak, ROW)], lw.dims(logits), [1], acc, 0,
+        lambda s, x, m, e: s.add(e, s.exp(s.sub(s.cast(x, dt, acc), m, acc)), acc),
+    )  # fmt: skip
+
+
 def _per_row_loss(
     lw: Lowering, op, target_operand: SSAValue, target_map: AffineMap, target: Target
 ) -> SSAValue:
@@ -117,7 +130,9 @@ def _per_row_loss(
     return lw.map_elements([peak, exp_sum, mass, weighted], [n], dt, combine)
 
 
-def picked_class(s: Scalars, label: SSAValue, label_dt: DType, classes: SSAValue) -> tuple[SSAValue, SSAValue]:
+def picked_class(
+    s: Scalars, label: SSAValue, label_dt: DType, classes: SSAValue
+) -> tuple[SSAValue, SSAValue]:
     """`(valid, class)` of a label: `valid` when it names a class of `[0, classes)` (float
     labels truncated toward zero, NaN names none), `class` its index, clamped to 0 when
     not valid so that a gather never reads outside the row."""
@@ -144,10 +159,7 @@ def lower_sce_with_logits(lw: Lowering, op: loss.SoftmaxCrossEntropyWithLogitsOp
     acc = accumulator(dt)
     logits = op.logits
     peak = _row_max(lw, logits, dt, acc)
-    exp_sum = lw.reduce(
-        [(logits, identity(2)), (peak, ROW)], lw.dims(logits), [1], acc, 0,
-        lambda s, x, m, e: s.add(e, s.exp(s.sub(s.cast(x, dt, acc), m, acc)), acc),
-    )  # fmt: skip
+    exp_sum = _row_exp_sum(lw, logits, peak, dt, acc)
     classes = lw.index_value(lw.dim(logits, 1))
     keep = unless_ignored(op, label_dt, dt)
 
@@ -178,10 +190,7 @@ def lower_sce_backward(lw: Lowering, op: loss.SoftmaxCrossEntropyBackwardOp) -> 
     logits = op.logits
     dims = lw.dims(logits)
     peak = _row_max(lw, logits, dt, acc)
-    exp_sum = lw.reduce(
-        [(logits, identity(2)), (peak, ROW)], dims, [1], acc, 0,
-        lambda s, x, m, e: s.add(e, s.exp(s.sub(s.cast(x, dt, acc), m, acc)), acc),
-    )  # fmt: skip
+    exp_sum = _row_exp_sum(lw, logits, peak, dt, acc)
     label_dt = lw.operand_dtype(1)
     target = one_hot(label_dt, acc)
     keep = unless_ignored(op, label_dt, dt)
