@@ -397,12 +397,10 @@ def forward_row(name: str, config: LlamaConfig, env: Env) -> dict:
 
 
 @dataclass
-class TrainWorkload:
-    name: str
-    config: LlamaConfig
-    params: dict[str, np.ndarray]
-    inputs: dict[str, np.ndarray]
-    reference: tuple[float, dict[str, np.ndarray]] | None = None  # loss and gradients (PyTorch f32)
+class TrainWorkload(Workload):
+    """A training row: as `Workload`, the reference being PyTorch's f32 loss and gradients."""
+
+    reference: tuple[float, dict[str, np.ndarray]] | None = None
 
 
 def grad_errors(loss: float, grads: dict[str, np.ndarray], w: TrainWorkload) -> tuple[float | None, dict]:
