@@ -16,6 +16,7 @@ from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import linear
 from rlx_xdsl.autodiff.registry import Unsupported
 from rlx_xdsl.autodiff.rules.mir.reduction import _chooser_rule, _prod_rule
+from rlx_xdsl.autodiff.rules.mir.reduction import softmax as softmax_vjp
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp, TopkOp
@@ -49,13 +50,9 @@ def reduce(e: Emitter, op: ReduceOp, tangents: Tangents) -> OutTangents:
     ]
 
 
-@JVP_RULES.register(SoftmaxOp)
-def softmax(e: Emitter, op: SoftmaxOp, tangents: Tangents) -> OutTangents:
-    """`dy = y * (t - sum(y * t))` along the axis."""
-    (t,) = tangents
-    y = op.result
-    dot = e.mir.reduce(e.mir.mul(y, t), kind="sum", axes=[op.normalized_axis()], keep_dim=True)
-    return [e.mir.mul(y, e.mir.sub(t, dot))]
+JVP_RULES.add(SoftmaxOp, softmax_vjp)
+"""`dy = y * (t - sum(y * t))` along the axis: the Jacobian is symmetric, so the reverse
+rule is the forward one."""
 
 
 @JVP_RULES.register(TopkOp)
