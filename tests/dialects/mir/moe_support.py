@@ -4,6 +4,7 @@ oracle and the in-place expansion of one op by its unfuse rule."""
 import numpy as np
 
 from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.interpreters import run_function
 
 
 def token_loop(x, w, expert):
@@ -14,13 +15,15 @@ def token_loop(x, w, expert):
     return out
 
 
-def expand_in_place(module, op_type, expand) -> set[str]:
-    """Replace `module`'s one `op_type` op by what `expand` (its unfuse rule) emits before
-    it; verify; return the names of the ops now in the module."""
+def before_and_after_expansion(module, inputs, op_type, expand):
+    """`@f`'s result on `inputs`, and again after `module`'s one `op_type` op is replaced
+    by what `expand` (its unfuse rule) emits before it; and the names of the ops left."""
+    (whole,) = run_function(module, "f", inputs)
     (op,) = [op for op in module.walk() if isinstance(op, op_type)]
     (value,) = expand(Emitter.before(op), op)
     op.result.replace_all_uses_with(value)
     op.detach()
     op.erase()
     module.verify()
-    return {o.name for o in module.walk()}
+    (expanded,) = run_function(module, "f", inputs)
+    return whole, expanded, {o.name for o in module.walk()}

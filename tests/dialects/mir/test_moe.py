@@ -28,7 +28,7 @@ from rlx_xdsl.transforms.unfuse_rules.moe import (
     expand_grouped_matmul,
 )
 
-from .moe_support import expand_in_place, token_loop
+from .moe_support import before_and_after_expansion, token_loop
 
 RNG = np.random.default_rng(23)
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-moe.mlir"
@@ -109,10 +109,9 @@ def test_grouped_matmul_equals_its_expansion(rows):
     to rounding)."""
     module = grouped_module(rows)
     inputs = [rand(5, 4, dtype=np.float32), rand(3, 4, 2, dtype=np.float32), np.array([2, 0, 2, 1, 0])]
-    (whole,) = run_function(module, "f", inputs)
+    whole, expanded, names = before_and_after_expansion(module, inputs, GroupedMatmulOp, expand_grouped_matmul)
     np.testing.assert_allclose(whole, token_loop(*inputs), rtol=1e-5)
-    assert {"mir.gather", "mir.matmul"} <= expand_in_place(module, GroupedMatmulOp, expand_grouped_matmul)
-    (expanded,) = run_function(module, "f", inputs)
+    assert {"mir.gather", "mir.matmul"} <= names
     np.testing.assert_allclose(whole, expanded, rtol=1e-6, atol=1e-6)
 
 
@@ -182,10 +181,10 @@ def test_dequant_grouped_matmul_equals_its_expansion(scheme, block):
     packed = packed_experts(rand(3, 8, 2, dtype=np.float32), scheme, block)
     module = dequant_grouped_module(scheme, block, packed, DYNAMIC, "f32")
     inputs = [rand(5, 8, dtype=np.float32), *packed, np.array([2, 0, 2, 1, 0])]
-    (whole,) = run_function(module, "f", inputs)
-    names = expand_in_place(module, DequantGroupedMatmulOp, expand_dequant_grouped_matmul)
+    whole, expanded, names = before_and_after_expansion(
+        module, inputs, DequantGroupedMatmulOp, expand_dequant_grouped_matmul
+    )
     assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= names
-    (expanded,) = run_function(module, "f", inputs)
     np.testing.assert_allclose(expanded, whole, rtol=1e-6, atol=1e-6)
 
 
@@ -239,10 +238,7 @@ def test_dequant_moe_weights_equal_their_expansion():
     b = GraphBuilder("f")
     params = [b.input(n, a.shape, "i8" if a.dtype == np.int8 else "f32") for n, a in zip(("q", "s", "z"), packed)]
     b.output(b.dequant_moe_weights(*params, scheme="int8_block_asym", block_size=4))
-    module = b.module()
-    (whole,) = run_function(module, "f", packed)
-    expand_in_place(module, DequantMoeWeightsOp, expand_dequant_moe_weights)
-    (expanded,) = run_function(module, "f", packed)
+    whole, expanded, _ = before_and_after_expansion(b.module(), packed, DequantMoeWeightsOp, expand_dequant_moe_weights)
     np.testing.assert_array_equal(whole, expanded)
 
 

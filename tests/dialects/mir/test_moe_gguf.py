@@ -9,13 +9,12 @@ from gguf import quants
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.oracles import run_op
 from rlx_xdsl.transforms.unfuse_rules.moe import expand_dequant_grouped_matmul
 
-from .moe_support import expand_in_place, token_loop
+from .moe_support import before_and_after_expansion, token_loop
 
 RNG = np.random.default_rng(2323)
 T = gguf.GGMLQuantizationType
@@ -82,10 +81,10 @@ def test_gguf_dequant_grouped_matmul_equals_its_expansion():
     w_q = random_experts("gguf_q4_0", 3, 2, 2)
     module = gguf_module("gguf_q4_0", w_q, DYNAMIC, "f32")
     inputs = [RNG.standard_normal((5, 64)).astype(np.float32), w_q, UNUSED, UNUSED, np.array([2, 0, 2, 1, 0])]
-    (whole,) = run_function(module, "f", inputs)
-    names = expand_in_place(module, DequantGroupedMatmulOp, expand_dequant_grouped_matmul)
+    whole, expanded, names = before_and_after_expansion(
+        module, inputs, DequantGroupedMatmulOp, expand_dequant_grouped_matmul
+    )
     assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= names
-    (expanded,) = run_function(module, "f", inputs)
     np.testing.assert_allclose(expanded, whole, rtol=1e-5, atol=1e-5)
 
 
