@@ -133,8 +133,8 @@ def _format(operands: Sequence[str], names: Sequence[str]) -> str:
 class SplatOperation(RlxOperation):
     """Reads the properties and checks the operands the four ops share.
 
-    The fields live in the subclasses below, which the ops combine: xDSL collects fields
-    along the MRO, so the order of the bases fixes the order of operands and properties."""
+    The operands and properties live in the subclasses below, which the ops combine: xDSL
+    collects fields along the MRO, so the order of the bases fixes their order."""
 
     PROPERTIES: ClassVar[tuple[str, ...]] = RENDER_PROPERTIES
     result = result_def(TensorType)
