@@ -185,6 +185,15 @@ def cell_of(column: Callable[[], Cell]) -> Cell:
         free()
 
 
+def row_of(name: str, config: LlamaConfig, columns: dict[str, Callable[[], Cell]]) -> dict:
+    """A table row: each column's cell, in order (progress on stderr)."""
+    cells = {}
+    for column, run in columns.items():
+        print(f"#   {column}", file=sys.stderr)
+        cells[column] = asdict(cell_of(run))
+    return {"row": name, "config": asdict(config), "cells": cells}
+
+
 # The frameworks -------------------------------------------------------------------
 
 
@@ -386,23 +395,17 @@ def forward_row(name: str, config: LlamaConfig, env: Env) -> dict:
         "ours XLA bf16 graph": lambda: xla_forward(w, env, graph_dtype="bf16"),
         "ours IREE": lambda: iree_forward(w, env),
     }
-    cells = {}
-    for column, run in columns.items():
-        print(f"#   {column}", file=sys.stderr)
-        cells[column] = asdict(cell_of(run))
-    return {"row": name, "config": asdict(config), "cells": cells}
+    return row_of(name, config, columns)
 
 
 # Training step --------------------------------------------------------------------
 
 
 @dataclass
-class TrainWorkload:
-    name: str
-    config: LlamaConfig
-    params: dict[str, np.ndarray]
-    inputs: dict[str, np.ndarray]
-    reference: tuple[float, dict[str, np.ndarray]] | None = None  # loss and gradients (PyTorch f32)
+class TrainWorkload(Workload):
+    """A training row: as `Workload`, the reference being PyTorch's f32 loss and gradients."""
+
+    reference: tuple[float, dict[str, np.ndarray]] | None = None
 
 
 def grad_errors(loss: float, grads: dict[str, np.ndarray], w: TrainWorkload) -> tuple[float | None, dict]:
@@ -485,11 +488,7 @@ def train_row(name: str, config: LlamaConfig, env: Env) -> dict:
         "ours XLA f32 TF32": lambda: xla_train(w, env, tf32=True),
         "ours IREE": lambda: iree_train(w, env),
     }
-    cells = {}
-    for column, run in columns.items():
-        print(f"#   {column}", file=sys.stderr)
-        cells[column] = asdict(cell_of(run))
-    return {"row": name, "config": asdict(config), "cells": cells}
+    return row_of(name, config, columns)
 
 
 # Data-parallel training -----------------------------------------------------------

@@ -105,10 +105,15 @@ def calls(text: str, name: str, ctx) -> int:
     return pstats.Stats(profile).total_calls
 
 
-def measure(layers: int, repeat: int, workdir: Path) -> dict:
+def loss_file(layers: int, workdir: Path) -> tuple[str, str]:
+    """The N-layer LLaMA loss written to `workdir`: its text and file name (what is timed reads it)."""
     path = workdir / f"llama_loss_{layers}.mlir"
     path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
-    text, name = path.read_text(), str(path)
+    return path.read_text(), str(path)
+
+
+def measure(layers: int, repeat: int, workdir: Path) -> dict:
+    text, name = loss_file(layers, workdir)
     ctx = make_context()
     module = parse_module(text, name, ctx)
     for pass_ in PASSES:
@@ -145,9 +150,7 @@ def _prefix(text: str, name: str, ctx, upto) -> ModuleOp:
 
 def measure_vmap(layers: int, repeat: int, workdir: Path) -> dict:
     """The batching pass on the N-layer loss: its output size, in-process time, command line."""
-    path = workdir / f"llama_loss_{layers}.mlir"
-    path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
-    text, name = path.read_text(), str(path)
+    text, name = loss_file(layers, workdir)
     ctx = make_context()
     module = parse_module(text, name, ctx)
     VMAP_PASS.apply(ctx, module)
@@ -238,9 +241,7 @@ def measure_forward_mode(mode: str, layers: int, repeat: int, workdir: Path) -> 
     from rlx_xdsl.transforms.pipeline import parse_pipeline
 
     pipeline, added = FORWARD_MODES[mode]
-    path = workdir / f"llama_loss_{layers}.mlir"
-    path.write_text(print_module(build_llama_loss(layers, **CONFIG)))
-    text, name = path.read_text(), str(path)
+    text, name = loss_file(layers, workdir)
     ctx = make_context()
     passes = parse_pipeline(pipeline, get_all_passes()).passes
 

@@ -301,14 +301,22 @@ def build_gradient(
         gradients.append(gradient)
 
     kept = outputs if loss is Loss.KEEP else outputs[1:]
-    new_return = func.ReturnOp(*kept, *gradients)
-    new_return.location = copy_return.location
-    block.insert_op_before(new_return, copy_return)
-    block.erase_op(copy_return)
-    copy.update_function_type()
+    replace_return(copy, [*kept, *gradients])
     eliminate_dead_code(copy)
     module.body.block.insert_op_after(copy, function)
     return copy
+
+
+def replace_return(function: func.FuncOp, values: Sequence[SSAValue]) -> None:
+    """Make `function` return `values` (at its old return's location) and update its type."""
+    block = function.body.block
+    old = block.last_op
+    assert isinstance(old, func.ReturnOp)
+    new = func.ReturnOp(*values)
+    new.location = old.location
+    block.insert_op_before(new, old)
+    block.erase_op(old)
+    function.update_function_type()
 
 
 def _find_function(module: ModuleOp, name: str, who: str = "rlx-grad") -> func.FuncOp:

@@ -34,7 +34,7 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import scalar, splat, zeros_like
-from rlx_xdsl.autodiff.grad import Mode, build_gradient
+from rlx_xdsl.autodiff.grad import Mode, build_gradient, replace_return
 from rlx_xdsl.autodiff.jvp import JVP_RULES_USED, _tangent_args, add_function, find_function, jvp_function
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, load_jvp_rules
 from rlx_xdsl.diagnostics import OpError
@@ -75,12 +75,7 @@ def _plain_gradient(gradient: func.FuncOp, count: int) -> None:
     terminator = block.last_op
     assert isinstance(terminator, func.ReturnOp)
     values = list(terminator.arguments)
-    kept = [values[0], *values[len(values) - count :]]
-    new_return = func.ReturnOp(*kept)
-    new_return.location = terminator.location
-    block.insert_op_before(new_return, terminator)
-    block.erase_op(terminator)
-    gradient.update_function_type()
+    replace_return(gradient, [values[0], *values[len(values) - count :]])
 
 
 def build_hvp(module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode = Mode.STRICT) -> func.FuncOp:
@@ -99,11 +94,7 @@ def build_hvp(module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode =
     assert isinstance(terminator, func.ReturnOp)
     values = list(terminator.arguments)
     half = len(values) // 2
-    new_return = func.ReturnOp(*values[:half], *values[half + 1 :])  # no tangent of the loss
-    new_return.location = terminator.location
-    built.body.block.insert_op_before(new_return, terminator)
-    built.body.block.erase_op(terminator)
-    built.update_function_type()
+    replace_return(built, [*values[:half], *values[half + 1 :]])  # no tangent of the loss
     eliminate_dead_code(built)
     return add_function(module, function, built, WHO)
 

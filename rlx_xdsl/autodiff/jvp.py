@@ -41,7 +41,14 @@ from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.grad import _arg_attrs, _find_function, _prepare_hint, carries_gradient, resolve_wrt
+from rlx_xdsl.autodiff.grad import (
+    _arg_attrs,
+    _find_function,
+    _prepare_hint,
+    carries_gradient,
+    replace_return,
+    resolve_wrt,
+)
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, Rebuilt, load_jvp_rules
 from rlx_xdsl.autodiff.registry import Unsupported
 from rlx_xdsl.diagnostics import OpError
@@ -161,11 +168,7 @@ def jvp_function(function: func.FuncOp, indices: Sequence[int], name: str, who: 
     outputs = list(terminator.arguments)
     e = Emitter(Builder(InsertPoint.before(terminator)), terminator.location)
     tangents = [sweep.tangents.get(v) or zeros_like(e, v) for v in outputs]
-    new_return = func.ReturnOp(*outputs, *tangents)
-    new_return.location = terminator.location
-    block.insert_op_before(new_return, terminator)
-    block.erase_op(terminator)
-    copy.update_function_type()
+    replace_return(copy, [*outputs, *tangents])
     eliminate_dead_code(copy)
     return copy
 

@@ -104,6 +104,23 @@ def labels(config: LlamaConfig) -> np.ndarray:
     return np.arange(config.batch * config.seq) % config.vocab
 
 
+def _decoder(params, x, config: LlamaConfig, rms_norm, heads, rope, attention, silu):
+    """`build_llama`'s layers (and head with `vocab`), written once for both frameworks:
+    each passes its own norm, head split, rope, attention (back to `[B, S, dim]`) and silu."""
+    for i in range(config.layers):
+        p = f"layers.{i}"
+        h = rms_norm(x, f"{p}.attn_norm")
+        q = rope(heads(h @ params[f"{p}.wq"], config.n_heads))
+        k = rope(heads(h @ params[f"{p}.wk"], config.n_kv_heads))
+        v = heads(h @ params[f"{p}.wv"], config.n_kv_heads)
+        x = x + attention(q, k, v) @ params[f"{p}.wo"]
+        h = rms_norm(x, f"{p}.ffn_norm")
+        x = x + (silu(h @ params[f"{p}.w_gate"]) * (h @ params[f"{p}.w_up"])) @ params[f"{p}.w_down"]
+    if config.vocab is not None:
+        x = rms_norm(x, "norm") @ params["lm_head"]
+    return x
+
+
 # PyTorch ---------------------------------------------------------------------------
 
 
@@ -126,21 +143,14 @@ def torch_llama(params, x, cos, sin, config: LlamaConfig):
         return torch.cat([a * cos - b * sin, b * cos + a * sin], dim=-1)
 
     rep = config.n_heads // config.n_kv_heads
-    for i in range(config.layers):
-        p = f"layers.{i}"
-        h = rms_norm(x, f"{p}.attn_norm")
-        q = rope(heads(h @ params[f"{p}.wq"], config.n_heads))
-        k = rope(heads(h @ params[f"{p}.wk"], config.n_kv_heads))
-        v = heads(h @ params[f"{p}.wv"], config.n_kv_heads)
+
+    def attention(q, k, v):
         if rep > 1:
             k, v = k.repeat_interleave(rep, dim=1), v.repeat_interleave(rep, dim=1)
         a = F.scaled_dot_product_attention(q, k, v, is_causal=True)
-        x = x + a.transpose(1, 2).reshape(config.batch, config.seq, config.dim) @ params[f"{p}.wo"]
-        h = rms_norm(x, f"{p}.ffn_norm")
-        x = x + (F.silu(h @ params[f"{p}.w_gate"]) * (h @ params[f"{p}.w_up"])) @ params[f"{p}.w_down"]
-    if config.vocab is not None:
-        x = rms_norm(x, "norm") @ params["lm_head"]
-    return x
+        return a.transpose(1, 2).reshape(config.batch, config.seq, config.dim)
+
+    return _decoder(params, x, config, rms_norm, heads, rope, attention, F.silu)
 
 
 def torch_loss(params, x, cos, sin, target, config: LlamaConfig):
@@ -173,19 +183,11 @@ def jax_llama(params, x, cos, sin, config: LlamaConfig):
         c, s = cos[:, None, :], sin[:, None, :]
         return jnp.concatenate([a * c - b * s, b * c + a * s], axis=-1)
 
-    for i in range(config.layers):
-        p = f"layers.{i}"
-        h = rms_norm(x, f"{p}.attn_norm")
-        q = rope(heads(h @ params[f"{p}.wq"], config.n_heads))
-        k = rope(heads(h @ params[f"{p}.wk"], config.n_kv_heads))
-        v = heads(h @ params[f"{p}.wv"], config.n_kv_heads)
+    def attention(q, k, v):
         a = jax.nn.dot_product_attention(q, k, v, is_causal=True)  # groups query heads by kv head
-        x = x + a.reshape(config.batch, config.seq, config.dim) @ params[f"{p}.wo"]
-        h = rms_norm(x, f"{p}.ffn_norm")
-        x = x + (jax.nn.silu(h @ params[f"{p}.w_gate"]) * (h @ params[f"{p}.w_up"])) @ params[f"{p}.w_down"]
-    if config.vocab is not None:
-        x = rms_norm(x, "norm") @ params["lm_head"]
-    return x
+        return a.reshape(config.batch, config.seq, config.dim)
+
+    return _decoder(params, x, config, rms_norm, heads, rope, attention, jax.nn.silu)
 
 
 def jax_loss(params, x, cos, sin, target, config: LlamaConfig):

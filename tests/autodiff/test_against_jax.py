@@ -18,8 +18,9 @@ from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.graph import graph_args
 from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.testing import model_graphs
 from rlx_xdsl.testing.jax_oracle import jax_vjp
-from rlx_xdsl.testing.llama import build_llama, rope_tables
+from rlx_xdsl.testing.llama import build_llama
 
 TOL = 2e-3
 RNG = np.random.default_rng(99)
@@ -49,14 +50,6 @@ def compare_with_jax(module, name, inputs, cotangent=None):
 
 
 def test_mlp_with_softmax_cross_entropy_loss():
-    b = GraphBuilder("loss")
-    x = b.input("x", [8, 16])
-    labels = b.input("labels", [8], "i64")
-    w1, b1 = b.param("w1", [16, 32]), b.param("b1", [32])
-    w2, b2 = b.param("w2", [32, 10]), b.param("b2", [10])
-    hidden = b.relu(b.add(b.matmul(x, w1), b1))
-    logits = b.add(b.matmul(hidden, w2), b2)
-    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
     inputs = [
         rand(8, 16),
         RNG.integers(0, 10, 8),
@@ -65,21 +58,10 @@ def test_mlp_with_softmax_cross_entropy_loss():
         rand(32, 10, scale=0.3),
         rand(10),
     ]
-    compare_with_jax(b.module(), "loss", inputs)
+    compare_with_jax(model_graphs.mlp(8, 16, 32, 10), "loss", inputs)
 
 
 def test_conv_net_with_max_and_mean_pooling():
-    b = GraphBuilder("loss")
-    x = b.input("x", [2, 1, 8, 8])
-    labels = b.input("labels", [2], "i64")
-    w1, b1 = b.param("w1", [4, 1, 3, 3]), b.param("b1", [1, 4, 1, 1])
-    w2, w3 = b.param("w2", [6, 4, 3, 3]), b.param("w3", [24, 10])
-    h = b.relu(b.add(b.conv(x, w1, kernel_size=[3, 3], padding=[1, 1]), b1))
-    h = b.pool(h, kind="max", kernel_size=[2, 2])
-    h = b.tanh(b.conv(h, w2, kernel_size=[3, 3], padding=[1, 1]))
-    h = b.pool(h, kind="mean", kernel_size=[2, 2])
-    logits = b.matmul(b.reshape(h, new_shape=[2, 24]), w3)
-    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
     inputs = [
         rand(2, 1, 8, 8),
         RNG.integers(0, 10, 2),
@@ -88,7 +70,7 @@ def test_conv_net_with_max_and_mean_pooling():
         rand(6, 4, 3, 3, scale=0.3),
         rand(24, 10, scale=0.3),
     ]
-    compare_with_jax(b.module(), "loss", inputs)
+    compare_with_jax(model_graphs.conv_net_with_pooling(), "loss", inputs)
 
 
 def test_one_llama_decoder_layer():
@@ -96,12 +78,7 @@ def test_one_llama_decoder_layer():
     seeded by a random cotangent."""
     dims = {"batch": 1, "seq": 4, "dim": 16, "n_heads": 2, "n_kv_heads": 1, "ffn": 24}
     module = build_llama(1, **dims)
-    function = find_function(module, "llama")
-    cos, sin = rope_tables(dims["seq"], dims["dim"] // dims["n_heads"])
-    inputs = [rand(1, 4, 16), cos, sin]
-    for arg in graph_args(function)[3:]:
-        shape = arg.type.get_shape()
-        inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
+    inputs = model_graphs.llama_inputs(module, rand(1, 4, 16), dims, rand)
     compare_with_jax(module, "llama", inputs, cotangent=rand(1, 4, 16))
 
 
@@ -111,21 +88,7 @@ def test_a_graph_through_if_and_while(sign):
     stops after 2 of its 3 allowed steps (JAX: the same steps, frozen once the condition fails)."""
     b = GraphBuilder("loss")
     x, w = b.param("x", [2, 4]), b.param("w", [4, 4])
-    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
-    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
-    h = b.if_(
-        positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.mul(rb.sin(x), x)
-    )
-    h, _, _ = b.while_(
-        [h, w, b.constant(np.zeros(1), "f32")],
-        lambda rb, h, w, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
-        lambda rb, h, w, i: (
-            rb.add(rb.tanh(rb.matmul(h, w)), h),
-            w,
-            rb.add(i, rb.constant(np.ones(1), "f32")),
-        ),
-        max_iterations=3,
-    )
+    h = model_graphs.if_and_while(b, x, w)
     b.output(b.reduce(b.mul(h, h), kind="sum", axes=[0, 1]))
     x0 = sign * (np.abs(rand(2, 4)) + 0.1)
     compare_with_jax(b.module(), "loss", [x0, rand(4, 4, scale=0.5)])

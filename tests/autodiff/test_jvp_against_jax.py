@@ -21,8 +21,9 @@ from rlx_xdsl.autodiff.prepare import prepare_for_ad  # noqa: E402
 from rlx_xdsl.builder import GraphBuilder  # noqa: E402
 from rlx_xdsl.graph import graph_args  # noqa: E402
 from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.testing import model_graphs  # noqa: E402
 from rlx_xdsl.testing.jax_oracle import jax_function  # noqa: E402
-from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
+from rlx_xdsl.testing.llama import build_llama  # noqa: E402
 from rlx_xdsl.testing.training import build_llama_loss  # noqa: E402
 
 jax.config.update("jax_enable_x64", True)
@@ -93,16 +94,8 @@ def compare_hvp(module, inputs, name, wrt=None):
 
 
 def mlp(activation="relu"):
-    b = GraphBuilder("loss")
-    x = b.input("x", [6, 8])
-    labels = b.input("labels", [6], "i64")
-    w1, b1 = b.param("w1", [8, 12]), b.param("b1", [12])
-    w2, b2 = b.param("w2", [12, 5]), b.param("b2", [5])
-    hidden = getattr(b, activation)(b.add(b.matmul(x, w1), b1))
-    logits = b.add(b.matmul(hidden, w2), b2)
-    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
     inputs = [rand(6, 8), RNG.integers(0, 5, 6), rand(8, 12, scale=0.3), rand(12), rand(12, 5, scale=0.3), rand(5)]
-    return b.module(), inputs
+    return model_graphs.mlp(6, 8, 12, 5, activation), inputs
 
 
 def conv_net():
@@ -113,8 +106,7 @@ def conv_net():
     w2 = b.param("w2", [3 * 9, 4])
     h = b.tanh(b.add(b.conv(x, w1, kernel_size=[3, 3], padding=[1, 1]), b1))
     h = b.pool(h, kind="max", kernel_size=[2, 2])
-    logits = b.matmul(b.reshape(h, new_shape=[2, 27]), w2)
-    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
+    model_graphs.mean_sce(b, b.matmul(b.reshape(h, new_shape=[2, 27]), w2), labels)
     inputs = [rand(2, 1, 6, 6), RNG.integers(0, 4, 2), rand(3, 1, 3, 3), rand(1, 3, 1, 1), rand(27, 4, scale=0.3)]
     return b.module(), inputs
 
@@ -123,15 +115,8 @@ LLAMA_DIMS = {"batch": 1, "seq": 4, "dim": 8, "n_heads": 2, "n_kv_heads": 1, "ff
 
 
 def llama_layer():
-    dims = LLAMA_DIMS
-    module = build_llama(1, **dims)
-    function = find_function(module, "llama")
-    cos, sin = rope_tables(dims["seq"], dims["dim"] // dims["n_heads"])
-    inputs = [rand(1, 4, 8), cos, sin]
-    for arg in graph_args(function)[3:]:
-        shape = arg.type.get_shape()
-        inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
-    return module, inputs
+    module = build_llama(1, **LLAMA_DIMS)
+    return module, model_graphs.llama_inputs(module, rand(1, 4, 8), LLAMA_DIMS, rand)
 
 
 def test_jvp_of_mlp_with_softmax_cross_entropy():
@@ -150,17 +135,7 @@ def test_jvp_of_a_llama_decoder_layer():
 def if_while_graph():
     b = GraphBuilder("loss")
     x, w = b.param("x", [2, 4]), b.param("w", [4, 4])
-    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
-    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
-    h = b.if_(
-        positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.mul(rb.sin(x), x)
-    )
-    h, _, _ = b.while_(
-        [h, w, b.constant(np.zeros(1), "f32")],
-        lambda rb, h, w, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
-        lambda rb, h, w, i: (rb.add(rb.tanh(rb.matmul(h, w)), h), w, rb.add(i, rb.constant(np.ones(1), "f32"))),
-        max_iterations=3,
-    )
+    h = model_graphs.if_and_while(b, x, w)
     b.output(b.reduce(b.mul(h, h), kind="sum", axes=[0, 1]))
     return b.module()
 
@@ -188,11 +163,6 @@ def test_hvp_of_the_llama_training_loss():
     """One decoder layer with its SCE loss (`testing.training.build_llama_loss`): attention,
     rope, rms_norm and SwiGLU in the gradient, pushed forward along v."""
     module = build_llama_loss(1, vocab=8, **LLAMA_DIMS)
-    function = find_function(module, "llama")
-    cos, sin = rope_tables(LLAMA_DIMS["seq"], LLAMA_DIMS["dim"] // LLAMA_DIMS["n_heads"])
-    inputs = [rand(1, 4, 8), cos, sin]
-    for arg in graph_args(function)[3:]:
-        shape = arg.type.get_shape()
-        inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
+    inputs = model_graphs.llama_inputs(module, rand(1, 4, 8), LLAMA_DIMS, rand)
     params = _params(module, "llama")
     compare_hvp(module, inputs, "llama", [params[0], params[1], params[-1]])  # a norm, attention, the head

@@ -15,9 +15,9 @@ from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.batching.vmap import build_vmap
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.conversions.mir_to_jax import jax_function
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.testing.llama import build_llama, rope_tables
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.testing import model_graphs
+from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.vmap_check import check_vmap
 
 N = 3
@@ -43,16 +43,8 @@ def compare_with_jax_vmap(module, name: str, inputs: list[np.ndarray], batched: 
 
 
 def mlp():
-    b = GraphBuilder("loss")
-    x = b.input("x", [4, 6])
-    labels = b.input("labels", [4], "i64")
-    w1, b1 = b.param("w1", [6, 8]), b.param("b1", [8])
-    w2, b2 = b.param("w2", [8, 5]), b.param("b2", [5])
-    hidden = b.relu(b.add(b.matmul(x, w1), b1))
-    logits = b.add(b.matmul(hidden, w2), b2)
-    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
     params = [rand(6, 8, scale=0.4), rand(8), rand(8, 5, scale=0.4), rand(5)]
-    return b.module(), params
+    return model_graphs.mlp(4, 6, 8, 5), params
 
 
 def test_mlp_with_softmax_cross_entropy_per_example_batches():
@@ -69,20 +61,9 @@ def test_mlp_batched_over_its_weights_too():
 
 
 def test_conv_net_with_pooling():
-    b = GraphBuilder("loss")
-    x = b.input("x", [2, 1, 8, 8])
-    labels = b.input("labels", [2], "i64")
-    w1, b1 = b.param("w1", [4, 1, 3, 3]), b.param("b1", [1, 4, 1, 1])
-    w2, w3 = b.param("w2", [6, 4, 3, 3]), b.param("w3", [24, 10])
-    h = b.relu(b.add(b.conv(x, w1, kernel_size=[3, 3], padding=[1, 1]), b1))
-    h = b.pool(h, kind="max", kernel_size=[2, 2])
-    h = b.tanh(b.conv(h, w2, kernel_size=[3, 3], padding=[1, 1]))
-    h = b.pool(h, kind="mean", kernel_size=[2, 2])
-    logits = b.matmul(b.reshape(h, new_shape=[2, 24]), w3)
-    b.output(b.reduce(b.softmax_cross_entropy_with_logits(logits, labels), kind="mean", axes=[0]))
     inputs = [rand(N, 2, 1, 8, 8), RNG.integers(0, 10, (N, 2)), rand(4, 1, 3, 3), rand(1, 4, 1, 1),
               rand(6, 4, 3, 3, scale=0.3), rand(24, 10, scale=0.3)]  # fmt: skip
-    compare_with_jax_vmap(b.module(), "loss", inputs, [0, 1])
+    compare_with_jax_vmap(model_graphs.conv_net_with_pooling(), "loss", inputs, [0, 1])
 
 
 def test_one_llama_decoder_layer():
@@ -90,12 +71,7 @@ def test_one_llama_decoder_layer():
     batched, the rope tables and weights shared."""
     dims = {"batch": 1, "seq": 4, "dim": 16, "n_heads": 2, "n_kv_heads": 1, "ffn": 24}
     module = build_llama(1, **dims)
-    function = find_function(module, "llama")
-    cos, sin = rope_tables(dims["seq"], dims["dim"] // dims["n_heads"])
-    inputs = [rand(N, 1, 4, 16), cos, sin]
-    for arg in graph_args(function)[3:]:
-        shape = arg.type.get_shape()
-        inputs.append(1.0 + rand(*shape, scale=0.1) if "gamma" in arg.name else rand(*shape, scale=0.3))
+    inputs = model_graphs.llama_inputs(module, rand(N, 1, 4, 16), dims, rand)
     compare_with_jax_vmap(module, "llama", inputs, [0])
 
 
@@ -104,16 +80,7 @@ def test_if_and_while_with_a_per_example_predicate(batched):
     """Each example takes its own branch (the sign of its sum) and its own loop."""
     b = GraphBuilder("f")
     x, w = b.input("x", [2, 4]), b.input("w", [4, 4])
-    total = b.reduce(x, kind="sum", axes=[0, 1], keep_dim=True)
-    positive = b.compare(total, b.constant(np.zeros((1, 1)), "f32"), "gt")
-    h = b.if_(positive, [x, w], lambda rb, x, w: rb.tanh(rb.matmul(x, w)), lambda rb, x, w: rb.mul(rb.sin(x), x))
-    h, _, _ = b.while_(
-        [h, w, b.constant(np.zeros(1), "f32")],
-        lambda rb, h, w, i: rb.compare(i, rb.constant(np.full(1, 2.0), "f32"), "lt"),
-        lambda rb, h, w, i: (rb.add(rb.tanh(rb.matmul(h, w)), h), w, rb.add(i, rb.constant(np.ones(1), "f32"))),
-        max_iterations=3,
-    )
-    b.output(h)
+    b.output(model_graphs.if_and_while(b, x, w))
     xs = rand(N, 2, 4)
     xs[1] = -np.abs(xs[1]) - 0.1  # one example of each sign
     xs[0] = np.abs(xs[0]) + 0.1

@@ -24,17 +24,30 @@ from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.fusion.report import FusionReport
 
 from .models import rotate_half, swiglu_ffn
+from .pipeline_support import torch_gradients
 
 
 def names(module) -> list[str]:
     return [op.name for op in module.walk()]
 
 
+def arguments(f, weights: dict, x: torch.Tensor) -> list[np.ndarray]:
+    """`f`'s arguments in order: each parameter from `weights` by name, `x` for the others."""
+    return [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+
+
 def run(module, weights: dict, x: torch.Tensor) -> np.ndarray:
     f = find_function(module)
-    args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
-    (out,) = run_function(module, f.sym_name.data, args)
+    (out,) = run_function(module, f.sym_name.data, arguments(f, weights, x))
     return out
+
+
+def assert_outputs_match_torch(module, model, x: torch.Tensor) -> None:
+    """Every result of `@forward` against the model's, with the model's weights."""
+    args = arguments(find_function(module), state(model), x)
+    with torch.no_grad():
+        for got, want in zip(run_function(module, "forward", args), model(x), strict=True):
+            np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
 
 
 def state(model) -> dict:
@@ -69,11 +82,7 @@ def test_rotate_half_rope_becomes_mir_rope_only_where_it_is_one():
     model, x = Rotary(), torch.randn(2, 3, 6, 8)
     module = import_module(model, (x,))
     assert names(module).count("mir.rope") == 1
-    f = find_function(module)
-    args = [state(model)[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
-    with torch.no_grad():
-        for got, want in zip(run_function(module, "forward", args), model(x), strict=True):
-            np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+    assert_outputs_match_torch(module, model, x)
 
 
 class Ffn(nn.Module):
@@ -96,11 +105,7 @@ def test_swiglu_from_two_linears_is_what_the_dual_matmul_fusion_takes():
     fused = module.clone()
     FusionPipelinePass(target="best").apply(Context(), fused)
     assert names(fused).count("mir.fused_swiglu") == 1
-    f = find_function(fused)
-    args = [state(model)[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
-    with torch.no_grad():
-        for got, want in zip(run_function(fused, "forward", args), model(x), strict=True):
-            np.testing.assert_allclose(got, want.numpy(), rtol=1e-5, atol=1e-5)
+    assert_outputs_match_torch(fused, model, x)
 
 
 def test_hf_llama_idioms_are_mir_ops_and_fusion_sees_them(zoo_model):
@@ -195,13 +200,10 @@ def test_gradients_through_the_lowered_hir_blocks_match_torch_autograd(hf_llama_
     PrepareAdPass().apply(make_context(), module)
     GradPass(func="forward", wrt=tuple(trained)).apply(make_context(), module)
     module.verify()
-    f = find_function(module, "forward")
-    args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    args = arguments(find_function(module, "forward"), weights, x)
     cotangent = np.random.default_rng(8).standard_normal(expected.shape).astype(np.float32)
     _, *gradients = run_function(module, "forward_grad", [*args, cotangent])
-    model.zero_grad()
-    (model(x) * torch.from_numpy(cotangent)).sum().backward()
-    for (key, p), got in zip(trained.items(), gradients, strict=True):
-        want = p.grad.numpy()
+    torch_grads = torch_gradients(model, x, cotangent)
+    for key, got in zip(trained, gradients, strict=True):
+        want = torch_grads[key]
         np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4 * max(1.0, np.abs(want).max()), err_msg=key)
-    model.zero_grad()

@@ -8,23 +8,20 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from xdsl.context import Context
 
-from rlx_xdsl.autodiff.grad import GradPass
-from rlx_xdsl.autodiff.prepare import PrepareAdPass
-from rlx_xdsl.context import make_context
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.torch import export, import_program, program_weights
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.printer import print_ir
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.weights import write_weights
 
 from . import hf_models, vision_models
+from .pipeline_support import compute, rlx_gradients, torch_gradients, transformed
 from .test_weights import run_saved
 
 
@@ -43,11 +40,6 @@ def case(request, zoo_model):
     return model, module, args, x, expected
 
 
-def compute(module, args, backend="interpreter"):
-    (out,) = run_function(module, find_function(module).sym_name.data, args, backend=backend)
-    return out
-
-
 def close(got, expected, rtol=1e-4):
     np.testing.assert_allclose(got, expected, rtol=rtol, atol=rtol * max(1.0, np.abs(expected).max()))
 
@@ -59,18 +51,14 @@ def test_the_interpreter_matches_torch(case):
 
 def test_fusion_pipeline_for_the_best_target_keeps_the_output(case):
     _, module, args, _, expected = case
-    fused = module.clone()
-    FusionPipelinePass(target="best").apply(Context(), fused)
-    fused.verify()
+    fused = transformed(module, FusionPipelinePass(target="best"))
     close(compute(fused, args), expected)
 
 
 def test_amp_keeps_the_output_within_half_precision(case):
     """auto-mixed (f16 compute): max |amp - f32| within 2e-2 of max |f32|."""
     _, module, args, _, expected = case
-    amp = module.clone()
-    AutoMixedPrecisionPass(policy="auto-mixed").apply(Context(), amp)
-    amp.verify()
+    amp = transformed(module, AutoMixedPrecisionPass(policy="auto-mixed"))
     got = compute(amp, args)
     assert got.dtype == np.float32
     assert np.max(np.abs(got - expected)) <= 2e-2 * np.max(np.abs(expected))
@@ -78,9 +66,7 @@ def test_amp_keeps_the_output_within_half_precision(case):
 
 def test_plan_memory_runs_on_one_arena_with_the_same_output(case):
     _, module, args, _, expected = case
-    planned = module.clone()
-    PlanMemoryPass().apply(Context(), planned)
-    planned.verify()
+    planned = transformed(module, PlanMemoryPass())
     assert plan_of(find_function(planned)) is not None
     close(compute(planned, args), expected)
 
@@ -90,29 +76,20 @@ def test_parameter_gradients_match_torch_autograd(case):
     same loss, for every trained parameter (a frozen one, like Whisper's positions, is not)."""
     model, module, args, x, expected = case
     trained = {k: p for k, p in model.named_parameters() if p.requires_grad}
-    grad = module.clone()
-    PrepareAdPass().apply(make_context(), grad)
-    name = find_function(grad).sym_name.data
-    GradPass(func=name, wrt=tuple(trained)).apply(make_context(), grad)
-    grad.verify()
     cotangent = np.random.default_rng(6).standard_normal(expected.shape).astype(np.float32)
-    out, *gradients = run_function(grad, f"{name}_grad", [*args, cotangent])
+    out, *gradients = rlx_gradients(module, trained, args, cotangent)
     close(out, expected)
 
-    model.zero_grad()
-    (model(x) * torch.from_numpy(cotangent)).sum().backward()
+    torch_grads = torch_gradients(model, x, cotangent)
     assert len(gradients) == len(trained)
-    for (key, p), got in zip(trained.items(), gradients, strict=True):
-        want = p.grad.numpy() if p.grad is not None else np.zeros_like(got)
+    for key, got in zip(trained, gradients, strict=True):
+        want = torch_grads[key] if torch_grads[key] is not None else np.zeros_like(got)
         close(got, want, rtol=2e-4)
-    model.zero_grad()
 
 
 def test_linalg_lowering_runs_on_iree_cpu(case):
     _, module, args, _, expected = case
-    lowered = module.clone()
-    ConvertMirToLinalgPass().apply(Context(), lowered)
-    lowered.verify()
+    lowered = transformed(module, ConvertMirToLinalgPass())
     assert not any(op.name.startswith("mir.") for op in lowered.walk())
     close(compute(module, args, backend="iree"), expected)
 

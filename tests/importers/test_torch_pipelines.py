@@ -8,17 +8,16 @@ import pytest
 import torch
 from xdsl.context import Context
 
-from rlx_xdsl.autodiff.grad import GradPass
-from rlx_xdsl.autodiff.prepare import PrepareAdPass
-from rlx_xdsl.context import make_context
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.graph import argument_name, is_param
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass
+
+from .pipeline_support import compute, rlx_gradients, torch_gradients, transformed
 
 MODELS = ["mlp", "convnet", "llama"]
 EXAMPLES = {"mlp": (2, 6), "convnet": (2, 3, 8, 8), "llama": (2, 8, 16)}
@@ -46,11 +45,6 @@ def case(request):
     return model, module, args, x, expected
 
 
-def compute(module, args, backend="interpreter"):
-    (out,) = run_function(module, find_function(module).sym_name.data, args, backend=backend)
-    return out
-
-
 def test_the_interpreter_matches_torch(case):
     _, module, args, _, expected = case
     np.testing.assert_allclose(compute(module, args), expected, rtol=1e-5, atol=1e-4)
@@ -58,18 +52,14 @@ def test_the_interpreter_matches_torch(case):
 
 def test_fusion_pipeline_for_the_best_target_keeps_the_output(case):
     _, module, args, _, expected = case
-    fused = module.clone()
-    FusionPipelinePass(target="best").apply(Context(), fused)
-    fused.verify()
+    fused = transformed(module, FusionPipelinePass(target="best"))
     np.testing.assert_allclose(compute(fused, args), expected, rtol=1e-5, atol=1e-4)
 
 
 def test_amp_keeps_the_output_within_half_precision(case):
     """auto-mixed (f16 compute): max |amp - f32| within 1e-2 of max |f32|."""
     _, module, args, _, expected = case
-    amp = module.clone()
-    AutoMixedPrecisionPass(policy="auto-mixed").apply(Context(), amp)
-    amp.verify()
+    amp = transformed(module, AutoMixedPrecisionPass(policy="auto-mixed"))
     assert any(op.name == "mir.cast" for op in amp.walk())
     got = compute(amp, args)
     assert got.dtype == np.float32
@@ -78,9 +68,7 @@ def test_amp_keeps_the_output_within_half_precision(case):
 
 def test_plan_memory_runs_on_one_arena_with_the_same_output(case):
     _, module, args, _, expected = case
-    planned = module.clone()
-    PlanMemoryPass().apply(Context(), planned)
-    planned.verify()
+    planned = transformed(module, PlanMemoryPass())
     assert plan_of(find_function(planned)) is not None
     np.testing.assert_allclose(compute(planned, args), expected, rtol=1e-5, atol=1e-4)
 
@@ -90,19 +78,11 @@ def test_parameter_gradients_match_torch_autograd(case):
     against `param.grad` after torch's backward of the same loss."""
     model, module, args, x, expected = case
     names = [name for name, _ in model.named_parameters()]
-    grad = module.clone()
-    PrepareAdPass().apply(make_context(), grad)
-    name = find_function(grad).sym_name.data
-    GradPass(func=name, wrt=tuple(names)).apply(make_context(), grad)
-    grad.verify()
     cotangent = np.random.default_rng(6).standard_normal(expected.shape).astype(np.float32)
-    out, *gradients = run_function(grad, f"{name}_grad", [*args, cotangent])
+    out, *gradients = rlx_gradients(module, names, args, cotangent)
     np.testing.assert_allclose(out, expected, rtol=1e-5, atol=1e-4)
 
-    model.zero_grad()
-    (model(x) * torch.from_numpy(cotangent)).sum().backward()
-    torch_grads = {k: p.grad.numpy() for k, p in model.named_parameters()}
-    model.zero_grad()
+    torch_grads = torch_gradients(model, x, cotangent)
     assert len(gradients) == len(names)
     for key, got in zip(names, gradients, strict=True):
         want = torch_grads[key]
@@ -111,9 +91,7 @@ def test_parameter_gradients_match_torch_autograd(case):
 
 def test_linalg_lowering_runs_on_iree_cpu(case):
     _, module, args, _, expected = case
-    lowered = module.clone()
-    ConvertMirToLinalgPass().apply(Context(), lowered)
-    lowered.verify()
+    lowered = transformed(module, ConvertMirToLinalgPass())
     assert not any(op.name.startswith("mir.") for op in lowered.walk())
     np.testing.assert_allclose(compute(module, args, backend="iree"), expected, rtol=1e-4, atol=1e-4)
 

@@ -298,15 +298,26 @@ def test_prepare_ad_keeps_the_training_graph_outputs_and_leaves_no_backward_kern
         np.testing.assert_allclose(out, want, rtol=2e-4, atol=2e-5)
 
 
+def weights_of(inputs) -> tuple[str, ...]:
+    """The positions of @llama's weights (after x and the rope tables), as `wrt`."""
+    return tuple(str(i) for i in range(3, len(inputs)))
+
+
+def added_beside_llama(text: str, compiler_pass):
+    """The module after `compiler_pass`, verified, with @llama as it was."""
+    module = parse_module(text)
+    compiler_pass.apply(make_context(), module)
+    module.verify()
+    assert str(module.ops.first) == str(parse_module(text).ops.first)
+    return module
+
+
 def test_grad_keeps_the_llama_graph_and_its_gradient_matches_directional_differences(llama):
     """The forward is untouched, @llama_grad recomputes its output, and the gradient of
     `sum(c * out)` along a random direction of every weight matches a central difference
     (in f32: eps 1e-2, tolerance 2e-2)."""
     text, inputs, expected = llama
-    module = parse_module(text)
-    GradPass(func="llama", wrt=tuple(str(i) for i in range(3, len(inputs)))).apply(make_context(), module)
-    module.verify()
-    assert str(module.ops.first) == str(parse_module(text).ops.first)
+    module = added_beside_llama(text, GradPass(func="llama", wrt=weights_of(inputs)))
     rng = np.random.default_rng(2)
     cotangent = rng.standard_normal(expected[0].shape).astype(np.float32)
     out, *gradients = run_function(module, "llama_grad", [*inputs, cotangent])
@@ -328,10 +339,7 @@ def test_jvp_keeps_the_llama_graph_and_its_tangent_matches_directional_differenc
     from rlx_xdsl.autodiff.jvp import JvpPass
 
     text, inputs, expected = llama
-    module = parse_module(text)
-    JvpPass(func="llama", wrt=tuple(str(i) for i in range(3, len(inputs)))).apply(make_context(), module)
-    module.verify()
-    assert str(module.ops.first) == str(parse_module(text).ops.first)
+    module = added_beside_llama(text, JvpPass(func="llama", wrt=weights_of(inputs)))
     rng = np.random.default_rng(3)
     directions = [rng.standard_normal(x.shape).astype(np.float32) for x in inputs[3:]]
     out, tangent = run_function(module, "llama_jvp", [*inputs, *directions])

@@ -114,6 +114,16 @@ def _properties(values: dict, names: Sequence[str]) -> dict[str, Attribute]:
     }
 
 
+def _render_values(width: int, height: int, options: dict) -> dict:
+    """The render properties' values: the defaults, overridden by `options`."""
+    return {**RENDER_DEFAULTS, **options, "width": width, "height": height}
+
+
+def _require_non_negative(op: RlxOperation, values: dict, *names: str) -> None:
+    """Reject negative properties among `names`, in that order, naming the first."""
+    require_non_negative(op, **{name: values[name] for name in names})
+
+
 def _format(operands: Sequence[str], names: Sequence[str]) -> str:
     joined = " `,` ".join(f"${name}" for name in operands)
     props = " ".join(f"`{name}` `=` ${name}" for name in names)
@@ -121,9 +131,14 @@ def _format(operands: Sequence[str], names: Sequence[str]) -> str:
 
 
 class SplatOperation(RlxOperation):
-    """Reads the properties and checks the operands the four ops share."""
+    """Reads the properties and checks the operands the four ops share.
+
+    The operands and properties live in the subclasses below, which the ops combine: xDSL
+    collects fields along the MRO, so the order of the bases fixes their order."""
 
     PROPERTIES: ClassVar[tuple[str, ...]] = RENDER_PROPERTIES
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), COMPUTE)
 
     def prop(self, name: str) -> int | float:
         attr = getattr(self, name)
@@ -137,13 +152,12 @@ class SplatOperation(RlxOperation):
         require_positive(
             self, width=p["width"], height=p["height"], tile_size=p["tile_size"]
         )
-        require_non_negative(
+        _require_non_negative(
             self,
-            max_splat_steps=p["max_splat_steps"],
-            max_list_entries=p["max_list_entries"],
-        )
-        for name in ("radius_scale", "alpha_cutoff", "transmittance_threshold"):
-            require(p[name] >= 0, self, f"{name} must be >= 0, got {p[name]}")
+            p,
+            "max_splat_steps", "max_list_entries",
+            "radius_scale", "alpha_cutoff", "transmittance_threshold",
+        )  # fmt: skip
         require(
             p["alpha_cutoff"] < 1,
             self,
@@ -186,20 +200,9 @@ class SplatOperation(RlxOperation):
         return positions, count
 
 
-@irdl_op_definition
-class GaussianSplatRenderOp(SplatOperation):
-    """Renders N Gaussians to an `[height, width, 3]` image (`GaussianSplatRender`): prepare,
-    then rasterize, in one op (see the module docstring for the operands and properties)."""
+class RenderPropertiesOperation(SplatOperation):
+    """The eight render properties every splat op carries."""
 
-    name = "mir.gaussian_splat_render"
-    positions = operand_def(TensorType)
-    scales = operand_def(TensorType)
-    rotations = operand_def(TensorType)
-    opacities = operand_def(TensorType)
-    colors = operand_def(TensorType)
-    sh_coeffs = operand_def(TensorType)
-    meta = operand_def(TensorType)
-    result = result_def(TensorType)
     width = prop_def(IntegerAttr[I64])
     height = prop_def(IntegerAttr[I64])
     tile_size = prop_def(IntegerAttr[I64])
@@ -208,14 +211,35 @@ class GaussianSplatRenderOp(SplatOperation):
     max_splat_steps = prop_def(IntegerAttr[I64])
     transmittance_threshold = prop_def(FloatAttr[Float32Type])
     max_list_entries = prop_def(IntegerAttr[I64])
-    traits = traits_def(Pure(), COMPUTE)
-    assembly_format = _format(GAUSSIAN_INPUTS, RENDER_PROPERTIES)
+
+
+class GaussianInputsOperation(RenderPropertiesOperation):
+    """The ops that read the seven Gaussian inputs (render, prepare, render_backward)."""
+
+    positions = operand_def(TensorType)
+    scales = operand_def(TensorType)
+    rotations = operand_def(TensorType)
+    opacities = operand_def(TensorType)
+    colors = operand_def(TensorType)
+    sh_coeffs = operand_def(TensorType)
+    meta = operand_def(TensorType)
 
     def __init__(self, *inputs: SSAValue, width: int, height: int, **options):
-        values = {**RENDER_DEFAULTS, **options, "width": width, "height": height}
         super().__init__(
-            operands=list(inputs), properties=_properties(values, RENDER_PROPERTIES)
+            operands=list(inputs),
+            properties=_properties(
+                _render_values(width, height, options), self.PROPERTIES
+            ),
         )
+
+
+@irdl_op_definition
+class GaussianSplatRenderOp(GaussianInputsOperation):
+    """Renders N Gaussians to an `[height, width, 3]` image (`GaussianSplatRender`): prepare,
+    then rasterize, in one op (see the module docstring for the operands and properties)."""
+
+    name = "mir.gaussian_splat_render"
+    assembly_format = _format(GAUSSIAN_INPUTS, RENDER_PROPERTIES)
 
     def infer_result_types(self) -> Sequence[Attribute]:
         positions, _ = self.check_gaussians()
@@ -223,36 +247,13 @@ class GaussianSplatRenderOp(SplatOperation):
 
 
 @irdl_op_definition
-class GaussianSplatPrepareOp(SplatOperation):
+class GaussianSplatPrepareOp(GaussianInputsOperation):
     """Projects N Gaussians (`GaussianSplatPrepare`): one `[N, 12]` row each, `u, v` (pixel
     mean), `a, b, c` (the conic: the inverse 2-D covariance `[[a, b], [b, c]]`), depth,
     `radius_x, radius_y` (0 for a culled Gaussian), opacity and the view-dependent RGB."""
 
     name = "mir.gaussian_splat_prepare"
-    positions = operand_def(TensorType)
-    scales = operand_def(TensorType)
-    rotations = operand_def(TensorType)
-    opacities = operand_def(TensorType)
-    colors = operand_def(TensorType)
-    sh_coeffs = operand_def(TensorType)
-    meta = operand_def(TensorType)
-    result = result_def(TensorType)
-    width = prop_def(IntegerAttr[I64])
-    height = prop_def(IntegerAttr[I64])
-    tile_size = prop_def(IntegerAttr[I64])
-    radius_scale = prop_def(FloatAttr[Float32Type])
-    alpha_cutoff = prop_def(FloatAttr[Float32Type])
-    max_splat_steps = prop_def(IntegerAttr[I64])
-    transmittance_threshold = prop_def(FloatAttr[Float32Type])
-    max_list_entries = prop_def(IntegerAttr[I64])
-    traits = traits_def(Pure(), COMPUTE)
     assembly_format = _format(GAUSSIAN_INPUTS, RENDER_PROPERTIES)
-
-    def __init__(self, *inputs: SSAValue, width: int, height: int, **options):
-        values = {**RENDER_DEFAULTS, **options, "width": width, "height": height}
-        super().__init__(
-            operands=list(inputs), properties=_properties(values, RENDER_PROPERTIES)
-        )
 
     def infer_result_types(self) -> Sequence[Attribute]:
         positions, _ = self.check_gaussians()
@@ -262,7 +263,7 @@ class GaussianSplatPrepareOp(SplatOperation):
 
 
 @irdl_op_definition
-class GaussianSplatRasterizeOp(SplatOperation):
+class GaussianSplatRasterizeOp(RenderPropertiesOperation):
     """Bins prepared rows into tiles, sorts them by depth and composites them front to back
     (`GaussianSplatRasterize`) into an `[height, width, 3]` image. `meta` is the camera
     prepare read (rasterize reads none of it: the rows are in pixel space)."""
@@ -270,24 +271,16 @@ class GaussianSplatRasterizeOp(SplatOperation):
     name = "mir.gaussian_splat_rasterize"
     prepared = operand_def(TensorType)
     meta = operand_def(TensorType)
-    result = result_def(TensorType)
-    width = prop_def(IntegerAttr[I64])
-    height = prop_def(IntegerAttr[I64])
-    tile_size = prop_def(IntegerAttr[I64])
-    radius_scale = prop_def(FloatAttr[Float32Type])
-    alpha_cutoff = prop_def(FloatAttr[Float32Type])
-    max_splat_steps = prop_def(IntegerAttr[I64])
-    transmittance_threshold = prop_def(FloatAttr[Float32Type])
-    max_list_entries = prop_def(IntegerAttr[I64])
-    traits = traits_def(Pure(), COMPUTE)
     assembly_format = _format(("prepared", "meta"), RENDER_PROPERTIES)
 
     def __init__(
         self, prepared: SSAValue, meta: SSAValue, *, width: int, height: int, **options
     ):
-        values = {**RENDER_DEFAULTS, **options, "width": width, "height": height}
         super().__init__(
-            operands=[prepared, meta], properties=_properties(values, RENDER_PROPERTIES)
+            operands=[prepared, meta],
+            properties=_properties(
+                _render_values(width, height, options), RENDER_PROPERTIES
+            ),
         )
 
     def infer_result_types(self) -> Sequence[Attribute]:
@@ -312,35 +305,24 @@ class GaussianSplatRasterizeOp(SplatOperation):
         return [self.image_type(prepared.element_type)]
 
 
+class _BackwardFields(SplatOperation):
+    """render_backward's own operand and properties, listed after the inherited ones (a base
+    placed after `GaussianInputsOperation`, see `SplatOperation`)."""
+
+    grad_output = operand_def(TensorType)
+    loss_grad_clip = prop_def(FloatAttr[Float32Type])
+    sh_band = prop_def(IntegerAttr[I64])
+    max_anisotropy = prop_def(FloatAttr[Float32Type])
+
+
 @irdl_op_definition
-class GaussianSplatRenderBackwardOp(SplatOperation):
+class GaussianSplatRenderBackwardOp(GaussianInputsOperation, _BackwardFields):
     """The gradients of every render input (`GaussianSplatRenderBackward`), packed one row per
     Gaussian, `[N, 14 + 3K]`: d positions (3), d scales (3), d rotations (4), d opacity (1),
     d colors (3), d sh_coeffs (`K x 3`, row-major). The camera gets none."""
 
     name = "mir.gaussian_splat_render_backward"
     PROPERTIES: ClassVar[tuple[str, ...]] = RENDER_PROPERTIES + BACKWARD_PROPERTIES
-    positions = operand_def(TensorType)
-    scales = operand_def(TensorType)
-    rotations = operand_def(TensorType)
-    opacities = operand_def(TensorType)
-    colors = operand_def(TensorType)
-    sh_coeffs = operand_def(TensorType)
-    meta = operand_def(TensorType)
-    grad_output = operand_def(TensorType)
-    result = result_def(TensorType)
-    width = prop_def(IntegerAttr[I64])
-    height = prop_def(IntegerAttr[I64])
-    tile_size = prop_def(IntegerAttr[I64])
-    radius_scale = prop_def(FloatAttr[Float32Type])
-    alpha_cutoff = prop_def(FloatAttr[Float32Type])
-    max_splat_steps = prop_def(IntegerAttr[I64])
-    transmittance_threshold = prop_def(FloatAttr[Float32Type])
-    max_list_entries = prop_def(IntegerAttr[I64])
-    loss_grad_clip = prop_def(FloatAttr[Float32Type])
-    sh_band = prop_def(IntegerAttr[I64])
-    max_anisotropy = prop_def(FloatAttr[Float32Type])
-    traits = traits_def(Pure(), COMPUTE)
     assembly_format = _format(
         (*GAUSSIAN_INPUTS, "grad_output"), RENDER_PROPERTIES + BACKWARD_PROPERTIES
     )
@@ -355,20 +337,21 @@ class GaussianSplatRenderBackwardOp(SplatOperation):
         max_anisotropy: float = 0.0,
         **options,
     ):
-        values = {
-            **RENDER_DEFAULTS, **options, "width": width, "height": height,
-            "loss_grad_clip": loss_grad_clip, "sh_band": sh_band, "max_anisotropy": max_anisotropy,
-        }  # fmt: skip
         super().__init__(
-            operands=list(inputs), properties=_properties(values, self.PROPERTIES)
+            *inputs,
+            width=width,
+            height=height,
+            **options,
+            loss_grad_clip=loss_grad_clip,
+            sh_band=sh_band,
+            max_anisotropy=max_anisotropy,
         )
 
     def check_attributes(self) -> None:
         super().check_attributes()
-        p = self.props()
-        require_non_negative(self, sh_band=p["sh_band"])
-        for name in ("loss_grad_clip", "max_anisotropy"):
-            require(p[name] >= 0, self, f"{name} must be >= 0, got {p[name]}")
+        _require_non_negative(
+            self, self.props(), "sh_band", "loss_grad_clip", "max_anisotropy"
+        )
 
     def infer_result_types(self) -> Sequence[Attribute]:
         positions, count = self.check_gaussians()

@@ -13,7 +13,6 @@ from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.traits import Precision, Role, operand_roles, precision_class
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC
@@ -28,6 +27,8 @@ from rlx_xdsl.transforms.unfuse_rules.moe import (
     expand_dequant_moe_weights,
     expand_grouped_matmul,
 )
+
+from .moe_support import before_and_after_expansion, token_loop
 
 RNG = np.random.default_rng(23)
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-moe.mlir"
@@ -76,14 +77,6 @@ def test_lora_matmul_equals_its_unfused_chain_bit_for_bit(dtype, np_dtype):
 # mir.grouped_matmul -------------------------------------------------------------------------
 
 
-def token_loop(x, w, expert):
-    """The oracle: one token at a time."""
-    out = np.zeros((x.shape[0], w.shape[2]))
-    for m in range(x.shape[0]):
-        out[m] = x[m] @ w[int(expert[m])]
-    return out
-
-
 @pytest.mark.parametrize("ids", [np.array([2, 0, 2, 1, 0]), np.array([1.0, 1.0, 0.0, 2.9, 0.2], np.float32)])
 def test_grouped_matmul_matches_a_loop_over_tokens(ids):
     x, w = rand(5, 4), rand(3, 4, 2)
@@ -116,16 +109,9 @@ def test_grouped_matmul_equals_its_expansion(rows):
     to rounding)."""
     module = grouped_module(rows)
     inputs = [rand(5, 4, dtype=np.float32), rand(3, 4, 2, dtype=np.float32), np.array([2, 0, 2, 1, 0])]
-    (whole,) = run_function(module, "f", inputs)
+    whole, expanded, names = before_and_after_expansion(module, inputs, GroupedMatmulOp, expand_grouped_matmul)
     np.testing.assert_allclose(whole, token_loop(*inputs), rtol=1e-5)
-    (op,) = [op for op in module.walk() if isinstance(op, GroupedMatmulOp)]
-    (value,) = expand_grouped_matmul(Emitter.before(op), op)
-    op.result.replace_all_uses_with(value)
-    op.detach()
-    op.erase()
-    module.verify()
-    assert {"mir.gather", "mir.matmul"} <= {o.name for o in module.walk()}
-    (expanded,) = run_function(module, "f", inputs)
+    assert {"mir.gather", "mir.matmul"} <= names
     np.testing.assert_allclose(whole, expanded, rtol=1e-6, atol=1e-6)
 
 
@@ -195,15 +181,10 @@ def test_dequant_grouped_matmul_equals_its_expansion(scheme, block):
     packed = packed_experts(rand(3, 8, 2, dtype=np.float32), scheme, block)
     module = dequant_grouped_module(scheme, block, packed, DYNAMIC, "f32")
     inputs = [rand(5, 8, dtype=np.float32), *packed, np.array([2, 0, 2, 1, 0])]
-    (whole,) = run_function(module, "f", inputs)
-    (op,) = [op for op in module.walk() if isinstance(op, DequantGroupedMatmulOp)]
-    (value,) = expand_dequant_grouped_matmul(Emitter.before(op), op)
-    op.result.replace_all_uses_with(value)
-    op.detach()
-    op.erase()
-    module.verify()
-    assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= {o.name for o in module.walk()}
-    (expanded,) = run_function(module, "f", inputs)
+    whole, expanded, names = before_and_after_expansion(
+        module, inputs, DequantGroupedMatmulOp, expand_dequant_grouped_matmul
+    )
+    assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= names
     np.testing.assert_allclose(expanded, whole, rtol=1e-6, atol=1e-6)
 
 
@@ -257,15 +238,7 @@ def test_dequant_moe_weights_equal_their_expansion():
     b = GraphBuilder("f")
     params = [b.input(n, a.shape, "i8" if a.dtype == np.int8 else "f32") for n, a in zip(("q", "s", "z"), packed)]
     b.output(b.dequant_moe_weights(*params, scheme="int8_block_asym", block_size=4))
-    module = b.module()
-    (whole,) = run_function(module, "f", packed)
-    (op,) = [op for op in module.walk() if isinstance(op, DequantMoeWeightsOp)]
-    (value,) = expand_dequant_moe_weights(Emitter.before(op), op)
-    op.result.replace_all_uses_with(value)
-    op.detach()
-    op.erase()
-    module.verify()
-    (expanded,) = run_function(module, "f", packed)
+    whole, expanded, _ = before_and_after_expansion(b.module(), packed, DequantMoeWeightsOp, expand_dequant_moe_weights)
     np.testing.assert_array_equal(whole, expanded)
 
 

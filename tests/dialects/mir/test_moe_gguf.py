@@ -9,12 +9,12 @@ from gguf import quants
 
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.oracles import run_op
 from rlx_xdsl.transforms.unfuse_rules.moe import expand_dequant_grouped_matmul
+
+from .moe_support import before_and_after_expansion, token_loop
 
 RNG = np.random.default_rng(2323)
 T = gguf.GGMLQuantizationType
@@ -54,8 +54,7 @@ def test_gguf_quantize_expert_stacks_through_dequant_grouped_matmul(scheme):
     w_q = quants.quantize(w.reshape(-1, 64), TYPES[scheme]).reshape(3, 4, -1)
     x, ids = RNG.standard_normal((5, 64)).astype(np.float32), np.array([2, 0, 2, 1, 0])
     got = run_op("dequant_grouped_matmul", [x, w_q, UNUSED, UNUSED, ids], scheme=scheme)
-    weights = gguf_expert_weights(w_q, scheme).astype(np.float64)
-    want = np.stack([x[m].astype(np.float64) @ weights[e] for m, e in enumerate(ids)])
+    want = token_loop(x, gguf_expert_weights(w_q, scheme).astype(np.float64), ids)
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
 
 
@@ -64,8 +63,7 @@ def test_dequant_grouped_matmul_k_quants_match_a_token_loop(scheme):
     w_q = random_experts(scheme, 3, 2, 1)
     x, ids = RNG.standard_normal((4, 256)).astype(np.float32), np.array([1, 1, 0, 2])
     got = run_op("dequant_grouped_matmul", [x, w_q, UNUSED, UNUSED, ids], scheme=scheme)
-    weights = gguf_expert_weights(w_q, scheme).astype(np.float64)
-    want = np.stack([x[m].astype(np.float64) @ weights[e] for m, e in enumerate(ids)])
+    want = token_loop(x, gguf_expert_weights(w_q, scheme).astype(np.float64), ids)
     np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-3)
 
 
@@ -83,15 +81,10 @@ def test_gguf_dequant_grouped_matmul_equals_its_expansion():
     w_q = random_experts("gguf_q4_0", 3, 2, 2)
     module = gguf_module("gguf_q4_0", w_q, DYNAMIC, "f32")
     inputs = [RNG.standard_normal((5, 64)).astype(np.float32), w_q, UNUSED, UNUSED, np.array([2, 0, 2, 1, 0])]
-    (whole,) = run_function(module, "f", inputs)
-    (op,) = [op for op in module.walk() if isinstance(op, DequantGroupedMatmulOp)]
-    (value,) = expand_dequant_grouped_matmul(Emitter.before(op), op)
-    op.result.replace_all_uses_with(value)
-    op.detach()
-    op.erase()
-    module.verify()
-    assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= {o.name for o in module.walk()}
-    (expanded,) = run_function(module, "f", inputs)
+    whole, expanded, names = before_and_after_expansion(
+        module, inputs, DequantGroupedMatmulOp, expand_dequant_grouped_matmul
+    )
+    assert {"mir.dequant_matmul", "mir.concat", "mir.grouped_matmul"} <= names
     np.testing.assert_allclose(expanded, whole, rtol=1e-5, atol=1e-5)
 
 

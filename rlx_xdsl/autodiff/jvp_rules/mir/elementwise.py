@@ -14,6 +14,7 @@ from xdsl.ir import Operation
 
 from rlx_xdsl.autodiff.emit import add_tangents, element_type, scalar, to_result
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
+from rlx_xdsl.autodiff.rules.mir import elementwise as vjp
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.emitter import Emitter
 
@@ -24,19 +25,12 @@ JVP_RULES.register(ew.RoundOp)(zero_tangent)
 rule passes the gradient straight through while its forward rule gives 0)."""
 
 
-@JVP_RULES.register(ew.ReluOp)
-def relu(e: Emitter, op: ew.ReluOp, tangents: Tangents) -> OutTangents:
-    return [e.mir.relu_backward(op.input, tangents[0])]
-
-
-def activation(e: Emitter, op: ew.UnaryOperation, tangents: Tangents) -> OutTangents:
-    """`f'(x) * t` by the op's `activation_backward` kernel."""
-    return [e.mir.activation_backward(op.input, tangents[0], kind=op.KIND)]
-
-
+# relu and the activations: a diagonal Jacobian, so the reverse rules (the backward
+# kernels, `f'(x) * v`) are the forward rules too.
+JVP_RULES.add(ew.ReluOp, vjp.relu)
 for _op in ew.ACTIVATION_OPS:
     if _op not in (ew.ReluOp, ew.RoundOp):
-        JVP_RULES.add(_op, activation)
+        JVP_RULES.add(_op, vjp.activation)
 
 
 @JVP_RULES.register(ew.CastOp)

@@ -11,16 +11,16 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.autodiff.emit import element_type, reshape_to, scalar, splat, zeros_like
+from rlx_xdsl.autodiff.emit import reshape_to, scalar, splat, zeros_like
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import linear
-from rlx_xdsl.autodiff.registry import Unsupported
-from rlx_xdsl.autodiff.rules.mir.reduction import _chooser_rule, _prod_rule
+from rlx_xdsl.autodiff.rules.mir.reduction import _chooser_rule, _prod_rule, topk_onehot
+from rlx_xdsl.autodiff.rules.mir.reduction import softmax as softmax_vjp
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp, TopkOp
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.shapes import DYNAMIC, is_static
+from rlx_xdsl.shapes import is_static
 
 JVP_RULES.register(CumsumOp)(linear)
 
@@ -49,13 +49,9 @@ def reduce(e: Emitter, op: ReduceOp, tangents: Tangents) -> OutTangents:
     ]
 
 
-@JVP_RULES.register(SoftmaxOp)
-def softmax(e: Emitter, op: SoftmaxOp, tangents: Tangents) -> OutTangents:
-    """`dy = y * (t - sum(y * t))` along the axis."""
-    (t,) = tangents
-    y = op.result
-    dot = e.mir.reduce(e.mir.mul(y, t), kind="sum", axes=[op.normalized_axis()], keep_dim=True)
-    return [e.mir.mul(y, e.mir.sub(t, dot))]
+JVP_RULES.add(SoftmaxOp, softmax_vjp)
+"""`dy = y * (t - sum(y * t))` along the axis: the Jacobian is symmetric, so the reverse
+rule is the forward one."""
 
 
 @JVP_RULES.register(TopkOp)
@@ -65,12 +61,7 @@ def topk(e: Emitter, op: TopkOp, tangents: Tangents) -> OutTangents:
     `onehot[..., j, n] = (indices[..., j] == n)` picks them: `onehot @ t[..., :, None]`.
     """
     (t,) = tangents
+    onehot = topk_onehot(e, op, t, "pick the tangent")
     shape = tensor_type(op.input).get_shape()
-    lead, n, k = shape[:-1], shape[-1], op.k.value.data
-    if n == DYNAMIC:
-        raise Unsupported("the last dim must be static to pick the tangent")
-    positions = e.mir.iota([n], "i64", dimension=0)
-    column = reshape_to(e, op.indices, [*lead, k, 1])
-    onehot = e.mir.cast(e.mir.compare(column, positions, "eq"), element_type(t))
-    picked = e.mir.matmul(onehot, reshape_to(e, t, [*lead, n, 1]))
+    picked = e.mir.matmul(onehot, reshape_to(e, t, [*shape[:-1], shape[-1], 1]))
     return [reshape_to(e, picked, tensor_type(op.values).get_shape()), None]

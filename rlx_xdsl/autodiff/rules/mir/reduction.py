@@ -125,6 +125,18 @@ def cumsum(e: Emitter, op: CumsumOp, cotangents: Cotangents) -> Gradients:
     return [e.mir.cumsum_backward(g, axis=op.normalized_axis(), exclusive=op.exclusive is not None)]
 
 
+def topk_onehot(e: Emitter, op: TopkOp, like: SSAValue, purpose: str) -> SSAValue:
+    """`onehot[..., j, n] = (indices[..., j] == n)` in `like`'s element type, `[..., k, n]`
+    (both modes' top-k rules; the last dim must be static to `purpose`)."""
+    shape = tensor_type(op.input).get_shape()
+    lead, n, k = shape[:-1], shape[-1], op.k.value.data
+    if n == DYNAMIC:
+        raise Unsupported(f"the last dim must be static to {purpose}")
+    positions = e.mir.iota([n], "i64", dimension=0)
+    column = reshape_to(e, op.indices, [*lead, k, 1])
+    return e.mir.cast(e.mir.compare(column, positions, "eq"), element_type(like))
+
+
 @VJP_RULES.register(TopkOp)
 def topk(e: Emitter, op: TopkOp, cotangents: Cotangents) -> Gradients:
     """The values' gradient goes back to the positions they were taken from.
@@ -136,12 +148,7 @@ def topk(e: Emitter, op: TopkOp, cotangents: Cotangents) -> Gradients:
     g, _ = cotangents
     if g is None:
         return [None]
+    onehot = topk_onehot(e, op, g, "place the gradient")
     shape = tensor_type(op.input).get_shape()
-    lead, n, k = shape[:-1], shape[-1], op.k.value.data
-    if n == DYNAMIC:
-        raise Unsupported("the last dim must be static to place the gradient")
-    positions = e.mir.iota([n], "i64", dimension=0)
-    column = reshape_to(e, op.indices, [*lead, k, 1])
-    onehot = e.mir.cast(e.mir.compare(column, positions, "eq"), element_type(g))
-    row = reshape_to(e, g, [*lead, 1, k])
+    row = reshape_to(e, g, [*shape[:-1], 1, op.k.value.data])
     return [reshape_to(e, e.mir.matmul(row, onehot), shape)]
