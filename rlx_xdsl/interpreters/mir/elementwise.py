@@ -22,6 +22,7 @@ from rlx_xdsl.interpreters.common import (
     result_dtype,
     widened,
 )
+from rlx_xdsl.interpreters.mir.shape import sized_like
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -89,8 +90,8 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
     return (dense_to_numpy(op.value),)
 
 
-def run_iota(op: ew.IotaOp) -> tuple[np.ndarray]:
-    shape = op.result.type.get_shape()
+def run_iota(op: ew.IotaOp, like: np.ndarray | None = None) -> tuple[np.ndarray]:
+    shape = sized_like(list(op.result.type.get_shape()), like, op.like_dims)
     axis = op.normalized_dimension()
     ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
     return (np.broadcast_to(numerics.convert(ramp, result_dtype(op)), shape),)

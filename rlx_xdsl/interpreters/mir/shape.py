@@ -46,8 +46,15 @@ def run_concat(op: sh.ConcatOp, *inputs: np.ndarray) -> tuple[np.ndarray]:
     return (np.concatenate(inputs, axis=op.axis.value.data),)
 
 
-def run_expand(op: sh.ExpandOp, x: np.ndarray) -> tuple[np.ndarray]:
-    return (expand(x, op.target_shape.get_values()),)
+def sized_like(target: list[int], like: np.ndarray | None, like_dims) -> list[int]:
+    """`target` with the entries `like_dims` names replaced by `like`'s sizes."""
+    if like is None:
+        return target
+    return [like.shape[k] if k >= 0 else t for t, k in zip(target, like_dims.get_values(), strict=True)]
+
+
+def run_expand(op: sh.ExpandOp, x: np.ndarray, like: np.ndarray | None = None) -> tuple[np.ndarray]:
+    return (expand(x, sized_like(list(op.target_shape.get_values()), like, op.like_dims)),)
 
 
 KERNELS = {
