@@ -5,6 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.shape import sized_like
 from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
@@ -15,9 +16,9 @@ JAX_OPS.add(
 )
 JAX_OPS.add(
     ew.IotaOp,
-    lambda op, **_: (
+    lambda op, like=None, **_: (
         jax.lax.broadcasted_iota(
-            jnp.int64, tensor_type(op.result).get_shape(), op.normalized_dimension()
+            jnp.int64, sized_like(tensor_type(op.result).get_shape(), like, op.like_dims), op.normalized_dimension()
         ).astype(result_dtype(op)),
     ),
 )

@@ -8,9 +8,16 @@ from rlx_xdsl.dialects.mir import shape
 
 
 
-def _expand(op: shape.ExpandOp, x):
-    """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim."""
-    target = op.target_shape.get_values()
+def sized_like(target, like, like_dims) -> list[int]:
+    """`target` with the entries `like_dims` names replaced by `like`'s sizes."""
+    if like is None:
+        return list(target)
+    return [like.shape[k] if k >= 0 else t for t, k in zip(target, like_dims.get_values(), strict=True)]
+
+
+def _expand(op: shape.ExpandOp, x, like=None):
+    """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim (or takes `like`'s)."""
+    target = sized_like(op.target_shape.get_values(), like, op.like_dims)
     offset = len(target) - x.ndim
     return jnp.broadcast_to(x, [x.shape[i - offset] if t == -1 else t for i, t in enumerate(target)])
 
