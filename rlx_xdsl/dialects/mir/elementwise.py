@@ -120,7 +120,7 @@ class IotaOp(RlxOperation):
     dimension = prop_def(IntegerAttr[I64])
     like_dims = opt_prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), BOUNDARY)
+    traits = traits_def(Pure(), BOUNDARY, OperandRoles.of(like=Role.SHAPE))
     assembly_format = (
         "`dimension` `=` $dimension (`like` $like^ `like_dims` `=` $like_dims `:` type($like))? "
         "attr-dict `:` type($result)"
@@ -168,8 +168,7 @@ class IotaOp(RlxOperation):
                 require(
                     d != DYNAMIC,
                     self,
-                    lambda: f"result shape {fmt_shape(shape)} must be static but where `like_dims` "
-                    f"names a dim of `like` (dim {i} is `?`)",
+                    lambda: f"result shape {fmt_shape(shape)} has a `?` at dim {i} that no `like` dim sizes",
                 )
         self.normalized_dimension()
         # At run time `like` has a static type: the result takes its sizes.

@@ -38,7 +38,7 @@ from rlx_xdsl.dialects.base import (
     sizes_from_like,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT, ViewOf
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, Role, ViewOf
 from rlx_xdsl.shapes import (
     DYNAMIC,
     ShapeError,
@@ -242,10 +242,11 @@ def expanded_shape(in_shape: Sequence[int], target: Sequence[int]) -> list[int]:
 class ExpandOp(RlxOperation):
     """Broadcasts to `target_shape` as `numpy.broadcast_to` (`Expand{target_shape}`).
 
-    With `like %t like_dims = [...]`, result dim `i` with `like_dims[i] = k >= 0` has the
-    size of `%t`'s dim `k` at run time (its `target_shape` entry must be -1, and the
-    input's dim there 1 or absent): how a static dim (a batch-1 buffer) broadcasts to a dynamic size, such as the batch of an
-    imported model. `like_dims` has one entry per result dim, -1 for the others.
+    With `like %t like_dims = [...]`, result dim `i` with `like_dims[i] = k >= 0` has
+    the size of `%t`'s dim `k` at run time; its `target_shape` entry must be -1 and the
+    input's dim there 1 or absent. This is how a static dim (a batch-1 buffer) broadcasts
+    to a dynamic size, such as an imported model's batch. `like_dims` has one entry per
+    result dim, -1 for the others.
     """
 
     name = "mir.expand"
@@ -254,7 +255,7 @@ class ExpandOp(RlxOperation):
     target_shape = prop_def(I64_ARRAY)
     like_dims = opt_prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
+    traits = traits_def(Pure(), DATA_MOVEMENT, OperandRoles.of(like=Role.SHAPE))
     assembly_format = (
         "$input `target_shape` `=` $target_shape (`like` $like^ `like_dims` `=` $like_dims)? " + FUNCTIONAL
     )

@@ -179,12 +179,13 @@ def test_iota_ramp_stays_exact_in_i64_for_a_large_vocabulary():
     assert len(str(module)) < 200  # the ramp is one op, not 50k constants
 
 
-def test_iota_is_a_boundary_op_without_operands():
+def test_iota_is_a_boundary_op_whose_only_operand_is_read_for_its_shape():
     from rlx_xdsl.dialects.mir.elementwise import IotaOp
-    from rlx_xdsl.dialects.traits import Precision, precision_class
+    from rlx_xdsl.dialects.traits import OperandRoles, Precision, Role, precision_class
 
     assert precision_class(IotaOp) is Precision.BOUNDARY
-    assert len(IotaOp.get_irdl_definition().operands) == 0
+    assert [name for name, _ in IotaOp.get_irdl_definition().operands] == ["like"]
+    assert dict(IotaOp.get_trait(OperandRoles).roles) == {"like": Role.SHAPE}
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)
