@@ -175,3 +175,19 @@ def test_a_dynamic_batch_imports_as_a_question_mark_and_runs_at_two_batch_sizes(
         got = compute(module, args)
         assert got.shape == expected.shape
         close(got, expected)
+
+
+def test_the_dynamic_llama_fuses_and_runs_on_iree_cpu_at_two_batch_sizes(zoo_dynamic):
+    """The `like` operands survive the fusion pipeline and lower to `tensor.dim` for IREE
+    at both sizes."""
+    model, module, weights, example = zoo_dynamic("llama")
+    fused = module.clone()
+    FusionPipelinePass(target="best").apply(Context(), fused)
+    fused.verify()
+    f = find_function(fused)
+    for batch in (1, 3):
+        x = torch.randint(0, hf_models.VOCAB, (batch, example.shape[1]))
+        args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+        with torch.no_grad():
+            expected = model(x).numpy()
+        close(compute(fused, args, backend="iree"), expected)
