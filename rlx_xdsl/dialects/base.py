@@ -482,3 +482,11 @@ def sizes_from_like(op: IRDLOperation, like: SSAValue | None, like_dims: Any, ra
             lambda: f"like_dims entry {d} is neither -1 nor a dim of `like` (rank {len(like_shape)})",
         )
     return {i: like_shape[d] for i, d in enumerate(dims) if d >= 0}
+
+
+def like_at_run_time(op: IRDLOperation, like: Any) -> tuple[Sequence[int] | None, Sequence[int] | None]:
+    """(`like`'s run-time shape, `op`'s `like_dims`), or `(None, None)` without a `like`:
+    the arguments after the sizes of `shapes.sized_like`."""
+    if like is None:
+        return None, None
+    return like.shape, op.like_dims.get_values()  # type: ignore[attr-defined]

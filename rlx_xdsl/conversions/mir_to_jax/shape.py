@@ -5,19 +5,14 @@ import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
 from rlx_xdsl.dialects.mir import shape
+from rlx_xdsl.dialects.base import like_at_run_time
+from rlx_xdsl.shapes import sized_like
 
-
-
-def sized_like(target, like, like_dims) -> list[int]:
-    """`target` with the entries `like_dims` names replaced by `like`'s sizes."""
-    if like is None:
-        return list(target)
-    return [like.shape[k] if k >= 0 else t for t, k in zip(target, like_dims.get_values(), strict=True)]
 
 
 def _expand(op: shape.ExpandOp, x, like=None):
     """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim (or takes `like`'s)."""
-    target = sized_like(op.target_shape.get_values(), like, op.like_dims)
+    target = sized_like(op.target_shape.get_values(), *like_at_run_time(op, like))
     offset = len(target) - x.ndim
     return jnp.broadcast_to(x, [x.shape[i - offset] if t == -1 else t for i, t in enumerate(target)])
 

@@ -68,7 +68,6 @@ from rlx_xdsl.shapes import (
     DYNAMIC,
     broadcast_shapes,
     fmt_shape,
-    is_static,
     normalize_axis,
     tensor,
 )

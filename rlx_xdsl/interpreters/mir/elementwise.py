@@ -22,7 +22,8 @@ from rlx_xdsl.interpreters.common import (
     result_dtype,
     widened,
 )
-from rlx_xdsl.interpreters.mir.shape import sized_like
+from rlx_xdsl.dialects.base import like_at_run_time
+from rlx_xdsl.shapes import sized_like
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -91,7 +92,7 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
 
 
 def run_iota(op: ew.IotaOp, like: np.ndarray | None = None) -> tuple[np.ndarray]:
-    shape = sized_like(list(op.result.type.get_shape()), like, op.like_dims)
+    shape = sized_like(op.result.type.get_shape(), *like_at_run_time(op, like))
     axis = op.normalized_dimension()
     ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
     return (np.broadcast_to(numerics.convert(ramp, result_dtype(op)), shape),)

@@ -6,6 +6,8 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import shape as sh
 from rlx_xdsl.interpreters.common import KernelError
+from rlx_xdsl.dialects.base import like_at_run_time
+from rlx_xdsl.shapes import sized_like
 
 
 def narrow(x: np.ndarray, axis: int, start: int, length: int) -> np.ndarray:
@@ -46,15 +48,8 @@ def run_concat(op: sh.ConcatOp, *inputs: np.ndarray) -> tuple[np.ndarray]:
     return (np.concatenate(inputs, axis=op.axis.value.data),)
 
 
-def sized_like(target: list[int], like: np.ndarray | None, like_dims) -> list[int]:
-    """`target` with the entries `like_dims` names replaced by `like`'s sizes."""
-    if like is None:
-        return target
-    return [like.shape[k] if k >= 0 else t for t, k in zip(target, like_dims.get_values(), strict=True)]
-
-
 def run_expand(op: sh.ExpandOp, x: np.ndarray, like: np.ndarray | None = None) -> tuple[np.ndarray]:
-    return (expand(x, sized_like(list(op.target_shape.get_values()), like, op.like_dims)),)
+    return (expand(x, sized_like(op.target_shape.get_values(), *like_at_run_time(op, like))),)
 
 
 KERNELS = {
