@@ -6,10 +6,9 @@ import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
 from rlx_xdsl.dense import dense_to_numpy
-from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.base import like_at_run_time, tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import Activation
-from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.shapes import sized_like
 
 JAX_OPS.add(

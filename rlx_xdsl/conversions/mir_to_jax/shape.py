@@ -4,8 +4,8 @@ import jax
 import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
-from rlx_xdsl.dialects.mir import shape
 from rlx_xdsl.dialects.base import like_at_run_time
+from rlx_xdsl.dialects.mir import shape
 from rlx_xdsl.shapes import sized_like
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.dialects.mir import shape as sh
 from rlx_xdsl.interpreters.common import KernelError
-from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.shapes import sized_like
 
 
