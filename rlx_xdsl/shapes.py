@@ -147,6 +147,14 @@ def unbroadcast_axes(operand_shape: Sequence[int], result_shape: Sequence[int]) 
     return tuple(a for a in axes if a < lead), tuple(a - lead for a in axes if a >= lead)
 
 
+def sized_like(sizes: Sequence, like_shape: Sequence | None, like_dims: Sequence[int] | None) -> list:
+    """`sizes` with each entry `i` where `like_dims[i] = k >= 0` replaced by
+    `like_shape[k]`: the run-time sizes of `mir.iota` and `mir.expand` with a `like`."""
+    if like_shape is None or like_dims is None:
+        return list(sizes)
+    return [like_shape[k] if k >= 0 else d for d, k in zip(sizes, like_dims, strict=True)]
+
+
 def normalize_axis(axis: int, rank: int) -> int:
     """Map a possibly negative axis into [0, rank); ShapeError when out of range."""
     if not -rank <= axis < rank:

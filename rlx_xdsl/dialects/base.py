@@ -20,6 +20,7 @@ start with the quoted op name.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from xdsl.dialects.builtin import DenseArrayBase, IntegerAttr, NoneType, TensorType, i64
 from xdsl.ir import Attribute, Block, Region, SSAValue
@@ -461,3 +462,31 @@ def fmt_list(values: Sequence[int]) -> str:
 def refine_dim(a: int, b: int) -> int:
     """The better known of two dims that must agree: the static one if any."""
     return b if a == DYNAMIC else a
+
+
+def sizes_from_like(op: IRDLOperation, like: SSAValue | None, like_dims: Any, rank: int) -> dict[int, int]:
+    """The result dims that take their size from `like` at run time: result dim -> the
+    size `like`'s dim `like_dims[i]` has in its type (`?` when dynamic). Checks that
+    `like` and `like_dims` come together, one entry per result dim, each -1 or a dim of
+    `like`."""
+    require((like is None) == (like_dims is None), op, "`like` and `like_dims` must be given together")
+    if like is None:
+        return {}
+    dims = like_dims.get_values()
+    require(len(dims) == rank, op, lambda: f"like_dims has {len(dims)} entries for a result of rank {rank}")
+    like_shape = tensor_type(like).get_shape()
+    for d in dims:
+        require(
+            -1 <= d < len(like_shape),
+            op,
+            lambda: f"like_dims entry {d} is neither -1 nor a dim of `like` (rank {len(like_shape)})",
+        )
+    return {i: like_shape[d] for i, d in enumerate(dims) if d >= 0}
+
+
+def like_at_run_time(op: IRDLOperation, like: Any) -> tuple[Sequence[int] | None, Sequence[int] | None]:
+    """(`like`'s run-time shape, `op`'s `like_dims`), or `(None, None)` without a `like`:
+    the arguments after the sizes of `shapes.sized_like`."""
+    if like is None:
+        return None, None
+    return like.shape, op.like_dims.get_values()  # type: ignore[attr-defined]

@@ -82,6 +82,8 @@ class Role(Enum):
     """A condition choosing between values (`where`'s cond, `if`'s predicate)."""
     MASK = "mask"
     """An attention mask: kept positions (custom) or an additive bias."""
+    SHAPE = "shape"
+    """Read for its shape only, never its values (`like` of `mir.iota` and `mir.expand`)."""
 
     @property
     def is_data(self) -> bool:

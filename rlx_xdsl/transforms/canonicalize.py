@@ -255,7 +255,9 @@ class IdentityExpand(RewritePattern):
     def match_and_rewrite(self, op: ExpandOp, rewriter: PatternRewriter) -> None:
         target = op.target_shape.get_values()
         shape = shape_of(op.input.type)
-        keeps_every_dim = len(target) == len(shape) and all(t in (-1, d) for t, d in zip(target, shape))
+        keeps_every_dim = (
+            op.like is None and len(target) == len(shape) and all(t in (-1, d) for t, d in zip(target, shape))
+        )
         if keeps_every_dim and forwards_unchanged(op.result, op.input):
             forward(op, op.input, rewriter)
 

@@ -31,8 +31,29 @@ def test_every_mir_op_has_a_batching_rule_or_a_reason():
 def test_the_ops_without_a_rule_are_those_never_batched():
     """Only ops without operands (never batched) and a terminator (batched with its parent)."""
     without = {op.name: BATCH_RULES[op].reason for op in ALL_OPS if isinstance(BATCH_RULES[op], NoBatchRule)}
-    assert sorted(without) == ["mir.constant", "mir.iota", "mir.yield"]
+    assert sorted(without) == ["mir.constant", "mir.yield"]  # `mir.iota` only through its `like`
     assert all(reason for reason in without.values())
+
+
+LIKE = """func.func @f(%b: tensor<1x3xf32>, %ids: tensor<4x2xi64>) -> (tensor<4x3xf32>, tensor<4xi64>) {
+  %0 = mir.expand %b target_shape = [-1, 3] like %ids like_dims = [0, -1] : (tensor<1x3xf32>, tensor<4x2xi64>) -> tensor<4x3xf32>
+  %1 = mir.iota dimension = 0 like %ids like_dims = [0] : tensor<4x2xi64> : tensor<4xi64>
+  func.return %0, %1 : tensor<4x3xf32>, tensor<4xi64>
+}
+"""
+
+
+def test_ops_sized_by_a_batched_like_read_its_dims_one_axis_on():
+    """`mir.expand` and `mir.iota` with `like`, batched over each argument and both."""
+    import numpy as np
+
+    from rlx_xdsl.context import parse_module
+    from rlx_xdsl.testing.vmap_check import check_vmap
+
+    rng = np.random.default_rng(3)
+    examples = [[rng.standard_normal((1, 3)).astype(np.float32), np.zeros((4, 2), np.int64)] for _ in range(2)]
+    for batched in ([0], [1], [0, 1]):
+        check_vmap(parse_module(LIKE), "f", examples, batched)
 
 
 def test_an_op_without_a_rule_is_a_located_error():

@@ -59,6 +59,31 @@ def zoo_export():
 
 
 @pytest.fixture(scope="session")
+def zoo_dynamic():
+    """`zoo_dynamic(name)`: (model, MIR module, its weights by name, example input) of the
+    tiny Hugging Face model `name` exported once per session with a dynamic batch (dim 0
+    of its one input)."""
+    from torch.export import Dim
+
+    from rlx_xdsl.importers.torch import export, import_program, program_weights
+
+    from . import hf_models
+
+    cache = {}
+
+    def get(name):
+        if name not in cache:
+            torch.manual_seed(11)
+            model, example = hf_models.MODELS[name]()
+            model.eval()
+            program = export(model, (example,), dynamic_shapes={"x": {0: Dim("batch", max=64)}})
+            cache[name] = model, import_program(program), program_weights(program), example
+        return cache[name]
+
+    return get
+
+
+@pytest.fixture(scope="session")
 def zoo_model(zoo_export):
     """`zoo_model(name)`: as `zoo_export`, with the imported MIR module for the program."""
     from rlx_xdsl.importers.torch import import_program

@@ -16,6 +16,7 @@ from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.torch import export, import_program, program_weights
 from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.printer import print_ir
+from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.weights import write_weights
@@ -130,3 +131,40 @@ def test_a_padding_attention_mask_input_imports_and_matches_torch(name):
         unmasked = model(ids).numpy()
     assert np.abs(expected - unmasked).max() > 1e-3  # the mask matters
     close(compute(module, args), expected)
+
+
+@pytest.mark.parametrize("name", ["llama", "mistral", "qwen2", "gpt2", "bert", "vit", "whisper_encoder"])
+def test_a_dynamic_batch_imports_as_a_question_mark_and_runs_at_two_batch_sizes(zoo_dynamic, name):
+    """One import with `?` batch, run at batch 1 and 3: the decoders' mask builders take an
+    `arange` over the batch (`mir.iota` sized `like` the ids), BERT's token types and ViT's
+    class token expand from 1 to it (`mir.expand ... like`)."""
+    model, module, weights, example = zoo_dynamic(name)
+    f = find_function(module)
+    (user,) = [i for i in range(len(f.args)) if not is_param(f, i)]
+    assert f.args[user].type.get_shape()[0] == DYNAMIC
+    for batch in (1, 3):
+        torch.manual_seed(batch)
+        shape = (batch, *example.shape[1:])
+        x = torch.randint(0, hf_models.VOCAB, shape) if example.dtype == torch.int64 else torch.randn(shape)
+        args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+        with torch.no_grad():
+            expected = model(x).numpy()
+        got = compute(module, args)
+        assert got.shape == expected.shape
+        close(got, expected)
+
+
+def test_the_dynamic_llama_fuses_and_runs_on_iree_cpu_at_two_batch_sizes(zoo_dynamic):
+    """The `like` operands survive the fusion pipeline and lower to `tensor.dim` for IREE
+    at both sizes."""
+    model, module, weights, example = zoo_dynamic("llama")
+    fused = module.clone()
+    FusionPipelinePass(target="best").apply(Context(), fused)
+    fused.verify()
+    f = find_function(fused)
+    for batch in (1, 3):
+        x = torch.randint(0, hf_models.VOCAB, (batch, example.shape[1]))
+        args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+        with torch.no_grad():
+            expected = model(x).numpy()
+        close(compute(fused, args, backend="iree"), expected)

@@ -84,9 +84,41 @@ class Prepend(nn.Module):
         return torch.cat((self.cls.expand(x.shape[0], -1, -1), x), dim=1)
 
 
-def test_broadcasting_a_static_dim_to_a_dynamic_size_is_an_error_not_a_wrong_result():
+def test_a_static_dim_broadcast_to_the_dynamic_batch_takes_it_at_run_time():
+    """The class token expands with `like` = x (before: an import error)."""
     from torch.export import Dim
 
-    with pytest.raises(ImportFailure, match="broadcasting a static dim to a dynamic size") as info:
-        import_module(Prepend(), (torch.randn(2, 3, 4),), dynamic_shapes={"x": {0: Dim("batch")}})
+    module = import_module(Prepend(), (torch.randn(2, 3, 4),), dynamic_shapes={"x": {0: Dim("batch")}})
+    assert "like %x like_dims = [0, -1, -1]" in str(module)
+    for batch in (1, 3):
+        expect_same(module, Prepend(), torch.randn(batch, 3, 4))
+
+
+class Positions(nn.Module):
+    """`arange` over the dynamic batch, and over twice it (a computed size)."""
+
+    def __init__(self, twice: bool = False):
+        super().__init__()
+        self.twice = twice
+
+    def forward(self, x):
+        if self.twice:
+            return torch.arange(x.shape[0] * 2)
+        return x.sum(1) + torch.arange(x.shape[0])
+
+
+def test_an_arange_over_the_dynamic_batch_is_an_iota_sized_at_run_time():
+    from torch.export import Dim
+
+    module = import_module(Positions(), (torch.randn(2, 3),), dynamic_shapes={"x": {0: Dim("batch")}})
+    assert "mir.iota dimension = 0 like %x like_dims = [0]" in str(module)
+    for batch in (1, 4):
+        expect_same(module, Positions(), torch.randn(batch, 3))
+
+
+def test_a_dynamic_size_computed_from_another_is_a_located_error():
+    from torch.export import Dim
+
+    with pytest.raises(ImportFailure, match="a dynamic size computed by") as info:
+        import_module(Positions(twice=True), (torch.randn(2, 3),), dynamic_shapes={"x": {0: Dim("batch")}})
     assert "test_torch_indexing.py" in str(info.value)

@@ -117,3 +117,15 @@ func.func @iota() -> (tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>) {
   %v = mir.iota dimension = 0 : tensor<5xbf16>
   func.return %ramp, %rows, %v : tensor<1x50000xi64>, tensor<3x4xf32>, tensor<5xbf16>
 }
+
+// A `?` dim sized at run time by a dim of `like` (here %x's dim 0).
+// CHECK-LABEL: func.func @iota_like
+// GENERIC-LABEL: "func.func"() <{sym_name = "iota_like"
+func.func @iota_like(%x: tensor<?x8xi64>) -> (tensor<?xi64>, tensor<?x8xf32>) {
+  // CHECK-NEXT: %b = mir.iota dimension = 0 like %x like_dims = [0] : tensor<?x8xi64> : tensor<?xi64>
+  // GENERIC: %b = "mir.iota"(%x) <{dimension = 0 : i64, like_dims = array<i64: 0>}> : (tensor<?x8xi64>) -> tensor<?xi64>
+  %b = mir.iota dimension = 0 like %x like_dims = [0] : tensor<?x8xi64> : tensor<?xi64>
+  // CHECK-NEXT: %c = mir.iota dimension = 1 like %x like_dims = [0, -1] : tensor<?x8xi64> : tensor<?x8xf32>
+  %c = mir.iota dimension = 1 like %x like_dims = [0, -1] : tensor<?x8xi64> : tensor<?x8xf32>
+  func.return %b, %c : tensor<?xi64>, tensor<?x8xf32>
+}

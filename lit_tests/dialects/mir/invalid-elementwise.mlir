@@ -460,7 +460,7 @@ func.func @iota_dimension() -> tensor<2x3xi64> {
 // -----
 
 func.func @iota_dynamic() -> tensor<?x3xi64> {
-  // expected-error@+1 {{'mir.iota' result shape [?, 3] must be static (no operand gives the size of a `?` dim)}}
+  // expected-error@+1 {{'mir.iota' result shape [?, 3] has a `?` at dim 0 that no `like` dim sizes}}
   %0 = mir.iota dimension = 1 : tensor<?x3xi64>
   func.return %0 : tensor<?x3xi64>
 }
@@ -483,8 +483,40 @@ func.func @iota_bool() -> tensor<4xi1> {
 
 // -----
 
-func.func @iota_operand(%x: tensor<4xi64>) -> tensor<4xi64> {
-  // expected-error@+1 {{Expected 0 operands, but got 1}}
+func.func @iota_like_without_dims(%x: tensor<4xi64>) -> tensor<4xi64> {
+  // expected-error@+1 {{'mir.iota' `like` and `like_dims` must be given together}}
   %0 = "mir.iota"(%x) <{dimension = 0 : i64}> : (tensor<4xi64>) -> tensor<4xi64>
   func.return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @iota_like_dims_count(%x: tensor<?x8xi64>) -> tensor<?xi64> {
+  // expected-error@+1 {{'mir.iota' like_dims has 2 entries for a result of rank 1}}
+  %0 = mir.iota dimension = 0 like %x like_dims = [0, -1] : tensor<?x8xi64> : tensor<?xi64>
+  func.return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @iota_like_dims_range(%x: tensor<?x8xi64>) -> tensor<?xi64> {
+  // expected-error@+1 {{'mir.iota' like_dims entry 2 is neither -1 nor a dim of `like` (rank 2)}}
+  %0 = mir.iota dimension = 0 like %x like_dims = [2] : tensor<?x8xi64> : tensor<?xi64>
+  func.return %0 : tensor<?xi64>
+}
+
+// -----
+
+func.func @iota_like_size(%x: tensor<?x8xi64>) -> tensor<4xi64> {
+  // expected-error@+1 {{'mir.iota' result dim 0 is [4] where `like` gives [8]}}
+  %0 = mir.iota dimension = 0 like %x like_dims = [1] : tensor<?x8xi64> : tensor<4xi64>
+  func.return %0 : tensor<4xi64>
+}
+
+// -----
+
+func.func @iota_dynamic_unsized(%x: tensor<?x8xi64>) -> tensor<?x?xi64> {
+  // expected-error@+1 {{'mir.iota' result shape [?, ?] has a `?` at dim 1 that no `like` dim sizes}}
+  %0 = mir.iota dimension = 0 like %x like_dims = [0, -1] : tensor<?x8xi64> : tensor<?x?xi64>
+  func.return %0 : tensor<?x?xi64>
 }

@@ -189,3 +189,35 @@ func.func @expand_result(%x: tensor<3x1xf32>) -> tensor<3x1xf32> {
   %0 = mir.expand %x target_shape = [3, 4] : (tensor<3x1xf32>) -> tensor<3x1xf32>
   func.return %0 : tensor<3x1xf32>
 }
+
+// -----
+
+func.func @expand_like_not_one(%x: tensor<2x8xf32>, %ids: tensor<?x8xi64>) -> tensor<?x8xf32> {
+  // expected-error@+1 {{'mir.expand' input dim 0 is [2], not 1: only a dim of 1 (or a new leading dim) broadcasts to `like`'s size}}
+  %0 = mir.expand %x target_shape = [-1, 8] like %ids like_dims = [0, -1] : (tensor<2x8xf32>, tensor<?x8xi64>) -> tensor<?x8xf32>
+  func.return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @expand_like_target(%x: tensor<1x8xf32>, %ids: tensor<?x8xi64>) -> tensor<?x8xf32> {
+  // expected-error@+1 {{'mir.expand' target_shape entry 0 must be -1: `like` gives its size}}
+  %0 = mir.expand %x target_shape = [4, 8] like %ids like_dims = [0, -1] : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<?x8xf32>
+  func.return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @expand_like_dims_count(%x: tensor<1x8xf32>, %ids: tensor<?x8xi64>) -> tensor<?x8xf32> {
+  // expected-error@+1 {{'mir.expand' like_dims has 1 entries for a result of rank 2}}
+  %0 = mir.expand %x target_shape = [-1, 8] like %ids like_dims = [0] : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<?x8xf32>
+  func.return %0 : tensor<?x8xf32>
+}
+
+// -----
+
+func.func @expand_like_without_dims(%x: tensor<1x8xf32>, %ids: tensor<?x8xi64>) -> tensor<1x8xf32> {
+  // expected-error@+1 {{'mir.expand' `like` and `like_dims` must be given together}}
+  %0 = "mir.expand"(%x, %ids) <{target_shape = array<i64: -1, 8>}> : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<1x8xf32>
+  func.return %0 : tensor<1x8xf32>
+}

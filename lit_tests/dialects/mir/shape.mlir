@@ -68,3 +68,16 @@ func.func @expand(%x: tensor<3x1xf32>, %d: tensor<?x1xi1>) -> tensor<2x3x4xf32> 
   %1 = mir.expand %d target_shape = [5, -1, 7] : (tensor<?x1xi1>) -> tensor<5x?x7xi1>
   func.return %0 : tensor<2x3x4xf32>
 }
+
+// -----
+
+// A dim of 1 (and a new leading dim) broadcast to a size read at run time from `like`.
+// CHECK-LABEL: func.func @expand_like
+func.func @expand_like(%b: tensor<1x8xf32>, %c: tensor<32xf32>, %ids: tensor<?x8xi64>) -> (tensor<?x8xf32>, tensor<?x1x32xf32>) {
+  // CHECK-NEXT: %0 = mir.expand %b target_shape = [-1, 8] like %ids like_dims = [0, -1] : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<?x8xf32>
+  // GENERIC: "mir.expand"(%b, %ids) <{target_shape = array<i64: -1, 8>, like_dims = array<i64: 0, -1>}> : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<?x8xf32>
+  %0 = mir.expand %b target_shape = [-1, 8] like %ids like_dims = [0, -1] : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<?x8xf32>
+  // CHECK-NEXT: %1 = mir.expand %c target_shape = [-1, 1, 32] like %ids like_dims = [0, -1, -1] : (tensor<32xf32>, tensor<?x8xi64>) -> tensor<?x1x32xf32>
+  %1 = mir.expand %c target_shape = [-1, 1, 32] like %ids like_dims = [0, -1, -1] : (tensor<32xf32>, tensor<?x8xi64>) -> tensor<?x1x32xf32>
+  func.return %0, %1 : tensor<?x8xf32>, tensor<?x1x32xf32>
+}

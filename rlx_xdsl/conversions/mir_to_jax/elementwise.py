@@ -6,18 +6,19 @@ import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
 from rlx_xdsl.dense import dense_to_numpy
-from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.base import like_at_run_time, tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import Activation
+from rlx_xdsl.shapes import sized_like
 
 JAX_OPS.add(
     ew.ConstantOp, lambda op, **_: (jnp.asarray(np.array(dense_to_numpy(op.value))),)
 )
 JAX_OPS.add(
     ew.IotaOp,
-    lambda op, **_: (
+    lambda op, like=None, **_: (
         jax.lax.broadcasted_iota(
-            jnp.int64, tensor_type(op.result).get_shape(), op.normalized_dimension()
+            jnp.int64, sized_like(tensor_type(op.result).get_shape(), *like_at_run_time(op, like)), op.normalized_dimension()
         ).astype(result_dtype(op)),
     ),
 )

@@ -4,13 +4,15 @@ import jax
 import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, with_op
+from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.dialects.mir import shape
+from rlx_xdsl.shapes import sized_like
 
 
 
-def _expand(op: shape.ExpandOp, x):
-    """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim."""
-    target = op.target_shape.get_values()
+def _expand(op: shape.ExpandOp, x, like=None):
+    """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim (or takes `like`'s)."""
+    target = sized_like(op.target_shape.get_values(), *like_at_run_time(op, like))
     offset = len(target) - x.ndim
     return jnp.broadcast_to(x, [x.shape[i - offset] if t == -1 else t for i, t in enumerate(target)])
 

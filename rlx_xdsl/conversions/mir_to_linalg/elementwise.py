@@ -62,7 +62,7 @@ def lower_iota(lw: Lowering, op: ew.IotaOp) -> Sequence[SSAValue]:
     """A generic writing each position's index along `dimension` (`linalg.index`)."""
     dt = lw.result_dtype()
     axis = op.normalized_dimension()
-    dims = list(op.result.type.get_shape())
+    dims = lw.sized_like(op.result.type.get_shape(), op)
     init = lw.empty(dims, dt)
     rank = len(dims)
     body = lambda s, _: s.from_index(s.loop_index(axis), dt)

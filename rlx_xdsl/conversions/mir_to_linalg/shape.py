@@ -56,8 +56,8 @@ def lower_concat(lw: Lowering, op: sh.ConcatOp) -> Sequence[SSAValue]:
 
 @LOWERINGS.register(sh.ExpandOp)
 def lower_expand(lw: Lowering, op: sh.ExpandOp) -> Sequence[SSAValue]:
-    target = op.target_shape.get_values()
+    target = lw.sized_like(op.target_shape.get_values(), op)
     dims = lw.dims(op.input)
     lead = len(target) - len(dims)
-    out: list[Dim] = [dims[i - lead] if t == -1 else t for i, t in enumerate(target)]
+    out: list[Dim] = [dims[i - lead] if isinstance(t, int) and t == -1 else t for i, t in enumerate(target)]
     return [lw.map_elements([op.input], out, lw.result_dtype(), lambda s, x, _: x)]

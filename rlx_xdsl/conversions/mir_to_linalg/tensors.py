@@ -100,6 +100,13 @@ class Tensors:
         assert isinstance(t, TensorType)
         return [d if d != DYNAMIC else self.dim(value, i) for i, d in enumerate(t.get_shape())]
 
+    def sized_like(self, dims: Sequence[Dim], op) -> list[Dim]:
+        """`dims` with the entries `op`'s `like_dims` names (`mir.iota`, `mir.expand`)
+        read from its `like` (`tensor.dim` where `?`)."""
+        if op.like is None:
+            return list(dims)
+        return [self.dim(op.like, k) if k >= 0 else d for d, k in zip(dims, op.like_dims.get_values(), strict=True)]
+
     def dim(self, value: SSAValue, axis: int) -> Dim:
         d = value.type.get_shape()[axis]
         if d != DYNAMIC:

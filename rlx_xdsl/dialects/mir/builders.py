@@ -47,6 +47,16 @@ class MirNamespace(OpNamespace):
         """`mir.cast` of `x` to a dtype given by name or element type (blocked with a `config`)."""
         return self._emitter.emit(CastOp(x, element_type(to), config))
 
-    def iota(self, shape: Sequence[int], dtype: str | Attribute = "i64", *, dimension: int) -> Emitted:
-        """`mir.iota`: the index ramp along `dimension` of a static `shape`."""
-        return self._emitter.emit(IotaOp(TensorType(element_type(dtype), list(shape)), dimension=dimension))
+    def iota(
+        self,
+        shape: Sequence[int],
+        dtype: str | Attribute = "i64",
+        *,
+        dimension: int,
+        like: SSAValue | None = None,
+        like_dims: Sequence[int] | None = None,
+    ) -> Emitted:
+        """`mir.iota`: the index ramp along `dimension` of `shape`, whose `?` dims are
+        sized at run time by `like`'s dims `like_dims` (-1 for a static dim)."""
+        result = TensorType(element_type(dtype), list(shape))
+        return self._emitter.emit(IotaOp(result, dimension=dimension, like=like, like_dims=like_dims))

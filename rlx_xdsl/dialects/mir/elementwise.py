@@ -27,6 +27,7 @@ from xdsl.irdl import (
     base,
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
@@ -37,11 +38,14 @@ from xdsl.traits import Commutative, ConstantLike, Pure
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
+    I64_ARRAY,
     RlxOperation,
+    i64_array,
     i64_attr,
     require,
     require_float,
     require_positive,
+    sizes_from_like,
     tensor_type,
 )
 from rlx_xdsl.dialects.mir.attrs import (
@@ -61,9 +65,9 @@ from rlx_xdsl.dialects.traits import (
     WritesInPlace,
 )
 from rlx_xdsl.shapes import (
+    DYNAMIC,
     broadcast_shapes,
     fmt_shape,
-    is_static,
     normalize_axis,
     tensor,
 )
@@ -103,19 +107,38 @@ class IotaOp(RlxOperation):
 
     It costs O(1) in IR size whatever its shape, where a `mir.constant` ramp
     grows with it (a one-hot over a 50k vocabulary compares labels with one).
-    The result type gives shape and dtype (integer or float), so it must be
-    static: the op has no operand to size a `?` dim from. A float ramp holds
-    its indices rounded to the dtype (f16 is exact only up to 2048).
+    The result type gives shape and dtype (integer or float). A `?` dim takes its
+    size at run time from `like %t like_dims = [...]`: result dim `i` with
+    `like_dims[i] = k >= 0` is as long as `%t`'s dim `k` (an `arange` over an
+    imported model's dynamic batch); without `like` the shape must be static. A float
+    ramp holds its indices rounded to the dtype (f16 is exact only up to 2048).
     """
 
     name = "mir.iota"
+    like = opt_operand_def(TensorType)
     dimension = prop_def(IntegerAttr[I64])
+    like_dims = opt_prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), BOUNDARY)
-    assembly_format = "`dimension` `=` $dimension attr-dict `:` type($result)"
+    traits = traits_def(Pure(), BOUNDARY, OperandRoles.of(like=Role.SHAPE))
+    assembly_format = (
+        "`dimension` `=` $dimension (`like` $like^ `like_dims` `=` $like_dims `:` type($like))? "
+        "attr-dict `:` type($result)"
+    )
 
-    def __init__(self, result_type: TensorType, *, dimension: int):
-        super().__init__(properties={"dimension": i64_attr(dimension)}, result_types=[result_type])
+    def __init__(
+        self,
+        result_type: TensorType,
+        *,
+        dimension: int,
+        like: SSAValue | None = None,
+        like_dims: Sequence[int] | None = None,
+    ):
+        properties = {"dimension": i64_attr(dimension)}
+        if like_dims is not None:
+            properties["like_dims"] = i64_array(like_dims)
+        super().__init__(
+            operands=[[like] if like is not None else []], properties=properties, result_types=[result_type]
+        )
 
     def normalized_dimension(self) -> int:
         return normalize_axis(self.dimension.value.data, tensor_type(self.result).get_num_dims())
@@ -130,13 +153,25 @@ class IotaOp(RlxOperation):
             lambda: f"result must have an integer or floating-point element type, got {t.element_type}",
         )
         require(t.get_num_dims() >= 1, self, "result must have rank at least 1, got a scalar")
-        require(
-            is_static(t.get_shape()),
-            self,
-            lambda: f"result shape {fmt_shape(t.get_shape())} must be static (no operand gives the size of a `?` dim)",
-        )
+        shape = t.get_shape()
+        from_like = sizes_from_like(self, self.like, self.like_dims, len(shape))
+        for i, d in enumerate(shape):
+            if i in from_like:
+                size = from_like[i]
+                require(
+                    d in (DYNAMIC, size),
+                    self,
+                    lambda: f"result dim {i} is {fmt_shape([d])} where `like` gives {fmt_shape([size])}",
+                )
+            else:
+                require(
+                    d != DYNAMIC,
+                    self,
+                    lambda: f"result shape {fmt_shape(shape)} has a `?` at dim {i} that no `like` dim sizes",
+                )
         self.normalized_dimension()
-        return [t]
+        # At run time `like` has a static type: the result takes its sizes.
+        return [tensor(t.element_type, [from_like.get(i, d) if d == DYNAMIC else d for i, d in enumerate(shape)])]
 
 
 def keeps_element_type(op: Operation) -> bool:

@@ -15,6 +15,8 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from xdsl.irdl import (
     irdl_op_definition,
     operand_def,
+    opt_operand_def,
+    opt_prop_def,
     prop_def,
     result_def,
     traits_def,
@@ -33,9 +35,10 @@ from rlx_xdsl.dialects.base import (
     require,
     require_non_negative,
     require_same_element_type,
+    sizes_from_like,
     tensor_type,
 )
-from rlx_xdsl.dialects.traits import DATA_MOVEMENT, ViewOf
+from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, Role, ViewOf
 from rlx_xdsl.shapes import (
     DYNAMIC,
     ShapeError,
@@ -237,25 +240,65 @@ def expanded_shape(in_shape: Sequence[int], target: Sequence[int]) -> list[int]:
 
 @irdl_op_definition
 class ExpandOp(RlxOperation):
-    """Broadcasts to `target_shape` as `numpy.broadcast_to` (`Expand{target_shape}`)."""
+    """Broadcasts to `target_shape` as `numpy.broadcast_to` (`Expand{target_shape}`).
+
+    With `like %t like_dims = [...]`, result dim `i` with `like_dims[i] = k >= 0` has
+    the size of `%t`'s dim `k` at run time; its `target_shape` entry must be -1 and the
+    input's dim there 1 or absent. This is how a static dim (a batch-1 buffer) broadcasts
+    to a dynamic size, such as an imported model's batch. `like_dims` has one entry per
+    result dim, -1 for the others.
+    """
 
     name = "mir.expand"
     input = operand_def(TensorType)
+    like = opt_operand_def(TensorType)
     target_shape = prop_def(I64_ARRAY)
+    like_dims = opt_prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT)
-    assembly_format = "$input `target_shape` `=` $target_shape " + FUNCTIONAL
+    traits = traits_def(Pure(), DATA_MOVEMENT, OperandRoles.of(like=Role.SHAPE))
+    assembly_format = (
+        "$input `target_shape` `=` $target_shape (`like` $like^ `like_dims` `=` $like_dims)? " + FUNCTIONAL
+    )
 
-    def __init__(self, input: SSAValue, *, target_shape: Sequence[int]):
-        super().__init__(operands=[input], properties={"target_shape": i64_array(target_shape)})
+    def __init__(
+        self,
+        input: SSAValue,
+        *,
+        target_shape: Sequence[int],
+        like: SSAValue | None = None,
+        like_dims: Sequence[int] | None = None,
+    ):
+        properties = {"target_shape": i64_array(target_shape)}
+        if like_dims is not None:
+            properties["like_dims"] = i64_array(like_dims)
+        super().__init__(operands=[input, [like] if like is not None else []], properties=properties)
 
     def check_attributes(self) -> None:
         for d in self.target_shape.get_values():
             require(d >= -1, self, lambda: f"target_shape entries must be >= -1, got {d}")
 
+    def sizes_from_like(self) -> dict[int, int]:
+        """Result dim -> its size in `like`'s type, for the dims `like` sizes."""
+        return sizes_from_like(self, self.like, self.like_dims, len(self.target_shape.get_values()))
+
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)
-        shape = expanded_shape(t.get_shape(), self.target_shape.get_values())
+        target = self.target_shape.get_values()
+        from_like = self.sizes_from_like()
+        for i in from_like:
+            require(target[i] == -1, self, lambda: f"target_shape entry {i} must be -1: `like` gives its size")
+        shape_in = t.get_shape()
+        lead = len(target) - len(shape_in)
+        for i in from_like:
+            require(
+                i < lead or shape_in[i - lead] == 1,
+                self,
+                lambda: f"input dim {i - lead} is {fmt_shape([shape_in[i - lead]])}, not 1: "
+                "only a dim of 1 (or a new leading dim) broadcasts to `like`'s size",
+            )
+        shape = expanded_shape(shape_in, [1 if i in from_like else d for i, d in enumerate(target)])
+        for i, size in from_like.items():
+            shape[i] = size
         return [tensor(t.element_type, shape)]
 
 

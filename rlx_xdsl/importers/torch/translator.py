@@ -115,6 +115,22 @@ class Translator:
         """A list of sizes: symbolic entries (SymInt nodes) become -1."""
         return [v if isinstance(v, int) else -1 for v in values]
 
+    def sized_by(self, sizes: Sequence[Any], which: Sequence[int]) -> tuple[SSAValue, list[int]]:
+        """`like` and `like_dims` (`mir.iota`, `mir.expand`) for the dynamic `sizes` at
+        positions `which`: each must be `sym_size(x, d)` of one same tensor `x`, read at
+        run time as `x`'s dim `d`."""
+        sources, dims = set(), [-1] * len(sizes)
+        for i in which:
+            size = sizes[i]
+            if not (isinstance(size, torch.fx.Node) and size.target is torch.ops.aten.sym_size.int):
+                raise self.fail(f"a dynamic size computed by '{getattr(size, 'target', size)}' is not supported")
+            source, dim = size.args
+            sources.add(source)
+            dims[i] = dim % self.rank(source)
+        if len(sources) != 1:
+            raise self.fail("dynamic sizes read from several tensors are not supported")
+        return self.value(sources.pop()), dims
+
     # The walk ---------------------------------------------------------------------------
 
     def run(self) -> ModuleOp:

@@ -13,6 +13,7 @@ import numpy as np
 
 from rlx_xdsl import numerics
 from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
 from rlx_xdsl.interpreters.common import (
@@ -22,6 +23,7 @@ from rlx_xdsl.interpreters.common import (
     result_dtype,
     widened,
 )
+from rlx_xdsl.shapes import sized_like
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
 
@@ -89,8 +91,8 @@ def run_constant(op: ew.ConstantOp) -> tuple[np.ndarray]:
     return (dense_to_numpy(op.value),)
 
 
-def run_iota(op: ew.IotaOp) -> tuple[np.ndarray]:
-    shape = op.result.type.get_shape()
+def run_iota(op: ew.IotaOp, like: np.ndarray | None = None) -> tuple[np.ndarray]:
+    shape = sized_like(op.result.type.get_shape(), *like_at_run_time(op, like))
     axis = op.normalized_dimension()
     ramp = np.arange(shape[axis]).reshape([-1 if d == axis else 1 for d in range(len(shape))])
     return (np.broadcast_to(numerics.convert(ramp, result_dtype(op)), shape),)

@@ -4,8 +4,10 @@ from __future__ import annotations
 
 import numpy as np
 
+from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.dialects.mir import shape as sh
 from rlx_xdsl.interpreters.common import KernelError
+from rlx_xdsl.shapes import sized_like
 
 
 def narrow(x: np.ndarray, axis: int, start: int, length: int) -> np.ndarray:
@@ -46,8 +48,8 @@ def run_concat(op: sh.ConcatOp, *inputs: np.ndarray) -> tuple[np.ndarray]:
     return (np.concatenate(inputs, axis=op.axis.value.data),)
 
 
-def run_expand(op: sh.ExpandOp, x: np.ndarray) -> tuple[np.ndarray]:
-    return (expand(x, op.target_shape.get_values()),)
+def run_expand(op: sh.ExpandOp, x: np.ndarray, like: np.ndarray | None = None) -> tuple[np.ndarray]:
+    return (expand(x, sized_like(op.target_shape.get_values(), *like_at_run_time(op, like))),)
 
 
 KERNELS = {

@@ -15,6 +15,7 @@ from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 
@@ -179,12 +180,29 @@ def test_iota_ramp_stays_exact_in_i64_for_a_large_vocabulary():
     assert len(str(module)) < 200  # the ramp is one op, not 50k constants
 
 
-def test_iota_is_a_boundary_op_without_operands():
+@pytest.mark.parametrize("backend", ["interpreter", "iree", "xla"])
+def test_iota_like_takes_its_dynamic_dims_from_like_at_run_time(backend):
+    """`arange(x.shape[0])` and a [?, 8] ramp along dim 1, against numpy, at two sizes."""
+    b = GraphBuilder("f")
+    x = b.input("x", [DYNAMIC, 8], "i64")
+    b.output(
+        b.mir.iota([DYNAMIC], "i64", dimension=0, like=x, like_dims=[0]),
+        b.mir.iota([DYNAMIC, 8], "f32", dimension=1, like=x, like_dims=[0, -1]),
+    )
+    module = b.module()
+    for batch in (1, 5):
+        ramp, rows = run_function(module, "f", [np.zeros((batch, 8), np.int64)], backend=backend)
+        np.testing.assert_array_equal(ramp, np.arange(batch))
+        np.testing.assert_array_equal(rows, np.broadcast_to(np.arange(8, dtype=np.float32), (batch, 8)))
+
+
+def test_iota_is_a_boundary_op_whose_only_operand_is_read_for_its_shape():
     from rlx_xdsl.dialects.mir.elementwise import IotaOp
-    from rlx_xdsl.dialects.traits import Precision, precision_class
+    from rlx_xdsl.dialects.traits import OperandRoles, Precision, Role, precision_class
 
     assert precision_class(IotaOp) is Precision.BOUNDARY
-    assert len(IotaOp.get_irdl_definition().operands) == 0
+    assert [name for name, _ in IotaOp.get_irdl_definition().operands] == ["like"]
+    assert dict(IotaOp.get_trait(OperandRoles).roles) == {"like": Role.SHAPE}
 
 
 test_invalid_lit_chunk_reports_its_expected_error = expected_error_test(INVALID)

@@ -178,6 +178,47 @@ def test_expand_dynamic_dims():
     np.testing.assert_array_equal(out, [[1, 1, 1], [2, 2, 2]])
 
 
+def _expand_like_module():
+    """`b` [1, 3] and `c` [3] broadcast to the batch of `ids` [?, 2] (read at run time)."""
+    g = GraphBuilder("f")
+    b, c = g.input("b", [1, 3], "f32"), g.input("c", [3], "f32")
+    ids = g.input("ids", [D, 2], "i64")
+    g.output(
+        g.mir.expand(b, target_shape=[-1, 3], like=ids, like_dims=[0, -1]),
+        g.mir.expand(c, target_shape=[-1, 1, 3], like=ids, like_dims=[0, -1, -1]),
+    )
+    return g.module()
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "iree", "xla"])
+def test_expand_like_takes_its_size_from_like_at_run_time(backend):
+    """Against ONNX's Expand given the size as data, at two batch sizes."""
+    module = _expand_like_module()
+    b, c = np.float32([[1, 2, 3]]), np.float32([4, 5, 6])
+    for batch in (1, 4):
+        ids = np.zeros((batch, 2), np.int64)
+        got_b, got_c = run_function(module, "f", [b, c, ids], backend=backend)
+        np.testing.assert_array_equal(got_b, onnx_run("Expand", [b, i64s(batch, 3)]))
+        np.testing.assert_array_equal(got_c, onnx_run("Expand", [c, i64s(batch, 1, 3)]))
+
+
+def test_expand_like_gradient_sums_over_the_run_time_batch():
+    """d sum(expand(b)) / db is the batch size, read from `like` at run time."""
+    from rlx_xdsl.autodiff.grad import GradPass
+    from rlx_xdsl.context import make_context
+
+    g = GraphBuilder("f")
+    b, ids = g.param("b", [1, 3], "f32"), g.input("ids", [D, 2], "i64")
+    g.output(g.mir.expand(b, target_shape=[-1, 3], like=ids, like_dims=[0, -1]))
+    module = g.module()
+    GradPass(func="f", wrt=("b",)).apply(make_context(), module)
+    module.verify()
+    for batch in (1, 3):
+        cotangent = np.ones((batch, 3), np.float32)
+        _, grad = run_function(module, "f_grad", [np.float32([[1, 2, 3]]), np.zeros((batch, 2), np.int64), cotangent])
+        np.testing.assert_array_equal(grad, np.full((1, 3), batch, np.float32))
+
+
 # Structure and verifier --------------------------------------------------------
 
 

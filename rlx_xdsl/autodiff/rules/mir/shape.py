@@ -38,9 +38,10 @@ def transpose(e: Emitter, op: TransposeOp, cotangents: Cotangents) -> Gradients:
 
 @VJP_RULES.register(ExpandOp)
 def expand(e: Emitter, op: ExpandOp, cotangents: Cotangents) -> Gradients:
-    """Expanding is broadcasting: sum the gradient back over the expanded axes."""
+    """Expanding is broadcasting: sum the gradient back over the expanded axes (`like`,
+    read for its shape only, gets none)."""
     (g,) = cotangents
-    return [unbroadcast(e, g, op.input)]
+    return [unbroadcast(e, g, op.input), *([None] if op.like is not None else [])]
 
 
 def _zeros_along(e: Emitter, like: SSAValue, axis: int, size: int) -> SSAValue:

@@ -33,4 +33,8 @@ def concat(e: Emitter, op: Operation, args: BatchArgs) -> Results:
 def expand(e: Emitter, op: Operation, args: BatchArgs) -> Results:
     target = ints_prop(op, "target_shape")
     x = pad_rank(e, args.values[0], len(target))  # line the input up with the target's trailing dims
-    return rebuilt(e, op, [x], target_shape=[args.size, *target])
+    if len(args.values) == 1:
+        return rebuilt(e, op, [x], target_shape=[args.size, *target])
+    shift = int(args.batched[1])  # a batched `like` has the batch axis first
+    like_dims = [-1, *(k + shift if k >= 0 else -1 for k in ints_prop(op, "like_dims"))]
+    return rebuilt(e, op, [x, args.values[1]], target_shape=[args.size, *target], like_dims=like_dims)

@@ -12,6 +12,7 @@ import torch
 from rlx_xdsl.importers import common
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.importers.torch.types import dtype_name
+from rlx_xdsl.shapes import DYNAMIC
 
 aten = torch.ops.aten
 
@@ -200,15 +201,24 @@ def scalar_tensor(t, node):
 
 @rule(aten.full_like.default)
 def full_like(t, node):
-    dtype = t.dtype(node)
-    return t.e.mir.expand(t.value(node.args[1], dtype), target_shape=t.shape(node))
+    """The fill broadcast to the input's shape, its `?` dims read from the input."""
+    dtype, shape = t.dtype(node), t.shape(node)
+    fill = t.value(node.args[1], dtype)
+    if DYNAMIC not in shape:
+        return t.e.mir.expand(fill, target_shape=shape)
+    like_dims = [i if d == DYNAMIC else -1 for i, d in enumerate(shape)]
+    return t.e.mir.expand(fill, target_shape=shape, like=t.value(node.args[0]), like_dims=like_dims)
 
 
 @rule(aten.arange.start_step, aten.arange.default, aten.arange.start)
 def arange(t, node):
-    val = t.meta(node)
-    if not all(isinstance(d, int) for d in val.shape):
-        raise t.fail("a dynamic length is not supported")
+    """A static ramp is a constant; `arange(x.size(d))` of dynamic length a `mir.iota`
+    sized at run time by `x`'s dim `d`."""
     args = list(node.args) + [1] * (3 - len(node.args))
     start, end, step = (0, args[0], 1) if node.target is aten.arange.default else args[:3]
-    return t.constant(np.arange(start, end, step), t.dtype(node))
+    if isinstance(end, int):
+        return t.constant(np.arange(start, end, step), t.dtype(node))
+    if (start, step) != (0, 1):
+        raise t.fail("a dynamic length with a start or step is not supported")
+    like, like_dims = t.sized_by([end], [0])
+    return t.e.mir.iota([DYNAMIC], t.dtype(node), dimension=0, like=like, like_dims=like_dims)

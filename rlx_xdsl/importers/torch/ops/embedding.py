@@ -66,9 +66,9 @@ def _gather_elements(t, x, axes: list[int], coordinates: list):
     """`x` indexed on the adjacent `axes` by the (broadcasting) integer `coordinates`."""
     shape = t.shape(x)
     sizes = [shape[a] for a in axes]
-    if DYNAMIC in sizes:
-        raise t.fail("indexing dims of dynamic size is not supported")
-    merged = [*shape[: axes[0]], math.prod(sizes), *shape[axes[-1] + 1 :]]
+    if DYNAMIC in sizes[1:]:  # the strides are the sizes after the first: it alone may be `?`
+        raise t.fail("indexing dims of dynamic size, but the first indexed one, is not supported")
+    merged = [*shape[: axes[0]], DYNAMIC if DYNAMIC in sizes else math.prod(sizes), *shape[axes[-1] + 1 :]]
     table = reshape_to(t, t.value(x), merged)
     flat = None
     for coordinate, stride in zip(coordinates, _strides(sizes), strict=True):

@@ -59,15 +59,19 @@ def t_(t, node):
 
 @rule(aten.expand.default)
 def expand(t, node):
-    """A dynamic target size keeps a dynamic input dim (-1); broadcasting a static dim to a
-    dynamic size would need the size at run time, which `mir.expand` does not take."""
-    target = t.ints(node.args[1])
+    """A dynamic target size keeps a dynamic input dim (-1); a static dim (1, or a new
+    leading dim) broadcast to a dynamic size takes it at run time from the tensor the
+    size was read from (`like`)."""
+    sizes = node.args[1]
+    target = t.ints(sizes)
     source = t.shape(node.args[0])
     aligned = [None] * (len(target) - len(source)) + source
-    for size, had, result in zip(target, aligned, t.shape(node), strict=True):
-        if size == -1 and result == DYNAMIC and had != DYNAMIC:
-            raise t.fail("broadcasting a static dim to a dynamic size is not supported")
-    return t.e.mir.expand(t.value(node.args[0]), target_shape=target)
+    grown = [i for i, (size, had) in enumerate(zip(target, aligned, strict=True)) if size == -1 and had != DYNAMIC]
+    grown = [i for i in grown if not isinstance(sizes[i], int)]  # a literal -1 keeps the input dim
+    if not grown:
+        return t.e.mir.expand(t.value(node.args[0]), target_shape=target)
+    like, like_dims = t.sized_by(sizes, grown)
+    return t.e.mir.expand(t.value(node.args[0]), target_shape=target, like=like, like_dims=like_dims)
 
 
 def _narrow(t, x_node, axis: int, start: int | None, end: int | None):
