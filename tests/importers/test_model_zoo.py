@@ -8,6 +8,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
+from xdsl.context import Context
 
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
@@ -24,7 +25,6 @@ from rlx_xdsl.weights import write_weights
 from . import hf_models, vision_models
 from .pipeline_support import compute, rlx_gradients, torch_gradients, transformed
 from .test_weights import run_saved
-
 
 NO_TORCHVISION = pytest.mark.skipif(not vision_models.available(), reason="torchvision is not installed")
 MODELS = [*sorted(hf_models.MODELS), *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.MODELS)]
