@@ -1,0 +1,263 @@
+"""Every op case's `rlx-jvp` against `jax.jvp`, and its `rlx-vmap` against `jax.vmap`, both
+of the op's JAX translation (`conversions.mir_to_jax`).
+
+The cases are `testing.op_cases` (tiny shapes, the dtypes they declare). JAX runs the
+translation's formulas, written from the ops' semantics and sharing no code with the JVP
+or batching rules. All cases' references come from ONE `jax.jit` (a compile per case
+would take minutes on this project's CI).
+
+* JVP: every case with a float argument and an op that has a real JVP rule (neither
+  `zero_tangent` nor `NoJvpRule`) is pushed forward along random tangents of all its
+  float arguments that autodiff differentiates (DATA operands: masks, labels, indices
+  and predicates carry no tangent, by the operand-role convention of both modes).
+  Composite ops without a rule of their own go through `rlx-prepare-ad` first.
+* vmap: every case with a float argument is batched over all its float arguments.
+
+Cases and arguments left out are listed below with their reason; a test checks that
+every case is either compared or listed, so nothing is skipped silently.
+"""
+
+from __future__ import annotations
+
+import zlib
+
+import numpy as np
+import pytest
+
+jax = pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[test]'")
+import jax.numpy as jnp  # noqa: E402
+from xdsl.dialects.builtin import ModuleOp  # noqa: E402
+
+from rlx_xdsl.autodiff.jvp import build_jvp  # noqa: E402
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, NoJvpRule, load_jvp_rules, zero_tangent  # noqa: E402
+from rlx_xdsl.autodiff.prepare import prepare_for_ad, prepare_rewrites  # noqa: E402
+from rlx_xdsl.batching.vmap import build_vmap  # noqa: E402
+from rlx_xdsl.conversions.mir_to_jax import jax_function  # noqa: E402
+from rlx_xdsl.dialects.traits import operand_roles  # noqa: E402
+from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.testing.op_cases import all_cases, case_inputs, cases_module  # noqa: E402
+
+load_jvp_rules()
+CASES = all_cases()
+MODULE = cases_module(CASES)
+SIZE = 2
+"""The batch size of the vmap checks."""
+
+NOT_PUSHED_FORWARD = {
+    "fake_quantize": "straight-through estimator by definition (tangent = surrogate); "
+    "JAX differentiates the rounding (zero almost everywhere)",
+    "fake_quantize_dynamic": "straight-through estimator, as fake_quantize",
+    "fake_quantize_ema": "straight-through estimator, as fake_quantize",
+    "fake_quantize_lsq": "LSQ's straight-through input mask and gradient-scaled step (Esser et al. "
+    "2020), not the derivative of the rounding JAX differentiates",
+    "fake_quantize_lsq_per_tensor": "LSQ's surrogate, as fake_quantize_lsq",
+    "fake_quantize_lsq_backward_scale_per_tensor": "rlx-jvp refuses it (Unsupported: LSQ's gradient "
+    "scale needs static dims of x sharing one step)",
+    "gaussian_splat_prepare_dynamic": "no JVP rule: differentiated only as the fused "
+    "gaussian_splat_render (rlx-prepare-ad fuses prepare + rasterize)",
+    "gaussian_splat_rasterize": "no JVP rule: differentiated only as the fused gaussian_splat_render",
+}
+"""Cases with a real JVP rule whose tangents are deliberately not JAX's, or that rlx-jvp refuses."""
+
+HELD_FIXED = {
+    "sce_dense_neg_inf": ({1}, "targets holding exact zeros: JAX's formula masks a zero target's "
+                          "logit with `where` (zero derivative there); rlx-jvp gives the one-sided "
+                          "derivative -logit (a measure-zero difference, -inf logits included)"),
+}  # fmt: skip
+"""Float DATA arguments held constant in the JVP check of a case, with the reason."""
+
+CONVENTION_CONSTANT_OPS = {
+    "mir.dequant_matmul": "quantised weights, scales and zero points get no tangent (the reverse rule's "
+    "convention: only the activations are trained through a dequantising matmul)",
+    "mir.dequant_grouped_matmul": "as mir.dequant_matmul",
+    "mir.fake_quantize_backward": "the range state gets no tangent (as in reverse mode)",
+}
+"""Ops whose float operands beyond the first get no tangent by the autodiff convention
+(`autodiff/jvp_rules/mir/quant.py`, `moe.py`): only operand 0 is moved."""
+
+
+def is_float(x) -> bool:
+    return jnp.issubdtype(x.dtype if hasattr(x, "dtype") else np.asarray(x).dtype, jnp.inexact)
+
+
+def _function(case):
+    return find_function(MODULE, case.name)
+
+
+def _has_real_rule(function) -> bool:
+    rules = [JVP_RULES.lookup(op) for op in function.walk() if op is not function]
+    return any(r is not None and r is not zero_tangent and not isinstance(r, NoJvpRule) for r in rules)
+
+
+def _no_jvp_rule(function) -> str | None:
+    for op in function.walk():
+        if isinstance(rule := JVP_RULES.lookup(op), NoJvpRule):
+            return f"{op.name}: NoJvpRule ({rule.reason})"
+    return None
+
+
+def _tangent_args(case, inputs) -> list[int]:
+    """Float arguments used only as DATA operands, less those a convention or HELD_FIXED keeps."""
+    args = _function(case).body.block.args
+    held = HELD_FIXED.get(case.name, (set(), ""))[0]
+    chosen = []
+    for index, arg in enumerate(args):
+        if not is_float(inputs[index]) or index in held:
+            continue
+        uses = [(u.operation, u.index) for u in arg.uses]
+        if any(not operand_roles(op)[i].is_data for op, i in uses):
+            continue
+        if any(op.name in CONVENTION_CONSTANT_OPS and i > 0 for op, i in uses):
+            continue
+        chosen.append(index)
+    return chosen
+
+
+def jvp_exclusion(case) -> str | None:
+    """Why `case` is not pushed forward (None: it is)."""
+    function = _function(case)
+    inputs = case_inputs(case, function)
+    if not any(is_float(x) for x in inputs):
+        return "no float argument (integer/bool-only or a constant/draw without operands)"
+    if reason := _no_jvp_rule(function):
+        return reason
+    if not _has_real_rule(function):
+        return "only zero_tangent ops (comparisons, quantize/dequantize, draws, rounding)"
+    if case.name in NOT_PUSHED_FORWARD:
+        return NOT_PUSHED_FORWARD[case.name]
+    if not _tangent_args(case, inputs):
+        return "every float argument is a mask/label/index operand or convention-constant"
+    return None
+
+
+JVP_CASES = [c for c in CASES if jvp_exclusion(c) is None]
+VMAP_CASES = [c for c in CASES if any(is_float(x) for x in case_inputs(c, _function(c)))]
+
+
+def _tolerance(case) -> dict:
+    """f32 tolerances; f16/bf16 values (rounded once per op) and approximate ops looser."""
+    types = str(_function(case).function_type)
+    if "bf16" in types or "f16" in types:
+        return {"rtol": 3e-2, "atol": 3e-2}
+    return {"rtol": 2e-3, "atol": 2e-3} if case.approximate else {"rtol": 1e-4, "atol": 1e-5}
+
+
+def _tangents(case, inputs, wrt):
+    rng = np.random.default_rng(zlib.crc32(case.name.encode()))
+    return [rng.standard_normal(np.shape(inputs[i])).astype(np.asarray(inputs[i]).dtype) for i in wrt]
+
+
+def _batched(case, inputs):
+    """`SIZE` examples stacked on the float arguments (example 0 is the case's own inputs)."""
+    function = _function(case)
+    floats = [i for i, x in enumerate(inputs) if is_float(x)]
+    extra = [case_inputs(case, function, seed=s) for s in range(1, SIZE)]
+    return floats, [np.stack([inputs[i], *(e[i] for e in extra)]) if i in floats else x for i, x in enumerate(inputs)]
+
+
+def _jax_jvp(case, inputs, wrt, tangents):
+    f = jax_function(MODULE, case.name, custom_rule="jvp")
+
+    def moved(*chosen):
+        args = list(inputs)
+        for index, value in zip(wrt, chosen, strict=True):
+            args[index] = value
+        return tuple(f(*args))
+
+    outs, tans = jax.jvp(moved, tuple(jnp.asarray(inputs[i]) for i in wrt), tuple(map(jnp.asarray, tangents)))
+    return outs, tuple(t if is_float(o) else None for o, t in zip(outs, tans))
+
+
+def _jax_vmap(case, batched, floats):
+    axes = [0 if i in floats else None for i in range(len(batched))]
+    return tuple(jax.vmap(jax_function(MODULE, case.name), in_axes=axes)(*batched))
+
+
+@pytest.fixture(scope="module")
+def references():
+    """Every case's JAX results from one traced and compiled computation."""
+    jvp_args, vmap_args = {}, {}
+    for case in JVP_CASES:
+        inputs = case_inputs(case, _function(case))
+        wrt = _tangent_args(case, inputs)
+        jvp_args[case.name] = (inputs, wrt, _tangents(case, inputs, wrt))
+    for case in VMAP_CASES:
+        vmap_args[case.name] = _batched(case, case_inputs(case, _function(case)))
+    by_name = {c.name: c for c in CASES}
+    wrts = {n: a[1] for n, a in jvp_args.items()}
+    floats = {n: a[0] for n, a in vmap_args.items()}
+
+    def everything(jvp_data, vmap_data):  # arrays as arguments: jit refuses closed-over batches
+        jvps = {n: _jax_jvp(by_name[n], inputs, wrts[n], tangents) for n, (inputs, tangents) in jvp_data.items()}
+        vmaps = {n: _jax_vmap(by_name[n], batched, floats[n]) for n, batched in vmap_data.items()}
+        return jvps, vmaps
+
+    jvps, vmaps = jax.jit(everything)(
+        {n: (list(a[0]), a[2]) for n, a in jvp_args.items()}, {n: list(a[1]) for n, a in vmap_args.items()}
+    )
+    return jvp_args, jvps, vmap_args, vmaps
+
+
+def _single(case) -> ModuleOp:
+    return ModuleOp([_function(case).clone()])
+
+
+def _close(got, want, tolerance, what):
+    got, want = np.asarray(got), np.asarray(want)
+    assert got.shape == want.shape, what
+    wide = np.complex128 if np.iscomplexobj(want) else np.float64
+    np.testing.assert_allclose(got.astype(wide), want.astype(wide), equal_nan=True, err_msg=what, **tolerance)
+
+
+@pytest.mark.parametrize("case", JVP_CASES, ids=[c.name for c in JVP_CASES])
+def test_jvp_matches_jax_jvp(case, references):
+    jvp_args, jvps, _, _ = references
+    inputs, wrt, tangents = jvp_args[case.name]
+    module = _single(case)
+    if any(JVP_RULES.lookup(op) is None and prepare_rewrites(op) for op in module.walk()):
+        prepare_for_ad(module)  # composite ops (fused, selective_scan, ...) are unfused first
+    build_jvp(module, case.name, [str(i) for i in wrt])
+    module.verify()
+    got = run_function(module, f"{case.name}_jvp", [*inputs, *tangents])
+    want_outs, want_tans = jvps[case.name]
+    count = len(want_outs)
+    assert len(got) == 2 * count
+    tolerance = _tolerance(case)
+    for k, want in enumerate(want_tans):
+        if want is not None:  # a tangent at a NaN/inf value (sqrt of a negative) means nothing
+            defined = np.isfinite(np.asarray(want_outs[k]))
+            what = f"@{case.name} tangent of result {k}"
+            _close(np.asarray(got[count + k])[defined], np.asarray(want)[defined], tolerance, what)
+
+
+@pytest.mark.parametrize("case", VMAP_CASES, ids=[c.name for c in VMAP_CASES])
+def test_vmap_matches_jax_vmap(case, references):
+    _, _, vmap_args, vmaps = references
+    floats, batched = vmap_args[case.name]
+    module = _single(case)
+    build_vmap(module, case.name, [str(i) for i in floats], SIZE)
+    module.verify()
+    got = run_function(module, f"{case.name}_vmap", batched)
+    want = vmaps[case.name]
+    assert len(got) == len(want)
+    for k, (g, w) in enumerate(zip(got, want, strict=True)):
+        if is_float(w):
+            _close(g, w, _tolerance(case), f"@{case.name}_vmap result {k}")
+        else:
+            np.testing.assert_array_equal(np.asarray(g), np.asarray(w), err_msg=f"@{case.name}_vmap result {k}")
+
+
+def test_every_case_is_compared_or_excluded_with_a_reason():
+    """The lists above are not stale: each names a case that would otherwise be compared,
+    and every op case with a real JVP rule is pushed forward or listed."""
+    names = {c.name for c in CASES}
+    assert set(NOT_PUSHED_FORWARD) <= names and set(HELD_FIXED) <= names
+    ops = {op.name for f in MODULE.ops for op in f.walk()}
+    assert set(CONVENTION_CONSTANT_OPS) <= ops
+    for case in CASES:
+        if case.name in NOT_PUSHED_FORWARD:
+            function = _function(case)
+            assert _has_real_rule(function) and _no_jvp_rule(function) is None, case.name
+    compared = {c.name for c in JVP_CASES}
+    listed = {c.name for c in CASES if jvp_exclusion(c) is not None}
+    assert compared | listed == names and not compared & listed
