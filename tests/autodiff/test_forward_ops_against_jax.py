@@ -3,8 +3,9 @@ of the op's JAX translation (`conversions.mir_to_jax`).
 
 The cases are `testing.op_cases` (tiny shapes, the dtypes they declare). JAX runs the
 translation's formulas, written from the ops' semantics and sharing no code with the JVP
-or batching rules. All cases' references come from ONE `jax.jit` (a compile per case
-would take minutes on this project's CI).
+or batching rules, each case traced by `jax.jit` once and compiled at XLA's lowest
+optimisation level (eager JAX, one compile per primitive, is several times slower; one
+jit of all the cases together is no faster than one per case).
 
 * JVP: every case with a float argument and an op that has a real JVP rule (neither
   `zero_tangent` nor `NoJvpRule`) is pushed forward along random tangents of all its
@@ -27,6 +28,7 @@ import pytest
 jax = pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[test]'")
 import jax.numpy as jnp  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
+from xdsl.traits import IsTerminator  # noqa: E402
 
 from rlx_xdsl.autodiff.jvp import build_jvp  # noqa: E402
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, NoJvpRule, load_jvp_rules, zero_tangent  # noqa: E402
@@ -53,9 +55,10 @@ NOT_PUSHED_FORWARD = {
     "fake_quantize_lsq_per_tensor": "LSQ's surrogate, as fake_quantize_lsq",
     "fake_quantize_lsq_backward_scale_per_tensor": "rlx-jvp refuses it (Unsupported: LSQ's gradient "
     "scale needs static dims of x sharing one step)",
-    "gaussian_splat_prepare_dynamic": "no JVP rule: differentiated only as the fused "
-    "gaussian_splat_render (rlx-prepare-ad fuses prepare + rasterize)",
-    "gaussian_splat_rasterize": "no JVP rule: differentiated only as the fused gaussian_splat_render",
+    "fake_quantize_fixed_bf16": "straight-through estimator, as fake_quantize",
+    "complex_with_real": "rlx-jvp refuses mir.abs on complex values (its rule holds for real values "
+    "only, as rlx-grad's); the complex rules that hold are checked by complex_norm_sq_backward and "
+    "fft cases above and tests/autodiff/test_jvp_rules_extra.py",
 }
 """Cases with a real JVP rule whose tangents are deliberately not JAX's, or that rlx-jvp refuses."""
 
@@ -90,9 +93,12 @@ def _has_real_rule(function) -> bool:
 
 
 def _no_jvp_rule(function) -> str | None:
+    """Why an op of `function` cannot be pushed forward, even after rlx-prepare-ad."""
     for op in function.walk():
         if isinstance(rule := JVP_RULES.lookup(op), NoJvpRule):
             return f"{op.name}: NoJvpRule ({rule.reason})"
+        if rule is None and not op.has_trait(IsTerminator) and op is not function and not prepare_rewrites(op):
+            return f"{op.name}: no JVP rule, and no rlx-prepare-ad step removes it alone"
     return None
 
 
@@ -173,29 +179,13 @@ def _jax_vmap(case, batched, floats):
     return tuple(jax.vmap(jax_function(MODULE, case.name), in_axes=axes)(*batched))
 
 
-@pytest.fixture(scope="module")
-def references():
-    """Every case's JAX results from one traced and compiled computation."""
-    jvp_args, vmap_args = {}, {}
-    for case in JVP_CASES:
-        inputs = case_inputs(case, _function(case))
-        wrt = _tangent_args(case, inputs)
-        jvp_args[case.name] = (inputs, wrt, _tangents(case, inputs, wrt))
-    for case in VMAP_CASES:
-        vmap_args[case.name] = _batched(case, case_inputs(case, _function(case)))
-    by_name = {c.name: c for c in CASES}
-    wrts = {n: a[1] for n, a in jvp_args.items()}
-    floats = {n: a[0] for n, a in vmap_args.items()}
+COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
+"""XLA's cheapest CPU compile: the references are tiny, compiling dominates (halves the file's time)."""
 
-    def everything(jvp_data, vmap_data):  # arrays as arguments: jit refuses closed-over batches
-        jvps = {n: _jax_jvp(by_name[n], inputs, wrts[n], tangents) for n, (inputs, tangents) in jvp_data.items()}
-        vmaps = {n: _jax_vmap(by_name[n], batched, floats[n]) for n, batched in vmap_data.items()}
-        return jvps, vmaps
 
-    jvps, vmaps = jax.jit(everything)(
-        {n: (list(a[0]), a[2]) for n, a in jvp_args.items()}, {n: list(a[1]) for n, a in vmap_args.items()}
-    )
-    return jvp_args, jvps, vmap_args, vmaps
+def _compiled(fn, *args):
+    """`fn(*args)` traced with `jax.jit` and compiled once (arrays as arguments, not constants)."""
+    return jax.jit(fn).lower(*args).compile(COMPILE)(*args)
 
 
 def _single(case) -> ModuleOp:
@@ -210,16 +200,17 @@ def _close(got, want, tolerance, what):
 
 
 @pytest.mark.parametrize("case", JVP_CASES, ids=[c.name for c in JVP_CASES])
-def test_jvp_matches_jax_jvp(case, references):
-    jvp_args, jvps, _, _ = references
-    inputs, wrt, tangents = jvp_args[case.name]
+def test_jvp_matches_jax_jvp(case):
+    inputs = case_inputs(case, _function(case))
+    wrt = _tangent_args(case, inputs)
+    tangents = _tangents(case, inputs, wrt)
+    want_outs, want_tans = _compiled(lambda i, t: _jax_jvp(case, i, wrt, t), list(inputs), tangents)
     module = _single(case)
     if any(JVP_RULES.lookup(op) is None and prepare_rewrites(op) for op in module.walk()):
         prepare_for_ad(module)  # composite ops (fused, selective_scan, ...) are unfused first
     build_jvp(module, case.name, [str(i) for i in wrt])
     module.verify()
     got = run_function(module, f"{case.name}_jvp", [*inputs, *tangents])
-    want_outs, want_tans = jvps[case.name]
     count = len(want_outs)
     assert len(got) == 2 * count
     tolerance = _tolerance(case)
@@ -231,14 +222,13 @@ def test_jvp_matches_jax_jvp(case, references):
 
 
 @pytest.mark.parametrize("case", VMAP_CASES, ids=[c.name for c in VMAP_CASES])
-def test_vmap_matches_jax_vmap(case, references):
-    _, _, vmap_args, vmaps = references
-    floats, batched = vmap_args[case.name]
+def test_vmap_matches_jax_vmap(case):
+    floats, batched = _batched(case, case_inputs(case, _function(case)))
+    want = _compiled(lambda b: _jax_vmap(case, b, floats), list(batched))
     module = _single(case)
     build_vmap(module, case.name, [str(i) for i in floats], SIZE)
     module.verify()
     got = run_function(module, f"{case.name}_vmap", batched)
-    want = vmaps[case.name]
     assert len(got) == len(want)
     for k, (g, w) in enumerate(zip(got, want, strict=True)):
         if is_float(w):
