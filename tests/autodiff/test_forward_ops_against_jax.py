@@ -3,9 +3,10 @@ of the op's JAX translation (`conversions.mir_to_jax`).
 
 The cases are `testing.op_cases` (tiny shapes, the dtypes they declare). JAX runs the
 translation's formulas, written from the ops' semantics and sharing no code with the JVP
-or batching rules, each case traced by `jax.jit` once and compiled at XLA's lowest
-optimisation level (eager JAX, one compile per primitive, is several times slower; one
-jit of all the cases together is no faster than one per case).
+or batching rules. Compiling dominates the time, so each case is traced once, as
+`jax.vmap` of `jax.jvp` (both references from one computation), and compiled at XLA's
+lowest optimisation level; eager JAX (a compile per primitive) is several times slower,
+and one jit of all the cases together is no faster than one per case.
 
 * JVP: every case with a float argument and an op that has a real JVP rule (neither
   `zero_tangent` nor `NoJvpRule`) is pushed forward along random tangents of all its
@@ -20,6 +21,7 @@ every case is either compared or listed, so nothing is skipped silently.
 
 from __future__ import annotations
 
+import functools
 import zlib
 
 import numpy as np
@@ -136,6 +138,7 @@ def jvp_exclusion(case) -> str | None:
     return None
 
 
+BY_NAME = {c.name: c for c in CASES}
 JVP_CASES = [c for c in CASES if jvp_exclusion(c) is None]
 VMAP_CASES = [c for c in CASES if any(is_float(x) for x in case_inputs(c, _function(c)))]
 
@@ -161,31 +164,39 @@ def _batched(case, inputs):
     return floats, [np.stack([inputs[i], *(e[i] for e in extra)]) if i in floats else x for i, x in enumerate(inputs)]
 
 
-def _jax_jvp(case, inputs, wrt, tangents):
-    f = jax_function(MODULE, case.name, custom_rule="jvp")
-
-    def moved(*chosen):
-        args = list(inputs)
-        for index, value in zip(wrt, chosen, strict=True):
-            args[index] = value
-        return tuple(f(*args))
-
-    outs, tans = jax.jvp(moved, tuple(jnp.asarray(inputs[i]) for i in wrt), tuple(map(jnp.asarray, tangents)))
-    return outs, tuple(t if is_float(o) else None for o, t in zip(outs, tans))
-
-
-def _jax_vmap(case, batched, floats):
-    axes = [0 if i in floats else None for i in range(len(batched))]
-    return tuple(jax.vmap(jax_function(MODULE, case.name), in_axes=axes)(*batched))
-
-
 COMPILE = {"xla_backend_optimization_level": 0, "xla_llvm_disable_expensive_passes": True}
 """XLA's cheapest CPU compile: the references are tiny, compiling dominates (halves the file's time)."""
 
 
-def _compiled(fn, *args):
-    """`fn(*args)` traced with `jax.jit` and compiled once (arrays as arguments, not constants)."""
-    return jax.jit(fn).lower(*args).compile(COMPILE)(*args)
+@functools.cache
+def _references(name: str):
+    """`(inputs, wrt, tangents, floats, batched, outputs, tangents out)` of case `name`: JAX's
+    `vmap` over the batched float arguments of its `jvp` along `tangents` (the same for every
+    example), traced and compiled once for both checks. Example 0 is the case's own inputs, so
+    slice 0 of the tangents out is `jax.jvp` at them, and the outputs are `jax.vmap`'s."""
+    case = BY_NAME[name]
+    inputs = case_inputs(case, _function(case))
+    wrt = _tangent_args(case, inputs) if case in JVP_CASES else []
+    tangents = _tangents(case, inputs, wrt)
+    floats, batched = _batched(case, inputs)
+    f = jax_function(MODULE, name, custom_rule="jvp")
+
+    def per_example(args, tangents):
+        if not wrt:
+            return tuple(f(*args)), ()
+
+        def moved(*chosen):
+            given = dict(zip(wrt, chosen, strict=True))
+            return tuple(f(*[given.get(i, a) for i, a in enumerate(args)]))
+
+        outs, tans = jax.jvp(moved, tuple(args[i] for i in wrt), tuple(tangents))
+        return outs, tuple(t if is_float(o) else None for o, t in zip(outs, tans))
+
+    axes = ([0 if i in floats else None for i in range(len(inputs))], None)
+    reference = jax.jit(jax.vmap(per_example, in_axes=axes))
+    args = (list(batched), list(tangents))  # arrays as arguments: jit refuses closed-over batches
+    outs, tans = reference.lower(*args).compile(COMPILE)(*args)
+    return inputs, wrt, tangents, floats, batched, outs, tans
 
 
 def _single(case) -> ModuleOp:
@@ -201,10 +212,9 @@ def _close(got, want, tolerance, what):
 
 @pytest.mark.parametrize("case", JVP_CASES, ids=[c.name for c in JVP_CASES])
 def test_jvp_matches_jax_jvp(case):
-    inputs = case_inputs(case, _function(case))
-    wrt = _tangent_args(case, inputs)
-    tangents = _tangents(case, inputs, wrt)
-    want_outs, want_tans = _compiled(lambda i, t: _jax_jvp(case, i, wrt, t), list(inputs), tangents)
+    inputs, wrt, tangents, _, _, batched_outs, batched_tans = _references(case.name)
+    want_outs = [o[0] for o in batched_outs]
+    want_tans = [None if t is None else t[0] for t in batched_tans]
     module = _single(case)
     if any(JVP_RULES.lookup(op) is None and prepare_rewrites(op) for op in module.walk()):
         prepare_for_ad(module)  # composite ops (fused, selective_scan, ...) are unfused first
@@ -223,8 +233,7 @@ def test_jvp_matches_jax_jvp(case):
 
 @pytest.mark.parametrize("case", VMAP_CASES, ids=[c.name for c in VMAP_CASES])
 def test_vmap_matches_jax_vmap(case):
-    floats, batched = _batched(case, case_inputs(case, _function(case)))
-    want = _compiled(lambda b: _jax_vmap(case, b, floats), list(batched))
+    _, _, _, floats, batched, want, _ = _references(case.name)
     module = _single(case)
     build_vmap(module, case.name, [str(i) for i in floats], SIZE)
     module.verify()
