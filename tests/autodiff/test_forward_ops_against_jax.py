@@ -65,9 +65,10 @@ NOT_PUSHED_FORWARD = {
 """Cases with a real JVP rule whose tangents are deliberately not JAX's, or that rlx-jvp refuses."""
 
 HELD_FIXED = {
-    "sce_dense_neg_inf": ({1}, "targets holding exact zeros: JAX's formula masks a zero target's "
-                          "logit with `where` (zero derivative there); rlx-jvp gives the one-sided "
-                          "derivative -logit (a measure-zero difference, -inf logits included)"),
+    "sce_dense_neg_inf": ({1}, "targets holding exact zeros: JAX's formula masks a zero target with "
+                          "`where` (zero derivative there); the loss is linear in the targets, so "
+                          "rlx-jvp gives -logit (+inf at a -inf logit), as rlx-grad's `dt = -x g`; "
+                          "tests/autodiff/test_jvp_rules.py checks it against central differences"),
 }  # fmt: skip
 """Float DATA arguments held constant in the JVP check of a case, with the reason."""
 
