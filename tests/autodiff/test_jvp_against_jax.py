@@ -75,11 +75,11 @@ def compare_jvp(module, inputs, name, prepare=True, wrt=None, custom_rule="vjp")
     assert max(np.abs(np.asarray(t)).max() for t in want_tan) > 1e-3, "a vanishing tangent would prove nothing"
 
 
-def compare_hvp(module, inputs, name, wrt=None):
+def compare_hvp(module, inputs, name, wrt=None, custom_rule="vjp"):
     """rlx-hvp's `(loss, grads, Hv)` against `jax.grad` and `jax.jvp(jax.grad(f))`."""
     wrt = _params(module, name) if wrt is None else wrt
     vs = [rand(*np.shape(inputs[i])) for i in wrt]
-    g = _restricted(module, name, inputs, wrt)
+    g = _restricted(module, name, inputs, wrt, custom_rule)
 
     def gradient(*chosen):
         return jax.grad(lambda *c: g(*c)[0], argnums=tuple(range(len(wrt))))(*chosen)
@@ -271,3 +271,46 @@ def test_jvp_through_a_custom_fn_uses_its_jvp_body_as_jax_does():
     _, with_body = jax.jvp(_restricted(module, "loss", inputs, [0, 1], "jvp"), tuple(inputs), tuple(tangents))
     _, without = jax.jvp(derived, tuple(inputs), tuple(tangents))
     assert not np.allclose(with_body[0], without[0], rtol=0.05), "the jvp body must change the tangent"
+
+
+SPELLED_OUT_FN_GRAPH = """
+func.func @loss(%x: tensor<3x4xf32>, %w: tensor<4x4xf32> {rlx.param}) -> tensor<f32> {
+  %h = mir.matmul %x, %w : (tensor<3x4xf32>, tensor<4x4xf32>) -> tensor<3x4xf32>
+  %y = mir.custom_fn (%h) : (tensor<3x4xf32>) -> tensor<3x4xf32> {
+  ^bb0(%a: tensor<3x4xf32>):
+    %s = mir.sin %a : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %p = mir.mul %a, %s : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    mir.yield %p : tensor<3x4xf32>
+  } vjp {
+  ^bb0(%a: tensor<3x4xf32>, %r: tensor<3x4xf32>, %d: tensor<3x4xf32>):
+    %s = mir.sin %a : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %c = mir.cos %a : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %ac = mir.mul %a, %c : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    %k = mir.add %s, %ac : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    %g = mir.mul %d, %k : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    mir.yield %g : tensor<3x4xf32>
+  } jvp {
+  ^bb0(%a: tensor<3x4xf32>, %r: tensor<3x4xf32>, %t: tensor<3x4xf32>):
+    %s = mir.sin %a : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %c = mir.cos %a : (tensor<3x4xf32>) -> tensor<3x4xf32>
+    %ac = mir.mul %a, %c : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    %k = mir.add %s, %ac : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    %u = mir.mul %t, %k : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+    mir.yield %u : tensor<3x4xf32>
+  }
+  %z = mir.tanh %y : (tensor<3x4xf32>) -> tensor<3x4xf32>
+  %q = mir.mul %z, %h : (tensor<3x4xf32>, tensor<3x4xf32>) -> tensor<3x4xf32>
+  %l = mir.reduce sum %q axes = [0, 1] : (tensor<3x4xf32>) -> tensor<f32>
+  func.return %l : tensor<f32>
+}
+"""
+
+
+def test_hvp_through_a_custom_fn_with_both_bodies():
+    """`a sin a` with its derivative spelled out in both bodies: rlx-hvp pulls back through
+    the vjp body and pushes that forward (the jvp body gives y's tangent); JAX transposes
+    the jvp body (`custom_rule="jvp"`) and differentiates it. (With a surrogate rule that is
+    not the derivative the two differ by convention: JAX's second order differentiates the
+    primal computed inside the rule, rlx-hvp takes the jvp body as y's tangent throughout.)"""
+    module = parse_module(SPELLED_OUT_FN_GRAPH)
+    compare_hvp(module, [rand(3, 4), rand(4, 4, scale=0.5)], "loss", custom_rule="jvp")
