@@ -44,13 +44,14 @@ from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.grad import (
     _arg_attrs,
     _find_function,
+    _is_complex,
     _prepare_hint,
     carries_gradient,
     replace_return,
     resolve_wrt,
 )
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, Rebuilt, load_jvp_rules
-from rlx_xdsl.autodiff.registry import Unsupported
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, Unsupported
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.mir.regions import YieldOp
@@ -104,6 +105,11 @@ class ForwardSweep:
         rule = JVP_RULES.lookup(op)
         if rule is None:
             raise OpError(original, f"'{self.who}' no JVP rule for '{op.name}'{_prepare_hint(op)}")
+        complex_rule = COMPLEX_RULES.lookup(op)  # the rules known to hold on complex values, as rlx-grad's
+        if any(t is not None and _is_complex(t) for t in tangents) and not (complex_rule and complex_rule(op)):
+            raise OpError(
+                original, f"'{self.who}' no complex JVP rule for '{op.name}': its rule holds for real values only"
+            )
         try:
             out = rule(e, op, tangents)
         except Unsupported as error:

@@ -81,3 +81,6 @@ def zero_tangent(e: Emitter, op: Operation, tangents: Tangents) -> OutTangents:
 def load_jvp_rules() -> None:
     """Import the modules that register MIR's JVP rules (passes load lazily, so not at import)."""
     from rlx_xdsl.autodiff.jvp_rules import mir  # noqa: F401
+    from rlx_xdsl.autodiff.registry import load_rules
+
+    load_rules()  # COMPLEX_RULES (which rules hold on complex values) is filled with the VJP rules

@@ -101,3 +101,24 @@ def test_a_rule_not_known_to_hold_for_complex_values_is_a_located_error(build, o
     b.output(real_sum(b, y))
     with pytest.raises(OpError, match=f"no complex VJP rule for '{op}': its rule holds for real values only"):
         build_gradient(b.module(), "f")
+
+
+@pytest.mark.parametrize(
+    ("build", "op"),
+    [
+        (lambda b, z: b.reduce(z, kind="prod", axes=[0]), "mir.reduce"),
+        (lambda b, z: b.abs(z), "mir.abs"),
+        (lambda b, z: b.max(z, z), "mir.max"),
+    ],
+)
+def test_rlx_jvp_refuses_the_same_real_only_rules_on_complex_values(build, op):
+    """rlx-jvp used to emit `activation_backward` on a complex abs (an invalid op, a verifier
+    crash); it now refuses what rlx-grad refuses, at the op."""
+    from rlx_xdsl.autodiff.jvp import build_jvp
+    from rlx_xdsl.diagnostics import OpError
+
+    b = GraphBuilder("f")
+    y = build(b, b.param("z", [2, 2], C64))
+    b.output(real_sum(b, y))
+    with pytest.raises(OpError, match=f"no complex JVP rule for '{op}': its rule holds for real values only"):
+        build_jvp(b.module(), "f")

@@ -77,3 +77,19 @@ def test_every_op_with_a_vjp_rule_has_a_jvp_rule():
     """Forward mode covers everything reverse mode does (a `NoJvpRule` with its reason counts)."""
     missing = [op.name for op in ALL_OPS if op in VJP_RULES and op not in JVP_RULES]
     assert missing == []
+
+
+def test_dense_sce_targets_tangent_at_zero_targets_is_minus_the_logits():
+    """`loss = logsumexp(x) - sum(t x)` is linear in t, zero targets included: the tangent
+    along t is `-sum(x dt)` (the transpose of the reverse rule's `dt = -x g`). The rule
+    used to push a zero target's tangent through the row max (`-max(x) dt`)."""
+    from rlx_xdsl.context import parse_module
+
+    module = parse_module(
+        "func.func @f(%x: tensor<3x4xf64>, %t: tensor<3x4xf64>) -> tensor<3xf64> {\n"
+        "  %l = mir.softmax_cross_entropy %x, %t : (tensor<3x4xf64>, tensor<3x4xf64>) -> tensor<3xf64>\n"
+        "  func.return %l : tensor<3xf64>\n}"
+    )
+    x = RNG.standard_normal((3, 4))
+    t = np.array([[1.0, 0, 0, 0], [0, 0.5, 0.5, 0], [0.25, 0, 0, 0.75]])
+    check_jvp(module, [x, t], [0, 1])

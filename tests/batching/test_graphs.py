@@ -15,7 +15,7 @@ from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.batching.vmap import build_vmap
 from rlx_xdsl.builder import GraphBuilder
 from rlx_xdsl.conversions.mir_to_jax import jax_function
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.testing import model_graphs
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.vmap_check import check_vmap
@@ -88,15 +88,40 @@ def test_if_and_while_with_a_per_example_predicate(batched):
     compare_with_jax_vmap(b.module(), "f", [xs, w], batched)
 
 
-def test_scan_rnn_against_the_stacked_examples():
-    """A tanh RNN over a sequence (`mir.scan`), batched over sequences and initial states;
-    the JAX translation has no scan formula yet, so the oracle is the stacked per-example run."""
+def scan_rnn():
     sb = GraphBuilder("rnn")
     h0, w, xs = sb.input("h0", [1, 3]), sb.param("w", [3, 3]), sb.input("xs", [5, 1, 3])
     final = sb.scan(h0, lambda rb, h, w, x: rb.tanh(rb.add(rb.matmul(h, w), x)), 5, bcasts=[w], xs=[xs])
     sb.output(final)
+    return sb.module()
+
+
+@pytest.mark.parametrize("batched", [[0, 2], [0, 1, 2], [1]], ids=["sequences", "and-weights", "weights"])
+def test_scan_rnn_against_jax_vmap_of_lax_scan(batched):
+    """A tanh RNN over a sequence (`mir.scan`, `lax.scan` in the JAX translation), batched
+    over sequences and initial states, over the shared weight too, or over the weight alone."""
+    shapes = [(1, 3), (3, 3), (5, 1, 3)]
+    inputs = [rand(*((N,) if i in batched else ()), *shape, scale=0.5) for i, shape in enumerate(shapes)]
+    compare_with_jax_vmap(scan_rnn(), "rnn", inputs, batched)
+
+
+def test_scan_rnn_against_the_stacked_examples():
+    """The same RNN against its definition, the per-example runs stacked."""
     examples = [[rand(1, 3), rand(3, 3, scale=0.5), rand(5, 1, 3)] for _ in range(N)]
-    check_vmap(sb.module(), "rnn", examples, [0, 2], rtol=TOL, atol=TOL)
+    check_vmap(scan_rnn(), "rnn", examples, [0, 2], rtol=TOL, atol=TOL)
+
+
+def test_the_rnn_scan_example_against_jax_vmap():
+    """`examples/rnn_scan.mlir` (weights as scan bcasts, a loss on the last state),
+    batched over initial states, sequences and targets."""
+    from pathlib import Path
+
+    from rlx_xdsl.context import parse_module
+
+    module = parse_module((Path(__file__).parents[2] / "examples/rnn_scan.mlir").read_text())
+    shapes = [t.get_shape() for t in find_function(module, "rnn_loss").function_type.inputs]
+    inputs = [rand(*((N,) if i < 3 else ()), *shape, scale=0.5) for i, shape in enumerate(shapes)]
+    compare_with_jax_vmap(module, "rnn_loss", inputs, [0, 1, 2])
 
 
 def test_per_example_gradients_against_torch_func():
