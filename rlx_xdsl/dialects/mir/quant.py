@@ -318,7 +318,16 @@ def _range_props(bits: int, axis: int | None) -> dict[str, Attribute | None]:
 
 
 class SteOperation(RangeQuantOperation):
-    """fake_quantize and its backward: the clipping range comes from `scale_mode`."""
+    """fake_quantize and its backward: the clipping range comes from `scale_mode`. Their
+    shared result, properties and traits are declared here; each op declares its operands."""
+
+    result = result_def(TensorType)
+    bits = prop_def(IntegerAttr[I64])
+    axis = opt_prop_def(IntegerAttr[I64])
+    ste = prop_def(SteKindAttr)
+    scale_mode = prop_def(ScaleModeAttr)
+    decay = opt_prop_def(FloatAttr[Float32Type])
+    traits = traits_def(Pure(), ELEMENTWISE)
 
     def mode(self) -> ScaleMode:
         return self.scale_mode.data
@@ -372,13 +381,6 @@ class FakeQuantizeOp(SteOperation):
     name = "mir.fake_quantize"
     x = operand_def(TensorType)
     state = opt_operand_def(TensorType)
-    result = result_def(TensorType)
-    bits = prop_def(IntegerAttr[I64])
-    axis = opt_prop_def(IntegerAttr[I64])
-    ste = prop_def(SteKindAttr)
-    scale_mode = prop_def(ScaleModeAttr)
-    decay = opt_prop_def(FloatAttr[Float32Type])
-    traits = traits_def(Pure(), ELEMENTWISE)
     assembly_format = "$x (`,` $state^)? " + STE_PROPS_FORMAT
 
     def __init__(
@@ -414,13 +416,6 @@ class FakeQuantizeBackwardOp(SteOperation):
     x = operand_def(TensorType)
     dy = operand_def(TensorType)
     state = opt_operand_def(TensorType)
-    result = result_def(TensorType)
-    bits = prop_def(IntegerAttr[I64])
-    axis = opt_prop_def(IntegerAttr[I64])
-    ste = prop_def(SteKindAttr)
-    scale_mode = prop_def(ScaleModeAttr)
-    decay = opt_prop_def(FloatAttr[Float32Type])
-    traits = traits_def(Pure(), ELEMENTWISE)
     assembly_format = "$x `,` $dy (`,` $state^)? " + STE_PROPS_FORMAT
 
     def __init__(

@@ -71,42 +71,41 @@ class FftNormAttr(EnumAttribute[FftNorm], SpacedOpaqueSyntaxAttribute):
     name = "mir.fft_norm"
 
 
+class ComplexElementwiseOperation(RlxOperation):
+    """An elementwise op of one complex<f32> tensor (the declaration both share)."""
+
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), ELEMENTWISE)
+    assembly_format = "$input " + FUNCTIONAL
+
+    def __init__(self, z: SSAValue):
+        super().__init__(operands=[z])
+
+    def complex_input(self) -> TensorType:
+        z = tensor_type(self.input)
+        require_complex(self, z)
+        return z
+
+
 @irdl_op_definition
-class ConjugateOp(RlxOperation):
+class ConjugateOp(ComplexElementwiseOperation):
     """`conj(z)` elementwise on complex<f32> (`Conjugate`)."""
 
     name = "mir.conjugate"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), ELEMENTWISE)
-    assembly_format = "$input " + FUNCTIONAL
-
-    def __init__(self, z: SSAValue):
-        super().__init__(operands=[z])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        z = tensor_type(self.input)
-        require_complex(self, z)
-        return [z]
+        return [self.complex_input()]
 
 
 @irdl_op_definition
-class ComplexNormSqOp(RlxOperation):
+class ComplexNormSqOp(ComplexElementwiseOperation):
     """`|z|² = re² + im²` elementwise: complex<f32> to f32 (`ComplexNormSq`)."""
 
     name = "mir.complex_norm_sq"
-    input = operand_def(TensorType)
-    result = result_def(TensorType)
-    traits = traits_def(Pure(), ELEMENTWISE)
-    assembly_format = "$input " + FUNCTIONAL
-
-    def __init__(self, z: SSAValue):
-        super().__init__(operands=[z])
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        z = tensor_type(self.input)
-        require_complex(self, z)
-        return [TensorType(f32, z.get_shape())]
+        return [TensorType(f32, self.complex_input().get_shape())]
 
 
 @irdl_op_definition
