@@ -100,6 +100,11 @@ PASS_OPTIONS: dict[str, dict] = {
     "rlx-clip-elementwise-regions": {"max_steps": 1},
     # The loss workload's function (build_llama_loss keeps the name @llama).
     "rlx-grad": {"func": "llama"},
+    # Forward mode along every weight (rlx-hvp: over the loss's gradient), and the
+    # decoder mapped over 8 input sequences.
+    "rlx-jvp": {"func": "llama"},
+    "rlx-hvp": {"func": "llama"},
+    "rlx-vmap": {"func": "llama", "batched": ("x",), "size": 8},
     # Q/DQ after the input; weight-only int8 quantisation of every projection.
     "rlx-insert-qdq": {"calibration": _calibration_file({"x": {"scales": [0.05]}})},
     "rlx-quantize-weights": {"scheme": "int8_block", "block_size": 16},
@@ -130,6 +135,8 @@ PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     # Autodiff: the decoder with a mean softmax-cross-entropy loss (rlx-grad differentiates
     # it with respect to every weight); rlx-prepare-ad decomposes the training graph's kernels.
     "rlx-grad": build_llama_loss,
+    "rlx-jvp": build_llama_loss,
+    "rlx-hvp": build_llama_loss,
     "rlx-prepare-ad": build_llama_training,
 }
 """Graphs for passes that only rewrite ops the LLaMA graph does not contain."""

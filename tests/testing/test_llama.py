@@ -223,6 +223,9 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     assert "# linearity: time per op at 2 layers / time per op at 1 layers" in out
     assert "# pass rlx-decompose-backward runs on build_llama_training(N)" in out
     assert "rlx-lower-softmax-cross-entropy" in out.split("# linearity")[1]
+    assert "# skipped pass" not in out  # every registered pass is timed (rlx-jvp/hvp/vmap need options)
+    for name in ("rlx-jvp", "rlx-hvp", "rlx-vmap"):
+        assert f"  {name} " in out
 
 
 def test_compile_time_benchmark_breaks_the_inference_pipeline_down(tmp_path, monkeypatch):
