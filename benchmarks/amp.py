@@ -34,11 +34,11 @@ from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.ir import BlockArgument, Operation
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.elementwise import CastOp
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function, graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.transforms.amp.mixed_precision import POLICY_NAMES, AutoMixedPrecisionPass
 

@@ -33,9 +33,9 @@ from collections.abc import Callable
 
 import numpy as np
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.run import run_function
 
 RATE, N_FFT, HOP, N_MELS = 16000, 400, 160, 80
 """Whisper's front end: 16 kHz, 25 ms frames every 10 ms, 80 mel bins."""

@@ -361,8 +361,8 @@ def pipeline_phases(path: Path) -> dict[str, float]:
     """CPU seconds of each phase of `rlx-opt FILE -p <inference>`, run as rlx-opt runs it:
     parse, verify, each pass and the verify after it (when the pass may have changed the
     IR), print, at rlx-opt's garbage-collector pace."""
-    from rlx_xdsl.diagnostics import verify_located
-    from rlx_xdsl.source import parse_source
+    from rlx_xdsl.ir.diagnostics import verify_located
+    from rlx_xdsl.ir.source import parse_source
     from rlx_xdsl.tools.collector import tool_run_pace
     from rlx_xdsl.tools.rlx_opt import RlxOptMain
     from rlx_xdsl.transforms.pipeline import run_pass

@@ -34,10 +34,10 @@ from collections.abc import Callable
 import numpy as np
 
 from rlx_xdsl.backends import iree as iree_backend
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.testing.llama import RMS_EPS, build_llama, rope_tables
 from rlx_xdsl.context import make_context
+from rlx_xdsl.ir.graph import random_inputs
+from rlx_xdsl.run import run_function
+from rlx_xdsl.testing.llama import RMS_EPS, build_llama, rope_tables
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
 FUSION_TARGET = "best"

@@ -37,10 +37,10 @@ from pathlib import Path
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama, rope_tables
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass

@@ -53,7 +53,7 @@ from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
 
-from rlx_xdsl.graph import graph_args  # noqa: E402
+from rlx_xdsl.ir.graph import graph_args  # noqa: E402
 from rlx_xdsl.testing.llama_reference import (  # noqa: E402
     LlamaConfig,
     init_inputs,

@@ -39,8 +39,8 @@ import traceback
 import numpy as np
 
 from rlx_xdsl.backends import iree as backend
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.differential import mismatch
 from rlx_xdsl.testing.llama import EXAMPLE_CONFIG, build_llama, rope_tables
 from rlx_xdsl.testing.op_cases import all_cases, case_inputs, cases_module

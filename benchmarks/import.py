@@ -36,16 +36,16 @@ import torch
 ROOT = Path(__file__).resolve().parents[1]
 sys.path[:0] = [str(Path(__file__).parent), str(ROOT)]
 from execution import log, relative_error, timed  # noqa: E402
-from tests.importers import hf_models  # noqa: E402
-from tests.importers.models import MLP, ConvNet, LlamaBlock  # noqa: E402
 
 from rlx_xdsl.backends import iree as iree_backend  # noqa: E402
 from rlx_xdsl.context import make_context  # noqa: E402
-from rlx_xdsl.graph import argument_name, is_param  # noqa: E402
 from rlx_xdsl.importers.torch import import_module  # noqa: E402
-from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats  # noqa: E402
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass  # noqa: E402
+from tests.importers import hf_models  # noqa: E402
+from tests.importers.models import MLP, ConvNet, LlamaBlock  # noqa: E402
 
 MODELS = [
     ("MLP", lambda: (MLP(), torch.randn(32, 6))),

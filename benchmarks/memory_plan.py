@@ -45,8 +45,8 @@ from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
-from rlx_xdsl.diagnostics import verify_located
 from rlx_xdsl.dialects.lir import plan_of
+from rlx_xdsl.ir.diagnostics import verify_located
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
 
 

@@ -32,9 +32,9 @@ sys.path.insert(0, str(Path(__file__).parent))
 from execution import log, relative_error, timed  # noqa: E402
 
 from rlx_xdsl.backends import iree as iree_backend  # noqa: E402
-from rlx_xdsl.builder import GraphBuilder  # noqa: E402
-from rlx_xdsl.graph import random_inputs  # noqa: E402
-from rlx_xdsl.interpreters import run_function  # noqa: E402
+from rlx_xdsl.building.builder import GraphBuilder  # noqa: E402
+from rlx_xdsl.ir.graph import random_inputs  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.llama import _LlamaBuilder, build_llama, rope_tables  # noqa: E402
 
 CONFIG = {"batch": 1, "seq": 16, "dim": 64, "n_heads": 4, "n_kv_heads": 2, "ffn": 128}

@@ -16,9 +16,9 @@ import argparse
 import numpy as np
 from xdsl.context import Context
 
-from rlx_xdsl.graph import argument_names, random_inputs
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.quantpack import pack
+from rlx_xdsl.formats.quantpack import pack
+from rlx_xdsl.ir.graph import argument_names, random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
 

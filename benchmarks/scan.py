@@ -8,7 +8,7 @@ cell written N times in one function that takes the N steps as N separate
 arguments, so it has no slicing ops of its own: the comparison charges the scan
 for everything it does per step (slicing `xs`, calling the body region).
 
-Rows (each the best of --repeat runs of `rlx_xdsl.interpreters.run_function`):
+Rows (each the best of --repeat runs of `rlx_xdsl.run.run_function`):
 
 * `unrolled`: the flat function of N cells;
 * `scan`: `mir.scan` returning the final carry;
@@ -35,8 +35,8 @@ import numpy as np
 import xdsl
 from xdsl.dialects.builtin import ModuleOp
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 
 HIDDEN = 8
 

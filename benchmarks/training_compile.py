@@ -59,7 +59,7 @@ from rlx_xdsl.autodiff.grad import GradPass
 from rlx_xdsl.autodiff.prepare import PrepareAdPass
 from rlx_xdsl.batching.vmap import VmapPass
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.graph import find_function
 from rlx_xdsl.testing.training import build_llama_loss
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 

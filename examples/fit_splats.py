@@ -22,8 +22,8 @@ import time
 import numpy as np
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.pipeline import parse_pipeline
 

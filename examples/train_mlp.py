@@ -18,7 +18,7 @@ from pathlib import Path
 import numpy as np
 
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.pipeline import parse_pipeline
 

@@ -23,7 +23,7 @@ import numpy as np
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 
 GRAPH = Path(__file__).with_name("rnn_scan.mlir")
 FUNCTION = "rnn_loss"

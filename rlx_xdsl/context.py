@@ -54,6 +54,6 @@ def make_context(allow_unregistered: bool = False) -> Context:
 
 def parse_module(text: str, name: str = "<input>", ctx: Context | None = None) -> ModuleOp:
     """Parse `text` with `RlxParser`, as `rlx-opt` does (exact literals, the type memo)."""
-    from rlx_xdsl.parser import RlxParser
+    from rlx_xdsl.ir.parser import RlxParser
 
     return RlxParser(ctx or make_context(), text, name).parse_module()

@@ -46,7 +46,7 @@ from xdsl.irdl.constraints import (
 )
 from xdsl.traits import HasParent, OpTrait
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects import hir, lir, mir
 from rlx_xdsl.dialects.mir.builders import MirNamespace
 from rlx_xdsl.dialects.traits import (

@@ -4,10 +4,10 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import TensorType, f32, i32
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.graph import graph_args, random_inputs
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.graph import graph_args, random_inputs
+from rlx_xdsl.run import run_function
 
 
 def _mlp():

@@ -6,9 +6,9 @@ from __future__ import annotations
 import pytest
 
 from rlx_xdsl.context import make_context
-from rlx_xdsl.diagnostics import OpError, verify_located
-from rlx_xdsl.dominance import first_non_dominated_use
-from rlx_xdsl.source import SourceError, parse_source
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.dominance import first_non_dominated_use
+from rlx_xdsl.ir.source import SourceError, parse_source
 
 CTX = make_context()
 

@@ -13,8 +13,8 @@ from xdsl.utils.exceptions import ParseError
 from xdsl.utils.lexer import Input
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from rlx_xdsl.parser import RlxLexer
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.lexer import RlxLexer
+from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.testing.corpus import examples, lit_inputs
 from rlx_xdsl.testing.llama import build_llama
 

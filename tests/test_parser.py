@@ -13,9 +13,9 @@ import pytest
 from xdsl.dialects.builtin import FloatAttr, f32
 
 from rlx_xdsl.context import make_context
-from rlx_xdsl.dense import dense_to_numpy
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.source import SourceError, parse_source
+from rlx_xdsl.ir.dense import dense_to_numpy
+from rlx_xdsl.ir.source import SourceError, parse_source
+from rlx_xdsl.run import run_function
 
 CTX = make_context()
 
@@ -138,7 +138,7 @@ def test_a_long_unterminated_string_does_not_backtrack():
     script = textwrap.dedent(
         """
         from rlx_xdsl.context import make_context
-        from rlx_xdsl.source import SourceError, parse_source
+        from rlx_xdsl.ir.source import SourceError, parse_source
         text = 'func.func @f() attributes {a = "' + "x" * 2000 + ' b} {\\n  func.return\\n}\\n'
         try:
             parse_source(make_context(), text, "t.mlir")

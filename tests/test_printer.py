@@ -26,15 +26,15 @@ from xdsl.dialects.builtin import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
-from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.dense import dense_to_numpy, numpy_to_dense
+from rlx_xdsl.ir.parser import RlxParser
+from rlx_xdsl.ir.printer import RlxPrinter, print_ir
+from rlx_xdsl.ir.source import parse_source
 from rlx_xdsl.numerics import KernelError
-from rlx_xdsl.parser import RlxParser
-from rlx_xdsl.printer import RlxPrinter, print_ir
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 
 CTX = make_context()

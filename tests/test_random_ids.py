@@ -5,9 +5,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.graph import random_inputs
+from rlx_xdsl.ir.graph import random_inputs
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -6,37 +6,32 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
+from rlx_xdsl import layers
 from rlx_xdsl.autodiff.prepare import prepare_rewrites
 from rlx_xdsl.autodiff.registry import VJP_RULES
-from rlx_xdsl.autodiff.registry import load_rules as load_vjp_rules
-from rlx_xdsl.autodiff.rules.mir import PENDING as VJP_PENDING
-from rlx_xdsl.batching.registry import BATCH_RULES, load_batch_rules
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.autodiff.rules.mir import pending
+from rlx_xdsl.batching.registry import BATCH_RULES
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
 from rlx_xdsl.conversions.mir_to_jax import JAX_OPS
-from rlx_xdsl.conversions.mir_to_jax import load_formulas as load_jax_formulas
 from rlx_xdsl.conversions.mir_to_linalg import LOWERINGS as LINALG_LOWERINGS
-from rlx_xdsl.conversions.mir_to_linalg import load_lowerings as load_linalg_lowerings
 from rlx_xdsl.dialects import hir, lir
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dialects.mir import ALL_OPS, backward, fused, fused_regions
 from rlx_xdsl.dialects.mir.elementwise import AddOp, SubOp
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
-from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
+from rlx_xdsl.interpreters import KERNELS, YIELDS
 from rlx_xdsl.registry import MissingEntry, OpRegistry
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import RECIPES
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
-from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
-from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 
-load_rules()
+for _layer in layers.LAYERS:
+    layers.load(_layer)
+VJP_PENDING = pending()
 
-load_linalg_lowerings()
 # Every registry and the ops it must cover. Issues that add a registry add a row.
-load_decompositions()
-load_vjp_rules()
-load_batch_rules()
-load_jax_formulas()
 COVERAGE = [
     ("interpreter kernels", KERNELS, [op for op in ALL_OPS if op not in YIELDS]),
     ("linalg lowerings", LINALG_LOWERINGS, [op for op in ALL_OPS if op not in YIELDS] + lir.ALL_OPS),
@@ -57,6 +52,15 @@ COVERAGE = [
         [op for op in ALL_OPS if op not in YIELDS and not prepare_rewrites(op) and op not in VJP_PENDING],
     ),
 ]
+
+
+@pytest.mark.parametrize(("layer", "group"), [(layer, g) for layer, (_, groups) in layers.LAYERS.items() for g in groups])
+def test_every_layer_has_a_module_for_every_group_of_its_dialect(layer, group):
+    """One list of groups (`layers.MIR_GROUPS`, `layers.HIR_GROUPS`) and every layer follows it:
+    adding a group without its module in a layer fails here, unless `layers.NO_MODULE` says why."""
+    package, _ = layers.LAYERS[layer]
+    loaded = {module.__name__ for module in layers.load(layer)}
+    assert (f"{package}.{group}" in loaded) != ((layer, group) in layers.NO_MODULE)
 
 
 @pytest.mark.parametrize(("what", "registry", "ops"), COVERAGE, ids=[row[0] for row in COVERAGE])

@@ -6,9 +6,8 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.context import make_context
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.printer import print_ir
-from rlx_xdsl.source import (
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.ir.source import (
     SPLIT_MARKER,
     TOO_DEEP,
     SourceError,
@@ -16,6 +15,7 @@ from rlx_xdsl.source import (
     parse_source,
     split_chunks,
 )
+from rlx_xdsl.run import run_function
 from rlx_xdsl.tools.deep import run_deep
 
 CTX = make_context()

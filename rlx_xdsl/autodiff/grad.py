@@ -52,14 +52,14 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, layers
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Unsupported, load_rules, no_gradient
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Unsupported, no_gradient
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 from rlx_xdsl.transforms.statistics import Statistic
 
@@ -256,7 +256,7 @@ def build_gradient(
     module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode = Mode.STRICT, loss: Loss = Loss.KEEP
 ) -> func.FuncOp:
     """Add `@<name>_grad` to `module` (see the module docstring) and return it."""
-    load_rules()
+    layers.load("vjp")
     function = _find_function(module, name)
     grad_name = f"{name}_grad"
     existing = SymbolTable.lookup_symbol(module, grad_name)

@@ -33,16 +33,16 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import InsertPoint
 
+from rlx_xdsl import layers
 from rlx_xdsl.autodiff.emit import scalar, splat, zeros_like
 from rlx_xdsl.autodiff.grad import Mode, build_gradient, replace_return
 from rlx_xdsl.autodiff.jvp import JVP_RULES_USED, _tangent_args, add_function, find_function, jvp_function
-from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, load_jvp_rules
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES
+from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import is_static
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
-from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 from rlx_xdsl.transforms.rewriting import apply_patterns
 
 WHO = "rlx-hvp"
@@ -80,8 +80,8 @@ def _plain_gradient(gradient: func.FuncOp, count: int) -> None:
 
 def build_hvp(module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode = Mode.STRICT) -> func.FuncOp:
     """Add `@<name>_hvp` to `module` (see the module docstring) and return it."""
-    load_jvp_rules()
-    load_decompositions()
+    layers.load("vjp"), layers.load("jvp")
+    layers.load("decompose-backward")
     function = find_function(module, name, WHO)
     indices = _tangent_args(function, module, WHO, wrt)
     scratch = ModuleOp([function.clone()])

@@ -40,6 +40,7 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 from xdsl.utils.exceptions import PassFailedException
 
+from rlx_xdsl import layers
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.grad import (
     _arg_attrs,
@@ -50,14 +51,14 @@ from rlx_xdsl.autodiff.grad import (
     replace_return,
     resolve_wrt,
 )
-from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, Rebuilt, load_jvp_rules
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, Rebuilt
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, Unsupported
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.traits import data_operands
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import NAME_ATTR, argument_name
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import NAME_ATTR, argument_name
 from rlx_xdsl.transforms.dce import eliminate_dead_code, eliminate_dead_code_in_block
 from rlx_xdsl.transforms.statistics import Statistic
 
@@ -145,7 +146,7 @@ def _tangent_name(name: str | None) -> str | None:
 
 def jvp_function(function: func.FuncOp, indices: Sequence[int], name: str, who: str = "rlx-jvp") -> func.FuncOp:
     """A new function `name(args..., t_wrt...) -> (results..., tangents...)`, not inserted anywhere."""
-    load_jvp_rules()
+    layers.load("vjp"), layers.load("jvp")
     for index in indices:
         arg = function.body.block.args[index]
         if not carries_gradient(arg):

@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.autodiff.registry import Unsupported
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 
 Tangents = Sequence[SSAValue | None]
@@ -76,11 +76,3 @@ JVP_RULES: OpRegistry[JvpRule] = OpRegistry("JVP rule")
 def zero_tangent(e: Emitter, op: Operation, tangents: Tangents) -> OutTangents:
     """The rule of ops whose results have zero derivative: every result gets None."""
     return [None] * len(op.results)
-
-
-def load_jvp_rules() -> None:
-    """Import the modules that register MIR's JVP rules (passes load lazily, so not at import)."""
-    from rlx_xdsl.autodiff.jvp_rules import mir  # noqa: F401
-    from rlx_xdsl.autodiff.registry import load_rules
-
-    load_rules()  # COMPLEX_RULES (which rules hold on complex values) is filled with the VJP rules

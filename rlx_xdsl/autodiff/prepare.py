@@ -51,27 +51,25 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl import dtypes
-from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl import dtypes, layers
+from rlx_xdsl.autodiff.registry import VJP_RULES
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
 from rlx_xdsl.dialects.mir.splat import GaussianSplatPrepareOp, GaussianSplatRasterizeOp
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
-from rlx_xdsl.transforms.decompose_backward import load_rules as load_decompositions
 from rlx_xdsl.transforms.fusion.control_flow import InlineIf, UnrollWhile
 from rlx_xdsl.transforms.fusion.dot_general import LowerDotGeneral
 from rlx_xdsl.transforms.fusion.splat import FuseDecomposedGaussianSplat
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
-from rlx_xdsl.transforms.unfuse import load_rules as load_unfuse_rules
 
 
 def _nothing(op: Operation) -> bool:
@@ -153,12 +151,10 @@ def describe_steps() -> list[str]:
 
 
 def _load_registries() -> None:
-    from rlx_xdsl.conversions.hir_to_mir.lower import load_lowerings
-
-    load_rules()
-    load_unfuse_rules()
-    load_decompositions()
-    load_lowerings()
+    layers.load("vjp")
+    layers.load("unfuse")
+    layers.load("decompose-backward")
+    layers.load("hir-lowerings")
 
 
 def step_rewriting(op: Operation | OpClass) -> str | None:

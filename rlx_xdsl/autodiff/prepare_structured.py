@@ -30,9 +30,9 @@ from xdsl.pattern_rewriter import (
 
 from rlx_xdsl.autodiff.prepare import PREPARE_STEPS
 from rlx_xdsl.autodiff.regions import inline_region
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanOp
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.rewriting import apply_patterns
 

@@ -25,8 +25,8 @@ from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.grad import ReverseSweep
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.regions import YieldOp
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.dce import eliminate_dead_code_in_block
 
 

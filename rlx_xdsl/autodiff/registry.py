@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 
 Cotangents = Sequence[SSAValue | None]
@@ -74,8 +74,3 @@ class Unsupported(Exception):
 def no_gradient(e: Emitter, op: Operation, cotangents: Cotangents) -> Gradients:
     """The rule of ops through which no gradient flows: every operand gets None."""
     return [None] * len(op.operands)
-
-
-def load_rules() -> None:
-    """Import the modules that register MIR's rules (passes load lazily, so not at import)."""
-    from rlx_xdsl.autodiff.rules import mir  # noqa: F401

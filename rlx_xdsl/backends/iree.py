@@ -42,7 +42,7 @@ from xdsl.printer import Printer
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg import lower_module
-from rlx_xdsl.graph import graph_args
+from rlx_xdsl.ir.graph import graph_args
 
 INSTALL_HINT = "pip install -e '.[iree]' (iree-base-compiler and iree-base-runtime)"
 

@@ -34,7 +34,7 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.autodiff.registry import Unsupported
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 
 __all__ = ["BATCH_RULES", "BatchArgs", "BatchRule", "NoBatchRule", "Results", "Unsupported", "batched"]
@@ -74,8 +74,3 @@ class NoBatchRule:
 
 BATCH_RULES: OpRegistry[BatchRule] = OpRegistry("batching rule")
 """How each op runs on batched operands, keyed by op class."""
-
-
-def load_batch_rules() -> None:
-    """Import the modules that register MIR's batching rules (passes load lazily)."""
-    from rlx_xdsl.batching.rules import mir  # noqa: F401

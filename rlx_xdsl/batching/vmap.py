@@ -33,14 +33,15 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
+from rlx_xdsl import layers
 from rlx_xdsl.batching.emit import MAPPED_OVER_BATCH, batched_type, materialize
-from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Unsupported, load_batch_rules
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Unsupported
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import types_compatible
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import argument_names
-from rlx_xdsl.printer import print_ir
-from rlx_xdsl.suggest import did_you_mean
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_names
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.ir.suggest import did_you_mean
 from rlx_xdsl.transforms.statistics import Statistic
 
 BATCH_RULES_USED = Statistic("num-batch-rules", "Number of batching rules applied")
@@ -117,7 +118,7 @@ class Batcher:
 
 def vmap_function(function: func.FuncOp, name: str, indices: Sequence[int], size: int) -> func.FuncOp:
     """A new function `name`: `function` mapped over a leading batch axis on `indices`."""
-    load_batch_rules()
+    layers.load("batching")
     old = function.body.block
     types = [batched_type(a.type, size) if i in indices else a.type for i, a in enumerate(old.args)]
     block = Block(arg_types=types)

@@ -32,6 +32,7 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.lir.attrs import ExternalAttr, Placement, ViewAttr
 from rlx_xdsl.dialects.lir.proof import read_plan
+from rlx_xdsl.interpreters.engine import make_interpreter, run_kernel, run_region_on
 
 POISON = 0xA5
 """The arena's initial bytes: f32 0xA5A5A5A5 is about -2.9e-16, f16 0xA5A5 about -0.022."""
@@ -86,16 +87,12 @@ class ArenaRun:
         self.values[value] = target
 
     def run_region(self, region: Region, values: Sequence[np.ndarray]) -> tuple[np.ndarray, ...]:
-        from rlx_xdsl.interpreters import make_interpreter, run_region_on
-
         if self._interpreter is None:
             self._interpreter = make_interpreter(self.module)
         return run_region_on(self._interpreter, region, values, "lir-arena")
 
     def step(self, op: Operation) -> None:
         """Run one op: alias a view, or run its kernel and store its results."""
-        from rlx_xdsl.interpreters import run_kernel
-
         if len(op.results) == 1 and isinstance(view := self.planned.placement(op.results[0]), ViewAttr):
             self.values[op.results[0]] = arena_array(self.arena, view, op.results[0].type)
             return

@@ -43,11 +43,11 @@ from pathlib import Path
 import pytest
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
-from rlx_xdsl.diagnostics import Diagnostic
-from rlx_xdsl.locations import LineIndex
-from rlx_xdsl.source import SourceError, parse_source, split_chunks
+from rlx_xdsl.ir.diagnostics import Diagnostic
+from rlx_xdsl.ir.locations import LineIndex
+from rlx_xdsl.ir.source import SourceError, parse_source, split_chunks
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 
 _FUNCTION_NAME = re.compile(r"func\.func\s+@([\w.$-]+)")

@@ -30,8 +30,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 
 Function = Callable[..., np.ndarray]
 

@@ -17,14 +17,10 @@ import jax.numpy as jnp
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
-from rlx_xdsl.conversions.mir_to_jax import (
-    JAX_OPS,
-    jax_function,
-    load_formulas,
-    run_block,
-)
+from rlx_xdsl import layers
+from rlx_xdsl.conversions.mir_to_jax import JAX_OPS, jax_function, run_block
 
-load_formulas()
+layers.load("jax")
 
 __all__ = ["JAX_OPS", "jax_function", "jax_vjp", "run_block"]
 

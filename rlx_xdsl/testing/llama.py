@@ -22,7 +22,7 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 
 RMS_EPS = 1e-6
 ROPE_THETA = 10000.0

@@ -14,7 +14,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import ModuleOp
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.testing.llama import (
     DEFAULT_DIMS,
     RMS_EPS,

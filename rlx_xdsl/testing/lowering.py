@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import ModuleOp, StringAttr
 
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.mir_to_linalg import lower_module
-from rlx_xdsl.printer import print_ir
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.ir.source import parse_source
 from rlx_xdsl.testing.graphgen import graphs
 
 

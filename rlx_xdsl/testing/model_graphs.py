@@ -11,9 +11,8 @@ import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.ir.graph import find_function, graph_args
 from rlx_xdsl.testing.llama import rope_tables
 
 Rand = Callable[..., np.ndarray]

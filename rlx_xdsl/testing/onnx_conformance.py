@@ -41,8 +41,8 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
 
 OP_TYPES = ("SoftmaxCrossEntropyLoss", "LogSoftmax", "Softmax")

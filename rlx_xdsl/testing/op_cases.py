@@ -27,8 +27,8 @@ from xdsl.ir import Attribute
 from xdsl.parser import Parser
 
 from rlx_xdsl.context import make_context
-from rlx_xdsl.graph import random_array
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.ir.graph import random_array
+from rlx_xdsl.ir.source import parse_source
 
 Inputs = Callable[[np.random.Generator], list[np.ndarray]]
 
@@ -811,9 +811,10 @@ def all_cases() -> list[OpCase]:
 def lowerable_cases() -> list[OpCase]:
     """The cases whose ops all lower to linalg: `UNLOWERABLE` ops (Gaussian splatting) run in
     the interpreter and through JAX only."""
-    from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE, load_lowerings
+    from rlx_xdsl import layers
+    from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE
 
-    load_lowerings()
+    layers.load("linalg")
     cases = all_cases()
     module = cases_module(cases)
     skipped = {f.sym_name.data for f in module.ops if any(type(op) in UNLOWERABLE for op in f.walk())}

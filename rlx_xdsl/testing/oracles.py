@@ -11,8 +11,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 
 
 def run_op(op_name: str, inputs: Sequence[np.ndarray], **attributes):

@@ -13,7 +13,7 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.batching.vmap import build_vmap
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 
 
 def single_function_module(f: func.FuncOp) -> ModuleOp:

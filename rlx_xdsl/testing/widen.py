@@ -15,11 +15,11 @@ from xdsl.ir import Attribute
 from xdsl.rewriter import Rewriter
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp, IotaOp
 from rlx_xdsl.dialects.mir.quant import DequantizeOp
 from rlx_xdsl.dialects.mir.random import RngOperation
 from rlx_xdsl.dialects.mir.signal import ComplexNormSqBackwardOp
+from rlx_xdsl.ir.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.transforms.specialize import set_argument_types
 
 

@@ -21,8 +21,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from rlx_xdsl.diagnostics import Diagnostic
-from rlx_xdsl.locations import LineIndex, SourcePos
+from rlx_xdsl.ir.diagnostics import Diagnostic
+from rlx_xdsl.ir.locations import LineIndex, SourcePos
 
 _DESIGNATOR = re.compile(
     r"expected-(?P<severity>error|warning|remark|note)(?P<re>-re)?[ \t]*"

@@ -13,8 +13,8 @@ from __future__ import annotations
 import argparse
 import sys
 
+from rlx_xdsl.formats.weights import WeightsError
 from rlx_xdsl.importers.errors import ImportFailure
-from rlx_xdsl.weights import WeightsError
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         from rlx_xdsl.importers.onnx import import_model
-        from rlx_xdsl.printer import print_ir
+        from rlx_xdsl.ir.printer import print_ir
 
         module = import_model(args.model, args.function, weights=args.weights)
         text = print_ir(module, print_debuginfo=not args.no_locations) + "\n"

@@ -14,8 +14,8 @@ import argparse
 import importlib
 import sys
 
+from rlx_xdsl.formats.weights import WeightsError
 from rlx_xdsl.importers.errors import ImportFailure
-from rlx_xdsl.weights import WeightsError
 
 _DTYPES = ("f32", "f16", "bf16", "f64", "i64", "i32")
 
@@ -95,7 +95,7 @@ def main(argv: list[str] | None = None) -> int:
         import torch
 
         from rlx_xdsl.importers.torch import import_module
-        from rlx_xdsl.printer import print_ir
+        from rlx_xdsl.ir.printer import print_ir
 
         shapes = _shapes(args.example_shapes)
         dynamic = _dynamic(args.dynamic, [name for name, _, _ in shapes])

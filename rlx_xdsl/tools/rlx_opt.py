@@ -37,7 +37,7 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import register_dialects
-from rlx_xdsl.diagnostics import (
+from rlx_xdsl.ir.diagnostics import (
     Diagnostic,
     OpError,
     describe,
@@ -45,9 +45,9 @@ from rlx_xdsl.diagnostics import (
     render,
     verify_located,
 )
-from rlx_xdsl.locations import LineIndex, SourcePos
-from rlx_xdsl.printer import RlxMLIRTarget, print_ir
-from rlx_xdsl.source import (
+from rlx_xdsl.ir.locations import LineIndex, SourcePos
+from rlx_xdsl.ir.printer import RlxMLIRTarget, print_ir
+from rlx_xdsl.ir.source import (
     SPLIT_MARKER,
     TOO_DEEP,
     SourceError,
@@ -60,6 +60,7 @@ from rlx_xdsl.tools.collector import tool_run_pace
 from rlx_xdsl.tools.deep import run_deep
 from rlx_xdsl.tools.expectations import check_diagnostics, parse_expectations
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
 from rlx_xdsl.transforms.options import describe_options, pass_summary
 from rlx_xdsl.transforms.pipeline import (
     PassFailure,
@@ -68,7 +69,6 @@ from rlx_xdsl.transforms.pipeline import (
     parse_pipeline,
     run_passes,
 )
-from rlx_xdsl.transforms.instrument import PassInstrumentation, instrumented
 
 if TYPE_CHECKING:  # the debugging aids are imported only when a flag asks for one
     from rlx_xdsl.tools.instrumentation.ir_printing import IRPrinting
@@ -436,7 +436,7 @@ class RlxOptMain(xDSLOptMain):
         names = frozenset(name.strip() for value in values for name in value.split(",") if name.strip())
         for name in sorted(names):
             if name not in self.available_passes:
-                from rlx_xdsl.suggest import did_you_mean
+                from rlx_xdsl.ir.suggest import did_you_mean
 
                 hint = did_you_mean(name, self.available_passes)
                 raise ToolError(

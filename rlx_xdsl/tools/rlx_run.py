@@ -13,7 +13,7 @@
     rlx-opt model.mlir -p rlx-plan-memory | rlx-run -   # a planned function runs on its arena
 
 A gradient function's seed `d_output` (added by `rlx-grad`) is ones unless given,
-so its outputs are the plain gradients. `--params` reads a weight file (`rlx_xdsl/weights.py`,
+so its outputs are the plain gradients. `--params` reads a weight file (`rlx_xdsl/formats/weights.py`,
 written by the importers' `--weights`); `--input` wins over it, and a parameter it lacks or an
 entry naming no parameter is a note on stderr, not an error (docs/importers.md, "Weights").
 
@@ -41,8 +41,8 @@ from __future__ import annotations
 
 import argparse
 import math
-import re
 import os
+import re
 import sys
 from collections.abc import Sequence
 from pathlib import Path
@@ -56,20 +56,20 @@ from xdsl.utils.exceptions import ParseError
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.context import make_context
-from rlx_xdsl.diagnostics import OpError, describe, op_diagnostic, render
 from rlx_xdsl.dialects.lir import plan_of
-from rlx_xdsl.graph import GRADIENT_SEED, GraphArg, graph_args, id_bound, output_names, random_array
-from rlx_xdsl.interpreters import call_function, find_function, make_interpreter
+from rlx_xdsl.formats.weights import WeightsError, read_weights
+from rlx_xdsl.interpreters import call_function, make_interpreter
 from rlx_xdsl.interpreters.checks import require_memory
 from rlx_xdsl.interpreters.lir import ArenaRunError, run_planned
-from rlx_xdsl.locations import LineIndex
+from rlx_xdsl.ir.diagnostics import OpError, describe, op_diagnostic, render
+from rlx_xdsl.ir.graph import GRADIENT_SEED, GraphArg, find_function, graph_args, id_bound, output_names, random_array
+from rlx_xdsl.ir.locations import LineIndex
+from rlx_xdsl.ir.parser import parse_array_literal
+from rlx_xdsl.ir.source import TOO_DEEP, SourceError, decode, parse_source
+from rlx_xdsl.ir.suggest import did_you_mean
 from rlx_xdsl.numerics import KernelError
-from rlx_xdsl.parser import parse_array_literal
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
-from rlx_xdsl.source import TOO_DEEP, SourceError, decode, parse_source
-from rlx_xdsl.suggest import did_you_mean
 from rlx_xdsl.tools.deep import run_deep
-from rlx_xdsl.weights import WeightsError, read_weights
 
 PROG = "rlx-run"
 SHOWN_VALUES = 6

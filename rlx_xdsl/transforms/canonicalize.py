@@ -37,6 +37,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import (
     AddOp,
     CastOp,
@@ -47,11 +48,10 @@ from rlx_xdsl.dialects.mir.elementwise import (
     WhereOp,
 )
 from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, ReshapeOp, TransposeOp
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
 from rlx_xdsl.transforms.pipeline import ReportsChanges
-from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 if TYPE_CHECKING:
     import numpy as np
@@ -65,7 +65,7 @@ def constant_elements(value: SSAValue) -> np.ndarray | None:
     owner = value.owner
     if not isinstance(owner, ConstantOp):
         return None
-    from rlx_xdsl.dense import dense_to_numpy
+    from rlx_xdsl.ir.dense import dense_to_numpy
 
     return dense_to_numpy(owner.value)
 

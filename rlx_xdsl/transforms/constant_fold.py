@@ -8,7 +8,7 @@ so every dtype, exact Gelu, NumPy broadcasting and compares fold to exactly
 what the op computes at run time.
 
 Any pure op without regions that has a kernel folds (constants are created
-through `rlx_xdsl.dense`; a uniform result is stored as a splat), unless its
+through `rlx_xdsl.ir.dense`; a uniform result is stored as a splat), unless its
 results would hold more than `max-elements` elements in total (0: no limit),
 which keeps a fold from turning a small constant into a large one. An op
 whose kernel fails on its constants (an out-of-range gather index) is left
@@ -27,13 +27,13 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import ConstantLike, Pure
 
-from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters import KERNELS, run_kernel
+from rlx_xdsl.ir.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.shapes import is_static
-from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def result_elements(op: Operation) -> int | None:

@@ -41,13 +41,13 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import CastOp
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.canonicalize import IdentityCast
 from rlx_xdsl.transforms.pipeline import ReportsChanges
-from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 # What a value is --------------------------------------------------------------------
 

@@ -31,7 +31,8 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import IsTerminator
 
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl import layers
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.transforms.fusion.pipeline import PRIMITIVE
 from rlx_xdsl.transforms.fusion.pipeline import TARGETS as FUSION_TARGETS
 from rlx_xdsl.transforms.rewriting import apply_patterns
@@ -73,8 +74,8 @@ def rules() -> list[RewritePattern]:
         SoftmaxAsPrimitives,
     )
 
-    unfuse.load_rules()
-    decompose_backward.load_rules()
+    layers.load("unfuse")
+    layers.load("decompose-backward")
     return [
         unfuse.UnfuseRegistered(),
         decompose_backward.DecomposeRegistered(frozenset()),

@@ -37,7 +37,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.loss import (
     IndexedCrossEntropyOperation,
@@ -45,11 +45,11 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyOp,
     SoftmaxCrossEntropyWithLogitsOp,
 )
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 from rlx_xdsl.transforms.decompose_backward.emit import keep_where, scalar
-from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 def class_ids(e: Emitter, op: IndexedCrossEntropyOperation) -> SSAValue:

@@ -26,7 +26,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import ArgSpec, ArgSpecConvertible, ParameterListType
 from xdsl.utils.hints import isa, type_repr
 
-from rlx_xdsl.suggest import did_you_mean
+from rlx_xdsl.ir.suggest import did_you_mean
 
 XDSL_VALUE = re.compile(
     r'[A-Za-z0-9_\-]+|[-+]?[0-9]+(\.[0-9]*([eE][-+]?[0-9]+)?)?|"(\\[nfvtr"\\]|[^\n\f\v\r"\\])*"'

@@ -45,11 +45,11 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
-from rlx_xdsl.diagnostics import OpError, verify_located
-from rlx_xdsl.suggest import did_you_mean
-from rlx_xdsl.transforms.options import OptionError, check_options, quote_value, spelled
-from rlx_xdsl.transforms.instrument import pass_scope, verify_scope
 from rlx_xdsl.dialects.lir import plan_of
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.suggest import did_you_mean
+from rlx_xdsl.transforms.instrument import pass_scope, verify_scope
+from rlx_xdsl.transforms.options import OptionError, check_options, quote_value, spelled
 
 ROOT_ANCHOR = "builtin.module"
 FUNC_ANCHOR = "func.func"

@@ -25,7 +25,7 @@ from xdsl.pattern_rewriter import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
@@ -33,9 +33,9 @@ from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp
 from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp
 from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.reduction import SoftmaxOp
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.interpreters.mir.attention import position_keep
 from rlx_xdsl.interpreters.mir.conv import lowest
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, shape_of
 from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul
 

@@ -17,9 +17,8 @@ from xdsl.dialects.builtin import DictionaryAttr, ModuleOp
 from xdsl.passes import ModulePass
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.graph import PARAM_ATTR, argument_name, is_param
+from rlx_xdsl.ir.graph import PARAM_ATTR, argument_name, is_param
 from rlx_xdsl.transforms.statistics import Statistic
-
 
 PROMOTED = Statistic("num-promoted", "Number of parameters made inputs")
 

@@ -26,10 +26,10 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dialects.traits import RegionSignatureInterface
-from rlx_xdsl.graph import argument_names
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_names
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.pipeline import ReportsChanges
 from rlx_xdsl.transforms.statistics import Statistic

@@ -22,20 +22,16 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl import layers
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
-from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 UnfuseRule = Callable[[Emitter, Operation], Sequence[SSAValue]]
 
 UNFUSE_RULES: OpRegistry[UnfuseRule] = OpRegistry("unfuse rule")
 """How each composite op expands into primitive ops, keyed by op class."""
-
-
-def load_rules() -> None:
-    """Import the modules that register rules (kept out of module import: passes load lazily)."""
-    from rlx_xdsl.transforms.unfuse_rules import fused, fused_regions, moe, structured  # noqa: F401
 
 
 class UnfuseRegistered(RewritePattern):
@@ -57,5 +53,5 @@ class UnfusePass(ModulePass):
     STATISTICS = (pattern_statistic(UnfuseRegistered),)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        load_rules()
+        layers.load("unfuse")
         apply_patterns(op, UnfuseRegistered(), recursive=True)

@@ -15,9 +15,9 @@ pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[t
 
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.ir.graph import find_function, graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing import model_graphs
 from rlx_xdsl.testing.jax_oracle import jax_vjp
 from rlx_xdsl.testing.llama import build_llama

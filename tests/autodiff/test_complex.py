@@ -10,9 +10,9 @@ pytest.importorskip("jax", reason="jax is in the test extra: pip install -e '.[t
 
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.ir.graph import find_function, graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.jax_oracle import jax_vjp
 
 RNG = np.random.default_rng(2024)
@@ -75,7 +75,7 @@ def test_fft_filter_inverse_fft_power_sum_differentiates_end_to_end():
 
 
 def test_a_complex_loss_is_refused_with_a_located_error():
-    from rlx_xdsl.diagnostics import OpError
+    from rlx_xdsl.ir.diagnostics import OpError
 
     b = GraphBuilder("f")
     z = b.param("z", [2], C64)
@@ -94,7 +94,7 @@ def test_a_complex_loss_is_refused_with_a_located_error():
 )
 def test_a_rule_not_known_to_hold_for_complex_values_is_a_located_error(build, op):
     """Rules written for real values are refused on complex ones, never silently wrong."""
-    from rlx_xdsl.diagnostics import OpError
+    from rlx_xdsl.ir.diagnostics import OpError
 
     b = GraphBuilder("f")
     y = build(b, b.param("z", [2, 2], C64))
@@ -115,7 +115,7 @@ def test_rlx_jvp_refuses_the_same_real_only_rules_on_complex_values(build, op):
     """rlx-jvp used to emit `activation_backward` on a complex abs (an invalid op, a verifier
     crash); it now refuses what rlx-grad refuses, at the op."""
     from rlx_xdsl.autodiff.jvp import build_jvp
-    from rlx_xdsl.diagnostics import OpError
+    from rlx_xdsl.ir.diagnostics import OpError
 
     b = GraphBuilder("f")
     y = build(b, b.param("z", [2, 2], C64))

@@ -32,16 +32,18 @@ import jax.numpy as jnp  # noqa: E402
 from xdsl.dialects.builtin import ModuleOp  # noqa: E402
 from xdsl.traits import IsTerminator  # noqa: E402
 
+from rlx_xdsl import layers
 from rlx_xdsl.autodiff.jvp import build_jvp  # noqa: E402
-from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, NoJvpRule, load_jvp_rules, zero_tangent  # noqa: E402
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, NoJvpRule, zero_tangent  # noqa: E402
 from rlx_xdsl.autodiff.prepare import prepare_for_ad, prepare_rewrites  # noqa: E402
 from rlx_xdsl.batching.vmap import build_vmap  # noqa: E402
 from rlx_xdsl.conversions.mir_to_jax import jax_function  # noqa: E402
 from rlx_xdsl.dialects.traits import operand_roles  # noqa: E402
-from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.op_cases import all_cases, case_inputs, cases_module  # noqa: E402
 
-load_jvp_rules()
+layers.load("vjp"), layers.load("jvp")
 CASES = all_cases()
 MODULE = cases_module(CASES)
 SIZE = 2

@@ -8,16 +8,17 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 
+from rlx_xdsl import layers
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad, step_rewriting
-from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.diagnostics import OpError, verify_located
+from rlx_xdsl.autodiff.registry import VJP_RULES
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import fused, fused_regions, moe
 from rlx_xdsl.dialects.mir.contraction import DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.graph import find_function, graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import (
     check_directional,
     check_gradients,
@@ -174,7 +175,7 @@ def test_every_fused_op_has_a_gradient_test_here():
 
 
 def test_fused_ops_are_unfused_by_prepare_ad_not_differentiated_whole():
-    load_rules()
+    layers.load("vjp")
     for op_class in (*fused.OPS, *fused_regions.OPS, moe.LoraMatmulOp):
         assert op_class not in VJP_RULES and step_rewriting(op_class) == "unfuse", op_class.name
 
@@ -276,7 +277,7 @@ def test_an_unbounded_while_is_a_located_error_naming_the_loop():
 
 @pytest.fixture
 def dot_general_without_rule():
-    load_rules()
+    layers.load("vjp")
     rule = VJP_RULES[DotGeneralOp]
     VJP_RULES.remove(DotGeneralOp)
     yield

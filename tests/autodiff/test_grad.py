@@ -14,13 +14,13 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.autodiff.grad import GradPass, Loss, Mode, build_gradient
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.graph import argument_names
-from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.locations import op_position
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_names, find_function
+from rlx_xdsl.ir.locations import op_position
+from rlx_xdsl.ir.source import parse_source
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import check_gradients, check_vjp, module_function
 
 RNG = np.random.default_rng(5)

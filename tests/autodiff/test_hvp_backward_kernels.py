@@ -16,9 +16,9 @@ import pytest
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.hvp import build_hvp
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.structured import ScanBackwardOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 
 F64 = "f64"
 

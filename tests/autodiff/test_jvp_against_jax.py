@@ -21,10 +21,13 @@ import jax.numpy as jnp  # noqa: E402
 from rlx_xdsl.autodiff.hvp import build_hvp  # noqa: E402
 from rlx_xdsl.autodiff.jvp import build_jvp  # noqa: E402
 from rlx_xdsl.autodiff.prepare import prepare_for_ad  # noqa: E402
-from rlx_xdsl.builder import GraphBuilder  # noqa: E402
+from rlx_xdsl.building.builder import GraphBuilder  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
-from rlx_xdsl.graph import graph_args  # noqa: E402
-from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.ir.graph import (
+    find_function,
+    graph_args,  # noqa: E402
+)
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing import model_graphs  # noqa: E402
 from rlx_xdsl.testing.jax_oracle import jax_function  # noqa: E402
 from rlx_xdsl.testing.llama import build_llama  # noqa: E402

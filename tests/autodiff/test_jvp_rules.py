@@ -17,11 +17,12 @@ from pathlib import Path
 import numpy as np
 import pytest
 
+from rlx_xdsl import layers
 from rlx_xdsl.autodiff.jvp import jvp_function
-from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, load_jvp_rules
-from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
+from rlx_xdsl.autodiff.jvp_registry import JVP_RULES
+from rlx_xdsl.autodiff.registry import VJP_RULES
 from rlx_xdsl.dialects.mir import ALL_OPS
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import EPS
 
 _spec = importlib.util.spec_from_file_location("vjp_rule_cases", Path(__file__).with_name("test_rules.py"))
@@ -30,8 +31,8 @@ _spec.loader.exec_module(_cases)
 CASES, build = _cases.CASES, _cases.build
 """The VJP rules' cases, one list for both modes."""
 
-load_rules()
-load_jvp_rules()
+layers.load("vjp")
+layers.load("vjp"), layers.load("jvp")
 RNG = np.random.default_rng(7)
 
 

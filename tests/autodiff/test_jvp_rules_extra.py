@@ -18,7 +18,7 @@ import pytest
 
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.jvp import jvp_function
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.op_cases import OpCase, cases_module, fixed, ints, normal, of
 
 F = "f64"

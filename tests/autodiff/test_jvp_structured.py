@@ -17,7 +17,8 @@ import pytest
 from rlx_xdsl.autodiff.jvp import build_jvp
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.structured import ScanOp
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing import op_cases
 from rlx_xdsl.testing.gradcheck import EPS
 from rlx_xdsl.testing.widen import widen_to_f64

@@ -10,13 +10,13 @@ from xdsl.dialects import func
 
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import PREPARE_STEPS, describe_steps, prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.diagnostics import OpError, verify_located
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.backward import OPS as BACKWARD_OPS
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.dialects.mir.structured import SelectiveScanOp
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama

@@ -13,9 +13,9 @@ import pytest
 import torch
 
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.gradcheck import check_gradients
 

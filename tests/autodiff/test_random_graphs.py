@@ -10,7 +10,7 @@ differences); points where the loss has a kink along `d` (the one-sided
 derivatives differ) are skipped, and so are the gradients of graphs with a
 `mir.custom_fn` that has a vjp body (what the body says is the gradient, by design;
 `test_structured.py` checks it). An op without a rule must be one of the known
-gaps (`autodiff.rules.mir.PENDING`) and the error must point at it.
+gaps (`autodiff.rules.mir.pending()`) and the error must point at it.
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ from xdsl.dialects import func
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.autodiff.rules.mir import PENDING
-from rlx_xdsl.diagnostics import OpError, verify_located
+from rlx_xdsl.autodiff.rules.mir import pending
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeLsqOp, FakeQuantizeOp
 from rlx_xdsl.dialects.mir.splat import (
@@ -36,9 +36,9 @@ from rlx_xdsl.dialects.mir.splat import (
 )
 from rlx_xdsl.dialects.mir.structured import CustomFnOp
 from rlx_xdsl.dialects.traits import Role, operand_roles
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.graph import find_function, graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import (
     module_function,
     numerical_directional,
@@ -128,7 +128,7 @@ def test_random_graphs_differentiate_or_name_the_op_without_a_rule(module, seed)
     except OpError as error:
         missing = re.fullmatch(r"'rlx-grad' no VJP rule for '(mir\.\w+)'", error.message)
         assert missing is not None, error.message
-        assert missing.group(1) == error.op.name and type(error.op) in PENDING
+        assert missing.group(1) == error.op.name and type(error.op) in pending()
         assert error.op.parent_op() is not None  # the op is in the module: the error is located
         event(f"no VJP rule for {missing.group(1)}")
         return

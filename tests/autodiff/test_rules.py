@@ -15,16 +15,16 @@ from dataclasses import dataclass, field
 import numpy as np
 import pytest
 
-from rlx_xdsl import dtypes
-from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules, no_gradient
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl import dtypes, layers
+from rlx_xdsl.autodiff.registry import VJP_RULES, no_gradient
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.building.emitter import short_names
 from rlx_xdsl.dialects.mir import ALL_OPS, MIR
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.traits import data_operands
-from rlx_xdsl.emitter import short_names
 from rlx_xdsl.testing.gradcheck import check_directional, check_gradients
 
-load_rules()
+layers.load("vjp")
 OPS = short_names(MIR)
 RNG = np.random.default_rng(2024)
 
@@ -369,7 +369,7 @@ def test_reduce_max_splits_a_gradient_among_many_ties_along_the_tie():
     c = case("reduce", x, kind="max", axes=[1])
     module, wrt = build(c)
     from rlx_xdsl.autodiff.grad import build_gradient
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.run import run_function
     from rlx_xdsl.testing.gradcheck import module_function
 
     forward = module_function(module, "f")

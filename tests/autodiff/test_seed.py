@@ -8,7 +8,7 @@ gradients). The custom_fn and scan tests (`custom_fn_vjp_body_is_inlined_into_bw
 `custom_fn_without_vjp_inlines_fwd_body_for_autodiff`,
 `convert_scans_for_ad_forces_save_trajectory_true`) are in `test_structured.py`;
 the control-flow and fused-op tests wait for the issues listed in
-`autodiff.rules.mir.PENDING`.
+`autodiff.rules.mir.pending()`.
 """
 
 from __future__ import annotations
@@ -21,11 +21,11 @@ import pytest
 
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.dialects.mir.structured import GatedDeltaNetOp, SelectiveScanOp
-from rlx_xdsl.interpreters import find_function
-from rlx_xdsl.source import parse_source, split_chunks
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.ir.source import parse_source, split_chunks
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.widen import widen_to_f64
 

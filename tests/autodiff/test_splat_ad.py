@@ -8,10 +8,10 @@ import pytest
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.jvp import build_jvp
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import splat
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.oracles import run_op
 

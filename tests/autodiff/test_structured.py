@@ -16,15 +16,16 @@ import pytest
 
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import PREPARE_STEPS, prepare_for_ad
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanBackwardOp, ScanOp
-from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.interpreters.mir.structured import observe_scans
-from rlx_xdsl.locations import op_position
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.ir.locations import op_position
+from rlx_xdsl.ir.source import parse_source
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.source import parse_source
 from rlx_xdsl.testing.gradcheck import check_gradients, module_function, numerical_vjp
 from rlx_xdsl.testing.widen import widen_to_f64
 

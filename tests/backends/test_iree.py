@@ -15,8 +15,8 @@ from rlx_xdsl.backends.iree import (
     compile_text,
     lowered_text,
 )
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.tools.rlx_run import main as rlx_run
 
@@ -191,7 +191,7 @@ def test_rlx_run_device_needs_the_iree_backend(capsys):
 
 def llama_case():
     """The 1-layer LLaMA graph, its inputs and the interpreter's output."""
-    from rlx_xdsl.graph import graph_args, random_inputs
+    from rlx_xdsl.ir.graph import graph_args, random_inputs
 
     module = build_llama(1, seq=4, dim=16, n_heads=2, n_kv_heads=1, ffn=32)
     f = module.ops.first

@@ -17,11 +17,11 @@ import pytest
 jax = pytest.importorskip("jax")
 
 from rlx_xdsl.backends.xla import DeviceUnavailable, XlaModule, to_stablehlo  # noqa: E402
-from rlx_xdsl.builder import GraphBuilder  # noqa: E402
+from rlx_xdsl.building.builder import GraphBuilder  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
-from rlx_xdsl.diagnostics import OpError  # noqa: E402
-from rlx_xdsl.graph import graph_args, random_inputs  # noqa: E402
-from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.ir.diagnostics import OpError  # noqa: E402
+from rlx_xdsl.ir.graph import find_function, graph_args, random_inputs  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[2]

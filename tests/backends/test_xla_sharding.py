@@ -15,11 +15,11 @@ jax = pytest.importorskip("jax")
 from rlx_xdsl.autodiff.grad import build_gradient  # noqa: E402
 from rlx_xdsl.autodiff.prepare import prepare_for_ad  # noqa: E402
 from rlx_xdsl.backends.xla import DeviceUnavailable, XlaModule, read_layout  # noqa: E402
-from rlx_xdsl.sharding import annotate  # noqa: E402
 from rlx_xdsl.context import make_context, parse_module  # noqa: E402
-from rlx_xdsl.diagnostics import OpError  # noqa: E402
-from rlx_xdsl.graph import graph_args, random_inputs  # noqa: E402
-from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
+from rlx_xdsl.ir.diagnostics import OpError  # noqa: E402
+from rlx_xdsl.ir.graph import find_function, graph_args, random_inputs  # noqa: E402
+from rlx_xdsl.ir.sharding import annotate  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.llama import build_llama, rope_tables  # noqa: E402
 from rlx_xdsl.testing.training import build_llama_loss  # noqa: E402
 

@@ -13,9 +13,10 @@ torch = pytest.importorskip("torch")
 from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.batching.vmap import build_vmap
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.conversions.mir_to_jax import jax_function
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing import model_graphs
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.vmap_check import check_vmap

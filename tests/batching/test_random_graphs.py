@@ -7,8 +7,8 @@ import numpy as np
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import find_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.vmap_check import check_vmap
 

@@ -1,23 +1,12 @@
 """The batching registry's coverage of MIR: every op with a VJP rule has a batching rule."""
 
-from xdsl.dialects.builtin import ModuleOp
-
-from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules
-from rlx_xdsl.batching.registry import BATCH_RULES, NoBatchRule, load_batch_rules
-from rlx_xdsl.batching.rules import mir as rules
-from rlx_xdsl.dialects import mir
+from rlx_xdsl import layers
+from rlx_xdsl.autodiff.registry import VJP_RULES
+from rlx_xdsl.batching.registry import BATCH_RULES, NoBatchRule
 from rlx_xdsl.dialects.mir import ALL_OPS
 
-load_rules()
-load_batch_rules()
-
-
-def short(module: ModuleOp) -> str:
-    return module.__name__.rsplit(".", 1)[-1]
-
-
-def test_there_is_one_rule_module_per_mir_group_in_the_dialects_order():
-    assert [short(g) for g in rules.GROUPS] == [short(g) for g in mir.GROUPS]
+layers.load("vjp")
+layers.load("batching")
 
 
 def test_every_op_with_a_vjp_rule_has_a_batching_rule_or_a_reason():
@@ -62,8 +51,8 @@ def test_an_op_without_a_rule_is_a_located_error():
 
     from rlx_xdsl.batching.vmap import build_vmap
     from rlx_xdsl.context import parse_module
-    from rlx_xdsl.diagnostics import OpError
     from rlx_xdsl.dialects.mir.elementwise import ExpOp
+    from rlx_xdsl.ir.diagnostics import OpError
 
     module = parse_module(
         "func.func @f(%x: tensor<3xf32>) -> tensor<3xf32> {\n"

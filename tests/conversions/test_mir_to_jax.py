@@ -16,8 +16,9 @@ import pytest
 from rlx_xdsl.context import make_context
 from rlx_xdsl.conversions.mir_to_jax import jax_function
 from rlx_xdsl.dialects.mir.regions import WhileOp
-from rlx_xdsl.source import parse_source
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.ir.source import parse_source
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.op_cases import all_cases, case_inputs, cases_module
 

@@ -6,7 +6,7 @@ from xdsl.dialects.builtin import TensorType, f32, i32, i64
 from xdsl.dialects.test import TestOp
 from xdsl.traits import Pure, RecursiveMemoryEffect
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import ALL_OPS, elementwise, shape
 from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.traits import (

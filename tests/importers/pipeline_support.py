@@ -11,7 +11,8 @@ from xdsl.context import Context
 from rlx_xdsl.autodiff.grad import GradPass
 from rlx_xdsl.autodiff.prepare import PrepareAdPass
 from rlx_xdsl.context import make_context
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.run import run_function
 
 
 def compute(module, args, backend="interpreter"):

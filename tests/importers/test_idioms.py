@@ -13,12 +13,12 @@ import torch
 from torch import nn
 from xdsl.context import Context
 
-from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
-from rlx_xdsl.graph import argument_name, is_param
-from rlx_xdsl.importers.torch import import_module, import_program
-from rlx_xdsl.interpreters import find_function, run_function
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
+from rlx_xdsl.importers.torch import import_module, import_program
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.run import run_function
 from rlx_xdsl.tools import import_torch
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.fusion.report import FusionReport

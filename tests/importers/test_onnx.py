@@ -15,11 +15,11 @@ from onnx.reference import ReferenceEvaluator
 from xdsl.dialects.builtin import NameLoc
 
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.onnx import import_model, initializers
-from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.tools import import_onnx
 

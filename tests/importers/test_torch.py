@@ -13,11 +13,11 @@ from xdsl.dialects.builtin import FileLineColLoc
 
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.attention import AttentionOp
-from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import import_module, supported_ops
-from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.tools import import_torch
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass

@@ -10,9 +10,9 @@ import numpy as np
 import onnx
 import torch
 
-from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.onnx import import_model, initializers
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param
+from rlx_xdsl.run import run_function
 
 from .models import LlamaBlock
 

@@ -11,8 +11,7 @@ from xdsl.context import Context
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
-from rlx_xdsl.graph import argument_name, is_param
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass

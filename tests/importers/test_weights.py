@@ -15,11 +15,11 @@ from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 from onnx.reference import ReferenceEvaluator
 
+from rlx_xdsl.formats.weights import WeightsError, read_weights
 from rlx_xdsl.importers.onnx import import_model
 from rlx_xdsl.importers.torch import import_module
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.tools import import_onnx, import_torch, rlx_run
-from rlx_xdsl.weights import WeightsError, read_weights
 
 from .models import mlp
 

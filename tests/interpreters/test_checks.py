@@ -8,10 +8,11 @@ import pytest
 from xdsl.dialects.builtin import TensorType, f32
 from xdsl.rewriter import Rewriter
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.elementwise import NegOp
-from rlx_xdsl.interpreters import KERNELS, checks, run_function
+from rlx_xdsl.interpreters import KERNELS, checks
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC as D
 
 F32 = np.float32

@@ -5,9 +5,10 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
-from rlx_xdsl.interpreters import KERNELS, run_function
+from rlx_xdsl.interpreters import KERNELS
+from rlx_xdsl.run import run_function
 
 
 def _unary_test_op(op_name: str):

@@ -13,16 +13,17 @@ from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 from xdsl.dialects import func
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.lir.attrs import SlotAttr
-from rlx_xdsl.graph import argument_names, random_inputs
-from rlx_xdsl.interpreters import KERNELS, YIELDS, run_function
+from rlx_xdsl.interpreters import KERNELS, YIELDS
 from rlx_xdsl.interpreters.lir import ArenaRun, ArenaRunError
+from rlx_xdsl.ir.graph import argument_names, random_inputs
+from rlx_xdsl.ir.source import SourceError, parse_source, split_chunks
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC, is_static
-from rlx_xdsl.source import SourceError, parse_source, split_chunks
 from rlx_xdsl.testing.corpus import lit_inputs
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama, rope_tables

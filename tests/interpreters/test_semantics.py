@@ -17,8 +17,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import bf16, i32, i64
 
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.oracles import run_op
 from rlx_xdsl.tools import rlx_run

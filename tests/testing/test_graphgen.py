@@ -27,7 +27,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
     SqrtOp,
 )
 from rlx_xdsl.dialects.mir.regions import IfOp, YieldOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing import graphgen
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass

@@ -3,8 +3,8 @@
 import numpy as np
 import pytest
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import inputs_for
 from rlx_xdsl.testing.identities import ARITHMETIC, WRAPPERS, kinds_for, wrap
 

@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function, graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import build_llama, layer_op_counts, rope_tables
 
 GQA_LAYER = {

@@ -6,8 +6,7 @@ from pathlib import Path
 import pytest
 
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.graph import argument_names
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.graph import argument_names, find_function
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.llama_hir import (
     EXAMPLE_CONFIG,

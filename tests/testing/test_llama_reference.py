@@ -5,8 +5,8 @@ loss of `build_llama_loss`), and their gradients against each other."""
 import numpy as np
 import pytest
 
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.graph import graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama_reference import (
     LlamaConfig,
     init_inputs,

@@ -24,13 +24,13 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import Rewriter
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.locations import LineIndex
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.locations import LineIndex
 from rlx_xdsl.tools import rlx_opt
-from rlx_xdsl.transforms import pipeline as pipeline_module
 from rlx_xdsl.tools.expectations import parse_expectations
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms import pipeline as pipeline_module
 from rlx_xdsl.transforms.pipeline import ReportsChanges, parse_pipeline
 
 # Inputs -----------------------------------------------------------------------------------

@@ -14,9 +14,8 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function
-from rlx_xdsl.locations import LocatingParser
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.ir.locations import LocatingParser
 from rlx_xdsl.tools import rlx_run
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.tools.rlx_run import main

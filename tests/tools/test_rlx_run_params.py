@@ -14,8 +14,8 @@ from onnx import TensorProto as T
 from onnx import helper, numpy_helper
 from safetensors.numpy import save_file
 
+from rlx_xdsl.formats.weights import WeightsError, read_weights, write_weights
 from rlx_xdsl.tools.rlx_run import main
-from rlx_xdsl.weights import WeightsError, read_weights, write_weights
 
 GRAPH = """\
 func.func @f(%x: tensor<2x3xf32> {rlx.name = "x"},

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.tools.rlx_opt import run_opt
 

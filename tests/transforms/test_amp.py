@@ -14,9 +14,8 @@ from xdsl.irdl import irdl_op_definition, operand_def, result_def, traits_def
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dialects.hir.blocks import LlamaDecoderBlockOp
 from rlx_xdsl.dialects.mir import attention as at
@@ -27,9 +26,10 @@ from rlx_xdsl.dialects.mir import norm as nm
 from rlx_xdsl.dialects.mir import reduction as rd
 from rlx_xdsl.dialects.mir import shape as sh
 from rlx_xdsl.dialects.traits import REDUCTION, operand_roles
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.testing.graphgen import graphs, inputs_for
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import fmt_shape
+from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama_hir import build_llama_hir
 from rlx_xdsl.testing.loosen import loosen_returned
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass

@@ -23,10 +23,10 @@ from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import MIR
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 
 TORCH_DTYPES = {torch.float32: "f32", torch.bfloat16: "bf16", torch.float16: "f16"}

@@ -12,12 +12,12 @@ from xdsl.dialects.builtin import FileLineColLoc, ModuleOp
 from xdsl.passes import PassPipeline
 from xdsl.pattern_rewriter import PatternRewriteWalker, RewritePattern
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir import shape as sh
-from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.ir.source import parse_source
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.identities import kinds_for, wrap
 from rlx_xdsl.transforms import canonicalize as canon

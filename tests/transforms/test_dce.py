@@ -12,9 +12,9 @@ from xdsl.ir import Block, Operation, Region
 from xdsl.passes import PassPipeline
 from xdsl.printer import Printer
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms import dce, get_all_passes
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass, eliminate_dead_code

@@ -10,21 +10,17 @@ from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl import dtypes, layers
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
-from rlx_xdsl.transforms.decompose_backward import (
-    DECOMPOSITIONS,
-    DecomposeBackwardPass,
-    load_rules,
-)
+from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, DecomposeBackwardPass
 
 RNG = np.random.default_rng(99)
 KERNELS = [op for op in bw.OPS if op is not bw.StopGradientOp] + [SoftmaxCrossEntropyBackwardOp]
@@ -63,7 +59,7 @@ def assert_decomposition_matches(op_name, inputs, rtol=1e-10, atol=1e-10, **prop
 
 
 def test_every_kernel_has_a_decomposition():
-    load_rules()
+    layers.load("decompose-backward")
     assert DECOMPOSITIONS.missing(KERNELS) == []
     assert bw.StopGradientOp not in DECOMPOSITIONS  # an instruction to autodiff, kept
 

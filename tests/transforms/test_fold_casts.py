@@ -9,12 +9,12 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir import shape as sh
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.loosen import loosen_returned
 from rlx_xdsl.transforms.fold_casts import FoldCastsPass

@@ -16,11 +16,11 @@ from xdsl.passes import ModulePass
 
 import rlx_xdsl
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects import hir
-from rlx_xdsl.dialects.mir.elementwise import SiluOp
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.dialects.mir.elementwise import SiluOp
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.testing.graphgen import PATTERNS, graphs
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.llama_hir import build_llama_hir

@@ -6,9 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import (
     ALL_OPS,
     attention,
@@ -20,8 +19,9 @@ from rlx_xdsl.dialects.mir import (
     reduction,
     vision,
 )
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama

@@ -6,12 +6,12 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.traits import is_elementwise
-from rlx_xdsl.graph import graph_args
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import graph_args
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama

@@ -10,12 +10,12 @@ from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir import loss, reduction
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass

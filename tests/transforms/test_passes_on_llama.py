@@ -15,9 +15,9 @@ from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.identities import kinds_for, wrap
@@ -357,7 +357,7 @@ def test_hvp_matches_central_differences_of_the_llama_gradient(llama):
     """@llama_hvp's gradient is rlx-grad's (of sum(out)), and its Hessian-vector product along
     a random direction of the FFN weights of layer 1 matches a central difference of that gradient."""
     from rlx_xdsl.autodiff.hvp import HvpPass
-    from rlx_xdsl.graph import argument_names
+    from rlx_xdsl.ir.graph import argument_names
 
     text, inputs, _ = llama
     module = parse_module(text)
@@ -399,7 +399,7 @@ def test_insert_qdq_on_the_layer_weights_is_running_on_quantised_weights(llama, 
     computes on the weights ONNX quantises and dequantises, and stays near the f32 result."""
     import json
 
-    from rlx_xdsl.graph import argument_names
+    from rlx_xdsl.ir.graph import argument_names
     from rlx_xdsl.testing.oracles import onnx_run
     from rlx_xdsl.transforms.quant.insert_qdq import InsertQdqPass
 
@@ -441,8 +441,8 @@ def test_quant_propagate_keeps_what_llama_computes(llama):
 def test_quantize_weights_keeps_llama_close(llama, scheme, block):
     """Every projection of both layers on packed weights: near the f32 outputs, and the
     same as the original graph on the decoded weights."""
-    from rlx_xdsl.graph import argument_names
-    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.formats.quantpack import pack
+    from rlx_xdsl.ir.graph import argument_names
     from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
 
     text, inputs, expected = llama
@@ -470,7 +470,7 @@ def test_quantize_weights_keeps_llama_close(llama, scheme, block):
 def _single_dequant(shape, arrays, scheme, block):
     """`@w(I, params) = dequant_matmul(I, params)`: the decoded weight (the decoding itself
     is checked against ml_dtypes and gguf in `tests/dialects/mir/test_quant*.py`)."""
-    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.building.builder import GraphBuilder
     from rlx_xdsl.dtypes import dtype_of_numpy
 
     b = GraphBuilder("w")

@@ -5,9 +5,9 @@ from xdsl.passes import ModulePass
 
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.lir import plan_of
-from rlx_xdsl.printer import print_ir
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass

@@ -13,8 +13,8 @@ from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.quant import DequantizeOp, QuantizeOp
-from rlx_xdsl.graph import argument_names
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.graph import argument_names
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.oracles import onnx_run
 from rlx_xdsl.transforms.quant.insert_qdq import InsertQdqError, InsertQdqPass
@@ -112,7 +112,7 @@ def test_quantising_arguments_is_running_on_quantised_arguments(tmp_path, module
 
 def chain(rng, dtype: str, per_channel: bool):
     """`fq(g(fq(x)))` with a random chain `g` of grid-preserving ops and one shared fixed state."""
-    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.building.builder import GraphBuilder
 
     b = GraphBuilder("f")
     x = b.input("x", [4, 6], dtype)
@@ -167,7 +167,7 @@ SCHEMES = [("int8_block", 16), ("int8_block_asym", 16), ("int4_block", 16), ("fp
 def dequantised(w, scheme, block):
     """The weights a packed parameter set stands for, decoded here independently of the
     kernels (numpy integer arithmetic; ml_dtypes for FP8/FP4; gguf's own reader)."""
-    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.formats.quantpack import pack
 
     p = pack(w, scheme, block)
     rep = (lambda a, b: np.repeat(a, b, axis=0))
@@ -200,8 +200,8 @@ def dequantised(w, scheme, block):
 def test_quantize_weights_computes_with_the_packed_weights(scheme, block):
     """The rewritten function on `pack`'s parameters computes what the original computes on
     the weights they stand for, and stays near the f32 result."""
-    from rlx_xdsl.builder import GraphBuilder
-    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.building.builder import GraphBuilder
+    from rlx_xdsl.formats.quantpack import pack
     from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
 
     rng = np.random.default_rng(3)
@@ -266,7 +266,7 @@ def test_the_fusion_pipeline_keeps_quantised_matmuls_as_kernels_of_their_own():
 def test_rlx_run_takes_the_packed_parameters_by_name(tmp_path, capsys, scheme, block, k):
     """rlx-opt's output runs under rlx-run with `--input <name>.q=...`: the same values as
     the interpreter gives the packed parameters."""
-    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.formats.quantpack import pack
     from rlx_xdsl.tools.rlx_run import main
     from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
 
@@ -303,7 +303,7 @@ DECOMPOSE_CASES = [
 
 @pytest.mark.parametrize(("ste", "mode", "axis", "dtype"), DECOMPOSE_CASES)
 def test_decomposed_fake_quantize_backward_is_the_kernel(ste, mode, axis, dtype):
-    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.building.builder import GraphBuilder
     from rlx_xdsl.dialects.mir.quant import FakeQuantizeBackwardOp
     from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 
@@ -329,7 +329,7 @@ def test_decomposed_fake_quantize_backward_is_the_kernel(ste, mode, axis, dtype)
 
 @pytest.mark.parametrize(("axis", "dtype"), [(None, "f32"), (1, "f32"), (0, "bf16")])
 def test_decomposed_lsq_backward_x_is_the_kernel(axis, dtype):
-    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.building.builder import GraphBuilder
     from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 
     rng = np.random.default_rng(9)
@@ -352,7 +352,7 @@ def test_decomposed_lsq_backward_x_is_the_kernel(axis, dtype):
 
 
 def test_pack_file_packs_the_matrices_of_an_npz_file(tmp_path):
-    from rlx_xdsl.quantpack import pack, pack_file
+    from rlx_xdsl.formats.quantpack import pack, pack_file
 
     rng = np.random.default_rng(5)
     w, gamma = rng.standard_normal((32, 4)).astype(np.float32), rng.standard_normal(4).astype(np.float32)
@@ -367,7 +367,7 @@ def test_pack_file_packs_the_matrices_of_an_npz_file(tmp_path):
 @pytest.mark.parametrize(("axis", "dtype"), [(None, "f32"), (1, "f32"), (0, "bf16"), (None, "f64")])
 def test_decomposed_lsq_backward_scale_is_the_kernel(axis, dtype):
     """Ties of the grid (`v = k + 1/2`, rounded half to even) and its clipping edges included."""
-    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.building.builder import GraphBuilder
     from rlx_xdsl.dialects.mir.quant import FakeQuantizeLsqBackwardScaleOp
     from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 

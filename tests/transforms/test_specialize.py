@@ -14,9 +14,9 @@ from xdsl.printer import Printer
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl.context import parse_module
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.graph import argument_names
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_names
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms import get_all_passes

@@ -8,7 +8,7 @@ from xdsl.context import Context
 
 from rlx_xdsl.dialects.mir.elementwise import AddOp, TanhOp
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, LoraMatmulOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms.unfuse import UnfusePass
 

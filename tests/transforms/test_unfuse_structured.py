@@ -13,11 +13,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.elementwise import AddOp, ExpOp, MulOp, TanhOp
 from rlx_xdsl.dialects.mir.structured import GatedDeltaNetOp, SelectiveScanOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms.unfuse import UnfusePass

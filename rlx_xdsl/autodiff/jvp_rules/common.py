@@ -27,9 +27,9 @@ from xdsl.rewriter import InsertPoint
 from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
 from rlx_xdsl.autodiff.jvp_registry import JvpRule, OutTangents, Tangents
 from rlx_xdsl.autodiff.regions import inline_region
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.traits import data_operands
-from rlx_xdsl.emitter import Emitter
 
 
 def apply_to(e: Emitter, op: Operation, operands: Sequence[SSAValue]) -> list[SSAValue]:

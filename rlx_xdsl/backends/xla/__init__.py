@@ -11,12 +11,12 @@ traced by `jax.jit`: StableHLO comes from JAX's own lowering, and XLA does the
 rest (fusion, layout, its SPMD partitioner for sharded modules). JAX is an
 optional dependency (`pip install -e '.[xla]'`); without it `XlaUnavailable`
 says so. `export.py` checks and exports, `module.py` compiles and runs; the mesh
-and the argument shardings are IR attributes (`rlx_xdsl/sharding.py`).
+and the argument shardings are IR attributes (`rlx_xdsl/ir/sharding.py`).
 """
 
 from rlx_xdsl.backends.xla.export import XlaUnavailable, check_exportable, to_stablehlo
 from rlx_xdsl.backends.xla.module import DEVICES, DeviceUnavailable, XlaModule, run_function
-from rlx_xdsl.sharding import Layout, read_layout
+from rlx_xdsl.ir.sharding import Layout, read_layout
 
 __all__ = [
     "DEVICES",

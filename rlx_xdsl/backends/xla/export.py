@@ -16,9 +16,8 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.graph import argument_name
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_name, find_function
 from rlx_xdsl.shapes import is_static
 
 INSTALL_HINT = "pip install -e '.[xla]'"
@@ -40,7 +39,8 @@ def require_jax():
 def check_exportable(f: func.FuncOp, static: bool = True) -> None:
     """Raise an `OpError` at the first op or argument of `f` that XLA cannot take
     (with `static=False`, `?` dims are allowed: `XlaModule` specializes them per call)."""
-    from rlx_xdsl.conversions.mir_to_jax import JAX_OPS, load_formulas
+    from rlx_xdsl import layers
+    from rlx_xdsl.conversions.mir_to_jax import JAX_OPS
     from rlx_xdsl.dialects.hir.base import HirOperation
     from rlx_xdsl.dialects.mir.regions import YieldOp
 
@@ -58,7 +58,7 @@ def check_exportable(f: func.FuncOp, static: bool = True) -> None:
                 f"{what} has dynamic type {t}; XLA compiles static shapes: "
                 "give its dims with rlx-specialize{shapes=...} first (XlaModule specializes per call)",
             )
-    load_formulas()
+    layers.load("jax")
     for op in f.walk():
         if op is f or (isinstance(op, func.ReturnOp | YieldOp) and op is op.parent_block().last_op):
             continue
@@ -105,7 +105,7 @@ def to_stablehlo(module: ModuleOp, function: str | None = None, tf32: bool = Fal
     is the one-device program (`XlaModule(...).stablehlo()` has the partitioned one's
     input). Unexportable ops are `OpError`s; no JAX is `XlaUnavailable`.
     """
-    from rlx_xdsl.sharding import read_layout
+    from rlx_xdsl.ir.sharding import read_layout
 
     jax = require_jax()
     f = find_function(module, function)

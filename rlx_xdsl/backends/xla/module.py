@@ -36,10 +36,9 @@ from rlx_xdsl.backends.xla.export import (
     traced,
 )
 from rlx_xdsl.conversions.mir_to_jax.registry import CUDA_KERNELS
-from rlx_xdsl.graph import GraphArg, graph_args
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.graph import GraphArg, find_function, graph_args
+from rlx_xdsl.ir.sharding import Layout, read_layout
 from rlx_xdsl.shapes import DYNAMIC, is_static
-from rlx_xdsl.sharding import Layout, read_layout
 
 DEVICES = ("cpu", "gpu")
 GPU_HINT = (

@@ -21,13 +21,14 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
+from rlx_xdsl import layers
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.hir_to_mir.expansions import Expansion, signature
 from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Lowering, Policy
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.hir.base import HirOperation
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 
 class LowerBlockOp(RewritePattern):
@@ -82,11 +83,6 @@ def ops_between(before: Operation | None, op: Operation) -> list[Operation]:
     return ops[::-1]
 
 
-def load_lowerings() -> None:
-    """Import the modules that register lowerings (passes load lazily)."""
-    from rlx_xdsl.conversions.hir_to_mir import GROUPS  # noqa: F401
-
-
 def parse_policy(text: str) -> Policy:
     try:
         return Policy(text)
@@ -107,7 +103,7 @@ class LowerHirPass(ModulePass):
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         policy = parse_policy(self.policy)
-        load_lowerings()
+        layers.load("hir-lowerings")
         apply_patterns(op, LowerBlockOp(policy))
         for leftover in op.walk():
             if isinstance(leftover, HirOperation):

@@ -7,12 +7,6 @@ translation is the test oracle of the autodiff and batching passes.
 `jax` is an optional dependency (the `xla` and `test` extras).
 """
 
-from rlx_xdsl.conversions.mir_to_jax.registry import (
-    JAX_OPS,
-    BlockRunner,
-    jax_function,
-    load_formulas,
-    run_block,
-)
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, BlockRunner, jax_function, run_block
 
-__all__ = ["JAX_OPS", "BlockRunner", "jax_function", "load_formulas", "run_block"]
+__all__ = ["JAX_OPS", "BlockRunner", "jax_function", "run_block"]

@@ -6,6 +6,7 @@ import jax.numpy as jnp
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, accumulator, one, result_dtype, with_op
 from rlx_xdsl.dialects.mir import contraction
 
+
 def _matmul(op: contraction.MatmulOp, a, b):
     """In the result dtype; f16/bf16 products accumulate in f32 and round once."""
     a, b = a.astype(result_dtype(op)), b.astype(result_dtype(op))

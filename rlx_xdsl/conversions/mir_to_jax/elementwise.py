@@ -5,10 +5,10 @@ import jax.numpy as jnp
 import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
-from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.base import like_at_run_time, tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import Activation
+from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.shapes import sized_like
 
 JAX_OPS.add(

@@ -14,15 +14,14 @@ the VJP rules. Formulas branch only on properties, dtypes and static shapes, so
 every function traces under `jax.jit`; `tests/conversions/test_mir_to_jax.py`
 checks each op case against the interpreter and under `jax.vjp`.
 
-The registry never imports its entries: `load_formulas()` imports the group
-modules listed in `GROUP_MODULES`, each registering the formulas of one MIR group.
+The registry never imports its entries: `layers.load("jax")` imports the group
+modules, each registering the formulas of one MIR group.
 """
 
 from __future__ import annotations
 
-import importlib
-from contextvars import ContextVar
 from collections.abc import Callable, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 import jax
@@ -31,10 +30,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Block, Operation, SSAValue
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, layers
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import regions
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.ir.graph import find_function
 from rlx_xdsl.registry import OpRegistry
 
 # MIR has f64 and i64 tensors; without x64 JAX would silently narrow them to 32 bits.
@@ -45,40 +44,10 @@ Formula = Callable[..., tuple]
 
 JAX_OPS: OpRegistry[Formula] = OpRegistry("jax formula")
 
-GROUP_MODULES = (
-    "elementwise",
-    "contraction",
-    "shape",
-    "indexing",
-    "reduction",
-    "norm",
-    "signal",
-    "attention",
-    "conv",
-    "loss",
-    "regions",
-    "backward",
-    "fused",
-    "fused_regions",
-    "structured",
-    "moe",
-    "vision",
-    "random",
-    "quant",
-    "splat",
-)
-
-
 CUDA_KERNELS: ContextVar[bool] = ContextVar("CUDA_KERNELS", default=False)
 """True while tracing for an NVIDIA GPU (`XlaModule(device="gpu")`): a formula may then call
 a fused cuDNN kernel that computes the same function (flash attention). Off for the portable
 StableHLO export and for the CPU, where the formulas stay the reference ones."""
-
-
-def load_formulas() -> None:
-    """Import the group modules, which register their formulas."""
-    for name in GROUP_MODULES:
-        importlib.import_module(f"{__package__}.{name}")
 
 
 def result_dtype(op: Operation, index: int = 0):
@@ -150,7 +119,7 @@ def jax_function(module: ModuleOp, name: str, *, custom_rule: str = "vjp") -> Ca
     `custom_rule="jvp"` differentiates `mir.custom_fn`s that have both rules through their
     jvp body (pass it for `jax.jvp`); see `BlockRunner`.
     """
-    load_formulas()
+    layers.load("jax")
     block = find_function(module, name).body.block
     runner = BlockRunner(custom_rule)
     return lambda *arrays: runner(block, arrays)

@@ -9,7 +9,6 @@ from rlx_xdsl.dialects.mir import shape
 from rlx_xdsl.shapes import sized_like
 
 
-
 def _expand(op: shape.ExpandOp, x, like=None):
     """`numpy.broadcast_to` of `target_shape`, whose -1 keeps x's dim (or takes `like`'s)."""
     target = sized_like(op.target_shape.get_values(), *like_at_run_time(op, like))

@@ -11,7 +11,6 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     ConvertMirToLinalgPass,
     Lowering,
     LoweringError,
-    load_lowerings,
     lower_module,
 )
 
@@ -20,6 +19,5 @@ __all__ = [
     "ConvertMirToLinalgPass",
     "Lowering",
     "LoweringError",
-    "load_lowerings",
     "lower_module",
 ]

@@ -11,13 +11,15 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
+from rlx_xdsl import layers
+from rlx_xdsl.conversions.mir_to_linalg import quant  # noqa: F401  (its direct rules come before the decompositions)
 from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LOWERINGS,
     Lowering,
     by_expansion,
 )
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
-from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, load_rules
+from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 
 
 @LOWERINGS.register(StopGradientOp)
@@ -26,7 +28,7 @@ def lower_stop_gradient(lw: Lowering, op: StopGradientOp) -> Sequence[SSAValue]:
     return [op.input]
 
 
-load_rules()
+layers.load("decompose-backward")
 for _kernel in DECOMPOSITIONS:
     if _kernel not in LOWERINGS:
         LOWERINGS.add(_kernel, by_expansion(DECOMPOSITIONS[_kernel]))

@@ -17,6 +17,7 @@ from xdsl.dialects.linalg.ops import MatmulOp
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import I64, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import (
@@ -29,7 +30,6 @@ from rlx_xdsl.conversions.mir_to_linalg.tensors import (
 )
 from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.dtypes import DType
-from rlx_xdsl.emitter import Emitter
 
 
 def contract(

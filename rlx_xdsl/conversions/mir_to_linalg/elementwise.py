@@ -31,9 +31,9 @@ from rlx_xdsl.conversions.mir_to_linalg.tensors import (
     identity,
     static_shape,
 )
-from rlx_xdsl.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dtypes import DType, promote
+from rlx_xdsl.ir.dense import dense_to_numpy, numpy_to_dense
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.shapes import DYNAMIC
 

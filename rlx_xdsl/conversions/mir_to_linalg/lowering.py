@@ -18,7 +18,6 @@ is a located error at that op; the module is then left untouched.
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
@@ -37,43 +36,19 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, layers
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.scalars import UnsupportedDType, storage_type
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dtypes import DType
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.registry import MissingEntry, OpRegistry
 from rlx_xdsl.transforms.statistics import Statistic
 
 LOWERED = Statistic("num-lowered", "Number of RLX ops lowered to upstream dialects")
 from rlx_xdsl.transforms.pipeline import KeepsPlansValid
 from rlx_xdsl.transforms.rewriting import apply_patterns
-
-GROUP_MODULES = (
-    "elementwise",
-    "contraction",
-    "shape",
-    "indexing",
-    "reduction",
-    "norm",
-    "attention",
-    "conv",
-    "loss",
-    "quant",  # before backward, which lowers the remaining backward kernels by their decompositions
-    "signal",
-    "backward",
-    "regions",
-    "structured",
-    "fused",
-    "moe",
-    "random",
-    "vision",
-    "splat",
-    "lir",
-)
-"""The modules of this package that register rules, one per MIR group."""
 
 
 class LoweringError(Exception):
@@ -159,12 +134,6 @@ def converted_type(t: Attribute) -> Attribute:
     return t
 
 
-def load_lowerings() -> None:
-    """Import the group modules, which register their rules (done lazily by the pass)."""
-    for name in GROUP_MODULES:
-        importlib.import_module(f"{__package__}.{name}")
-
-
 # The rewrite --------------------------------------------------------------------------
 
 
@@ -240,7 +209,7 @@ def _retype_signatures(module: ModuleOp) -> None:
 
 def lower_module(module: ModuleOp) -> None:
     """Lower every RLX op of `module` in place; on error, `module` is left unchanged."""
-    load_lowerings()
+    layers.load("linalg")
     check_lowerable(module)
     work = module.clone()
     types = {op: OpTypes.of(op) for op in work.walk() if needs_lowering(op)}

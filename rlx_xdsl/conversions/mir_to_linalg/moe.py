@@ -24,7 +24,6 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
 from rlx_xdsl.conversions.mir_to_linalg.quant import QuantWeights, decoded_weights
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import element_type, loops
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir.moe import (
     DequantGroupedMatmulOp,
     DequantMoeWeightsOp,
@@ -34,6 +33,7 @@ from rlx_xdsl.dialects.mir.moe import (
 )
 from rlx_xdsl.dialects.mir.quant import QuantScheme
 from rlx_xdsl.dtypes import DType
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse_rules.moe import unfuse_lora_matmul
 

@@ -17,16 +17,17 @@ from dataclasses import dataclass
 import numpy as np
 from xdsl.dialects import arith, math, tensor
 from xdsl.dialects.builtin import f16, f32, i16, i32
-from xdsl.ir.affine import AffineExpr, AffineMap
 from xdsl.ir import SSAValue
+from xdsl.ir.affine import AffineExpr, AffineMap
 
+from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import F32, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
-from rlx_xdsl import dtypes, quantformats
-from rlx_xdsl.dtypes import DType
-from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import quant
+from rlx_xdsl.dtypes import DType
+from rlx_xdsl.formats import quantformats
+from rlx_xdsl.ir.dense import numpy_to_dense
 
 
 def _affine_generic(lw: Lowering, op: quant.AffineQuantOperation, body) -> SSAValue:

@@ -21,8 +21,8 @@ from xdsl.dialects.builtin import f64
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
-from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, I64, Scalars
 from rlx_xdsl.conversions.mir_to_linalg.reduction import row_ranks
+from rlx_xdsl.conversions.mir_to_linalg.scalars import BOOL, I64, Scalars
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, Dim, identity, loops
 from rlx_xdsl.dialects.mir import random as rnd
 from rlx_xdsl.dtypes import dtype_named

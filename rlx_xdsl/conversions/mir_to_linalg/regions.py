@@ -23,6 +23,7 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LOWERINGS,
     Lowering,
@@ -30,7 +31,6 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
 )
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
-from rlx_xdsl.emitter import Emitter
 
 
 def predicate(lw: Tensors, value: SSAValue) -> SSAValue:

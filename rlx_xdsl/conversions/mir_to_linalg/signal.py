@@ -17,14 +17,14 @@ import numpy as np
 from xdsl.dialects import arith
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.dense import numpy_to_dense
-from rlx_xdsl.dtypes import DType
-from rlx_xdsl.shapes import DYNAMIC
-
 from rlx_xdsl.conversions.mir_to_linalg.contraction import contract
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, LoweringError
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator
 from rlx_xdsl.dialects.mir import signal
+from rlx_xdsl.dtypes import DType
+from rlx_xdsl.ir.dense import numpy_to_dense
+from rlx_xdsl.shapes import DYNAMIC
+
 
 @LOWERINGS.register(signal.ConjugateOp)
 def lower_conjugate(lw: Lowering, op: signal.ConjugateOp) -> Sequence[SSAValue]:

@@ -25,7 +25,8 @@ from xdsl.dialects.builtin import IndexType
 from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, layers
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LOWERINGS,
     Lowering,
@@ -33,12 +34,11 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
 )
 from rlx_xdsl.conversions.mir_to_linalg.scalars import I64
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
-from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import structured as st
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dtypes import DType
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.transforms.unfuse import UNFUSE_RULES, load_rules
+from rlx_xdsl.ir.dense import numpy_to_dense
+from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 
 
 def inline(lw: Lowering, region: Region, values: Sequence[SSAValue], block: Block) -> list[SSAValue]:
@@ -189,6 +189,6 @@ def lower_custom_fn(lw: Lowering, op: st.CustomFnOp) -> Sequence[SSAValue]:
     return yielded
 
 
-load_rules()
+layers.load("unfuse")
 for _op in (st.SelectiveScanOp, st.GatedDeltaNetOp):
     LOWERINGS.add(_op, by_expansion(UNFUSE_RULES[_op]))

@@ -20,9 +20,9 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, Low
 from rlx_xdsl.conversions.mir_to_linalg.norm import standardized
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, accumulator, storage_type
 from rlx_xdsl.conversions.mir_to_linalg.tensors import PARALLEL, identity, loops
-from rlx_xdsl.dense import numpy_to_dense
 from rlx_xdsl.dialects.mir import vision
 from rlx_xdsl.interpreters.mir.vision import rope_tables
+from rlx_xdsl.ir.dense import numpy_to_dense
 from rlx_xdsl.shapes import is_static
 
 _d = AffineExpr.dimension

@@ -25,7 +25,7 @@ from rlx_xdsl.dialects.lir.liveness import Kind, Role, derive_phases
 from rlx_xdsl.dialects.lir.names import ValueNames
 from rlx_xdsl.dialects.lir.plan import PlanOp
 from rlx_xdsl.dialects.lir.proof import PlannedFunction, read_plan
-from rlx_xdsl.graph import argument_name
+from rlx_xdsl.ir.graph import argument_name
 
 
 def _ratio(a: int, b: int) -> str:

@@ -4,14 +4,15 @@ A model author writes a decoder as a dozen block ops (`hir.linear`,
 `hir.swiglu`, `hir.llama_decoder_block`, ...) in an ordinary `func.func`; MIR
 ops may appear beside them (RLX's `HirOp::Mir` escape hatch is simply a MIR op).
 `rlx-lower-hir` expands every block into MIR. Ops are grouped by concept, one
-module per group; each exports `OPS`, gathered here into the `HIR` dialect.
+module per group (`layers.HIR_GROUPS`); each exports `OPS`, gathered here into the `HIR` dialect.
 """
 
 from xdsl.ir import Dialect
 
-from rlx_xdsl.dialects.hir import attention, blocks, conv, linear, moe, norm
+from rlx_xdsl import layers
 
-GROUPS = (linear, norm, attention, conv, blocks, moe)
+GROUPS = layers.load("hir-dialect")
+"""The group modules, in `layers.HIR_GROUPS` order."""
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]
 

@@ -40,7 +40,6 @@ from xdsl.traits import ConstantLike, IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.lir.attrs import Phase
 from rlx_xdsl.dialects.traits import (
     Precision,
@@ -50,7 +49,8 @@ from rlx_xdsl.dialects.traits import (
     view_offset,
     view_source,
 )
-from rlx_xdsl.graph import is_param
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import is_param
 from rlx_xdsl.shapes import is_static
 
 

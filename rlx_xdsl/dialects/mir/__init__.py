@@ -1,57 +1,17 @@
 """The `mir` dialect: RLX's tensor-op vocabulary.
 
-Ops are grouped by concept, one module per group. Each module exports `OPS`
-(and optionally `ATTRIBUTES`); this package gathers them into the `MIR` dialect.
+Ops are grouped by concept, one module per group (`layers.MIR_GROUPS`, the one list
+every layer reads). Each module exports `OPS` (and optionally `ATTRIBUTES`); this
+package gathers them into the `MIR` dialect.
 """
 
 from xdsl.ir import Dialect
 
-from rlx_xdsl.dialects.mir import (
-    attention,
-    attrs,
-    backward,
-    contraction,
-    conv,
-    elementwise,
-    fused,
-    fused_regions,
-    indexing,
-    loss,
-    moe,
-    norm,
-    quant,
-    random,
-    reduction,
-    regions,
-    shape,
-    signal,
-    splat,
-    structured,
-    vision,
-)
+from rlx_xdsl import layers
+from rlx_xdsl.dialects.mir import attrs
 
-GROUPS = (
-    elementwise,
-    contraction,
-    shape,
-    indexing,
-    reduction,
-    norm,
-    attention,
-    conv,
-    loss,
-    signal,
-    backward,
-    regions,
-    structured,
-    fused,
-    fused_regions,
-    quant,
-    moe,
-    random,
-    vision,
-    splat,
-)
+GROUPS = layers.load("mir-dialect")
+"""The group modules, in `layers.MIR_GROUPS` order."""
 
 ALL_OPS = [op for group in GROUPS for op in group.OPS]
 ALL_ATTRIBUTES = [*attrs.ATTRIBUTES] + [a for g in GROUPS for a in getattr(g, "ATTRIBUTES", [])]

@@ -1,7 +1,7 @@
 """`emitter.mir`: the MIR ops as Python calls, plus helpers taking Python values.
 
 Every op is `mir.<short_name>(*operands, **properties)`, calling the op class's
-own constructor (see `rlx_xdsl.emitter`). Three ops also take plain Python values:
+own constructor (see `rlx_xdsl.building.emitter`). Three ops also take plain Python values:
 `constant(array_like, dtype=None)`, `cast(x, "bf16")` and `iota(shape, "i64", dimension=1)`.
 """
 
@@ -14,10 +14,10 @@ from xdsl.dialects.builtin import TensorType, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.building.emitter import Emitted, Emitter, OpNamespace
 from rlx_xdsl.dialects.mir import MIR
 from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp, IotaOp
-from rlx_xdsl.emitter import Emitted, Emitter, OpNamespace
 
 
 def element_type(dtype: str | Attribute) -> Attribute:
@@ -33,7 +33,7 @@ class MirNamespace(OpNamespace):
         """A `mir.constant` holding `value`; Python floats default to f32."""
         import numpy as np  # only constants need it: a pass that emits none starts faster
 
-        from rlx_xdsl.dense import numpy_to_dense
+        from rlx_xdsl.ir.dense import numpy_to_dense
 
         array = np.asarray(value)
         et = element_type(dtype) if dtype is not None else None

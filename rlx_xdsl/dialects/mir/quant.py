@@ -34,12 +34,12 @@ from xdsl.irdl import (
     irdl_attr_definition,
     irdl_op_definition,
     operand_def,
-    var_operand_def,
     opt_operand_def,
     opt_prop_def,
     prop_def,
     result_def,
     traits_def,
+    var_operand_def,
 )
 from xdsl.traits import Pure
 from xdsl.utils.str_enum import StrEnum

@@ -62,8 +62,8 @@ def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = Non
     model = load(path_or_proto)
     module = translate(model, name, bind)
     if weights is not None:
-        from rlx_xdsl.graph import graph_args
-        from rlx_xdsl.weights import write_weights
+        from rlx_xdsl.formats.weights import write_weights
+        from rlx_xdsl.ir.graph import graph_args
 
         values = initializers(model)
         (f,) = module.ops  # the one function `translate` builds

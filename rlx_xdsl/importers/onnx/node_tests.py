@@ -45,10 +45,10 @@ def cases() -> list:
 
 
 def run_case(case) -> Outcome:
-    from rlx_xdsl.graph import argument_name
     from rlx_xdsl.importers.onnx.table import ONNX_OPS
     from rlx_xdsl.importers.onnx.translator import OPSETS
-    from rlx_xdsl.interpreters import find_function, run_function
+    from rlx_xdsl.ir.graph import argument_name, find_function
+    from rlx_xdsl.run import run_function
 
     model = case.model
     op_types = tuple(sorted({n.op_type for n in model.graph.node}))

@@ -20,7 +20,7 @@ from xdsl.dialects.builtin import ModuleOp, NameLoc, NoneAttr, StringAttr, Unkno
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dtypes import dtype_named
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.onnx import ops as _ops  # noqa: F401  (registers the rules)

@@ -74,7 +74,7 @@ def import_module(
     program = export(model, example_args, dynamic_shapes)
     module = import_program(program, name, hir)
     if weights is not None:
-        from rlx_xdsl.weights import write_weights
+        from rlx_xdsl.formats.weights import write_weights
 
         write_weights(weights, program_weights(program))
     return module

@@ -24,7 +24,7 @@ from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr,
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the rules)
 from rlx_xdsl.importers.torch.idioms import find_idioms

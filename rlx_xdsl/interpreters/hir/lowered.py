@@ -15,14 +15,14 @@ from xdsl.context import Context
 from xdsl.ir import Operation
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.base import RlxOperation
 
 
 def run_lowered(op: Operation, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     """The block's results on `arrays`, through its `fusable` lowering."""
     from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.interpreters import interpret_function
 
     b = GraphBuilder("block")
     args = [
@@ -35,4 +35,4 @@ def run_lowered(op: Operation, *arrays: np.ndarray) -> tuple[np.ndarray, ...]:
     b.output(*block.results)
     module = b.module()
     LowerHirPass(policy="fusable").apply(Context(), module)
-    return tuple(run_function(module, "block", arrays))
+    return tuple(interpret_function(module, "block", arrays))

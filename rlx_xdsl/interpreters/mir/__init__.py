@@ -1,52 +1,5 @@
-"""numpy kernels of the MIR ops, one module per dialect group.
+"""numpy kernels of the MIR ops, one module per MIR group (`layers.MIR_GROUPS`).
 
-Each module holds a `KERNELS` table keyed by op class (see
-`interpreters.common.Kernel`); `GROUPS` lists them explicitly, in the order of
-`dialects.mir.GROUPS`.
+Each module holds a `KERNELS` table keyed by op class (see `interpreters.common.Kernel`);
+the interpreter's engine loads them (`layers.load("mir-kernels")`).
 """
-
-from rlx_xdsl.interpreters.mir import (
-    attention,
-    backward,
-    contraction,
-    conv,
-    elementwise,
-    fused,
-    fused_regions,
-    indexing,
-    loss,
-    moe,
-    norm,
-    quant,
-    random,
-    reduction,
-    regions,
-    shape,
-    signal,
-    splat,
-    structured,
-    vision,
-)
-
-GROUPS = (
-    elementwise,
-    contraction,
-    shape,
-    indexing,
-    reduction,
-    norm,
-    attention,
-    conv,
-    loss,
-    signal,
-    backward,
-    regions,
-    structured,
-    fused,
-    fused_regions,
-    quant,
-    moe,
-    random,
-    vision,
-    splat,
-)

@@ -12,7 +12,6 @@ import math
 import numpy as np
 
 from rlx_xdsl import numerics
-from rlx_xdsl.dense import dense_to_numpy
 from rlx_xdsl.dialects.base import like_at_run_time
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import ComparePredicate
@@ -23,6 +22,7 @@ from rlx_xdsl.interpreters.common import (
     result_dtype,
     widened,
 )
+from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.shapes import sized_like
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])

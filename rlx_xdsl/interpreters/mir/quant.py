@@ -12,9 +12,9 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.dialects.mir import quant
+from rlx_xdsl.formats import quantformats
 from rlx_xdsl.interpreters.common import result_dtype
 from rlx_xdsl.interpreters.mir.conv import pad_hw, windows
-from rlx_xdsl import quantformats
 from rlx_xdsl.numerics import convert, widened
 
 

@@ -16,7 +16,7 @@ arguments or constants where it can, and emits the op with
 none fits, `state.need(...)` raises `Decline` and the generator tries another
 recipe. Operands with an INDEX or LABEL role get in-range ids (`roles`).
 
-MIR's recipes live in `graphgen.mir`, one module per dialect group, and HIR's
+MIR's recipes live in `graphgen.mir`, one module per MIR group (`layers`), and HIR's
 in `graphgen.hir` (drawn only when `graphs(ops=...)` names HIR ops). Adding an
 op means adding a recipe there with `@RECIPES.register(TheOp)`; another
 dialect registers recipes for its own ops the same way and passes its op
@@ -29,7 +29,7 @@ guarded operands (`log(abs(x) + 1)`, `x / (abs(y) + 1)`, ...). NaN or inf can
 still appear (`exp(exp(x))`); nothing may crash on them.
 """
 
-from rlx_xdsl.testing.graphgen import hir, mir  # registers the MIR and HIR recipes
+from rlx_xdsl import layers
 from rlx_xdsl.testing.graphgen.generate import graphs, inputs_for
 from rlx_xdsl.testing.graphgen.patterns import PATTERNS
 from rlx_xdsl.testing.graphgen.recipes import (
@@ -66,3 +66,7 @@ __all__ = [
     "needs_recipe",
     "with_ids",
 ]
+
+# The recipe modules register into RECIPES (they import the modules above, never this one).
+layers.load("mir-graphgen")
+layers.load("hir-graphgen")

@@ -8,9 +8,8 @@ import numpy as np
 from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.ir.graph import find_function, random_inputs
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES, available_ops
 from rlx_xdsl.testing.graphgen.state import Decline, GraphState

@@ -40,7 +40,6 @@ from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attention import AttentionOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
-from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.mir.conv import ConvOp
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, LogOp, PowOp, RsqrtOp, TanOp
 from rlx_xdsl.dialects.mir.loss import (
@@ -48,10 +47,11 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyOp,
     SoftmaxCrossEntropyWithLogitsOp,
 )
+from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp
-from rlx_xdsl.dialects.mir.vision import ConvTranspose2dOp, LayerNorm2dOp
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp
+from rlx_xdsl.dialects.mir.vision import ConvTranspose2dOp, LayerNorm2dOp
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.transforms.amp.policy import (
     BF16,

@@ -40,10 +40,10 @@ from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.amp.policy import FLOATS, KEEP, PROMOTE, Policy
 from rlx_xdsl.transforms.fold_casts import (

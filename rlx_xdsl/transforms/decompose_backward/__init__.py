@@ -28,28 +28,16 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl import layers
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.registry import OpClass, OpRegistry
-from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.rewriting import apply_patterns
+from rlx_xdsl.transforms.statistics import pattern_statistic
 
 Rule = Callable[[Emitter, Operation], SSAValue]
 
 DECOMPOSITIONS: OpRegistry[Rule] = OpRegistry("backward decomposition")
 """How each backward kernel is computed with primitive MIR ops, keyed by op class."""
-
-
-def load_rules() -> None:
-    """Import the rule modules (kept out of module import: passes load lazily)."""
-    from rlx_xdsl.transforms.decompose_backward import (  # noqa: F401
-        activation,
-        attention,
-        conv,
-        indexing,
-        loss,
-        norm,
-        quant,
-    )
 
 
 class DecomposeRegistered(RewritePattern):
@@ -94,6 +82,6 @@ class DecomposeBackwardPass(ModulePass):
     keep: tuple[str, ...] = field(default=(), metadata={"syntax": "OP_NAME,...", "example": "mir.attention_backward"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        load_rules()
+        layers.load("decompose-backward")
         pattern = DecomposeRegistered(kept_classes(ctx, self.keep))
         apply_patterns(op, pattern)

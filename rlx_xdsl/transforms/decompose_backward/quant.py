@@ -12,6 +12,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.quant import (
     FakeQuantizeBackwardOp,
     FakeQuantizeLsqBackwardScaleOp,
@@ -20,7 +21,6 @@ from rlx_xdsl.dialects.mir.quant import (
     ScaleMode,
     SteKind,
 )
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import (
     dtype_of,

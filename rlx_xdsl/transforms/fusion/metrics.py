@@ -21,7 +21,7 @@ from xdsl.traits import ConstantLike, IsTerminator
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.traits import view_source
-from rlx_xdsl.graph import graph_args
+from rlx_xdsl.ir.graph import graph_args
 
 
 def tensor_bytes(value: SSAValue) -> int:

@@ -58,10 +58,10 @@ from rlx_xdsl.dialects.mir.fused_regions import (
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
 )
-from rlx_xdsl.dialects.mir.shape import NarrowOp
-from rlx_xdsl.locations import op_position
-from rlx_xdsl.shapes import shape_of
 from rlx_xdsl.dialects.mir.norm import LayerNormOp, RmsNormOp
+from rlx_xdsl.dialects.mir.shape import NarrowOp
+from rlx_xdsl.ir.locations import op_position
+from rlx_xdsl.shapes import shape_of
 from rlx_xdsl.transforms.fusion.matmul_bias_act import EPILOGUE_ACTIVATIONS
 from rlx_xdsl.transforms.fusion.residual_norm import (
     anchor,

@@ -25,16 +25,16 @@ from xdsl.context import Context
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType, f32
 from xdsl.ir import Operation, SSAValue
-from xdsl.rewriter import InsertPoint
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
+from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.quant import DequantizeOp, QuantizeOp
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import argument_names
-from rlx_xdsl.locations import block_labels
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_names
+from rlx_xdsl.ir.locations import block_labels
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic
 

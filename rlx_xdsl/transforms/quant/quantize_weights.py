@@ -4,7 +4,7 @@ inference (beyond RLX).
 Each `mir.matmul` whose weight (rhs) is a 2-D `rlx.param` argument becomes a
 `mir.dequant_matmul`, and the parameter is replaced in the signature by its quantised
 parameters `<name>.q`, `<name>.scale`, `<name>.zp` (GGUF schemes: `<name>.q` only),
-typed as `rlx_xdsl.quantpack.pack` produces them (the helper that packs the weight
+typed as `rlx_xdsl.formats.quantpack.pack` produces them (the helper that packs the weight
 arrays). An lhs of rank > 2 is flattened to `[-1, K]` and the result reshaped back.
 `ops` restricts the pass to the named parameters (default: every eligible one). A
 parameter read by anything else than such matmuls is left alone; one the scheme cannot
@@ -25,12 +25,12 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.quant import QuantScheme
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR, argument_name, is_param
-from rlx_xdsl.quantpack import pack
+from rlx_xdsl.formats.quantpack import pack
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import NAME_ATTR, PARAM_ATTR, argument_name, is_param
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic

@@ -1,1 +1,1 @@
-"""`rlx-unfuse` rules, one module per MIR group; `unfuse.load_rules()` imports them."""
+"""`rlx-unfuse` rules, one module per MIR group; `layers.load("unfuse")` imports them."""

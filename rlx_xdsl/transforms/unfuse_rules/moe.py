@@ -19,7 +19,7 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.moe import (
     DequantGroupedMatmulOp,
@@ -28,7 +28,7 @@ from rlx_xdsl.dialects.mir.moe import (
     GroupedMatmulOp,
     LoraMatmulOp,
 )
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 

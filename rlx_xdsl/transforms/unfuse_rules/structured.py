@@ -16,14 +16,14 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.diagnostics import OpError
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.structured import (
     GatedDeltaNetOp,
     SelectiveScanOp,
     inverse_sqrt,
 )
-from rlx_xdsl.emitter import Emitter
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.shapes import is_static
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 

@@ -16,11 +16,10 @@ from xdsl.printer import Printer
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.conversions.hir_to_mir import LOWERINGS, Policy
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerBlockOp, LowerHirPass
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects import hir
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.hir.base import HirOperation
@@ -29,9 +28,10 @@ from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.conv import ConvOp
 from rlx_xdsl.dialects.mir.elementwise import SiluOp
 from rlx_xdsl.dialects.mir.shape import ConcatOp
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.ir.source import parse_source
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.llama_hir import build_llama_hir

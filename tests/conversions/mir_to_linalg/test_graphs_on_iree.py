@@ -16,8 +16,8 @@ from rlx_xdsl.backends.iree import IreeModule
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyWithLogitsOp
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.graph import random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.llama import build_llama, rope_tables
 from rlx_xdsl.testing.lowering import graph_text, merged

@@ -16,7 +16,8 @@ from xdsl.irdl import (
 from xdsl.traits import IsTerminator, Pure
 
 from rlx_xdsl.backends.iree import IreeModule
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_linalg import (
     LOWERINGS,
@@ -25,14 +26,13 @@ from rlx_xdsl.conversions.mir_to_linalg import (
 )
 from rlx_xdsl.conversions.mir_to_linalg.elementwise import lower_elementwise_region
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
-from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dtypes import c64
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import random_inputs
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.differential import assert_matches
-from rlx_xdsl.printer import print_ir
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.lowering import assert_reads_back, lowered
 

@@ -7,10 +7,12 @@ once for the whole file; each case is one test.
 import numpy as np
 import pytest
 
+from rlx_xdsl import layers
 from rlx_xdsl.backends.iree import IreeModule
-from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE, load_lowerings
+from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE
 from rlx_xdsl.dialects.mir import ALL_OPS
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.differential import assert_matches, mismatch
 from rlx_xdsl.testing.op_cases import case_inputs, cases_module, lowerable_cases
 
@@ -39,7 +41,7 @@ def test_op_matches_the_interpreter_on_iree(compiled, case):
 
 def test_the_cases_cover_every_primitive_op():
     """Except the ops with no upstream form (`UNLOWERABLE`: a located error, tested in lit)."""
-    load_lowerings()
+    layers.load("linalg")
     used = {type(op) for op in cases_module(CASES).walk()}
     assert sorted(op.name for op in ALL_OPS if op not in used and op not in UNLOWERABLE) == []
 

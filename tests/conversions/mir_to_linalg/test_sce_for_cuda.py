@@ -15,7 +15,7 @@ pytest.importorskip("iree.compiler", reason="needs iree-base-compiler (pip insta
 
 from rlx_xdsl.backends import iree  # noqa: E402
 from rlx_xdsl.context import make_context, parse_module  # noqa: E402
-from rlx_xdsl.interpreters import run_function  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.differential import assert_matches  # noqa: E402
 from rlx_xdsl.testing.training import build_llama_loss  # noqa: E402
 from rlx_xdsl.transforms import get_all_passes  # noqa: E402

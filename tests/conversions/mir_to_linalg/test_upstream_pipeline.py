@@ -27,8 +27,8 @@ from hypothesis import strategies as st
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.context import make_context
-from rlx_xdsl.printer import print_ir
-from rlx_xdsl.source import SPLIT_MARKER, parse_source, split_chunks
+from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.ir.source import SPLIT_MARKER, parse_source, split_chunks
 from rlx_xdsl.testing.lowering import graph_text, lowered, merged
 
 LIT_DIR = Path(__file__).parents[3] / "lit_tests" / "conversions" / "mir-to-linalg"

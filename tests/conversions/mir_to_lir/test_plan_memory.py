@@ -7,14 +7,14 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import STRATEGIES, PlanMemoryPass
 from rlx_xdsl.conversions.mir_to_lir.report import svg_report, text_report
-from rlx_xdsl.diagnostics import verify_located
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.lir.attrs import ExternalAttr, PhaseAttr, SlotAttr, ViewAttr
 from rlx_xdsl.dialects.lir.liveness import PlanError
+from rlx_xdsl.ir.diagnostics import verify_located
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.graphgen import graphs
 from rlx_xdsl.testing.llama import build_llama

@@ -81,7 +81,7 @@ def test_traits_follow_mir():
 
 
 def test_mask_operand_has_the_mask_role():
-    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.building.builder import GraphBuilder
 
     b = GraphBuilder()
     q, m = b.input("q", [1, 2, 3, 4]), b.input("m", [1, 3])

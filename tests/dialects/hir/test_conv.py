@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import TensorType, f32
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.hir.conv import DepthwiseConv1dCausalOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC

@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects.builtin import TensorType, f32
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.hir.linear import (
     LinearFusedOp,
     LinearOp,

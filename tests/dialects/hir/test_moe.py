@@ -8,7 +8,7 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType, f32
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
 from rlx_xdsl.dialects.hir.moe import MoeSwigluOp
 from rlx_xdsl.dialects.traits import Precision, precision_class

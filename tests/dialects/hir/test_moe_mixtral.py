@@ -12,10 +12,10 @@ from xdsl.context import Context
 
 from rlx_xdsl.autodiff.grad import GradPass
 from rlx_xdsl.autodiff.prepare import PrepareAdPass
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
 from rlx_xdsl.conversions.hir_to_mir.lower import LowerHirPass
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 
 torch = pytest.importorskip("torch")
 mixtral = pytest.importorskip("transformers.models.mixtral.modeling_mixtral")

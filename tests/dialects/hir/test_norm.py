@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from xdsl.dialects.builtin import TensorType, f32
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.hir.norm import ResidualRmsNormOp, RmsNormOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC

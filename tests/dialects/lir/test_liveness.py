@@ -8,7 +8,7 @@ out by hand in the comment next to it.
 import numpy as np
 import pytest
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import Options, choose_roles
 from rlx_xdsl.dialects.lir.attrs import Phase
 from rlx_xdsl.dialects.lir.liveness import (

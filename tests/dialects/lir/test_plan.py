@@ -7,10 +7,9 @@ from xdsl.dialects.builtin import ArrayAttr
 from xdsl.traits import HasParent, Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import Options, plan_function
-from rlx_xdsl.diagnostics import OpError, verify_located
 from rlx_xdsl.dialects.lir import LIR, plan_of
 from rlx_xdsl.dialects.lir.attrs import (
     ExternalAttr,
@@ -22,6 +21,7 @@ from rlx_xdsl.dialects.lir.attrs import (
 from rlx_xdsl.dialects.lir.liveness import PlanError
 from rlx_xdsl.dialects.lir.names import ValueNames
 from rlx_xdsl.dialects.lir.plan import PlanOp
+from rlx_xdsl.ir.diagnostics import OpError, verify_located
 from rlx_xdsl.testing.expected_errors import expected_error_test
 
 LIT = Path(__file__).parents[3] / "lit_tests/dialects/lir"

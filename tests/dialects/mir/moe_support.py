@@ -3,8 +3,8 @@ oracle and the in-place expansion of one op by its unfuse rule."""
 
 import numpy as np
 
-from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.run import run_function
 
 
 def token_loop(x, w, expert):

@@ -9,7 +9,7 @@ import pytest
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType, bf16
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op

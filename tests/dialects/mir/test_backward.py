@@ -15,7 +15,7 @@ import pytest
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.traits import (

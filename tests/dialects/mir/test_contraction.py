@@ -9,7 +9,7 @@ from xdsl.dialects.builtin import TensorType, bf16, f32, i64
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.contraction import DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.numerics import KernelError
@@ -219,7 +219,7 @@ def test_batched_dense_solve_gradients_match_torch_with_a_dynamic_batch(k):
     import torch
 
     from rlx_xdsl.autodiff.grad import build_gradient
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.run import run_function
 
     a, rhs = batched_system(3, 4, *k)
     g = RNG.standard_normal(rhs.shape).astype(np.float32)

@@ -10,11 +10,11 @@ from xdsl.dialects.builtin import f16
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
@@ -160,7 +160,7 @@ def test_activation_rejects_integers():
 def test_iota_holds_the_index_along_its_dimension(shape, dimension, dtype):
     b = GraphBuilder("f")
     b.output(b.mir.iota(shape, dtypes.dtype_of_numpy(np.dtype(dtype)).element_type, dimension=dimension))
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.run import run_function
 
     (out,) = run_function(b.module(), "f", [])
     assert out.shape == shape and out.dtype == dtype
@@ -172,7 +172,7 @@ def test_iota_holds_the_index_along_its_dimension(shape, dimension, dtype):
 def test_iota_ramp_stays_exact_in_i64_for_a_large_vocabulary():
     b = GraphBuilder("f")
     b.output(b.mir.iota([1, 50_000], "i64", dimension=1))
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.run import run_function
 
     module = b.module()
     (out,) = run_function(module, "f", [])

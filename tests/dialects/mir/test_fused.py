@@ -17,7 +17,7 @@ from xdsl.dialects.builtin import TensorType, bf16, f32, i32
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.fused import (
     FusedAttentionBlockOp,
     FusedMatmulBiasActOp,
@@ -27,7 +27,7 @@ from rlx_xdsl.dialects.mir.fused import (
     FusedTransformerLayerOp,
 )
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import run_op

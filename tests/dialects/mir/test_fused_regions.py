@@ -9,7 +9,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import TensorType, f32, i1
 from xdsl.traits import RecursiveMemoryEffect
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.fused_regions import (
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
@@ -19,7 +19,7 @@ from rlx_xdsl.dialects.traits import (
     RegionSignatureInterface,
     precision_class,
 )
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass

@@ -12,8 +12,8 @@ import librosa
 import numpy as np
 import pytest
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 
 RATE, N_FFT, HOP, N_MELS = 16000, 400, 160, 80
 BINS = N_FFT // 2 + 1

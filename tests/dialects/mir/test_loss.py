@@ -10,7 +10,7 @@ import torch.nn.functional as F
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import loss
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.shapes import DYNAMIC

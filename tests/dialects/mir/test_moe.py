@@ -9,19 +9,19 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
 from rlx_xdsl.dialects.traits import Precision, Role, operand_roles, precision_class
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.formats.quantpack import pack
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.gradcheck import check_gradients
 from rlx_xdsl.testing.oracles import run_op
 from rlx_xdsl.transforms.amp.mixed_precision import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.unfuse import UnfusePass
-from rlx_xdsl.quantpack import pack
 from rlx_xdsl.transforms.unfuse_rules.moe import (
     expand_dequant_grouped_matmul,
     expand_dequant_moe_weights,

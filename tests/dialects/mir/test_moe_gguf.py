@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from gguf import quants
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.gradcheck import check_gradients

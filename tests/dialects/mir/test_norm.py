@@ -8,7 +8,7 @@ import pytest
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import norm
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
@@ -203,7 +203,7 @@ def test_batch_norm_inference_gradients_match_torch_and_jax():
     import torch
 
     from rlx_xdsl.autodiff.grad import build_gradient
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.run import run_function
     from rlx_xdsl.testing.jax_oracle import jax_vjp
 
     inputs = batch_norm_case()

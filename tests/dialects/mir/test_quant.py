@@ -9,10 +9,10 @@ import pytest
 import torch
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl import quantformats
 from rlx_xdsl.autodiff.rules.mir.quant import quantized_weight_bits
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import quant
+from rlx_xdsl.formats import quantformats
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op
 

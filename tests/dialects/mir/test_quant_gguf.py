@@ -48,8 +48,8 @@ def test_random_gguf_blocks_decode_as_gguf_does(scheme):
 
 @pytest.mark.parametrize("scheme", QUANTISABLE)
 def test_quantpack_writes_the_bytes_gguf_writes(scheme):
-    """`rlx_xdsl.quantpack` packs a weight `[K, N]` as GGUF's rows of K values."""
-    from rlx_xdsl.quantpack import pack
+    """`rlx_xdsl.formats.quantpack` packs a weight `[K, N]` as GGUF's rows of K values."""
+    from rlx_xdsl.formats.quantpack import pack
 
     w = RNG.standard_normal((64, 5)).astype(np.float32)
     expected = quants.quantize(w.T, TYPES[scheme]).reshape(-1)
@@ -100,7 +100,7 @@ def test_quantpack_k_quants_round_trip_through_gguf_dequantize(scheme):
     """gguf has no K-quant `quantize`: `pack`'s bytes, read by gguf's `dequantize`, are
     within half a step of the weights (no value clipped), and the op decodes them exactly
     as gguf does. Columns of different magnitudes and one all-zero column."""
-    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.formats.quantpack import pack
 
     w = RNG.standard_normal((512, 4)).astype(np.float32) * np.float32([1, 0.01, 30, 0])
     w[:, 1] += 0.02  # a column with no negative values
@@ -115,7 +115,7 @@ def test_quantpack_k_quants_round_trip_through_gguf_dequantize(scheme):
 def test_quantpack_q8_k_is_llama_cpps_block_q8_k():
     """Q8_K read as llama.cpp's struct: within half a step `max|w| / 127 / 2` of the
     weights, `bsums` the sums of each 16 codes; the op decodes the same weights."""
-    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.formats.quantpack import pack
 
     w = RNG.standard_normal((256, 3)).astype(np.float32) * np.float32([1, 5, 0])
     packed = pack(w, "gguf_q8_k")["q"]

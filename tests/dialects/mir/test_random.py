@@ -10,12 +10,13 @@ from scipy import stats
 from xdsl.dialects.builtin import TensorType, f32, f64
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.autodiff.registry import VJP_RULES, load_rules, no_gradient
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl import layers
+from rlx_xdsl.autodiff.registry import VJP_RULES, no_gradient
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import random as rnd
 from rlx_xdsl.dialects.traits import Precision, Sampling, precision_class
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.interpreters.mir.random import philox_blocks
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.expected_errors import expected_error_test
 
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-random.mlir"
@@ -153,7 +154,7 @@ def test_sample_uses_one_draw_per_row_from_its_counter():
 
 
 def test_traits_and_no_gradient():
-    load_rules()
+    layers.load("vjp")
     assert rnd.SampleOp.has_trait(Sampling) and not rnd.RngUniformOp.has_trait(Sampling)
     assert precision_class(rnd.SampleOp) is Precision.REDUCTION
     assert precision_class(rnd.RngNormalOp) is Precision.COMPUTE

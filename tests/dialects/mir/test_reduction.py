@@ -8,7 +8,7 @@ import pytest
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import reduction as red
 from rlx_xdsl.dialects.traits import Precision, precision_class
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test

@@ -14,11 +14,11 @@ from xdsl.transforms.dead_code_elimination import (
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 

@@ -9,11 +9,11 @@ from xdsl.dialects.builtin import TensorType, f32, i1
 from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.shape import OPS
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.numerics import KernelError
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import onnx_run, run_op

@@ -8,14 +8,14 @@ import pytest
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl.autodiff.grad import build_gradient
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.graph import graph_args
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import signal
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.ir.graph import graph_args
+from rlx_xdsl.run import run_function
+from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.testing.oracles import run_op
-from rlx_xdsl.shapes import DYNAMIC
 
 RNG = np.random.default_rng(24)
 INVALID = Path(__file__).parents[3] / "lit_tests/dialects/mir/invalid-signal.mlir"

@@ -11,10 +11,10 @@ import numpy as np
 import pytest
 import torch
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import splat
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.gradcheck import check_vjp, mir_function
 from rlx_xdsl.testing.oracles import run_op

@@ -12,7 +12,7 @@ from xdsl.context import Context
 from xdsl.transforms.dead_code_elimination import DeadCodeElimination
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.structured import (
     CustomFnOp,
@@ -22,8 +22,8 @@ from rlx_xdsl.dialects.mir.structured import (
     checkpoint_steps,
 )
 from rlx_xdsl.dialects.traits import RegionSignatureInterface
-from rlx_xdsl.interpreters import run_function
 from rlx_xdsl.interpreters.mir.structured import observe_scans
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import build_op, expected_error_test
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass

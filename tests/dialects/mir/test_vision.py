@@ -10,10 +10,10 @@ import torch
 import torch.nn.functional as F
 
 from rlx_xdsl.autodiff.grad import build_gradient
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import vision
 from rlx_xdsl.dialects.traits import Precision, precision_class
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.expected_errors import expected_error_test
 from rlx_xdsl.testing.oracles import run_op

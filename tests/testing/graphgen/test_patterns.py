@@ -5,7 +5,7 @@ from collections import Counter
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import PATTERNS, graphs, inputs_for
 from rlx_xdsl.testing.graphgen import patterns as pat
 

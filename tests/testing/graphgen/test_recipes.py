@@ -13,11 +13,12 @@ from xdsl.irdl import (
     traits_def,
 )
 
-from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl import layers
 from rlx_xdsl.dialects import hir as hir_dialect
 from rlx_xdsl.dialects import mir as mir_dialect
 from rlx_xdsl.dialects.mir.elementwise import AddOp, ConstantOp
 from rlx_xdsl.dialects.traits import OperandRoles, Role, operand_roles
+from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.testing import graphgen
 from rlx_xdsl.testing.graphgen import (
     RECIPES,
@@ -35,7 +36,7 @@ def _module_name(module) -> str:
 
 @pytest.mark.parametrize(
     "recipes, group",
-    list(zip(graphgen.mir.GROUPS, mir_dialect.GROUPS, strict=True)),
+    list(zip(layers.load("mir-graphgen"), mir_dialect.GROUPS, strict=True)),
     ids=[_module_name(g) for g in mir_dialect.GROUPS],
 )
 def test_each_group_module_registers_exactly_its_dialect_groups_ops(recipes, group):
@@ -46,7 +47,7 @@ def test_each_group_module_registers_exactly_its_dialect_groups_ops(recipes, gro
 
 @pytest.mark.parametrize(
     "recipes, group",
-    list(zip(graphgen.hir.GROUPS, hir_dialect.GROUPS, strict=True)),
+    list(zip(layers.load("hir-graphgen"), hir_dialect.GROUPS, strict=True)),
     ids=[_module_name(g) for g in hir_dialect.GROUPS],
 )
 def test_each_hir_group_module_registers_exactly_its_groups_ops(recipes, group):

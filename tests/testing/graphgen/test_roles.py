@@ -7,8 +7,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 from xdsl.irdl import IRDLOperation, irdl_op_definition, operand_def, result_def
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.dense import dense_to_numpy
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.dialects.mir.indexing import GatherOp, ScatterAddOp
 from rlx_xdsl.dialects.mir.loss import (
@@ -16,6 +15,7 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyWithLogitsOp,
 )
 from rlx_xdsl.dialects.traits import Role, operand_roles
+from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.testing.graphgen import GraphState, graphs, with_ids
 from rlx_xdsl.testing.graphgen.values import shape_of
 

@@ -7,9 +7,9 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.moe import LoraMatmulOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import inputs_for
 from rlx_xdsl.transforms.fusion.lora import FuseLoraPass
 from rlx_xdsl.transforms.unfuse import UnfusePass

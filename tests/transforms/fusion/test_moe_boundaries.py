@@ -5,10 +5,10 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp
 from rlx_xdsl.dialects.mir.moe import GroupedMatmulOp, LoraMatmulOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.transforms.fusion.elementwise_regions import MarkElementwiseRegionsPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 

@@ -20,8 +20,8 @@ from xdsl.dialects.builtin import (
     StringAttr,
 )
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import inputs_for
 from rlx_xdsl.transforms.constant_fold import ConstantFoldPass
 from rlx_xdsl.transforms.fusion.attention_block import FuseAttentionBlockPass

@@ -6,13 +6,14 @@ import numpy as np
 import pytest
 from xdsl.context import Context
 
-from rlx_xdsl.builder import GraphBuilder
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.building.builder import GraphBuilder
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import inputs_for
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.tools.rlx_opt import RlxOptMain
 from rlx_xdsl.transforms import FUSION_PASSES, get_all_passes
-from rlx_xdsl.transforms.fusion.metrics import kernel_stats, kernels as kernel_ops
+from rlx_xdsl.transforms.fusion.metrics import kernel_stats
+from rlx_xdsl.transforms.fusion.metrics import kernels as kernel_ops
 from rlx_xdsl.transforms.fusion.pipeline import (
     TARGETS,
     FusionPipelinePass,

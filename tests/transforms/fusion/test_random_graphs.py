@@ -16,7 +16,7 @@ from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
 from rlx_xdsl.dialects.mir.elementwise import AddOp, TanhOp
 from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import PATTERNS, graphs, inputs_for
 from rlx_xdsl.testing.graphgen import patterns as pat
 from rlx_xdsl.transforms import FUSION_PASSES

@@ -9,9 +9,9 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, NameLoc, StringAttr
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context
-from rlx_xdsl.source import parse_source
+from rlx_xdsl.ir.source import parse_source
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms.fusion.report import DESCRIPTIONS, HINTS, FusionReport, MissReason
 from rlx_xdsl.transforms.fusion.residual_norm import FuseResidualRmsNormPass

@@ -7,9 +7,9 @@ import pytest
 from xdsl.context import Context
 from xdsl.dialects import func
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir import splat
-from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.run import run_function
 from rlx_xdsl.transforms.fusion.pipeline import TARGETS, FusionPipelinePass
 
 SIZE = {"width": 8, "height": 6, "tile_size": 4}

@@ -24,22 +24,23 @@ from __future__ import annotations
 from xdsl.ir import Operation, Region, SSAValue
 
 from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
-from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion, linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Rebuilt, Tangents, zero_tangent
+from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion, linear_in, linear_rule
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.mir.structured import ScanBackwardOp
-from rlx_xdsl.emitter import Emitter
 
 
 def decomposed_term(e: Emitter, op: Operation, tangents: Tangents, smooth: tuple[int, ...]) -> SSAValue | None:
     """`(∂op/∂operands) t` for the operands `smooth`, through the op's decomposition."""
-    from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS, load_rules
+    from rlx_xdsl import layers
+    from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 
     if all(tangents[i] is None for i in smooth):
         return None
-    load_rules()
+    layers.load("decompose-backward")
     only = [t if i in smooth else None for i, t in enumerate(tangents)]
     return jvp_of_expansion(e, op, only, DECOMPOSITIONS[type(op)])[0]
 

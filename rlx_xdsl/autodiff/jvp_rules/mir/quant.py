@@ -24,10 +24,11 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import add_tangents, reshape_to, unbroadcast
-from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
+from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_rules.mir.backward import decomposed_term
 from rlx_xdsl.autodiff.rules.mir.quant import along_channel, lsq_gradient_scale, lsq_props, ste_props
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.quant import (
     DequantizeOp,
@@ -42,7 +43,6 @@ from rlx_xdsl.dialects.mir.quant import (
     QuantizeOp,
     SteKind,
 )
-from rlx_xdsl.emitter import Emitter
 
 JVP_RULES.register(QuantizeOp, DequantizeOp, QMatmulOp, QConv2dOp)(zero_tangent)
 

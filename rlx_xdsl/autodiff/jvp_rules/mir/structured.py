@@ -22,8 +22,8 @@ from xdsl.ir import Region, SSAValue
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Rebuilt, Tangents
 from rlx_xdsl.autodiff.regions import inline_region
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanOp
-from rlx_xdsl.emitter import Emitter
 
 
 def loop_body(

@@ -1,56 +1,14 @@
-"""VJP rules of the MIR ops, one module per group of `rlx_xdsl.dialects.mir.GROUPS`.
+"""VJP rules of the MIR ops, one module per MIR group (`layers.MIR_GROUPS`).
 
-Each module registers its rules in `VJP_RULES` when imported. `GROUPS` lists
-them explicitly, in the dialect's order, so a group without a rules module is
-visible (the coverage test compares the two lists). A module may list in
-`PENDING` the ops of its group that cannot be differentiated yet.
+Each module registers its rules in `VJP_RULES` when imported; the passes that need the
+rules load them (`layers.load("vjp")`). A module may list in `PENDING` the ops of its
+group that cannot be differentiated yet.
 """
 
-from rlx_xdsl.autodiff.rules.mir import (
-    attention,
-    backward,
-    contraction,
-    conv,
-    elementwise,
-    fused,
-    fused_regions,
-    indexing,
-    loss,
-    moe,
-    norm,
-    quant,
-    random,
-    reduction,
-    regions,
-    shape,
-    signal,
-    splat,
-    structured,
-    vision,
-)
+from rlx_xdsl import layers
 
-GROUPS = (
-    elementwise,
-    contraction,
-    shape,
-    indexing,
-    reduction,
-    norm,
-    attention,
-    conv,
-    loss,
-    signal,
-    backward,
-    regions,
-    structured,
-    fused,
-    fused_regions,
-    quant,
-    moe,
-    random,
-    vision,
-    splat,
-)
 
-PENDING = {op: why for group in GROUPS for op, why in getattr(group, "PENDING", {}).items()}
-"""MIR ops with neither a VJP rule nor an `rlx-prepare-ad` rewrite yet, and the issue that adds one."""
+def pending() -> dict:
+    """MIR ops with neither a VJP rule nor an `rlx-prepare-ad` rewrite yet, and the issue
+    that adds one (every group module's `PENDING`)."""
+    return {op: why for group in layers.load("vjp") for op, why in getattr(group, "PENDING", {}).items()}

@@ -26,7 +26,14 @@ and FakeQuantizeLSQ).
 
 from __future__ import annotations
 
+import numpy as np
+from xdsl.ir import SSAValue
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.autodiff.emit import reshape_to, scalar, unbroadcast
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
+from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.quant import (
     DequantizeOp,
     DequantMatmulOp,
@@ -41,14 +48,7 @@ from rlx_xdsl.dialects.mir.quant import (
     SteKind,
     SteOperation,
 )
-import numpy as np
-from xdsl.ir import SSAValue
-
-from rlx_xdsl import dtypes
-from rlx_xdsl.dialects.base import tensor_type
-from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.autodiff.emit import reshape_to, scalar, unbroadcast
 
 VJP_RULES.register(QuantizeOp)(no_gradient)
 VJP_RULES.register(DequantizeOp)(no_gradient)

@@ -19,8 +19,8 @@ from __future__ import annotations
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.regions import inline_region, vjp_region
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
+from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanBackwardOp, ScanOp
-from rlx_xdsl.emitter import Emitter
 
 PENDING = {
     ScanBackwardOp: "second-order autodiff through a scan (a follow-up of issue 14 §4)",

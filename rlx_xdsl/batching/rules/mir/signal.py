@@ -12,8 +12,6 @@ from rlx_xdsl.dialects.mir.signal import (
     LogMelOp,
 )
 
-
-
 for _op in (ConjugateOp, ComplexNormSqOp, FftOp):
     BATCH_RULES.add(_op, leading_rule(0))
 BATCH_RULES.add(ComplexNormSqBackwardOp, leading_rule(0, 1))

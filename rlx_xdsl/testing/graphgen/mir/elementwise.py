@@ -8,7 +8,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.builder import element_type as as_element_type
+from rlx_xdsl.building.builder import element_type as as_element_type
 from rlx_xdsl.dialects.mir.elementwise import (
     AbsOp,
     AddOp,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from xdsl.dialects.builtin import TensorType
 
-from rlx_xdsl.builder import element_type as as_element_type
+from rlx_xdsl.building.builder import element_type as as_element_type
 from rlx_xdsl.dialects.mir.random import RngNormalOp, RngUniformOp, SampleOp
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.testing.graphgen.recipes import RECIPES

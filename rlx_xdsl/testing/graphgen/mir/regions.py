@@ -25,7 +25,7 @@ from collections.abc import Callable, Sequence
 from hypothesis import strategies as st
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.elementwise import (
     AbsOp,
     AddOp,

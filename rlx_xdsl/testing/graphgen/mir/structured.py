@@ -17,7 +17,7 @@ import numpy as np
 from hypothesis import strategies as st
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.builder import GraphBuilder
+from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dialects.mir.elementwise import AddOp
 from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.dialects.mir.structured import (

@@ -3,7 +3,7 @@
 MLIR reads a literal straight into its type: `1.0039062500000001 : bf16` rounds
 the decimal once, `0x7FC00000 : f32` is a bit pattern (NaN), and a literal the
 type cannot hold is an error. These functions implement that for RLX's dtypes;
-the parser (`rlx_xdsl.parser`) calls them with each literal's token text and
+the parser (`rlx_xdsl.ir.parser`) calls them with each literal's token text and
 reports a `LiteralError` at the literal. (The parser imports this module, and so
 numpy, only when a literal needs it.)
 """
@@ -18,8 +18,8 @@ from xdsl.dialects.builtin import ComplexType
 from xdsl.ir import Attribute
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.ir.lexer import is_hex_literal
 from rlx_xdsl.numerics import BF16, F16, F32, F64, convert
-from rlx_xdsl.parser import is_hex_literal
 
 _FORMATS = {F16: (11, -14, 15), BF16: (8, -126, 127), F32: (24, -126, 127), F64: (53, -1022, 1023)}
 """Float dtypes: (precision bits, minimum normal exponent, maximum exponent)."""

@@ -39,7 +39,8 @@ from xdsl.printer import Printer
 from xdsl.syntax_printer import SyntaxPrinter
 from xdsl.targets.mlir import MLIRTarget
 
-from rlx_xdsl import dtypes, memo
+from rlx_xdsl import dtypes
+from rlx_xdsl.ir import memo
 
 HEX_BLOB_ELEMENTS = 100
 """Constants with more elements print as one hexadecimal string (as in xDSL and MLIR)."""
@@ -73,7 +74,7 @@ class ExactConstants:
         printer.print_attribute(attr.get_type())
 
     def _print_dense_floats(self, attr: DenseIntOrFPElementsAttr) -> None:
-        from rlx_xdsl.dense import (  # numpy only when needed
+        from rlx_xdsl.ir.dense import (  # numpy only when needed
             dense_to_numpy,
             stored_elements,
         )

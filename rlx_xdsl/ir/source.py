@@ -17,7 +17,7 @@ from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.utils.exceptions import ParseError
 
-from rlx_xdsl.diagnostics import (
+from rlx_xdsl.ir.diagnostics import (
     Diagnostic,
     OpError,
     describe,
@@ -25,7 +25,7 @@ from rlx_xdsl.diagnostics import (
     parse_error_diagnostic,
     verify_located,
 )
-from rlx_xdsl.locations import LineIndex, LocatingParser, SourcePos
+from rlx_xdsl.ir.locations import LineIndex, LocatingParser, SourcePos
 
 SPLIT_MARKER = "// -----"
 """The chunk separator of `--split-input-file`."""

@@ -12,8 +12,9 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
+from xdsl.traits import SymbolTable
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.shapes import is_static
@@ -113,3 +114,16 @@ def id_bound(arg: SSAValue) -> int | None:
     bounds = [use.operation.index_bound(arg) for use in arg.uses if hasattr(use.operation, "index_bound")]
     known = [b for b in bounds if b is not None]
     return min(known) if known else None
+
+
+def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
+    """The function called `name`, or the module's first function."""
+    if name is None:
+        first = next((op for op in module.ops if isinstance(op, func.FuncOp)), None)
+        if first is None:
+            raise KeyError("the module contains no func.func")
+        return first
+    found = SymbolTable.lookup_symbol(module, name)
+    if not isinstance(found, func.FuncOp):
+        raise KeyError(f"no function named '{name}'")
+    return found

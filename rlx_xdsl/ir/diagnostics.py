@@ -29,9 +29,9 @@ from xdsl.utils.exceptions import (
     VerifyException,
 )
 
-from rlx_xdsl.dominance import first_non_dominated_use, postorder
-from rlx_xdsl.locations import LineIndex, SourcePos, block_labels, op_position
-from rlx_xdsl.printer import RlxPrinter
+from rlx_xdsl.ir.dominance import first_non_dominated_use, postorder
+from rlx_xdsl.ir.locations import LineIndex, SourcePos, block_labels, op_position
+from rlx_xdsl.ir.printer import RlxPrinter
 
 
 class OpError(DiagnosticException):
@@ -127,7 +127,7 @@ def verify_located(root: Operation) -> None:
         note = f"operand #{bad.index} is defined at {where}" if where is not None else None
         raise OpError(bad.user, f"operand #{bad.index} does not dominate this use", note)
     if isinstance(root, ModuleOp):
-        from rlx_xdsl.sharding import verify_layouts  # (imports this module)
+        from rlx_xdsl.ir.sharding import verify_layouts  # (imports this module)
 
         verify_layouts(root)  # the device mesh and argument shardings: attributes no op verifies
 

@@ -19,6 +19,7 @@ from typing import Any
 
 from xdsl.ir import SSAValue
 
+from rlx_xdsl.building.emitter import Emitted
 from rlx_xdsl.dialects.mir.regions import yielded_types
 from rlx_xdsl.dialects.mir.structured import (
     CustomFnOp,
@@ -28,7 +29,6 @@ from rlx_xdsl.dialects.mir.structured import (
     scan_body_types,
     step_type,
 )
-from rlx_xdsl.emitter import Emitted
 
 Body = Callable[..., Any]
 """`fn(rb, *block_args)` returning the value or values its region yields."""

@@ -31,7 +31,7 @@ from xdsl.utils.exceptions import DiagnosticException, ParseError
 from xdsl.utils.lexer import Position, Span
 from xdsl.utils.mlir_lexer import MLIRTokenKind
 
-from rlx_xdsl.parser import RlxParser
+from rlx_xdsl.ir.parser import RlxParser
 
 
 @dataclass(frozen=True)

@@ -17,7 +17,7 @@ import ml_dtypes
 import numpy as np
 
 from rlx_xdsl.dialects.mir.quant import GGUF_BLOCKS, NVFP4_BLOCK, QuantScheme
-from rlx_xdsl.quantpack_k import PACKERS
+from rlx_xdsl.formats.quantpack_k import PACKERS
 
 SUFFIXES = ("q", "scale", "zp")
 

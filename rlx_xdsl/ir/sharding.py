@@ -40,8 +40,8 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.graph import argument_name
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import argument_name
 from rlx_xdsl.shapes import DYNAMIC
 
 MESH_ATTR = "rlx.mesh"
