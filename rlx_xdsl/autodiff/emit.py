@@ -13,10 +13,10 @@ from xdsl.dialects.builtin import TensorType, i1
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl.autodiff.registry import Unsupported
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.ir.dense import splat_dense
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static, shape_of, unbroadcast_axes
 
 

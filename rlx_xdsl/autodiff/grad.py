@@ -55,10 +55,10 @@ from xdsl.utils.exceptions import PassFailedException
 from rlx_xdsl import dtypes, layers
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Unsupported, no_gradient
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 from rlx_xdsl.transforms.statistics import Statistic

@@ -38,8 +38,8 @@ from rlx_xdsl.autodiff.emit import scalar, splat, zeros_like
 from rlx_xdsl.autodiff.grad import Mode, build_gradient, replace_return
 from rlx_xdsl.autodiff.jvp import JVP_RULES_USED, _tangent_args, add_function, find_function, jvp_function
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import is_static
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS

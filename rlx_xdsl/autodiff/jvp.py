@@ -53,11 +53,11 @@ from rlx_xdsl.autodiff.grad import (
 )
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, Rebuilt
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, Unsupported
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.traits import data_operands
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import NAME_ATTR, argument_name
 from rlx_xdsl.transforms.dce import eliminate_dead_code, eliminate_dead_code_in_block
 from rlx_xdsl.transforms.statistics import Statistic

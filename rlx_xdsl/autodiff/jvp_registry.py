@@ -39,7 +39,7 @@ from dataclasses import dataclass
 from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.autodiff.registry import Unsupported
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 
 Tangents = Sequence[SSAValue | None]

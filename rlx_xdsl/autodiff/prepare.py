@@ -29,9 +29,9 @@ mode; here each is a named step in `PREPARE_STEPS`, run in this order:
   `mir.gaussian_splat_rasterize` becomes one `mir.gaussian_splat_render`, the
   op with a VJP rule (`transforms/fusion/splat.py`).
 
-A step that has no implementation yet is registered all the same (`pending`
-names the issue that fills it), so the order is fixed in one place and the
-steps are listed by `describe_steps()`. Each step rewrites only the ops it
+The steps are defined, in order, in `prepare_steps.py` (a step without an
+implementation yet is registered all the same, `pending` naming the issue that
+fills it); this module and `prepare_structured` implement them. Each step rewrites only the ops it
 `rewrites`; `rlx-grad` names the step in its "no VJP rule" error when one would
 have removed the op (`step_rewriting`).
 """
@@ -52,8 +52,14 @@ from xdsl.pattern_rewriter import (
 )
 
 from rlx_xdsl import dtypes, layers
+from rlx_xdsl.autodiff import prepare_structured  # noqa: F401  (implements three of the steps)
+from rlx_xdsl.autodiff.prepare_steps import (  # noqa: F401  (describe_steps: part of this module's API)
+    PREPARE_STEPS,
+    PrepareStep,
+    describe_steps,
+    rewrites_nothing,
+)
 from rlx_xdsl.autodiff.registry import VJP_RULES
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
@@ -61,6 +67,7 @@ from rlx_xdsl.dialects.mir.reduction import ReduceOp
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
 from rlx_xdsl.dialects.mir.splat import GaussianSplatPrepareOp, GaussianSplatRasterizeOp
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import OpClass
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
@@ -70,84 +77,6 @@ from rlx_xdsl.transforms.fusion.splat import FuseDecomposedGaussianSplat
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
-
-
-def _nothing(op: Operation) -> bool:
-    return False
-
-
-def _pending(module: ModuleOp) -> None:
-    """A step whose ops cannot occur yet."""
-
-
-@dataclass
-class PrepareStep:
-    """One rewrite of `rlx-prepare-ad`: `run(module)` rewrites the ops `rewrites(op)` accepts."""
-
-    name: str
-    doc: str
-    run: Callable[[ModuleOp], None] = _pending
-    rewrites: Callable[[Operation], bool] = _nothing
-    pending: str | None = None
-    """The issue that implements the step, while it has no implementation."""
-
-
-class StepList:
-    """The steps in their fixed order; `implement(name)` fills a registered step."""
-
-    def __init__(self) -> None:
-        self._steps: dict[str, PrepareStep] = {}
-
-    def define(self, name: str, doc: str, pending: str | None = None) -> None:
-        self._steps[name] = PrepareStep(name, doc, pending=pending)
-
-    def implement(
-        self, name: str, rewrites: Callable[[Operation], bool]
-    ) -> Callable[[Callable[[ModuleOp], None]], Callable[[ModuleOp], None]]:
-        """Decorator: `run(module)` becomes step `name`, which rewrites the ops `rewrites` accepts."""
-
-        def decorate(run: Callable[[ModuleOp], None]) -> Callable[[ModuleOp], None]:
-            step = self._steps[name]
-            step.run, step.rewrites, step.pending = run, rewrites, None
-            return run
-
-        return decorate
-
-    def __iter__(self):
-        return iter(self._steps.values())
-
-    def __getitem__(self, name: str) -> PrepareStep:
-        return self._steps[name]
-
-
-PREPARE_STEPS = StepList()
-PREPARE_STEPS.define("lower-hir", "HIR block ops become MIR primitive chains (rlx-lower-hir{policy=fusable})")
-PREPARE_STEPS.define("unfuse", "expand composite ops without a VJP rule through their rlx-unfuse rule")
-PREPARE_STEPS.define(
-    "decompose-backward", "backward kernels without a VJP rule become primitives (gradients of gradients)"
-)
-PREPARE_STEPS.define("lower-dot-general", "mir.dot_general without a VJP rule becomes matmuls")
-PREPARE_STEPS.define("inline-if", "mir.if becomes both branches and mir.where")
-PREPARE_STEPS.define("unroll-while", "a bounded mir.while is unrolled")
-PREPARE_STEPS.define("inline-custom-fn", "mir.custom_fn without a vjp body is replaced by its forward body")
-PREPARE_STEPS.define("materialize-scan-bcasts", "the bcasts of a mir.scan become xs (expanded along the steps)")
-PREPARE_STEPS.define(
-    "convert-scans-for-ad", "scans save their trajectory for the backward sweep (the final carry is its last row)"
-)
-PREPARE_STEPS.define(
-    "legalize-multi-axis-reduce", "a reduce over several axes becomes a chain of single-axis reduces"
-)
-PREPARE_STEPS.define(
-    "fuse-decomposed-gaussian-splat", "mir.gaussian_splat_prepare then mir.gaussian_splat_rasterize becomes one render"
-)
-
-
-def describe_steps() -> list[str]:
-    """One line per step, in order: its name, what it does, and whether it is pending."""
-    return [
-        f"{step.name}: {step.doc}" + (f" [pending: {step.pending}]" if step.pending else "")
-        for step in PREPARE_STEPS
-    ]
 
 
 def _load_registries() -> None:
@@ -306,7 +235,7 @@ class SingleAxisReduces(RewritePattern):
         e.replace(op, value)
 
 
-@PREPARE_STEPS.implement("legalize-multi-axis-reduce", rewrites=_nothing)
+@PREPARE_STEPS.implement("legalize-multi-axis-reduce", rewrites=rewrites_nothing)
 def legalize_multi_axis_reduce(module: ModuleOp) -> None:
     apply_patterns(module, SingleAxisReduces(), recursive=True)
 
@@ -352,5 +281,3 @@ class PrepareAdPass(ModulePass):
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         prepare_for_ad(op)
 
-
-from rlx_xdsl.autodiff import prepare_structured  # noqa: F401  (implements its steps)

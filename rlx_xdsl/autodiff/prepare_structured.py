@@ -28,12 +28,12 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.autodiff.prepare import PREPARE_STEPS
-from rlx_xdsl.autodiff.regions import inline_region
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.autodiff.prepare_steps import PREPARE_STEPS
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.inlining import inline_block
 from rlx_xdsl.transforms.rewriting import apply_patterns
 
 
@@ -59,7 +59,7 @@ class InlineCustomFn(RewritePattern):
     def match_and_rewrite(self, op: CustomFnOp, rewriter: PatternRewriter) -> None:
         if _inlined_for_ad(op):
             e = Emitter.replacing(op, rewriter)
-            e.replace(op, *inline_region(e, op.forward, list(op.inputs)))
+            e.replace(op, *inline_block(e, op.forward.block, list(op.inputs)))
 
 
 @PREPARE_STEPS.implement("inline-custom-fn", rewrites=_inlined_for_ad)

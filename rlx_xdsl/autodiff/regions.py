@@ -1,4 +1,4 @@
-"""Autodiff inside regions: the vjp body of a region, and inlining a region's body.
+"""Autodiff inside regions: the vjp body of a region.
 
 `vjp_region(body)` is the region counterpart of `rlx-grad`: for a body
 `(a...) -> (y...)` ending with `mir.yield`, it builds `(a..., dy...) -> (da...)`,
@@ -8,25 +8,20 @@ The body's ops are recomputed at the start of the new region (RLX's scan rule
 takes `grad(body, all inputs)` the same way); whatever the gradients do not use
 is swept away afterwards. A body op on a gradient path without a rule is a
 located error at that op.
-
-`inline_region(e, region, args)` copies a region's single block where `e`
-emits, its arguments bound to `args`, and returns the values it yields: a
-`mir.custom_fn`'s vjp body is used this way by its rule, its forward body by
-`inline-custom-fn`.
+(Inlining a body, as a `mir.custom_fn`'s vjp body is by its rule and its forward body
+by `inline-custom-fn`, is `transforms.inlining.inline_block`.)
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
-
 from xdsl.builder import Builder
-from xdsl.ir import Block, Region, SSAValue
+from xdsl.ir import Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.grad import ReverseSweep
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.regions import YieldOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.dce import eliminate_dead_code_in_block
 
 
@@ -60,18 +55,3 @@ def vjp_region(body: Region) -> Region:
     block.erase_op(terminator)
     eliminate_dead_code_in_block(block)
     return region
-
-
-def inline_region(e: Emitter, region: Region, args: Sequence[SSAValue]) -> list[SSAValue]:
-    """Copy `region`'s block where `e` emits, with its arguments bound to `args`; the yielded values."""
-    block: Block = region.block
-    mapping = {arg: value for arg, value in zip(block.args, args, strict=True)}
-    yielded: list[SSAValue] = []
-    for op in block.ops:
-        if isinstance(op, YieldOp):
-            yielded = [mapping.get(v, v) for v in op.values]
-            break
-        copy = op.clone(value_mapper=mapping)
-        e.insert(copy)
-        mapping.update(zip(op.results, copy.results))
-    return yielded

@@ -41,7 +41,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 
 Cotangents = Sequence[SSAValue | None]

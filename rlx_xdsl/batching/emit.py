@@ -20,8 +20,8 @@ from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
 from rlx_xdsl.autodiff.emit import splat
 from rlx_xdsl.batching.registry import BatchArgs, Results, Unsupported, batched
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
 from rlx_xdsl.transforms.statistics import Statistic
 

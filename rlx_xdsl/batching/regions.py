@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from xdsl.ir import Block, Region, SSAValue
 
 from rlx_xdsl.batching.emit import batched_type, materialize
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 
 Batched = tuple[SSAValue, bool]
 

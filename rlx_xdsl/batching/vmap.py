@@ -36,9 +36,9 @@ from xdsl.traits import SymbolTable
 from rlx_xdsl import layers
 from rlx_xdsl.batching.emit import MAPPED_OVER_BATCH, batched_type, materialize
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Unsupported
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import argument_names
 from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.ir.suggest import did_you_mean

@@ -30,10 +30,10 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute, Block, Operation, Region, SSAValue
 
-from rlx_xdsl.building.emitter import NAMESPACES, Emitted, Emitter
 from rlx_xdsl.building.structured_builder import StructuredBuilder
 from rlx_xdsl.dialects.mir.builders import element_type
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
+from rlx_xdsl.ir.emitter import NAMESPACES, Emitted, Emitter
 from rlx_xdsl.ir.graph import NAME_ATTR, PARAM_ATTR
 
 __all__ = ["GraphBuilder", "element_type"]

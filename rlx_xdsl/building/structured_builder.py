@@ -19,7 +19,6 @@ from typing import Any
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitted
 from rlx_xdsl.dialects.mir.regions import yielded_types
 from rlx_xdsl.dialects.mir.structured import (
     CustomFnOp,
@@ -29,6 +28,7 @@ from rlx_xdsl.dialects.mir.structured import (
     scan_body_types,
     step_type,
 )
+from rlx_xdsl.ir.emitter import Emitted
 
 Body = Callable[..., Any]
 """`fn(rb, *block_args)` returning the value or values its region yields."""

@@ -21,6 +21,8 @@ from pathlib import Path
 
 import numpy as np
 
+from rlx_xdsl.formats.onnx_model import ModelFileError, model_initializers, read_model
+
 READABLE = (".safetensors", ".npz", ".onnx")
 WRITABLE = (".safetensors", ".npz")
 
@@ -87,12 +89,9 @@ def _read_onnx(path: Path) -> dict[str, np.ndarray]:
         import onnx  # noqa: F401
     except ImportError:
         raise _needs("onnx", f"reading '{path}'") from None
-    from rlx_xdsl.importers.errors import ImportFailure
-    from rlx_xdsl.importers.onnx import initializers
-
     try:
-        return initializers(path)
-    except ImportFailure as e:
+        return model_initializers(read_model(path))
+    except ModelFileError as e:
         raise WeightsError(f"'{path}': {e}") from None
 
 

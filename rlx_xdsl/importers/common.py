@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def _const(e: Emitter, value, dtype: str) -> SSAValue:

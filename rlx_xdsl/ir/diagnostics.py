@@ -16,6 +16,7 @@ innermost first, and raise an `OpError` carrying the failing op.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from io import StringIO
 
@@ -108,13 +109,19 @@ def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagn
 # Verification that knows which op failed ------------------------------------------
 
 
+MODULE_VERIFIERS: list[Callable[[ModuleOp], None]] = []
+"""Checks of module and function attributes that no op verifies (the device mesh and
+argument shardings), each registered by the module that defines those attributes; each
+raises `OpError` at the op that carries a bad attribute."""
+
+
 def verify_located(root: Operation) -> None:
     """Verify `root` and everything nested in it; raise `OpError` at the innermost failing op.
 
     Checks the same rules as `Operation.verify()` (structure, traits, IRDL
     constraints and `verify_`), nested ops before their parent as xDSL does, then
-    SSA dominance, which xDSL does not check (`dominance.py`), and a module's sharding
-    attributes (`sharding.py`). Crashing verifiers
+    SSA dominance, which xDSL does not check (`dominance.py`), and a module's attributes
+    that no op verifies (`MODULE_VERIFIERS`: a device mesh and shardings, `sharding.py`). Crashing verifiers
     are reported as errors at their op too. Iterative, so nesting depth costs nothing.
     """
     for op in postorder(root):
@@ -127,9 +134,8 @@ def verify_located(root: Operation) -> None:
         note = f"operand #{bad.index} is defined at {where}" if where is not None else None
         raise OpError(bad.user, f"operand #{bad.index} does not dominate this use", note)
     if isinstance(root, ModuleOp):
-        from rlx_xdsl.ir.sharding import verify_layouts  # (imports this module)
-
-        verify_layouts(root)  # the device mesh and argument shardings: attributes no op verifies
+        for verify in MODULE_VERIFIERS:
+            verify(root)
 
 
 def _verify_one(op: Operation) -> None:

@@ -40,7 +40,7 @@ from xdsl.dialects.builtin import (
 )
 from xdsl.ir import Attribute
 
-from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.diagnostics import MODULE_VERIFIERS, OpError
 from rlx_xdsl.ir.graph import argument_name
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -189,3 +189,6 @@ def _dim_axes(f: func.FuncOp, what: str, entry: Attribute) -> DimSpec:
 
 def _axes_text(axes: DimSpec) -> str:
     return " x ".join(f"'{a}'" for a in axes)
+
+
+MODULE_VERIFIERS.append(verify_layouts)  # verify_located checks every module's mesh and shardings

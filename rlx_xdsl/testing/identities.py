@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import TensorType
 from xdsl.ir import Block, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 
 Wrapper = Callable[[Emitter, SSAValue, np.random.Generator], SSAValue]
 

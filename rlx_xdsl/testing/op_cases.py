@@ -885,7 +885,7 @@ def _fake_quant_cases() -> list[OpCase]:
         OpCase("fake_quantize_lsq_backward_scale", f"mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 3 axis = 1 "
                f": ({t}, {c}, {t}) -> {c}", approximate=True, inputs=lsq),
         OpCase("fake_quantize_lsq_backward_scale_per_tensor", "mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 2 "
-               f": (tensor<?x3xf32>, tensor<1xf32>, tensor<?x3xf32>) -> tensor<1xf32>", approximate=True,
+               ": (tensor<?x3xf32>, tensor<1xf32>, tensor<?x3xf32>) -> tensor<1xf32>", approximate=True,
                inputs=of(normal(4, 3), fixed(np.float32([0.5])), normal(4, 3))),
     ]
 

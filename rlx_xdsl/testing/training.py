@@ -19,10 +19,10 @@ from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
 from rlx_xdsl.dialects.mir.elementwise import SiluOp
 from rlx_xdsl.dialects.mir.norm import RmsNormOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.testing.llama import build_llama
 
 Kernels = Callable[[Emitter, Operation], list[SSAValue]]

@@ -37,7 +37,6 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import (
     AddOp,
     CastOp,
@@ -48,6 +47,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
     WhereOp,
 )
 from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, ReshapeOp, TransposeOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, shape_of
 from rlx_xdsl.transforms.pipeline import ReportsChanges
 from rlx_xdsl.transforms.rewriting import apply_patterns

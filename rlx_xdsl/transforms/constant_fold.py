@@ -27,10 +27,10 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.traits import ConstantLike, Pure
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.interpreters import KERNELS, run_kernel
 from rlx_xdsl.ir.dense import dense_to_numpy, numpy_to_dense
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import is_static
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic

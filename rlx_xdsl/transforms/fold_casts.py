@@ -41,8 +41,8 @@ from xdsl.pattern_rewriter import (
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import CastOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of, tensor
 from rlx_xdsl.transforms.canonicalize import IdentityCast
 from rlx_xdsl.transforms.pipeline import ReportsChanges

@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from xdsl.ir import Block, SSAValue
 from xdsl.traits import IsTerminator
 
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def inline_block(e: Emitter, block: Block, values: Sequence[SSAValue]) -> list[SSAValue]:

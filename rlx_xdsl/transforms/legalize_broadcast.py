@@ -19,11 +19,11 @@ from xdsl.ir import Operation
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import fused_regions
 from rlx_xdsl.dialects.traits import is_elementwise
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, num_elements
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic

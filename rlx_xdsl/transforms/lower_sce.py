@@ -37,7 +37,6 @@ from xdsl.pattern_rewriter import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.loss import (
     IndexedCrossEntropyOperation,
@@ -46,6 +45,7 @@ from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyWithLogitsOp,
 )
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 from rlx_xdsl.transforms.decompose_backward.emit import keep_where, scalar
 from rlx_xdsl.transforms.rewriting import apply_patterns

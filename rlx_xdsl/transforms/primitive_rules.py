@@ -25,7 +25,6 @@ from xdsl.pattern_rewriter import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
@@ -36,6 +35,7 @@ from rlx_xdsl.dialects.mir.reduction import SoftmaxOp
 from rlx_xdsl.interpreters.mir.attention import position_keep
 from rlx_xdsl.interpreters.mir.conv import lowest
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, shape_of
 from rlx_xdsl.transforms.unfuse_rules.moe import expand_grouped_matmul
 

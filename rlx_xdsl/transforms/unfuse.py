@@ -23,7 +23,7 @@ from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
 from rlx_xdsl import layers
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic

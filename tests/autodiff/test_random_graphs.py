@@ -26,7 +26,6 @@ from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.grad import Mode, build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.autodiff.rules.mir import pending
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.backward import StopGradientOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeLsqOp, FakeQuantizeOp
 from rlx_xdsl.dialects.mir.splat import (
@@ -37,6 +36,7 @@ from rlx_xdsl.dialects.mir.splat import (
 from rlx_xdsl.dialects.mir.structured import CustomFnOp
 from rlx_xdsl.dialects.traits import Role, operand_roles
 from rlx_xdsl.ir.diagnostics import OpError, verify_located
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import find_function, graph_args
 from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.gradcheck import (

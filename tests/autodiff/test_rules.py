@@ -18,10 +18,10 @@ import pytest
 from rlx_xdsl import dtypes, layers
 from rlx_xdsl.autodiff.registry import VJP_RULES, no_gradient
 from rlx_xdsl.building.builder import GraphBuilder
-from rlx_xdsl.building.emitter import short_names
 from rlx_xdsl.dialects.mir import ALL_OPS, MIR
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.traits import data_operands
+from rlx_xdsl.ir.emitter import short_names
 from rlx_xdsl.testing.gradcheck import check_directional, check_gradients
 
 layers.load("vjp")

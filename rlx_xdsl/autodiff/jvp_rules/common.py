@@ -26,10 +26,10 @@ from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
 from rlx_xdsl.autodiff.jvp_registry import JvpRule, OutTangents, Tangents
-from rlx_xdsl.autodiff.regions import inline_region
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.traits import data_operands
+from rlx_xdsl.ir.emitter import Emitter
+from rlx_xdsl.transforms.inlining import inline_block
 
 
 def apply_to(e: Emitter, op: Operation, operands: Sequence[SSAValue]) -> list[SSAValue]:
@@ -87,7 +87,7 @@ def jvp_of_expansion(
     pushed, present = jvp_region(region, active, [len(active)])
     if not present[0]:
         return [None]
-    values = inline_region(e, pushed, [*op.operands, *(t for t in tangents if t is not None)])
+    values = inline_block(e, pushed.block, [*op.operands, *(t for t in tangents if t is not None)])
     return [values[1]]
 
 

@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Policy
 from rlx_xdsl.dialects.hir.conv import DepthwiseConv1dCausalOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 
 

@@ -6,7 +6,6 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.hir_to_mir.registry import (
     LOWERINGS,
     Policy,
@@ -22,6 +21,7 @@ from rlx_xdsl.dialects.hir.linear import (
 )
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.elementwise import activation_op
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def fused_linear(e: Emitter, op: LinearOperation) -> SSAValue:

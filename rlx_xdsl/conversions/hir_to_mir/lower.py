@@ -22,11 +22,11 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl import layers
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.hir_to_mir.expansions import Expansion, signature
 from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Lowering, Policy
 from rlx_xdsl.dialects.hir.base import HirOperation
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic
 

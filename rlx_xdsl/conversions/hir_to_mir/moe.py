@@ -15,10 +15,10 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.hir_to_mir.conv import reshape_dim
 from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Policy
 from rlx_xdsl.dialects.hir.moe import MoeSwigluOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 
 

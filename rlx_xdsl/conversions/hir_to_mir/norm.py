@@ -6,9 +6,9 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.hir_to_mir.registry import LOWERINGS, Policy
 from rlx_xdsl.dialects.hir.norm import ResidualRmsNormOp, RmsNormOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @LOWERINGS.register(RmsNormOp)

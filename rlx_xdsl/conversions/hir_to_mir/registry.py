@@ -23,7 +23,7 @@ from xdsl.dialects.builtin import NameLoc, NoneAttr, StringAttr, UnknownLoc
 from xdsl.ir import Operation, SSAValue
 from xdsl.utils.str_enum import StrEnum
 
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 
 

@@ -17,7 +17,6 @@ from xdsl.dialects.linalg.ops import MatmulOp
 from xdsl.ir import Block, Region, SSAValue
 from xdsl.ir.affine import AffineMap
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
 from rlx_xdsl.conversions.mir_to_linalg.scalars import I64, Scalars, accumulator
 from rlx_xdsl.conversions.mir_to_linalg.tensors import (
@@ -30,6 +29,7 @@ from rlx_xdsl.conversions.mir_to_linalg.tensors import (
 )
 from rlx_xdsl.dialects.mir import contraction as ct
 from rlx_xdsl.dtypes import DType
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def contract(

@@ -37,12 +37,12 @@ from xdsl.rewriter import Rewriter
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl import dtypes, layers
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.scalars import UnsupportedDType, storage_type
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import MissingEntry, OpRegistry
 from rlx_xdsl.transforms.statistics import Statistic
 

@@ -23,7 +23,6 @@ from xdsl.ir import Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LOWERINGS,
     Lowering,
@@ -31,6 +30,7 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
 )
 from rlx_xdsl.conversions.mir_to_linalg.tensors import Tensors
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def predicate(lw: Tensors, value: SSAValue) -> SSAValue:

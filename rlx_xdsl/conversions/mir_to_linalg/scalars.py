@@ -33,8 +33,8 @@ from xdsl.dialects.linalg.ops import IndexOp
 from xdsl.ir import Attribute, Operation, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dtypes import DType
+from rlx_xdsl.ir.emitter import Emitter
 
 F32 = dtypes.dtype_named("f32")
 I64 = dtypes.dtype_named("i64")

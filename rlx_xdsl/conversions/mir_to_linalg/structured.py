@@ -26,7 +26,6 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes, layers
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LOWERINGS,
     Lowering,
@@ -38,6 +37,7 @@ from rlx_xdsl.dialects.mir import structured as st
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dtypes import DType
 from rlx_xdsl.ir.dense import numpy_to_dense
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 
 

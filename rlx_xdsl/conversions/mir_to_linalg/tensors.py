@@ -33,9 +33,9 @@ from xdsl.ir import Attribute, Block, Region, SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
 from rlx_xdsl.dtypes import DType
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 
 Dim = int | SSAValue

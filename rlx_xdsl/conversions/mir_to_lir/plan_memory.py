@@ -35,7 +35,6 @@ from xdsl.passes import ModulePass
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.conversions.mir_to_lir import allocate
 from rlx_xdsl.conversions.mir_to_lir.allocate import Request
 from rlx_xdsl.dialects.lir import plan_of
@@ -59,6 +58,7 @@ from rlx_xdsl.dialects.lir.liveness import (
     naive_bytes,
 )
 from rlx_xdsl.dialects.lir.plan import PlanOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.statistics import Statistic
 
 PLANNED_BYTES = Statistic("arena-bytes", "Bytes of the planned arenas")

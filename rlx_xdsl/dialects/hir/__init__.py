@@ -10,6 +10,7 @@ module per group (`layers.HIR_GROUPS`); each exports `OPS`, gathered here into t
 from xdsl.ir import Dialect
 
 from rlx_xdsl import layers
+from rlx_xdsl.ir.emitter import OpNamespace, register_namespace
 
 GROUPS = layers.load("hir-dialect")
 """The group modules, in `layers.HIR_GROUPS` order."""
@@ -17,3 +18,4 @@ GROUPS = layers.load("hir-dialect")
 ALL_OPS = [op for group in GROUPS for op in group.OPS]
 
 HIR = Dialect("hir", ALL_OPS, [])
+register_namespace("hir", lambda emitter: OpNamespace(emitter, HIR))

@@ -15,12 +15,14 @@ from xdsl.ir import Dialect
 
 from rlx_xdsl.dialects.lir import attrs, plan
 from rlx_xdsl.dialects.lir.plan import PlanOp
+from rlx_xdsl.ir.emitter import OpNamespace, register_namespace
 
 GROUPS = (plan,)
 ALL_OPS = [op for group in GROUPS for op in group.OPS]
 ALL_ATTRIBUTES = list(attrs.ATTRIBUTES)
 
 LIR = Dialect("lir", ALL_OPS, ALL_ATTRIBUTES)
+register_namespace("lir", lambda emitter: OpNamespace(emitter, LIR))
 
 
 def plan_of(function: func.FuncOp) -> PlanOp | None:

@@ -9,6 +9,8 @@ from xdsl.ir import Dialect
 
 from rlx_xdsl import layers
 from rlx_xdsl.dialects.mir import attrs
+from rlx_xdsl.dialects.mir.builders import MirNamespace
+from rlx_xdsl.ir.emitter import register_namespace
 
 GROUPS = layers.load("mir-dialect")
 """The group modules, in `layers.MIR_GROUPS` order."""
@@ -17,3 +19,4 @@ ALL_OPS = [op for group in GROUPS for op in group.OPS]
 ALL_ATTRIBUTES = [*attrs.ATTRIBUTES] + [a for g in GROUPS for a in getattr(g, "ATTRIBUTES", [])]
 
 MIR = Dialect("mir", ALL_OPS, ALL_ATTRIBUTES)
+register_namespace("mir", lambda emitter: MirNamespace(emitter, MIR))

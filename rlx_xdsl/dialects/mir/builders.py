@@ -1,7 +1,7 @@
 """`emitter.mir`: the MIR ops as Python calls, plus helpers taking Python values.
 
 Every op is `mir.<short_name>(*operands, **properties)`, calling the op class's
-own constructor (see `rlx_xdsl.building.emitter`). Three ops also take plain Python values:
+own constructor (see `rlx_xdsl.ir.emitter`). Three ops also take plain Python values:
 `constant(array_like, dtype=None)`, `cast(x, "bf16")` and `iota(shape, "i64", dimension=1)`.
 """
 
@@ -11,13 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from xdsl.dialects.builtin import TensorType, f32
-from xdsl.ir import Attribute, SSAValue
+from xdsl.ir import Attribute, Dialect, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitted, Emitter, OpNamespace
-from rlx_xdsl.dialects.mir import MIR
 from rlx_xdsl.dialects.mir.attrs import CastConfigAttr
 from rlx_xdsl.dialects.mir.elementwise import CastOp, ConstantOp, IotaOp
+from rlx_xdsl.ir.emitter import Emitted, Emitter, OpNamespace
 
 
 def element_type(dtype: str | Attribute) -> Attribute:
@@ -26,8 +25,8 @@ def element_type(dtype: str | Attribute) -> Attribute:
 
 
 class MirNamespace(OpNamespace):
-    def __init__(self, emitter: Emitter):
-        super().__init__(emitter, MIR)
+    def __init__(self, emitter: Emitter, dialect: Dialect):
+        super().__init__(emitter, dialect)
 
     def constant(self, value: Any, dtype: str | Attribute | None = None) -> SSAValue:
         """A `mir.constant` holding `value`; Python floats default to f32."""

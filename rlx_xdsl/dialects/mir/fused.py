@@ -51,7 +51,6 @@ from xdsl.traits import Pure
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
     FUNCTIONAL_SEGMENTED,
@@ -80,6 +79,7 @@ from rlx_xdsl.dialects.traits import (
     OperandRoles,
     Role,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, broadcast_shapes, broadcasts_to, fmt_shape, tensor
 
 

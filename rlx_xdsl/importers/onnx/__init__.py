@@ -10,11 +10,11 @@ located at `NameLoc(node name)`. `rlx-import-onnx FILE.onnx -o OUT.mlir` is the 
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from xdsl.dialects.builtin import ModuleOp
 
+from rlx_xdsl.formats.onnx_model import ModelFileError, model_initializers, read_model
 from rlx_xdsl.importers.errors import ImportFailure
 
 __all__ = ["ImportFailure", "import_model", "initializers", "load", "supported_ops"]
@@ -22,30 +22,10 @@ __all__ = ["ImportFailure", "import_model", "initializers", "load", "supported_o
 
 def load(path_or_proto: Any):
     """An `onnx.ModelProto` from a path, bytes or a proto; unreadable files are `ImportFailure`s."""
-    import onnx
-
-    if isinstance(path_or_proto, onnx.ModelProto):
-        return path_or_proto
     try:
-        if isinstance(path_or_proto, bytes):
-            return onnx.load_model_from_string(path_or_proto)
-        with open(os.fspath(path_or_proto), "rb") as f:
-            data = f.read()
-        model = onnx.load_model_from_string(data)
-    except OSError as e:
-        raise ImportFailure(f"cannot read the model: {e.strerror}") from None
-    except Exception as e:  # protobuf's DecodeError and friends
-        raise ImportFailure(f"not a valid ONNX model ({type(e).__name__}: {e})") from None
-    if not model.HasField("graph"):
-        raise ImportFailure("not a valid ONNX model (no graph)")
-    if any(i.data_location == 1 for i in model.graph.initializer):  # EXTERNAL
-        from onnx.external_data_helper import load_external_data_for_model
-
-        try:
-            load_external_data_for_model(model, os.path.dirname(os.path.abspath(os.fspath(path_or_proto))))
-        except Exception as e:
-            raise ImportFailure(f"cannot read the model's external data: {e}") from None
-    return model
+        return read_model(path_or_proto)
+    except ModelFileError as e:
+        raise ImportFailure(str(e)) from None
 
 
 def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = None, weights: Any = None) -> ModuleOp:
@@ -73,9 +53,7 @@ def import_model(path_or_proto: Any, name: str = "main", bind: dict | None = Non
 
 def initializers(path_or_proto: Any) -> dict:
     """The model's initializers as numpy arrays, by name (the imported parameters' values)."""
-    from onnx import numpy_helper
-
-    return {i.name: numpy_helper.to_array(i) for i in load(path_or_proto).graph.initializer}
+    return model_initializers(load(path_or_proto))
 
 
 def supported_ops() -> list[str]:

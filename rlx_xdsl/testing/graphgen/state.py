@@ -16,9 +16,9 @@ from xdsl.ir import Attribute, Operation, SSAValue
 from rlx_xdsl import dtypes
 from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.building.builder import element_type as as_element_type
-from rlx_xdsl.building.emitter import Emitted
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.ir.dense import numpy_to_dense
+from rlx_xdsl.ir.emitter import Emitted
 from rlx_xdsl.testing.graphgen.values import (
     Accept,
     Shape,

@@ -13,9 +13,9 @@ from collections.abc import Callable
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir.backward import ActivationBackwardOp, ReluBackwardOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import (
     dtype_of,

@@ -17,13 +17,13 @@ from __future__ import annotations
 from xdsl.dialects.builtin import i64
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attention import MaskKind
 from rlx_xdsl.dialects.mir.backward import (
     AttentionBackwardOp,
     AttentionWrt,
     RopeBackwardOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import (
     dtype_of,

@@ -20,13 +20,13 @@ from __future__ import annotations
 from xdsl.dialects.builtin import i64
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.backward import (
     ConvBackwardInputOp,
     ConvBackwardWeightOp,
     PoolBackwardOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import (

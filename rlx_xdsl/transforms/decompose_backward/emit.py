@@ -11,9 +11,9 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import i1
 from xdsl.ir import Attribute, Operation, SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape
 
 

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.backward import CumsumBackwardOp, GatherBackwardOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, num_elements
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import reshape_to, shape_of, transposed

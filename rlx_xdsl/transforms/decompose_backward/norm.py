@@ -16,8 +16,8 @@ from collections.abc import Sequence
 
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import backward as bw
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, num_elements
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import (

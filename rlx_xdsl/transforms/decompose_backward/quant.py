@@ -12,7 +12,6 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.quant import (
     FakeQuantizeBackwardOp,
     FakeQuantizeLsqBackwardScaleOp,
@@ -21,6 +20,7 @@ from rlx_xdsl.dialects.mir.quant import (
     ScaleMode,
     SteKind,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward import DECOMPOSITIONS
 from rlx_xdsl.transforms.decompose_backward.emit import (
     dtype_of,

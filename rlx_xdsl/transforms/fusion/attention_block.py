@@ -36,12 +36,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.elementwise import AddOp
 from rlx_xdsl.dialects.mir.fused import FusedAttentionBlockOp, FusedMatmulBiasActOp
 from rlx_xdsl.dialects.mir.shape import ConcatOp, NarrowOp, ReshapeOp, TransposeOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import normalize_axis, shape_of
 from rlx_xdsl.transforms.fusion.matching import (
     apply_patterns,

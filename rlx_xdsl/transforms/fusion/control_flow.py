@@ -34,9 +34,9 @@ from xdsl.pattern_rewriter import (
 )
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
 from rlx_xdsl.transforms.inlining import inline_block

@@ -27,9 +27,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import refine_dim
 from rlx_xdsl.dialects.mir.contraction import DotGeneralOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic

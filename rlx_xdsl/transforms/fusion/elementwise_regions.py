@@ -33,12 +33,12 @@ from xdsl.pattern_rewriter import (
 )
 from xdsl.traits import ConstantLike
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.fused_regions import (
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
 )
 from rlx_xdsl.dialects.mir.regions import YieldOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.fusion.matching import (
     apply_patterns,
     in_block_order,

@@ -19,10 +19,10 @@ from xdsl.ir import SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.elementwise import AddOp, MulOp
 from rlx_xdsl.dialects.mir.moe import LoraMatmulOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 from rlx_xdsl.transforms.canonicalize import constant_elements
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, owner_if, used_once_by

@@ -21,11 +21,11 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attrs import Activation
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.elementwise import AddOp
 from rlx_xdsl.dialects.mir.fused import FusedMatmulBiasActOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import broadcasts_to, shape_of
 from rlx_xdsl.transforms.fusion.matching import (
     activation_kind,

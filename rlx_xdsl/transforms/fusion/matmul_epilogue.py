@@ -23,10 +23,10 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.fused_regions import FusedMatmulEpilogueOp
 from rlx_xdsl.dialects.mir.regions import YieldOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import dims_match, shape_of
 from rlx_xdsl.transforms.fusion.elementwise_regions import is_step
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, sole_user

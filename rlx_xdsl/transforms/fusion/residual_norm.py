@@ -25,10 +25,10 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import AddOp
 from rlx_xdsl.dialects.mir.fused import FusedResidualLayerNormOp, FusedResidualRmsNormOp
 from rlx_xdsl.dialects.mir.norm import AxisNormOperation, LayerNormOp, RmsNormOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.fusion.matching import (
     apply_patterns,
     dominates,

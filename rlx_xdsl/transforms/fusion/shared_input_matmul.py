@@ -22,9 +22,9 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.shape import ConcatOp, NarrowOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns, dominates
 from rlx_xdsl.transforms.statistics import pattern_statistic

@@ -15,8 +15,8 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.splat import GaussianSplatPrepareOp, GaussianSplatRasterizeOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 class FuseDecomposedGaussianSplat(RewritePattern):

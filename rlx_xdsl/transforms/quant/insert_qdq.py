@@ -30,9 +30,9 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.rewriter import InsertPoint
 from xdsl.utils.exceptions import PassFailedException, VerifyException
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.quant import DequantizeOp, QuantizeOp
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import argument_names
 from rlx_xdsl.ir.locations import block_labels
 from rlx_xdsl.transforms.rewriting import apply_patterns

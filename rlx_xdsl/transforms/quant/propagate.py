@@ -32,12 +32,12 @@ from xdsl.ir import Operation, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewrite_pattern
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import PoolOp
 from rlx_xdsl.dialects.mir.elementwise import ReluOp
 from rlx_xdsl.dialects.mir.quant import FakeQuantizeOp, ScaleMode, SteKind
 from rlx_xdsl.dialects.mir.shape import NarrowOp, ReshapeOp, TransposeOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.registry import OpRegistry
 from rlx_xdsl.transforms.rewriting import apply_patterns
 from rlx_xdsl.transforms.statistics import pattern_statistic

@@ -25,11 +25,11 @@ from xdsl.pattern_rewriter import PatternRewriter, RewritePattern, op_type_rewri
 from xdsl.utils.exceptions import PassFailedException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.contraction import MatmulOp
 from rlx_xdsl.dialects.mir.quant import QuantScheme
 from rlx_xdsl.formats.quantpack import pack
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import NAME_ATTR, PARAM_ATTR, argument_name, is_param
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.rewriting import apply_patterns

@@ -11,7 +11,6 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.elementwise import activation_op
 from rlx_xdsl.dialects.mir.fused import (
     ChainNotWritable,
@@ -27,6 +26,7 @@ from rlx_xdsl.dialects.mir.fused import (
 )
 from rlx_xdsl.dialects.mir.norm import LayerNormOp, RmsNormOp
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, shape_of
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 

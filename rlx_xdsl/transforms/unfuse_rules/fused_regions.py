@@ -6,11 +6,11 @@ from collections.abc import Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.fused_regions import (
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.inlining import inline_block
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 

@@ -19,7 +19,6 @@ from xdsl.dialects.builtin import BFloat16Type, Float16Type, f32
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.moe import (
     DequantGroupedMatmulOp,
@@ -29,6 +28,7 @@ from rlx_xdsl.dialects.mir.moe import (
     LoraMatmulOp,
 )
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 

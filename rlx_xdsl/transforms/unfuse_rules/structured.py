@@ -16,7 +16,6 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.structured import (
     GatedDeltaNetOp,
@@ -24,6 +23,7 @@ from rlx_xdsl.dialects.mir.structured import (
     inverse_sqrt,
 )
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import is_static
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 

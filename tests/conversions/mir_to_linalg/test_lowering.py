@@ -17,7 +17,6 @@ from xdsl.traits import IsTerminator, Pure
 
 from rlx_xdsl.backends.iree import IreeModule
 from rlx_xdsl.building.builder import GraphBuilder
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.context import parse_module
 from rlx_xdsl.conversions.mir_to_linalg import (
     LOWERINGS,
@@ -29,6 +28,7 @@ from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.base import RlxOperation, tensor_type
 from rlx_xdsl.dtypes import c64
 from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import random_inputs
 from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.run import run_function

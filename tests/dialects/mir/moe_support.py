@@ -3,7 +3,7 @@ oracle and the in-place expansion of one op by its unfuse rule."""
 
 import numpy as np
 
-from rlx_xdsl.building.emitter import Emitter
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.run import run_function
 
 

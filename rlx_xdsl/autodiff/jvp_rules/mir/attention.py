@@ -12,8 +12,8 @@ from __future__ import annotations
 
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import apply_to, jvp_of_expansion
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms import primitive_rules
 
 

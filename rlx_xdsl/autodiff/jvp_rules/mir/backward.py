@@ -26,11 +26,11 @@ from xdsl.ir import Operation, Region, SSAValue
 from rlx_xdsl.autodiff.emit import add_tangents, zeros_like
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, JvpRule, OutTangents, Rebuilt, Tangents, zero_tangent
 from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion, linear_in, linear_rule
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyBackwardOp
 from rlx_xdsl.dialects.mir.regions import YieldOp
 from rlx_xdsl.dialects.mir.structured import ScanBackwardOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def decomposed_term(e: Emitter, op: Operation, tangents: Tangents, smooth: tuple[int, ...]) -> SSAValue | None:

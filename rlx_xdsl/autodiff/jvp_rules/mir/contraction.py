@@ -10,9 +10,9 @@ from __future__ import annotations
 from rlx_xdsl.autodiff.emit import add_tangents
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import apply_to, bilinear
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.ir.emitter import Emitter
 
 JVP_RULES.register(MatmulOp, DotGeneralOp)(bilinear)
 

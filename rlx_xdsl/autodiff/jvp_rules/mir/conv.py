@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import bilinear, jvp_of_expansion, linear
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms import primitive_rules
 
 JVP_RULES.register(ConvOp)(bilinear)

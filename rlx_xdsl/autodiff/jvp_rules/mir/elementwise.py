@@ -15,8 +15,8 @@ from xdsl.ir import Operation
 from rlx_xdsl.autodiff.emit import add_tangents, element_type, scalar, to_result
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.autodiff.rules.mir import elementwise as vjp
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import elementwise as ew
+from rlx_xdsl.ir.emitter import Emitter
 
 JVP_RULES.register(ew.ConstantOp, ew.IotaOp, ew.CompareOp)(zero_tangent)
 

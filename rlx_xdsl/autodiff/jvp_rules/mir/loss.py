@@ -15,9 +15,9 @@ from __future__ import annotations
 from rlx_xdsl.autodiff.emit import add_tangents
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.loss import SoftmaxCrossEntropyOp, SoftmaxCrossEntropyWithLogitsOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.decompose_backward.emit import keep_where, scalar
 from rlx_xdsl.transforms.lower_sce import lower_dense_loss, lower_indexed_loss
 

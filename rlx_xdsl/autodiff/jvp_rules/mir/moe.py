@@ -13,8 +13,8 @@ from __future__ import annotations
 from rlx_xdsl.autodiff.emit import add_tangents, scalar
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zero_tangent
 from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.moe import DequantGroupedMatmulOp, DequantMoeWeightsOp, GroupedMatmulOp, LoraMatmulOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @JVP_RULES.register(LoraMatmulOp)

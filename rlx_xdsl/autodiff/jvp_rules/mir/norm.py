@@ -16,8 +16,8 @@ from xdsl.ir import SSAValue
 from rlx_xdsl.autodiff.emit import scalar
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.lower_logical_kernels import lower_group_norm
 from rlx_xdsl.transforms.primitive_rules import axis_norm
 

@@ -28,7 +28,6 @@ from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents, zer
 from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
 from rlx_xdsl.autodiff.jvp_rules.mir.backward import decomposed_term
 from rlx_xdsl.autodiff.rules.mir.quant import along_channel, lsq_gradient_scale, lsq_props, ste_props
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.quant import (
     DequantizeOp,
@@ -43,6 +42,7 @@ from rlx_xdsl.dialects.mir.quant import (
     QuantizeOp,
     SteKind,
 )
+from rlx_xdsl.ir.emitter import Emitter
 
 JVP_RULES.register(QuantizeOp, DequantizeOp, QMatmulOp, QConv2dOp)(zero_tangent)
 

@@ -16,10 +16,10 @@ from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import linear
 from rlx_xdsl.autodiff.rules.mir.reduction import _chooser_rule, _prod_rule, topk_onehot
 from rlx_xdsl.autodiff.rules.mir.reduction import softmax as softmax_vjp
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp, TopkOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import is_static
 
 JVP_RULES.register(CumsumOp)(linear)

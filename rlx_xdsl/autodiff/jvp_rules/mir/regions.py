@@ -18,8 +18,8 @@ from xdsl.ir import Region
 
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, Rebuilt, Tangents
 from rlx_xdsl.autodiff.jvp_rules.mir.structured import initial_tangents, loop_body, pick, spread
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @JVP_RULES.register(IfOp)

@@ -16,7 +16,6 @@ from xdsl.ir import SSAValue
 from rlx_xdsl.autodiff.emit import add_tangents, cast_to, element_type, scalar
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import linear_in, linear_rule
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqBackwardOp,
     ComplexNormSqOp,
@@ -25,6 +24,7 @@ from rlx_xdsl.dialects.mir.signal import (
     LogMelBackwardOp,
     LogMelOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 
 JVP_RULES.register(ConjugateOp)(linear_rule(0))
 JVP_RULES.register(FftOp)(linear_rule(0))

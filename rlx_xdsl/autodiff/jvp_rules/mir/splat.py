@@ -25,9 +25,9 @@ from xdsl.ir import SSAValue
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, NoJvpRule, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import jvp_of_expansion
 from rlx_xdsl.autodiff.registry import Unsupported
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.splat import GaussianSplatRenderBackwardOp, GaussianSplatRenderOp
 from rlx_xdsl.interpreters.mir.splat import ALPHA_MAX, EPS2D, SH_POLYNOMIALS
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.decompose_backward.emit import dtype_of, filled, logical_and, scalar, shape_of
 

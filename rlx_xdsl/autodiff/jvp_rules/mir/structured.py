@@ -21,9 +21,9 @@ from xdsl.ir import Region, SSAValue
 
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Rebuilt, Tangents
-from rlx_xdsl.autodiff.regions import inline_region
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanOp
+from rlx_xdsl.ir.emitter import Emitter
+from rlx_xdsl.transforms.inlining import inline_block
 
 
 def loop_body(
@@ -83,10 +83,10 @@ def scan(e: Emitter, op: ScanOp, tangents: Tangents) -> Rebuilt:
 def custom_fn(e: Emitter, op: CustomFnOp, tangents: Tangents) -> OutTangents:
     if op.jvp is not None:
         tx = [t if t is not None else zeros_like(e, x) for x, t in zip(op.inputs, tangents)]
-        return inline_region(e, op.jvp, [*op.inputs, *op.outputs, *tx])
+        return inline_block(e, op.jvp.block, [*op.inputs, *op.outputs, *tx])
     from rlx_xdsl.autodiff.jvp import jvp_region
 
     active = [t is not None for t in tangents]
     forward, present = jvp_region(op.forward, active, [len(active)])
-    values = inline_region(e, forward, [*op.inputs, *(t for t in tangents if t is not None)])
+    values = inline_block(e, forward.block, [*op.inputs, *(t for t in tangents if t is not None)])
     return spread(values[len(op.outputs) :], present)

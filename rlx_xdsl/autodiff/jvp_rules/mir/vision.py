@@ -14,9 +14,9 @@ from rlx_xdsl.autodiff.jvp_registry import JVP_RULES, OutTangents, Tangents
 from rlx_xdsl.autodiff.jvp_rules.common import linear_rule
 from rlx_xdsl.autodiff.registry import Unsupported
 from rlx_xdsl.autodiff.rules.mir.vision import TO_NCHW, TO_NHWC
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.vision import AxialRope2dOp, ConvTranspose2dOp, LayerNorm2dOp, ResizeNearest2xOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 
 JVP_RULES.register(ResizeNearest2xOp, AxialRope2dOp)(linear_rule(0))

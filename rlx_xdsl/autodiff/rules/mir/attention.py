@@ -6,8 +6,8 @@ from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import unbroadcast
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradient, Gradients
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attention import AttentionOp, RopeOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @VJP_RULES.register(AttentionOp)

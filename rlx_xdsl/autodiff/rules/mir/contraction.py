@@ -14,9 +14,9 @@ from rlx_xdsl.autodiff.emit import (
     unbroadcast,
 )
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def _batch(value: SSAValue) -> tuple[int, ...]:

@@ -6,9 +6,9 @@ from xdsl.ir import SSAValue
 
 from rlx_xdsl.autodiff.emit import static_dims
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @VJP_RULES.register(ConvOp)

@@ -10,8 +10,8 @@ from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar, unbroadcast
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always, no_gradient
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import elementwise as ew
+from rlx_xdsl.ir.emitter import Emitter
 
 VJP_RULES.register(ew.ConstantOp, ew.IotaOp, ew.CompareOp)(no_gradient)
 

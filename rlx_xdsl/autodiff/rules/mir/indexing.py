@@ -7,9 +7,9 @@ the scattered updates do.
 from __future__ import annotations
 
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.indexing import GatherOp, ScatterAddOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, normalize_axis
 
 

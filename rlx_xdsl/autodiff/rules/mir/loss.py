@@ -4,12 +4,12 @@ from __future__ import annotations
 
 from rlx_xdsl.autodiff.emit import reshape_to
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyOp,
     SoftmaxCrossEntropyWithLogitsOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 
 

@@ -28,13 +28,13 @@ from rlx_xdsl.autodiff.registry import (
     Unsupported,
     no_gradient,
 )
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.moe import (
     DequantGroupedMatmulOp,
     DequantMoeWeightsOp,
     GroupedMatmulOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.transforms.unfuse_rules.moe import decoded_expert_weights
 

@@ -11,8 +11,8 @@ from functools import cache
 
 from rlx_xdsl.autodiff.emit import scalar, unbroadcast
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 def _axis_props(op: LayerNormOp | RmsNormOp) -> dict:

@@ -32,7 +32,6 @@ from xdsl.ir import SSAValue
 from rlx_xdsl import dtypes
 from rlx_xdsl.autodiff.emit import reshape_to, scalar, unbroadcast
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.quant import (
     DequantizeOp,
@@ -48,6 +47,7 @@ from rlx_xdsl.dialects.mir.quant import (
     SteKind,
     SteOperation,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC
 
 VJP_RULES.register(QuantizeOp)(no_gradient)

@@ -12,7 +12,6 @@ from rlx_xdsl.autodiff.emit import (
     zeros_like,
 )
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, Unsupported, always
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.shape import (
     ConcatOp,
@@ -21,6 +20,7 @@ from rlx_xdsl.dialects.mir.shape import (
     ReshapeOp,
     TransposeOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import DYNAMIC, is_static, normalize_axis
 
 

@@ -12,7 +12,6 @@ import math
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.signal import (
     ComplexNormSqBackwardOp,
@@ -24,6 +23,7 @@ from rlx_xdsl.dialects.mir.signal import (
     LogMelOp,
     is_complex,
 )
+from rlx_xdsl.ir.emitter import Emitter
 
 ADJOINT_NORM = {FftNorm.BACKWARD: FftNorm.FORWARD, FftNorm.FORWARD: FftNorm.BACKWARD, FftNorm.ORTHO: FftNorm.ORTHO}
 """The norm of the adjoint transform: the `1/N` scale moves to the other direction."""

@@ -13,13 +13,13 @@ from functools import cache
 
 from rlx_xdsl.autodiff.emit import zeros_like
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, no_gradient
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.splat import (
     GaussianSplatRenderBackwardOp,
     GaussianSplatRenderOp,
     sh_band,
 )
+from rlx_xdsl.ir.emitter import Emitter
 
 VJP_RULES.register(GaussianSplatRenderBackwardOp)(no_gradient)
 

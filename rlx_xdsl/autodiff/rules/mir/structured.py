@@ -17,10 +17,11 @@
 from __future__ import annotations
 
 from rlx_xdsl.autodiff.emit import zeros_like
-from rlx_xdsl.autodiff.regions import inline_region, vjp_region
+from rlx_xdsl.autodiff.regions import vjp_region
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.structured import CustomFnOp, ScanBackwardOp, ScanOp
+from rlx_xdsl.ir.emitter import Emitter
+from rlx_xdsl.transforms.inlining import inline_block
 
 PENDING = {
     ScanBackwardOp: "second-order autodiff through a scan (a follow-up of issue 14 §4)",
@@ -59,4 +60,4 @@ def custom_fn(e: Emitter, op: CustomFnOp, cotangents: Cotangents) -> Gradients:
     if op.vjp is None:
         raise Unsupported(f"it has no vjp body ({_PREPARE}: its inline-custom-fn step inlines the forward body)")
     dys = [zeros_like(e, y) if c is None else c for c, y in zip(cotangents, op.outputs)]
-    return inline_region(e, op.vjp, [*op.inputs, *op.outputs, *dys])
+    return inline_block(e, op.vjp.block, [*op.inputs, *op.outputs, *dys])

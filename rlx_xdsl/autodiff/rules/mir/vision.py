@@ -10,9 +10,9 @@
 from __future__ import annotations
 
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.vision import AxialRope2dOp, ConvTranspose2dOp, LayerNorm2dOp, ResizeNearest2xOp
+from rlx_xdsl.ir.emitter import Emitter
 
 TO_NHWC, TO_NCHW = [0, 2, 3, 1], [0, 3, 1, 2]
 

@@ -10,8 +10,8 @@ from xdsl.ir import Operation
 
 from rlx_xdsl.batching.emit import fold, folded, materialize, pad_rank, rebuilt
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.attention import AttentionOp, MaskKind, RopeOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 
 

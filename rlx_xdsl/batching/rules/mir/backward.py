@@ -19,7 +19,6 @@ from rlx_xdsl.batching.emit import (
 )
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
 from rlx_xdsl.batching.rules.mir.attention import heads, rotation
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import backward as group
 from rlx_xdsl.dialects.mir.backward import (
     AttentionBackwardOp,
@@ -40,6 +39,7 @@ from rlx_xdsl.dialects.mir.backward import (
     StopGradientOp,
 )
 from rlx_xdsl.dialects.traits import is_elementwise
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import normalize_axis
 
 for _op in group.OPS:

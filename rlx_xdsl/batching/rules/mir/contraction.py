@@ -5,8 +5,8 @@ from xdsl.ir import Operation
 
 from rlx_xdsl.batching.emit import all_batched, broadcasting, folding, ints_prop, rebuild
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results, batched
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 
 BATCH_RULES.add(MatmulOp, broadcasting)

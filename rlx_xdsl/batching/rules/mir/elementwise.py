@@ -2,9 +2,9 @@
 
 from rlx_xdsl.batching.emit import broadcasting, ints_prop, rebuild
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, NoBatchRule, Results
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir import elementwise as group
 from rlx_xdsl.dialects.traits import is_elementwise
+from rlx_xdsl.ir.emitter import Emitter
 
 NO_OPERANDS = NoBatchRule("it takes no operands, so it is never batched (it is copied as it is)")
 

@@ -4,8 +4,8 @@ from xdsl.ir import Operation, SSAValue
 
 from rlx_xdsl.batching.emit import example_rank, int_prop, rebuild, rebuilt, sequential
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results, batched
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.indexing import GatherOp, ScatterAddOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import normalize_axis
 
 

@@ -5,8 +5,8 @@ from xdsl.ir import Operation
 
 from rlx_xdsl.batching.emit import folding, int_prop, leading, shift_axis
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.norm import BatchNormInferenceOp, GroupNormOp, LayerNormOp, RmsNormOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @BATCH_RULES.register(LayerNormOp, RmsNormOp)

@@ -4,8 +4,8 @@ from xdsl.ir import Operation
 
 from rlx_xdsl.batching.emit import example_rank, int_prop, ints_prop, rebuilt, shift_axis
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.reduction import CumsumOp, ReduceOp, SoftmaxOp, TopkOp
+from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import normalize_axis
 
 

@@ -19,9 +19,9 @@ from xdsl.ir import Block, Operation, Region, SSAValue
 from rlx_xdsl.batching.emit import batched_type, example_rank, materialize, reshape
 from rlx_xdsl.batching.regions import Batched, batch_block, batch_region, end_block
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, NoBatchRule, Results, batched
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @BATCH_RULES.register(IfOp)

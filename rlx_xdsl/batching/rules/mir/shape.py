@@ -4,8 +4,8 @@ from xdsl.ir import Operation
 
 from rlx_xdsl.batching.emit import int_prop, ints_prop, leading, pad_rank, rebuilt, shift_axis
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.shape import ConcatOp, ExpandOp, NarrowOp, ReshapeOp, TransposeOp
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @BATCH_RULES.register(ReshapeOp)

@@ -14,7 +14,6 @@ from rlx_xdsl.batching.emit import folding, map_over_batch, materialize
 from rlx_xdsl.batching.regions import batch_region, end_block
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results
 from rlx_xdsl.batching.rules.mir.indexing import swap_front
-from rlx_xdsl.building.emitter import Emitter
 from rlx_xdsl.dialects.mir.structured import (
     CustomFnOp,
     GatedDeltaNetOp,
@@ -22,6 +21,7 @@ from rlx_xdsl.dialects.mir.structured import (
     ScanOp,
     SelectiveScanOp,
 )
+from rlx_xdsl.ir.emitter import Emitter
 
 
 @BATCH_RULES.register(ScanOp)

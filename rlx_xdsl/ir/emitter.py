@@ -20,7 +20,8 @@ report) point at the user's source line. `labelled("layers.0.ffn")` wraps it in
 a `NameLoc` (HIR provenance); `fused(ops)` uses a `FusedLoc` of several ops.
 
 Dialect namespaces (`e.mir`, `e.hir`, `e.lir`) are registered with
-`register_namespace`, so another dialect plugs in the same way.
+`register_namespace` by each dialect's package when it is imported (the emitter knows
+no dialect), so another dialect plugs in the same way.
 """
 
 from __future__ import annotations
@@ -125,8 +126,12 @@ class Emitter:
 
     def __getattr__(self, namespace: str) -> Any:
         """`e.mir`, `e.hir`, ...: the registered dialect namespaces."""
-        if namespace.startswith("_") or namespace not in NAMESPACES:
+        if namespace.startswith("_"):
             raise AttributeError(namespace)
+        if namespace not in NAMESPACES:
+            known = ", ".join(sorted(NAMESPACES)) or "none"
+            raise AttributeError(f"no dialect namespace '{namespace}' is registered (known: {known}); "
+                                 f"importing the dialect's package registers it (rlx_xdsl.dialects.{namespace})")
         made = self._namespaces.get(namespace)
         if made is None:
             made = self._namespaces[namespace] = NAMESPACES[namespace](self)
@@ -185,30 +190,3 @@ NAMESPACES: dict[str, Callable[[Emitter], Any]] = {}
 def register_namespace(name: str, factory: Callable[[Emitter], Any]) -> None:
     """Make `Emitter.<name>` (and `GraphBuilder.<name>`) available."""
     NAMESPACES[name] = factory
-
-
-def _mir_namespace(emitter: Emitter) -> Any:
-    from rlx_xdsl.dialects.mir.builders import MirNamespace
-
-    return MirNamespace(emitter)
-
-
-register_namespace("mir", _mir_namespace)
-
-
-def _hir_namespace(emitter: Emitter) -> Any:
-    from rlx_xdsl.dialects.hir import HIR
-
-    return OpNamespace(emitter, HIR)
-
-
-register_namespace("hir", _hir_namespace)
-
-
-def _lir_namespace(emitter: Emitter) -> Any:
-    from rlx_xdsl.dialects.lir import LIR
-
-    return OpNamespace(emitter, LIR)
-
-
-register_namespace("lir", _lir_namespace)
