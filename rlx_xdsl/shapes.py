@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute
 
-from rlx_xdsl.ir.memo import BoundedMemo, enabled
+from rlx_xdsl.memo import BoundedMemo, enabled
 
 DYNAMIC = DYNAMIC_INDEX
 

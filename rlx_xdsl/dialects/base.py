@@ -39,7 +39,7 @@ from xdsl.traits import OpTraitInvT
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.ir.memo import BoundedMemo, enabled
+from rlx_xdsl.memo import BoundedMemo, enabled
 from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape
 
 _PENDING = NoneType()

@@ -3,7 +3,7 @@
 Lexer and parser (`lexer`, `parser`, exact numeric `literals`, `dense` attributes),
 printer, source positions (`locations`) and the one decode → parse → verify → locate flow
 of every tool (`source`), located diagnostics (`diagnostics`), SSA dominance
-(`dominance`), compile-time memos (`memo`), "did you mean" (`suggest`), and the
+(`dominance`), "did you mean" (`suggest`), the emitter that creates ops (`emitter`), and the
 conventions graphs follow in the IR: argument names and parameters (`graph`), device
 meshes and shardings (`sharding`).
 

@@ -39,8 +39,7 @@ from xdsl.printer import Printer
 from xdsl.syntax_printer import SyntaxPrinter
 from xdsl.targets.mlir import MLIRTarget
 
-from rlx_xdsl import dtypes
-from rlx_xdsl.ir import memo
+from rlx_xdsl import dtypes, memo
 
 HEX_BLOB_ELEMENTS = 100
 """Constants with more elements print as one hexadecimal string (as in xDSL and MLIR)."""
