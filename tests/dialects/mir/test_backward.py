@@ -60,6 +60,7 @@ DOMAIN = {
     Activation.SQRT: (0.3, 2.0),
     Activation.RSQRT: (0.3, 2.0),
     Activation.TAN: (-1.2, 1.2),
+    Activation.LOG1P: (-0.7, 2.0),
 }
 DIFFERENTIABLE = [kind for kind in Activation if kind != Activation.ROUND]
 
