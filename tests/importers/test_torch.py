@@ -256,3 +256,53 @@ def test_tool_reports_bad_arguments_in_one_line(argv, message, tmp_path, monkeyp
     err = capsys.readouterr().err
     assert err.startswith("rlx-import-torch: error: ") and message in err and err.count("\n") == 1
     assert not out.exists()
+
+
+class _NearZero(torch.nn.Module):
+    """The ops whose naive forms lose every digit near 0 (`log(1 + x)`, `exp(x) - 1`) and
+    the torch activations that decompose to log1p/expm1."""
+
+    def forward(self, x):
+        f = torch.nn.functional
+        return (
+            torch.log1p(x),
+            torch.expm1(x),
+            f.softplus(x),
+            f.softplus(x, beta=2.0, threshold=5.0),
+            f.logsigmoid(x),
+            f.mish(x),
+            f.celu(x, alpha=0.5),
+            f.binary_cross_entropy_with_logits(x, torch.full_like(x, 0.25), reduction="none"),
+        )
+
+
+def test_log1p_expm1_and_their_decompositions_stay_precise_near_zero():
+    """x = 1e-8: log(1 + x) and exp(x) - 1 are 0 in f32 (100% error); softplus(-20) is
+    2.06e-9, not 0. torch (float32) is the oracle, relative error only."""
+    x = torch.tensor([1e-8, -1e-8, 3e-6, -20.0, -90.0, 30.0, -0.5, 2.0])
+    model = _NearZero()
+    module = import_module(model, (x,))
+    with torch.no_grad():
+        expected = model(x)
+    got = run(module, model, x)
+    for g, want in zip(got, expected):
+        np.testing.assert_allclose(g, want.numpy(), rtol=2e-6, atol=0)
+    assert got[2][3] == pytest.approx(2.061153622438558e-9, rel=1e-6)  # softplus(-20) = log1p(exp(-20))
+    assert {"mir.log1p", "mir.expm1"} <= {op.name for op in module.walk()}
+
+
+def test_log1p_and_expm1_edge_values_match_torch():
+    """log1p(-1) = -inf, log1p(x < -1) = NaN; expm1 overflows to inf and tends to -1."""
+
+    class Edges(torch.nn.Module):
+        def forward(self, x):
+            return torch.log1p(x), torch.expm1(x)
+
+    x = torch.tensor([-1.0, -2.0, -1e-30, 0.0, 1e30, 100.0, -100.0, float("inf"), float("-inf"), float("nan")])
+    model = Edges()
+    with np.errstate(all="ignore"):
+        got = run(import_module(model, (x,)), model, x)
+    with torch.no_grad():
+        expected = model(x)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e.numpy())
