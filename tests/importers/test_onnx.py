@@ -282,3 +282,16 @@ def test_tool_leaves_the_output_untouched_on_an_unsupported_op(tmp_path, capsys)
     assert capsys.readouterr().err == f"{source}: error: node 'the_erf' (Erf): unsupported ONNX op 'Erf'\n"
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["erf.onnx", "out.mlir"]  # no temporary left
+
+
+def test_softplus_and_elu_keep_their_digits_near_zero():
+    """Softplus(-20) is log1p(exp(-20)) = 2.06e-9 (log(1 + exp(-20)) rounds to 0 in f32);
+    Elu at -1e-8 is alpha * expm1(-1e-8), not alpha * (exp(x) - 1) = 0. The oracle is
+    numpy's float64 log1p/expm1 (the ONNX reference evaluator computes the naive forms)."""
+    nodes = [helper.make_node("Softplus", ["x"], ["sp"]), helper.make_node("Elu", ["x"], ["elu"], alpha=0.5)]
+    m = model(nodes, [vi("x", T.FLOAT, [6])], [vi("sp", T.FLOAT, [6]), vi("elu", T.FLOAT, [6])])
+    x = np.array([-20.0, -90.0, -1e-8, -3e-6, 40.0, 0.5], np.float32)
+    softplus, elu = run(m, {"x": x})
+    wide = x.astype(np.float64)
+    np.testing.assert_allclose(softplus, np.maximum(wide, 0) + np.log1p(np.exp(-np.abs(wide))), rtol=2e-6, atol=0)
+    np.testing.assert_allclose(elu, np.where(wide > 0, wide, 0.5 * np.expm1(wide)), rtol=2e-6, atol=0)
