@@ -116,7 +116,7 @@ class QuantizeWeightsPass(ModulePass):
     STATISTICS = (pattern_statistic(QuantizeWeights),)
 
     scheme: str = field(default="int8_block", metadata={"syntax": "SCHEME"})
-    block_size: int = field(default=32, metadata={"syntax": "N"})  # GGUF Q4_0/Q8_0 and common int8/int4 blocks
+    block_size: int = field(default=32, metadata={"syntax": "N", "range": (1, 2**63 - 1)})  # GGUF Q4_0/Q8_0 and common int8/int4 blocks
     ops: tuple[str, ...] = field(default=(), metadata={"syntax": "PARAM,..."})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
