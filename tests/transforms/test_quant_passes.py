@@ -74,6 +74,18 @@ def test_a_second_run_adds_nothing(tmp_path):
     ({"h1": {"scales": [1.0, 2.0], "axis": 1}}, InsertQdqError, "has 2 scales but dim 1 of the operand has 5"),
     ({"x": {"scale": [1.0]}}, PassFailedException, "must be an object with 'scales'"),
     ({"x": {"scales": [1.0], "axes": 1}}, PassFailedException, r"unknown keys \['axes'\]"),
+    # No coercion: what the JSON holds must already be the entry's type (round 4).
+    ({"x": {"scales": "a"}}, PassFailedException, """'scales' must be a list of numbers, got "a\""""),
+    ({"x": {"scales": [True]}}, PassFailedException, r"'scales' must be a list of numbers, got \[true\]"),
+    ({"x": {"scales": [0.1], "zero_points": [0.5]}}, PassFailedException,
+     r"'zero_points' must be a list of integers, got \[0.5\]"),
+    ({"x": {"scales": [0.1], "zero_points": [99999999999999999999999]}}, PassFailedException,
+     r"'zero_points' must be a list of integers, got \[99999999999999999999999\]"),
+    ({"x": {"scales": [0.1], "zero_points": 0}}, PassFailedException, "'zero_points' must be a list of integers, got 0"),
+    ({"h1": {"scales": [0.1] * 5, "axis": "1"}}, PassFailedException, """'axis' must be an integer, got "1\""""),
+    ({"h1": {"scales": [0.1] * 5, "axis": 1.5}}, PassFailedException, "'axis' must be an integer, got 1.5"),
+    ({"h1": {"scales": [0.1] * 5, "axis": 1.0}}, PassFailedException, "'axis' must be an integer, got 1.0"),
+    ({"x": {"scales": [0.1], "zero_points": [1000]}}, InsertQdqError, "calibration does not fit"),
 ])  # fmt: skip
 def test_bad_calibrations_are_reported_and_leave_the_module_alone(tmp_path, calibration, error, message):
     module = parse_module(LABELLED)
