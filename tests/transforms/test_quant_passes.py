@@ -233,6 +233,62 @@ def test_quantize_weights_computes_with_the_packed_weights(scheme, block):
     assert np.abs(got - exact).max() < coarse * np.abs(exact).max()
 
 
+TORCH_LINEAR = """
+func.func @forward(%w: tensor<8x64xf32> {rlx.name = "0.weight", rlx.param}, %b: tensor<8xf32> {rlx.name = "0.bias", rlx.param}, %x: tensor<2x3x64xf32> {rlx.name = "input"}) -> tensor<2x3x8xf32> {
+  %0 = mir.transpose %w perm = [1, 0] : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  %1 = mir.matmul %x, %0 : (tensor<2x3x64xf32>, tensor<64x8xf32>) -> tensor<2x3x8xf32>
+  %2 = mir.add %1, %b : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  func.return %2 : tensor<2x3x8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(("scheme", "block"), [("int8_block", 16), ("int4_block", 32), ("gguf_q8_0", None)])
+def test_quantize_weights_quantises_a_weight_read_through_a_transpose(scheme, block):
+    """A PyTorch nn.Linear imports as `x @ transpose(w[out, in])`: the weight is quantised
+    as the `[in, out]` matrix the matmul reads (parameters `pack(w.T)`), the transpose goes,
+    and the result is `x @ W + b` for W decoded independently (`dequantised`), near f32."""
+    from rlx_xdsl.dialects.mir.shape import TransposeOp
+    from rlx_xdsl.quantpack import pack
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((2, 3, 64), (8, 64), (8,)))
+    module = parse_module(TORCH_LINEAR)
+    (exact,) = run_function(module, "forward", [w, b, x])
+    QuantizeWeightsPass(scheme=scheme, block_size=block).apply(Context(), module)
+    module.verify()
+    function = module.ops.first
+    assert not any(isinstance(op, TransposeOp) for op in function.body.block.ops)
+    packed = pack(w.T.copy(), scheme, block)
+    assert argument_names(function) == [f"0.weight.{key}" for key in packed] + ["0.bias", "input"]
+    (got,) = run_function(module, "forward", [*packed.values(), b, x])
+    np.testing.assert_allclose(got, x @ dequantised(w.T.copy(), scheme, block) + b, rtol=1e-5, atol=1e-5)
+    assert np.abs(got - exact).max() < 0.15 * np.abs(exact).max()  # int4: 4-bit codes
+
+
+def test_quantize_weights_leaves_a_weight_read_both_ways_alone():
+    """A weight read directly and through a transpose would need two packings: kept, with a note."""
+    from rlx_xdsl.diagnostics import collecting_notes
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    module = parse_module("""
+    func.func @f(%x: tensor<2x8xf32>, %w: tensor<8x8xf32> {rlx.param, rlx.name = "w"}) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+      %t = mir.transpose %w perm = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>
+      %0 = mir.matmul %x, %t : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+      %1 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+      func.return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+    }""")
+    before = str(module)
+    with collecting_notes() as notes:
+        QuantizeWeightsPass(block_size=8).apply(Context(), module)
+    assert str(module) == before
+    assert [(n.severity, n.message) for n in notes] == [
+        ("note", "'rlx-quantize-weights' quantised nothing: no parameter is a static 2-D weight read only "
+                 "as a mir.matmul's rhs (directly or through mir.transpose perm = [1, 0])")
+    ]  # fmt: skip
+
+
 def test_quantize_weights_checks_every_weight_before_changing_anything():
     from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsError, QuantizeWeightsPass
 

@@ -125,7 +125,7 @@ class QuantizeWeights(RewritePattern):
             for matmul in weight.matmuls:
                 self.rewrite_matmul(matmul, new_args, rewriter)
             for transpose in weight.transposes:
-                rewriter.erase_op(transpose)
+                rewriter.erase(transpose)
             block.erase_arg(arg)
             self.quantized.add(name)
             QUANTIZED_WEIGHTS.add()
