@@ -5,6 +5,9 @@
 // RUN: rlx-opt %s --split-input-file -p 'rlx-quantize-weights{block-size=16}' --mlir-pass-statistics 2>%t.err | filecheck %s
 // RUN: filecheck %s --check-prefix=STATS < %t.err
 // RUN: not rlx-opt %s --split-input-file -p 'rlx-quantize-weights{ops=nope}' 2>&1 | filecheck %s --check-prefix=UNKNOWN
+// A block size the scheme cannot use is an error even where no weight would be quantised.
+// RUN: not rlx-opt %s --split-input-file -p 'rlx-quantize-weights{scheme=int4_block block-size=3}' 2>&1 | filecheck %s --check-prefix=ODD
+// ODD-COUNT-2: error: 'rlx-quantize-weights' block-size=3: int4_block needs an even block size, got 3
 
 // CHECK-LABEL: func.func @linear
 // CHECK-SAME:    (%w_q: tensor<64x8xi8> {rlx.name = "0.weight.q", rlx.param}, %w_scale: tensor<4x8xf32> {rlx.name = "0.weight.scale", rlx.param}, %w_zp: tensor<1xf32> {rlx.name = "0.weight.zp", rlx.param}, %b: tensor<8xf32>

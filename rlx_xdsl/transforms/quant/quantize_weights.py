@@ -36,7 +36,7 @@ from rlx_xdsl.dialects.mir.quant import QuantScheme
 from rlx_xdsl.dialects.mir.shape import TransposeOp
 from rlx_xdsl.emitter import Emitter
 from rlx_xdsl.graph import NAME_ATTR, PARAM_ATTR, argument_name, is_param
-from rlx_xdsl.quantpack import pack
+from rlx_xdsl.quantpack import check_block_size, pack
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.suggest import did_you_mean
 from rlx_xdsl.transforms.rewriting import apply_patterns
@@ -164,6 +164,10 @@ class QuantizeWeightsPass(ModulePass):
         except ValueError:
             known = ", ".join(s.value for s in QuantScheme)
             raise PassFailedException(f"unknown scheme '{self.scheme}' (known: {known})") from None
+        try:
+            check_block_size(scheme, self.block_size if scheme.has_block_size else None)
+        except ValueError as error:
+            raise PassFailedException(f"'rlx-quantize-weights' block-size={self.block_size}: {error}") from None
         functions = [f for f in op.walk() if isinstance(f, func.FuncOp)]
         params = {argument_name(f, i) for f in functions for i in range(len(f.args)) if is_param(f, i)}
         unknown = [name for name in self.ops if name not in params]
