@@ -16,6 +16,9 @@ innermost first, and raise an `OpError` carrying the failing op.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from io import StringIO
 
@@ -103,6 +106,31 @@ def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagn
         blocks = ", ".join(f"'{label}'" for label in labels)
         diag.notes.append(Diagnostic(f"lowered from HIR block{'s' if len(labels) > 1 else ''} {blocks}", diag.pos, "note"))
     return diag
+
+
+# Notes: what a pass tells the user without failing --------------------------------
+
+_NOTES: ContextVar[list[Diagnostic] | None] = ContextVar("rlx_notes", default=None)
+
+
+def note(op: Operation, message: str) -> None:
+    """Tell the user something about `op` without failing (`FILE:LINE:COL: note: ...` on
+    rlx-opt's stderr, e.g. a pass that found nothing to do); kept only while a tool
+    collects notes (`collecting_notes`), else dropped."""
+    notes = _NOTES.get()
+    if notes is not None:
+        notes.append(Diagnostic(message, op_position(op), "note"))
+
+
+@contextmanager
+def collecting_notes() -> Iterator[list[Diagnostic]]:
+    """Collect the notes emitted inside the block into the yielded list."""
+    notes: list[Diagnostic] = []
+    token = _NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _NOTES.reset(token)
 
 
 # Verification that knows which op failed ------------------------------------------

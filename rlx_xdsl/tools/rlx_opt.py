@@ -40,6 +40,7 @@ from rlx_xdsl.context import register_dialects
 from rlx_xdsl.diagnostics import (
     Diagnostic,
     OpError,
+    collecting_notes,
     describe,
     op_diagnostic,
     render,
@@ -496,7 +497,11 @@ class RlxOptMain(xDSLOptMain):
         if self.args.dispatch_report:
             sys.stderr.write(self.dispatch_report(module))
         try:
-            self.apply_passes(module, after_each=None if baseline is None else baseline.offer)
+            with collecting_notes() as notes:
+                try:
+                    self.apply_passes(module, after_each=None if baseline is None else baseline.offer)
+                finally:
+                    result.diagnostics.extend(notes)
         except OpError as e:
             result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
             return result
@@ -634,7 +639,7 @@ class RlxOptMain(xDSLOptMain):
             sys.stderr.write(f"{self.input_name}: note: {self.reproducer.note}\n")
             self.reproducer.note = None
         sys.stderr.flush()
-        return not diagnostics
+        return not any(d.severity == "error" for d in diagnostics)
 
     # --list-passes ----------------------------------------------------------------------
 

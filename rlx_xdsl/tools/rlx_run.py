@@ -51,7 +51,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import ParseError
 
 from rlx_xdsl import dtypes
@@ -264,7 +264,7 @@ def gather_inputs(
     _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     block_args = f.body.block.args
-    return [given[a.index] if a.index in given else _random_for(a, rng, id_bound(block_args[a.index])) for a in args]
+    return [given[a.index] if a.index in given else _random_for(a, rng, block_args[a.index]) for a in args]
 
 
 SHOWN_NAMES = 8
@@ -338,13 +338,26 @@ def _require_memory_for_random(args: list[GraphArg]) -> None:
         raise RunError(e.message) from None
 
 
-def _random_for(arg: GraphArg, rng: np.random.Generator, ids: int | None) -> np.ndarray:
+def _random_for(arg: GraphArg, rng: np.random.Generator, value: SSAValue) -> np.ndarray:
+    """Random values for `arg` (ids below the bound of the ops reading it as indices)."""
     if not is_static(arg.type.get_shape()):
         raise RunError(
             f"argument '{arg.name}' has dynamic type {arg.type}; "
             f"pass its value with --input {arg.name}=VALUE or {arg.name}=FILE.npy"
         )
+    ids = id_bound(value)
+    if ids == 0 and math.prod(arg.type.get_shape()):
+        readers = sorted({f"'{use.operation.name}'" for use in value.uses if _bound(use.operation, value) == 0})
+        raise RunError(
+            f"argument '{arg.name}' indexes {', '.join(readers)} with nothing to select from (0 entries): "
+            f"no value of it is valid; give it with --input {arg.name}=VALUE or change the graph"
+        )
     return random_array(arg.type, rng, ids)
+
+
+def _bound(op: Operation, value: SSAValue) -> int | None:
+    """How many ids `op` selects from when it reads `value` as indices (`index_bound`)."""
+    return op.index_bound(value) if hasattr(op, "index_bound") else None
 
 
 # Running and reporting -----------------------------------------------------

@@ -142,6 +142,31 @@ def test_dynamic_argument_runs_with_an_input(tmp_path, capsys):
     assert "min=1  max=6  mean=3.5  sum=21" in out
 
 
+NO_EXPERTS = """\
+func.func @f(%x: tensor<Mx4xf32> {rlx.name = "x"}, %w: tensor<0x4x5xf32> {rlx.name = "w"}, %e: tensor<Mxi64> {rlx.name = "e"}) -> tensor<Mx5xf32> {
+  %r = mir.grouped_matmul %x, %w, %e : (tensor<Mx4xf32>, tensor<0x4x5xf32>, tensor<Mxi64>) -> tensor<Mx5xf32>
+  func.return %r : tensor<Mx5xf32>
+}
+"""
+
+
+def test_indices_into_nothing_are_not_invented(tmp_path, capsys):
+    """0 experts is a valid op (no rows: an empty result), but no expert id is valid: rlx-run
+    says so instead of an internal error, and a given id is a located run-time error."""
+    path = write(tmp_path, NO_EXPERTS.replace("M", "2"))
+    code, _, err = run(capsys, path)
+    assert code == 1
+    assert err == (
+        "rlx-run: error: argument 'e' indexes 'mir.grouped_matmul' with nothing to select from (0 entries): "
+        "no value of it is valid; give it with --input e=VALUE or change the graph\n"
+    )
+    code, _, err = run(capsys, path, "--input", "e=[0,0]")
+    assert code == 1 and "g.mlir:2:3: error: interpretation failed: 'mir.grouped_matmul' index 0 is out of range [0, 0)" in err
+    code, out, err = run(capsys, write(tmp_path, NO_EXPERTS.replace("M", "0"), "empty.mlir"), "--save", tmp_path / "o")
+    assert code == 0, err
+    assert np.load(tmp_path / "o" / "out0.npy").shape == (0, 5)
+
+
 def test_summary_counts_non_finite_values(tmp_path, capsys):
     path = write(tmp_path, DYNAMIC)
     np.save(tmp_path / "x.npy", np.float32([[np.inf, 1], [2, 3]]))
