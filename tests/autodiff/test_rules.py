@@ -212,6 +212,8 @@ def signal_cases():
     spectrum = rand(2, 3, 5, low=0.1, high=1.0)
     spectrum[0, 1] = 0  # a silent frame: clamped to eps
     yield case("log_mel", spectrum, rand(5, 4, low=0.1, high=1.0), eps=1e-3)
+    # the second-order log-mel gradient: spectrum, filters and dy (a silent frame clamped too)
+    yield case("log_mel_backward", spectrum, rand(5, 4, low=0.1, high=1.0), rand(2, 3, 4), eps=1e-3)
 
 
 def attention_cases():
