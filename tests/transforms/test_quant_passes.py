@@ -455,3 +455,33 @@ def test_decomposed_lsq_backward_scale_is_the_kernel(axis, dtype):
     assert not any(isinstance(op, FakeQuantizeLsqBackwardScaleOp) for op in module.walk())
     (after,) = run_function(module, "f", inputs)
     np.testing.assert_array_equal(after, before)
+
+
+@pytest.mark.parametrize("kernel", ["fixed", "ema", "per_batch", "lsq_x", "lsq_scale"])
+def test_decomposed_rank0_kernels_keep_their_rank0_results(kernel):
+    """A rank-0 x with a `[1]` scale or state: the decomposition's result stays rank 0 (the
+    `[1]` operand broadcast it to `tensor<1xf32>`) and computes what the kernel computes."""
+    from rlx_xdsl.builder import GraphBuilder
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    b = GraphBuilder("f")
+    x, s, dy = b.input("x", [], "f32"), b.input("s", [1], "f32"), b.input("dy", [], "f32")
+    if kernel == "lsq_x":
+        b.output(b.mir.fake_quantize_lsq_backward_x(x, s, dy, bits=2))
+    elif kernel == "lsq_scale":
+        b.output(b.mir.fake_quantize_lsq_backward_scale(x, s, dy, bits=2))
+    else:
+        state = None if kernel == "per_batch" else s
+        decay = 0.75 if kernel == "ema" else None
+        b.output(b.mir.fake_quantize_backward(x, dy, state, bits=4, ste="clipped_identity", scale_mode=kernel,
+                                              decay=decay))
+    module = b.module()
+    for xv in (0.3, 5.0):
+        inputs = [np.array(xv, np.float32), np.array([0.5], np.float32), np.array(1.5, np.float32)]
+        (before,) = run_function(module, "f", inputs)
+        decomposed = module.clone()
+        DecomposeBackwardPass().apply(Context(), decomposed)
+        decomposed.verify()
+        (after,) = run_function(decomposed, "f", inputs)
+        assert after.shape == before.shape
+        np.testing.assert_array_equal(after, before)
