@@ -89,6 +89,28 @@ def test_ops_are_located_at_the_model_source_lines(mlp):
     assert lines and all("F.softmax(self.fc2" in source[line - 1] for line in lines)
 
 
+def test_a_library_beside_torch_is_the_models_source_and_the_importer_never_is():
+    """torchvision's frames (its directory starts with torch's, `site-packages/torch`) locate
+    its models' ops; a model made only of torch.nn modules is located in torch, not here."""
+    from rlx_xdsl.importers.torch import translator
+
+    site = Path(torch.__file__).parents[1]
+    trace = "".join(
+        f'  File "{path}", line {line}, in f\n    code\n'
+        for path, line in [
+            (Path(translator.__file__).with_name("__init__.py"), 44),
+            (site / "torchvision/models/resnet.py", 268),
+            (site / "torch/nn/modules/conv.py", 565),
+        ]
+    )
+    node = torch.fx.Graph().placeholder("x")
+    node.meta["stack_trace"] = trace
+    assert translator.user_frame(node) == (str(site / "torchvision/models/resnet.py"), 268)
+    module = import_module(torch.nn.Sequential(torch.nn.Linear(2, 3)), (torch.ones(1, 2),))
+    files = {op.location.filename.data for op in find_function(module).body.block.ops if isinstance(op.location, FileLineColLoc)}
+    assert files == {str(site / "torch/nn/modules/linear.py")}
+
+
 def test_conv_net_matches_torch(convnet):
     model, module = convnet
     expect_same(module, model, torch.randn(2, 3, 8, 8))
