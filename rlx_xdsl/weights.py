@@ -116,7 +116,9 @@ def _safetensors_bytes(path: Path, arrays: dict[str, np.ndarray]) -> bytes:
     except ImportError:
         raise _needs("safetensors", f"writing '{path}' (or write a .npz file)") from None
     try:
-        return save({name: np.ascontiguousarray(a) for name, a in arrays.items()})
+        # C order, keeping rank 0: `np.ascontiguousarray` makes a 0-d array (a BatchNorm's
+        # `num_batches_tracked`, a scalar `nn.Parameter`) shape [1]
+        return save({name: np.require(a, requirements="C") for name, a in arrays.items()})
     except Exception as e:  # a dtype safetensors lacks
         raise WeightsError(f"cannot write '{path}': {e}") from None
 
