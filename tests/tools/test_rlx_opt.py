@@ -405,6 +405,41 @@ def test_pass_exception_in_func_anchor_is_located_at_the_function(opt, write):
     assert 'see current operation: "func.func"() <{sym_name = "f"' in run.err
 
 
+def test_pass_failure_shows_the_op_it_ran_on_without_its_body(opt, write):
+    path = write("good.mlir", GOOD)
+    module = opt(path, "-p", "test-raise{kind=value}")
+    assert module.err.endswith(f'{path}:1:1: note: see current operation: "builtin.module"() ({{...}}) : () -> ()\n')
+    function = opt(path, "-p", "func.func(test-raise{kind=pass-failed})")
+    assert function.err.endswith(
+        'note: see current operation: "func.func"() <{sym_name = "f", function_type = '
+        "(tensor<2x3xf32>) -> tensor<2x3xf32>}> ({...}) : () -> ()\n"
+    )
+    for run in (module, function):
+        assert "mir.relu" not in run.err and len(run.err.splitlines()) == 5
+
+
+def test_the_whole_module_only_under_print_ir_after_failure(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", "test-raise{kind=value}", "--mlir-print-ir-after-failure")
+    dump, diagnostic = run.err.split(f"{path}:1:1: error:")
+    assert dump.startswith("// -----// IR Dump After test-raise Failed")
+    assert "mir.relu" in dump and "mir.relu" not in diagnostic
+
+
+def test_rlx_grad_error_about_a_function_is_located_at_it(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", "rlx-grad{func=g}")
+    assert run.status == 1
+    assert run.err.splitlines()[0] == (
+        f"{path}:{line_of(GOOD, '@g')}:1: error: 'rlx-grad' @g has no rlx.param argument: "
+        "name the arguments to differentiate with wrt=NAME,..."
+    )
+    assert run.err.endswith(
+        f'{path}:{line_of(GOOD, "@g")}:1: note: see current operation: "func.func"() '
+        '<{sym_name = "g", function_type = (tensor<4xf32>) -> tensor<4xf32>}> ({...}) : () -> ()\n'
+    )
+
+
 def test_pass_can_point_at_the_offending_op(opt, write):
     path = write("good.mlir", GOOD)
     run = opt(path, "-p", "test-raise{kind=op}")
