@@ -139,8 +139,20 @@ class RlxOptMain(xDSLOptMain):
         register_dialects(self.ctx)
 
     def register_all_targets(self):
-        super().register_all_targets()
+        """Only `mlir`: xDSL's other targets (wgsl, wat, csl, llvm, the assemblers, mps)
+        print their own dialects, which no RLX pipeline produces; `-t` refuses them."""
         self.available_targets["mlir"] = lambda: RlxMLIRTarget  # constants printed bit-exactly
+
+    def output_target(self, text: str) -> str:
+        """`-t`'s value, checked: an output format this tool writes (else a one-line `ToolError`)."""
+        name = parse_spec(text).name
+        if name not in self.available_targets:
+            from xdsl.universe import Universe
+
+            xdsl = name in Universe.get_multiverse().all_targets
+            why = "xDSL's target for other dialects, it does not print MIR" if xdsl else "not an output format"
+            raise ToolError(f"-t {name}: {why} (rlx-opt writes: {', '.join(self.available_targets)})")
+        return text
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -173,7 +185,9 @@ class RlxOptMain(xDSLOptMain):
         output = arg_parser.add_argument_group("output")
         output.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
         targets = ", ".join(self.available_targets)
-        output.add_argument("-t", "--target", default="mlir", help=f"output format: {targets} (default: mlir)")
+        output.add_argument(
+            "-t", "--target", default="mlir", type=self.output_target, help=f"output format: {targets} (default: mlir)"
+        )
         output.add_argument(
             "--emit",
             choices=("mlir", "stablehlo"),

@@ -761,6 +761,24 @@ def test_reproducer_that_cannot_be_written_still_reports_the_pass_error(opt, wri
     assert _listing(tmp_path) == ["good.mlir"]
 
 
+@pytest.mark.parametrize("target", ["wgsl", "wat", "csl", "llvm", "x86-asm", "riscv-asm", "arm-asm", "mps"])
+def test_xdsl_targets_that_take_no_mir_are_refused_in_one_line(opt, write, target):
+    run = opt(write("good.mlir", GOOD), "-t", target)
+    assert (run.status, run.out) == (1, "")
+    assert run.err == (
+        f"rlx-opt: error: -t {target}: xDSL's target for other dialects, it does not print MIR (rlx-opt writes: mlir)\n"
+    )
+
+
+def test_only_the_mir_targets_are_listed_and_accepted(opt, write, capsys):
+    with pytest.raises(SystemExit):
+        run_opt(["--help"])
+    assert "output format: mlir (default: mlir)" in " ".join(capsys.readouterr().out.split())
+    run = opt(write("good.mlir", GOOD), "-t", "nope")
+    assert (run.status, run.err) == (1, "rlx-opt: error: -t nope: not an output format (rlx-opt writes: mlir)\n")
+    assert opt(write("good.mlir", GOOD), "-t", "mlir").out == opt(write("good.mlir", GOOD)).out
+
+
 def test_output_into_missing_directory_is_an_error(opt, write, tmp_path):
     src = write("good.mlir", GOOD)
     target = tmp_path / "no" / "out.mlir"
