@@ -29,7 +29,7 @@ from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, BinaryIO
+from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
 from xdsl.ir import Operation
@@ -757,7 +757,7 @@ def write_output(path: str, text: str | bytes) -> None:
     """
     descriptor = _own_descriptor(path)
     if descriptor is not None:
-        _write_in_place(lambda: os.fdopen(os.dup(descriptor), "wb"), text, path)
+        _write_in_place(descriptor, text, path)
         return
     target = os.path.realpath(path)
     try:
@@ -769,13 +769,14 @@ def write_output(path: str, text: str | bytes) -> None:
     if mode is None or stat.S_ISREG(mode):
         write_atomically(target, text, shown=path)
     else:
-        _write_in_place(lambda: open(target, "wb"), text, path)
+        _write_in_place(target, text, path)
 
 
-def _write_in_place(opened: Callable[[], BinaryIO], text: str | bytes, shown: str) -> None:
-    """Write `text` into the file `opened()` opens (a device, FIFO or descriptor)."""
+def _write_in_place(target: str | int, text: str | bytes, shown: str) -> None:
+    """Write `text` into `target`: a path (a device, a FIFO), or one of the tool's
+    descriptors (through a duplicate, so that the descriptor itself stays open)."""
     try:
-        with opened() as f:
+        with open(os.dup(target) if isinstance(target, int) else target, "wb") as f:
             f.write(_encoded(text))
     except OSError as e:
         raise ToolError(f"cannot write '{shown}': {e.strerror}") from e
