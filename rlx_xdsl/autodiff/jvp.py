@@ -231,10 +231,7 @@ def find_function(module: ModuleOp, name: str, who: str) -> func.FuncOp:
 
 
 def _tangent_args(function: func.FuncOp, module: ModuleOp, who: str, wrt: Sequence[str]) -> list[int]:
-    try:
-        return resolve_wrt(function, wrt, who)
-    except PassFailedException as error:
-        raise OpError(function, str(error)) from None
+    return resolve_wrt(function, wrt, who)
 
 
 def add_function(module: ModuleOp, after: func.FuncOp, built: func.FuncOp, who: str) -> func.FuncOp:

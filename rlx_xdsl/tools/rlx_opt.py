@@ -20,6 +20,7 @@ import argparse
 import dataclasses
 import importlib.metadata
 import os
+import re
 import stat
 import sys
 import tempfile
@@ -139,8 +140,20 @@ class RlxOptMain(xDSLOptMain):
         register_dialects(self.ctx)
 
     def register_all_targets(self):
-        super().register_all_targets()
+        """Only `mlir`: xDSL's other targets (wgsl, wat, csl, llvm, the assemblers, mps)
+        print their own dialects, which no RLX pipeline produces; `-t` refuses them."""
         self.available_targets["mlir"] = lambda: RlxMLIRTarget  # constants printed bit-exactly
+
+    def output_target(self, text: str) -> str:
+        """`-t`'s value, checked: an output format this tool writes (else a one-line `ToolError`)."""
+        name = parse_spec(text).name
+        if name not in self.available_targets:
+            from xdsl.universe import Universe
+
+            xdsl = name in Universe.get_multiverse().all_targets
+            why = "xDSL's target for other dialects, it does not print MIR" if xdsl else "not an output format"
+            raise ToolError(f"-t {name}: {why} (rlx-opt writes: {', '.join(self.available_targets)})")
+        return text
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -173,7 +186,9 @@ class RlxOptMain(xDSLOptMain):
         output = arg_parser.add_argument_group("output")
         output.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
         targets = ", ".join(self.available_targets)
-        output.add_argument("-t", "--target", default="mlir", help=f"output format: {targets} (default: mlir)")
+        output.add_argument(
+            "-t", "--target", default="mlir", type=self.output_target, help=f"output format: {targets} (default: mlir)"
+        )
         output.add_argument(
             "--emit",
             choices=("mlir", "stablehlo"),
@@ -421,6 +436,11 @@ class RlxOptMain(xDSLOptMain):
         if path is None:
             return None
         check_writable(path)
+        if self.args.input_file not in (None, "-") and _same_file(path, self.args.input_file):
+            raise ToolError(
+                f"--mlir-pass-pipeline-crash-reproducer: '{path}' is the input file; "
+                "the reproducer would overwrite it (name another file)"
+            )
         from rlx_xdsl.tools.instrumentation.reproducer import CrashReproducer
 
         return CrashReproducer(
@@ -429,7 +449,7 @@ class RlxOptMain(xDSLOptMain):
             passes=self.pipeline_spec.passes,
             verify_each=self.args.verify_each and not self.args.disable_verify,
             print_ir=print_ir,
-            write_file=write_atomically,
+            write_file=write_output,
         )
 
     def pass_names(self, values: list[str], when: str) -> frozenset[str]:
@@ -730,13 +750,20 @@ def print_or_write(tool: str, output_file: str | None, text: str) -> int:
 
 
 def write_output(path: str, text: str | bytes) -> None:
-    """Write `text` (or raw bytes: a weight file) to `-o path`.
+    """Write `text` (or raw bytes: a weight file) to `path`: `-o`, reproducers, dumps.
 
     Symlinks are followed. A regular file, or one that does not exist yet, is
     replaced atomically (`write_atomically`). Anything else (a device such as
     /dev/null, a FIFO, a socket) is written in place: renaming a file over it
-    would replace the device for the whole machine.
+    would replace the device for the whole machine. A name of one of the tool's
+    open descriptors (`/dev/stdout`, `/dev/fd/N`, `/proc/self/fd/N`) is written
+    through that descriptor, as a shell does: into its pipe, or its file at its
+    offset (`>>` appends).
     """
+    descriptor = _own_descriptor(path)
+    if descriptor is not None:
+        _write_in_place(descriptor, text, path)
+        return
     target = os.path.realpath(path)
     try:
         mode = os.stat(target).st_mode
@@ -745,27 +772,58 @@ def write_output(path: str, text: str | bytes) -> None:
     except OSError as e:
         raise ToolError(f"cannot write '{path}': {e.strerror}") from e
     if mode is None or stat.S_ISREG(mode):
-        write_atomically(target, text)
-        return
+        write_atomically(target, text, shown=path)
+    else:
+        _write_in_place(target, text, path)
+
+
+def _write_in_place(target: str | int, text: str | bytes, shown: str) -> None:
+    """Write `text` into `target`: a path (a device, a FIFO), or one of the tool's
+    descriptors (through a duplicate, so that the descriptor itself stays open)."""
     try:
-        with open(target, "wb") as f:
+        with open(os.dup(target) if isinstance(target, int) else target, "wb") as f:
             f.write(_encoded(text))
     except OSError as e:
-        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+        raise ToolError(f"cannot write '{shown}': {e.strerror}") from e
+
+
+_STANDARD_STREAMS = {"/dev/stdout": 1, "/dev/stderr": 2}
+_DESCRIPTOR = re.compile(r"(?:/dev|/proc/(self|thread-self|\d+))/fd/(\d+)")
+
+
+def _own_descriptor(path: str) -> int | None:
+    """The descriptor `path` names, if it or a symlink on its way names one of ours
+    (`/dev/stdout`, `/dev/fd/1`, `/proc/self/fd/1`, `/proc/PID/fd/1`). Such a name links
+    to "pipe:[...]" or to the file the shell opened: only the descriptor reaches it."""
+    for _ in range(40):  # the kernel's limit on symlink hops
+        path = os.path.abspath(path)
+        if path in _STANDARD_STREAMS:
+            return _STANDARD_STREAMS[path]
+        match = _DESCRIPTOR.fullmatch(path)
+        if match is not None and match.group(1) in (None, "self", "thread-self", str(os.getpid())):
+            return int(match.group(2))
+        if not os.path.islink(path):
+            return None
+        path = os.path.join(os.path.dirname(path), os.readlink(path))
+    return None
 
 
 def _encoded(text: str | bytes) -> bytes:
     return text if isinstance(text, bytes) else text.encode("utf-8")
 
 
-def write_atomically(path: str, text: str | bytes) -> None:
+def write_atomically(path: str, text: str | bytes, shown: str | None = None) -> None:
     """Replace the regular file `path` with `text` all at once: readers never see a
-    partial file, and a failure leaves the old file as it was."""
+    partial file, and a failure leaves the old file as it was. Errors name `shown`
+    (the path the user gave; default `path`)."""
+    shown = path if shown is None else shown
     directory = os.path.dirname(os.path.abspath(path))
     try:
         fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
     except OSError as e:
-        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+        if isinstance(e, FileNotFoundError) and os.path.isdir(directory):  # /proc/version: /proc takes no new files
+            raise ToolError(f"cannot write '{shown}': cannot create a file in '{directory}'") from e
+        raise ToolError(f"cannot write '{shown}': {e.strerror}") from e
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(_encoded(text))
@@ -774,7 +832,7 @@ def write_atomically(path: str, text: str | bytes) -> None:
     except BaseException as e:
         os.unlink(tmp)
         if isinstance(e, OSError):
-            raise ToolError(f"cannot write '{path}': {e.strerror}") from e
+            raise ToolError(f"cannot write '{shown}': {e.strerror}") from e
         raise
 
 
@@ -800,9 +858,17 @@ def check_writable(path: str) -> None:
 
 
 def write_new_file(path: str, text: str) -> None:
-    """Write `text` to `path` atomically, creating its directory."""
+    """Write `text` to `path` as `-o` writes (`write_output`), creating its directory."""
     make_directory(os.path.dirname(path) or ".")
-    write_atomically(path, text)
+    write_output(path, text)
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Whether the paths `a` and `b` name one existing file (through links, or hard links)."""
+    try:
+        return os.path.samefile(a, b)
+    except OSError:
+        return False
 
 
 def _file_mode(path: str) -> int:

@@ -102,16 +102,24 @@ def format_error(error: RunError | SourceError) -> str:
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`)."""
+    """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`).
+    An empty (or blank) input is a `RunError` saying so: on stdin it is usually what a
+    failed command before the pipe left."""
     if path == "-":
-        return decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+        text = decode(sys.stdin.buffer.read(), "<stdin>")
+        if not text.strip():
+            raise RunError("the input on stdin is empty: nothing to run (did the command before the pipe fail?)")
+        return text, "<stdin>"
     if not Path(path).exists():
         raise RunError(f"no such file: '{path}'")
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         raise RunError(f"cannot read '{path}': {e.strerror}") from None
-    return decode(data, path), path
+    text = decode(data, path)
+    if not text.strip():
+        raise RunError(f"'{path}' is empty: nothing to run")
+    return text, path
 
 
 def load_module(path: str, verify: bool = True) -> tuple[ModuleOp, LineIndex]:

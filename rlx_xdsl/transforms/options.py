@@ -95,7 +95,7 @@ class PassOption:
         if isinstance(value, tuple):
             return f"(default: {','.join(map(str, value))})" if value else "(default: empty)"
         if isinstance(value, str):
-            return f'(default: "{value}")'
+            return f'(default: "{value}")' if value else "(default: empty)"
         return f"(default: {value})"
 
     @property

@@ -4,6 +4,7 @@ Errors about the input file must read exactly as rlx-opt's (same located
 diagnostics, same rendering); interpreter failures are located at the failing op.
 """
 
+import io
 import re
 import subprocess
 import sys
@@ -614,6 +615,25 @@ def test_invalid_utf8_is_located_at_the_first_bad_byte(tmp_path, capsys):
     binary = tmp_path / "weights.mlir"
     binary.write_bytes(b"func.func\n  @f \xff\xfe\x00garbage")
     expect_error(capsys, [binary], f"{binary}:2:6: error: invalid UTF-8 (byte 0xFF at offset 15)")
+
+
+@pytest.mark.parametrize("text", [b"", b"\n  \n"])
+def test_empty_stdin_says_the_input_is_empty(capsys, monkeypatch, text):
+    """`rlx-opt missing.mlir | rlx-run -`: the failed rlx-opt printed nothing."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    err = expect_error(capsys, ["-"], "")
+    assert err == "rlx-run: error: the input on stdin is empty: nothing to run (did the command before the pipe fail?)\n"
+
+
+def test_empty_file_says_it_is_empty(tmp_path, capsys):
+    path = tmp_path / "empty.mlir"
+    path.write_text("")
+    assert expect_error(capsys, [path], "") == f"rlx-run: error: '{path}' is empty: nothing to run\n"
+
+
+def test_a_module_without_functions_says_so(tmp_path, capsys):
+    path = write(tmp_path, "// no functions here\n")
+    expect_error(capsys, [path], "rlx-run: error: the module contains no func.func to run")
 
 
 def test_reads_stdin_from_a_pipe():

@@ -48,6 +48,15 @@ def test_names_are_kebab_case_and_syntax_comes_from_the_type_or_the_metadata():
     ]  # fmt: skip
 
 
+def test_an_empty_string_default_reads_empty():
+    @dataclass(frozen=True)
+    class BlankPass(ModulePass):
+        name = "test-blank"
+        path: str = ""
+
+    assert pass_options(BlankPass)[0].default_text == "(default: empty)"
+
+
 def test_which_options_need_quotes_in_xdsl_opt_follows_from_type_and_values():
     quoted = {name for name, o in OPTIONS.items() if o.needs_quotes}
     # free text (str, tuples of str) may need quotes; numbers, booleans, literals and

@@ -183,7 +183,7 @@ class InsertQdqPass(ModulePass):
 
     STATISTICS = (pattern_statistic(InsertAfterValues),)
 
-    calibration: str = field(default="", metadata={"syntax": "FILE.json"})
+    calibration: str = field(metadata={"syntax": "FILE.json", "example": "calibration.json"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.calibration:
