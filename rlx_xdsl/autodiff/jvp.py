@@ -184,6 +184,7 @@ def jvp_region(
     active: Sequence[bool],
     groups: Sequence[int],
     required: Sequence[bool] | None = None,
+    take: bool = False,
 ) -> tuple[Region, list[bool]]:
     """The region counterpart of `rlx-jvp`: `(a..., ta...) -> (y..., ty...)` per argument group.
 
@@ -192,8 +193,17 @@ def jvp_region(
     so a group `(c...)` becomes `(c..., tc...)`. The body yields its values, then
     the tangents of those that have one or are `required` (zeros when required
     but zero). Returns the region and which yields got a tangent.
+
+    `take` moves `body`'s block into the new region instead of copying it (for a
+    rule whose rebuilt op replaces the op holding `body`): a region nested d
+    levels deep is then never copied once per enclosing level, which keeps the
+    pass linear in the nesting depth.
     """
-    region = body.clone()
+    region = Region()
+    if take:
+        body.move_blocks(region)
+    else:
+        body.clone_into(region)
     block = region.block
     terminator = block.last_op
     assert isinstance(terminator, YieldOp)
