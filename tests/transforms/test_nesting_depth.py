@@ -1,11 +1,12 @@
 """Passes over nested regions do work linear in the nesting depth.
 
-`mir.if`s nested d deep (each `then` branch holding the next `if`, a `tanh` at
-the bottom) are run through each pass at depths d, 2d and 4d, counting the ops
-it creates (built or copied: every op goes through `Operation.__init__`). Work
-linear in depth grows by the same amount per level; a pass that pushes a region
-forward twice per level (`rlx-jvp` did: 2^d) or copies every inner level again
-at each level (`rlx-lower-control-flow` did: d^2) grows faster. No wall clock.
+`nested_if(d)` (`mir.if`s nested d deep, each `then` branch holding the next)
+is run through each pass at depths d, 2d and 4d, counting the ops it creates
+(built or copied: every op goes through `Operation.__init__`). Work linear in
+depth grows by the same amount per level; a pass that pushes a region forward
+twice per level (`rlx-jvp` did: 2^d) or copies every inner level again at each
+level (`rlx-lower-control-flow`, `rlx-prepare-ad` did: d^2) grows faster. No
+wall clock.
 """
 
 from __future__ import annotations
@@ -14,25 +15,9 @@ import pytest
 from xdsl.ir import Operation
 
 from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.testing.nested import NESTED_PASSES, nested_if
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.pipeline import parse_pipeline
-
-T = "tensor<2x3xf32>"
-
-
-def nested_if(depth: int) -> str:
-    """`@f(x, p)`: `depth` nested `mir.if`s on `p`, `tanh(x)` innermost, `x` in every else branch."""
-    lines = [f"func.func @f(%x0: {T}, %p0: tensor<i1>) -> {T} {{"]
-    for k in range(depth):
-        lines += [
-            f"%v{k} = mir.if %p{k} (%x{k}, %p{k}) : (tensor<i1>, {T}, tensor<i1>) -> {T} {{",
-            f"^bb0(%x{k + 1}: {T}, %p{k + 1}: tensor<i1>):",
-        ]
-    lines += [f"%in = mir.tanh %x{depth} : ({T}) -> {T}", f"mir.yield %in : {T}"]
-    for k in reversed(range(depth)):
-        lines += ["} else {", f"^bb0(%e{k}: {T}, %q{k}: tensor<i1>):", f"mir.yield %e{k} : {T}", "}"]
-        lines.append(f"mir.yield %v{k} : {T}" if k else f"func.return %v0 : {T}")
-    return "\n".join([*lines, "}"])
 
 
 def ops_created(pipeline: str, depth: int, monkeypatch: pytest.MonkeyPatch) -> int:
@@ -55,18 +40,7 @@ def ops_created(pipeline: str, depth: int, monkeypatch: pytest.MonkeyPatch) -> i
     return count
 
 
-@pytest.mark.parametrize(
-    "pipeline",
-    [
-        "rlx-jvp{func=f wrt=0}",
-        "rlx-lower-control-flow",
-        "rlx-prepare-ad",
-        "rlx-prepare-ad,rlx-grad{func=f wrt=0}",
-        "rlx-prepare-ad,rlx-hvp{func=f wrt=0}",
-        "rlx-vmap{func=f batched=0 size=4}",
-        "rlx-canonicalize",
-    ],
-)
+@pytest.mark.parametrize("pipeline", NESTED_PASSES)
 def test_work_is_linear_in_if_nesting_depth(pipeline, monkeypatch):
     d = 4
     counts = [ops_created(pipeline, depth, monkeypatch) for depth in (d, 2 * d, 4 * d)]
