@@ -195,6 +195,15 @@ def test_activation_and_elementwise_rules_match_the_reference():
     assert run(m, {"x": nan})[len(ops) + 2][0, 0]
 
 
+def test_gather_counts_negative_run_time_indices_from_the_end():
+    """On a static and on a dynamic axis, as the reference does."""
+    node = helper.make_node("Gather", ["x", "i"], ["y"], axis=1)
+    for width in (4, "w"):
+        m = model([node], [vi("x", T.FLOAT, [2, width]), vi("i", T.INT64, [3])], [vi("y", T.FLOAT, [2, 3])])
+        x = RNG.standard_normal((2, 4)).astype(np.float32)
+        expect_same(m, {"x": x, "i": np.array([-1, 2, -4], np.int64)})
+
+
 def test_rounding_and_fmod_keep_the_sign_of_zero():
     """Round(-0.5), Ceil(-0.7) and Mod(-4, 2, fmod=1) are -0.0 in the reference (numpy)."""
     ops = ["Round", "Floor", "Ceil"]
