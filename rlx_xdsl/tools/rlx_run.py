@@ -28,7 +28,7 @@ Every user error is reported on stderr with exit code 1 and no traceback. Errors
 about the input file (parse and verifier errors, and a kernel failing while the
 graph runs) are located exactly as rlx-opt locates them, by the same code:
 
-    g.mlir:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)
+    g.mlir:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)
       %g = mir.gather %t, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
       ^
     g.mlir:3:3: note: while running @f

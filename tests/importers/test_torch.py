@@ -171,6 +171,21 @@ def test_ops_built_from_shared_sequences_match_torch():
     expect_same(module, model, *inputs)
 
 
+class Rounding(torch.nn.Module):
+    def forward(self, x):
+        return torch.round(x), torch.floor(x), torch.ceil(x), torch.trunc(x)
+
+
+def test_rounding_keeps_the_sign_of_zero():
+    """torch.round(-0.5), ceil(-0.7) and trunc(-0.7) are -0.0, as torch computes them."""
+    x = torch.tensor([-0.5, -0.4, -0.7, -0.0, 0.0, 0.3, -1.5, 2.5, 0.5])
+    model = Rounding()
+    module = import_module(model, (x,))
+    for got, want in zip(run(module, model, x), model(x)):
+        np.testing.assert_array_equal(got, want.numpy())
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want.numpy()))
+
+
 def test_ops_kept_whole_become_one_mir_op_each(llama):
     """SDPA and silu are one op each, and so is each hand-written RMSNorm."""
     _, module = llama

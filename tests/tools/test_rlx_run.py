@@ -285,7 +285,7 @@ def test_kernel_failure_is_located_at_its_op(tmp_path, capsys):
     np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
     err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
     assert err.splitlines() == [
-        f"{path}:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)",
+        f"{path}:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)",
         "  %g = mir.gather %n, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>",
         "  ^",
         f"{path}:3:3: note: while running @f",
@@ -326,9 +326,9 @@ func.func @main(%p: tensor<1xi1>, %t: tensor<4x2xf32>, %i: tensor<3xi64>) -> ten
 def test_kernel_failure_deep_inside_regions_and_calls_is_located_at_the_innermost_op(tmp_path, capsys, taken, line):
     path = write(tmp_path, IN_REGION_AND_CALLEE)
     np.save(tmp_path / "p.npy", np.array([taken]))
-    np.save(tmp_path / "i.npy", np.int64([1, 2, -1]))
+    np.save(tmp_path / "i.npy", np.int64([1, 2, -5]))
     inputs = ["--input", f"p={tmp_path / 'p.npy'}", "--input", f"i={tmp_path / 'i.npy'}"]
-    err = expect_error(capsys, [path, "--func", "main", *inputs], "index -1 is out of range [0, 4)")
+    err = expect_error(capsys, [path, "--func", "main", *inputs], "index -5 is out of range [-4, 4)")
     lines = err.splitlines()
     assert lines[0].startswith(f"{path}:{line}:")
     assert lines[1] == IN_REGION_AND_CALLEE.splitlines()[line - 1]
@@ -678,7 +678,7 @@ def test_a_kernel_failure_on_the_arena_is_located_at_its_op(tmp_path, capsys):
     np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
     err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
     first, source, caret, note = err.splitlines()[:4]
-    assert first == f"{path}:5:5: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)"
+    assert first == f"{path}:5:5: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)"
     assert source.lstrip().startswith("%g = mir.gather %n, %i axis = 0 {lir.slot = #lir.slot<")
     assert note == f"{path}:5:5: note: while running @f on its arena"
 
