@@ -36,6 +36,11 @@ package has it. Run in the same process, a breakdown of the inference pipeline t
 rlx-opt runs it (parse, verify, each pass, the verify after it, print) gives each
 phase's ops/s.
 
+A nesting-depth table times each pipeline of `NESTED_PASSES` (the passes over
+region ops) on `nested_if(D)`, `mir.if`s nested D deep, for D = 8, 16, ... up to
+--max-depth, with the time per level at the largest D over that at the smallest
+(about 1 means linear in depth).
+
 Nothing here asserts on timings; the numbers are for reading (see README.md).
 """
 
@@ -65,8 +70,10 @@ from xdsl.printer import Printer
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama
 from rlx_xdsl.testing.llama_hir import build_llama_hir
+from rlx_xdsl.testing.nested import NESTED_PASSES, nested_if
 from rlx_xdsl.testing.training import build_llama_loss, build_llama_training
 from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.pipeline import parse_pipeline
 
 CONFIG = dict(DEFAULT_DIMS)
 """`build_llama` dimensions (its defaults); only the number of layers varies."""
@@ -543,6 +550,29 @@ def report(results, passes, skipped, startup: float | None, repeat: int) -> list
     return [*lines, "", *linearity_table(results[0], results[-1])]
 
 
+def nesting_table(max_depth: int, repeat: int) -> list[str]:
+    """Each `NESTED_PASSES` pipeline timed on `nested_if(D)`, D doubling from 8, and its linearity."""
+    depths = [d for d in (8 * 2**k for k in range(max_depth.bit_length())) if d <= max_depth] or [max_depth]
+    lines = [
+        f"# nesting depth: each pipeline on nested_if(D) (mir.ifs nested D deep); ratio = time per level "
+        f"at D={depths[-1]} / at D={depths[0]} (1.0 = linear)",
+        f"{'pipeline':<40} " + " ".join(f"{'s @' + str(d):>10}" for d in depths) + f" {'ratio':>7}",
+    ]
+    ctx = make_context()
+    for spec in NESTED_PASSES:
+        pipeline = parse_pipeline(spec, get_all_passes()).passes
+
+        def run(module: ModuleOp) -> None:
+            for pass_ in pipeline:
+                pass_.apply(ctx, module)
+
+        times = [best_time(run, repeat, setup=lambda d=d: parse_module(nested_if(d))) for d in depths]
+        small, large = times[0] / depths[0], times[-1] / depths[-1]
+        ratio = f"{large / small:7.2f}" if small > 0 else f"{'-':>7}"
+        lines.append(f"{spec:<40} " + " ".join(f"{t:10.4f}" for t in times) + f" {ratio}")
+    return lines
+
+
 def layer_counts(max_layers: int) -> list[int]:
     counts, n = [], 1
     while n <= max_layers:
@@ -570,14 +600,17 @@ def main(argv=None) -> int:
     )
     parser.add_argument("--no-process", action="store_true", help="skip the whole-process comparison")
     parser.add_argument(
+        "--max-depth", type=int, default=64, help="largest nesting depth D of the nesting table (D doubles from 8; default 64)"
+    )
+    parser.add_argument(
         "--baseline",
         type=Path,
         help="another rlx-xdsl source tree (e.g. `git archive main` unpacked) whose rlx-opt and "
         "dialects the whole-process comparison also runs, paired the same way",
     )
     args = parser.parse_args(argv)
-    if args.max_layers < 1 or args.repeat < 1 or args.process_repeat < 1:
-        parser.error("--max-layers, --repeat and --process-repeat must be at least 1")
+    if args.max_layers < 1 or args.repeat < 1 or args.process_repeat < 1 or args.max_depth < 1:
+        parser.error("--max-layers, --max-depth, --repeat and --process-repeat must be at least 1")
     process_layers = [int(n) for n in args.process_layers.split(",") if n]
     stock = not args.no_stock and xdsl_opt() is not None
     passes, skipped = instantiate_passes()
@@ -593,6 +626,8 @@ def main(argv=None) -> int:
             print(f"measuring {n} layer(s)...", file=sys.stderr)
             results.append(measure(n, passes, args.repeat, workdir, stock))
         lines = report(results, passes, skipped, startup, args.repeat)
+        print("measuring nesting depth...", file=sys.stderr)
+        lines += ["", *nesting_table(args.max_depth, args.repeat)]
         if stock and not args.no_process and rlx_opt() is not None:
             ratios, phases = [], {}
             compile_bytecode()

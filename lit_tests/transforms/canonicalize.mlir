@@ -2,14 +2,15 @@
 // New ops carry the location of the op they replace.
 // RUN: rlx-opt %s -p rlx-canonicalize --split-input-file --print-debuginfo | filecheck %s --check-prefix=LOC
 
-// x + 0 and 0 + x: splat or not, any dtype, -0.0 too; with `?` dims only when
-// the zero cannot broadcast the value. The zeros left unused are erased.
+// x + -0.0 and -0.0 + x (IEEE 754's additive identity): splat or not; an integer
+// zero; with `?` dims only when the zero cannot broadcast the value. The zeros
+// left unused are erased.
 // CHECK-LABEL: func.func @add_zero
 // CHECK-NEXT:    func.return %x, %x, %x, %i, %x, %d : tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<?x3xf32>
 // CHECK-NEXT:  }
 func.func @add_zero(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %d: tensor<?x3xf32>) -> (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xi32>, tensor<2x3xf32>, tensor<?x3xf32>) {
-  %zero = mir.constant dense<0.0> : tensor<3xf32>
-  %zeros = mir.constant dense<[0.0, 0.0, 0.0]> : tensor<3xf32>
+  %zero = mir.constant dense<-0.0> : tensor<3xf32>
+  %zeros = mir.constant dense<[-0.0, -0.0, -0.0]> : tensor<3xf32>
   %izero = mir.constant dense<0> : tensor<i32>
   %negzero = mir.constant dense<-0.0> : tensor<1x3xf32>
   %a = mir.add %x, %zero : (tensor<2x3xf32>, tensor<3xf32>) -> tensor<2x3xf32>
@@ -27,20 +28,20 @@ func.func @add_zero(%x: tensor<2x3xf32>, %i: tensor<2x3xi32>, %d: tensor<?x3xf32
 // possibly at run time through a `?` dim declared loosely), promotes its dtype,
 // or is not zero everywhere.
 // CHECK-LABEL: func.func @add_not_zero
-// CHECK-NEXT:    %zero = mir.constant dense<0.000000e+00> : tensor<2x3xf32>
-// CHECK-NEXT:    %mixed = mir.constant dense<[0.000000e+00, 1.000000e+00, 0.000000e+00]> : tensor<3xf32>
-// CHECK-NEXT:    %fzero = mir.constant dense<0.000000e+00> : tensor<f32>
-// CHECK-NEXT:    %zero3 = mir.constant dense<0.000000e+00> : tensor<3xf32>
+// CHECK-NEXT:    %zero = mir.constant dense<-0.000000e+00> : tensor<2x3xf32>
+// CHECK-NEXT:    %mixed = mir.constant dense<[-0.000000e+00, 1.000000e+00, -0.000000e+00]> : tensor<3xf32>
+// CHECK-NEXT:    %fzero = mir.constant dense<-0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %zero3 = mir.constant dense<-0.000000e+00> : tensor<3xf32>
 // CHECK-NEXT:    %grow = mir.add %x, %zero : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
 // CHECK-NEXT:    %some = mir.add %x, %mixed : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
 // CHECK-NEXT:    %promote = mir.add %i, %fzero : (tensor<3xi32>, tensor<f32>) -> tensor<3xf64>
 // CHECK-NEXT:    %maybe_grow = mir.add %d, %zero3 : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
 // CHECK-NEXT:    func.return %grow, %some, %promote, %maybe_grow
 func.func @add_not_zero(%x: tensor<3xf32>, %i: tensor<3xi32>, %d: tensor<?xf32>) -> (tensor<2x3xf32>, tensor<3xf32>, tensor<3xf64>, tensor<?xf32>) {
-  %zero = mir.constant dense<0.0> : tensor<2x3xf32>
-  %mixed = mir.constant dense<[0.0, 1.0, 0.0]> : tensor<3xf32>
-  %fzero = mir.constant dense<0.0> : tensor<f32>
-  %zero3 = mir.constant dense<0.0> : tensor<3xf32>
+  %zero = mir.constant dense<-0.0> : tensor<2x3xf32>
+  %mixed = mir.constant dense<[-0.0, 1.0, -0.0]> : tensor<3xf32>
+  %fzero = mir.constant dense<-0.0> : tensor<f32>
+  %zero3 = mir.constant dense<-0.0> : tensor<3xf32>
   %grow = mir.add %x, %zero : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   %some = mir.add %x, %mixed : (tensor<3xf32>, tensor<3xf32>) -> tensor<3xf32>
   %promote = mir.add %i, %fzero : (tensor<3xi32>, tensor<f32>) -> tensor<3xf64>
@@ -50,16 +51,44 @@ func.func @add_not_zero(%x: tensor<3xf32>, %i: tensor<3xi32>, %d: tensor<?xf32>)
 
 // -----
 
-// x - 0 folds; 0 - x is a negation and stays.
+// x + 0.0 is not x under IEEE 754 (-0.0 + 0.0 = +0.0): neither a +0.0 nor a zero
+// with one +0.0 element folds, nor a complex zero with a +0.0 part.
+// CHECK-LABEL: func.func @add_positive_zero
+// CHECK-NEXT:    %zero = mir.constant dense<0.000000e+00> : tensor<f32>
+// CHECK-NEXT:    %signs = mir.constant dense<[-0.000000e+00, 0.000000e+00]> : tensor<2xf32>
+// CHECK-NEXT:    %czero = mir.constant
+// CHECK-NEXT:    %a = mir.add %x, %zero
+// CHECK-NEXT:    %b = mir.add %zero, %x
+// CHECK-NEXT:    %c = mir.add %x, %signs
+// CHECK-NEXT:    %d = mir.add %z, %czero
+// CHECK-NEXT:    func.return %a, %b, %c, %d
+func.func @add_positive_zero(%x: tensor<2xf32>, %z: tensor<2xcomplex<f32>>) -> (tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xcomplex<f32>>) {
+  %zero = mir.constant dense<0.0> : tensor<f32>
+  %signs = mir.constant dense<[-0.0, 0.0]> : tensor<2xf32>
+  %czero = mir.constant dense<(-0.0, 0.0)> : tensor<complex<f32>>
+  %a = mir.add %x, %zero : (tensor<2xf32>, tensor<f32>) -> tensor<2xf32>
+  %b = mir.add %zero, %x : (tensor<f32>, tensor<2xf32>) -> tensor<2xf32>
+  %c = mir.add %x, %signs : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
+  %d = mir.add %z, %czero : (tensor<2xcomplex<f32>>, tensor<complex<f32>>) -> tensor<2xcomplex<f32>>
+  func.return %a, %b, %c, %d : tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xcomplex<f32>>
+}
+
+// -----
+
+// x - 0.0 folds; x - -0.0 is x + 0.0 and stays; 0 - x is a negation and stays.
 // CHECK-LABEL: func.func @sub_zero
 // CHECK-NEXT:    %zero = mir.constant dense<0.000000e+00> : tensor<4xf32>
+// CHECK-NEXT:    %negzero = mir.constant dense<-0.000000e+00> : tensor<f32>
 // CHECK-NEXT:    %negated = mir.sub %zero, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-// CHECK-NEXT:    func.return %x, %negated
-func.func @sub_zero(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+// CHECK-NEXT:    %plus = mir.sub %x, %negzero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+// CHECK-NEXT:    func.return %x, %negated, %plus
+func.func @sub_zero(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {
   %zero = mir.constant dense<0.0> : tensor<4xf32>
+  %negzero = mir.constant dense<-0.0> : tensor<f32>
   %same = mir.sub %x, %zero : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
   %negated = mir.sub %zero, %x : (tensor<4xf32>, tensor<4xf32>) -> tensor<4xf32>
-  func.return %same, %negated : tensor<4xf32>, tensor<4xf32>
+  %plus = mir.sub %x, %negzero : (tensor<4xf32>, tensor<f32>) -> tensor<4xf32>
+  func.return %same, %negated, %plus : tensor<4xf32>, tensor<4xf32>, tensor<4xf32>
 }
 
 // -----

@@ -102,12 +102,14 @@ def carries_gradient(value: SSAValue) -> bool:
 
 
 def resolve_wrt(function: func.FuncOp, wrt: Sequence[str], who: str = "rlx-grad") -> list[int]:
-    """Argument indices named by `wrt` (`rlx.name`, `argN` or a position); default: the params."""
+    """Argument indices named by `wrt` (`rlx.name`, `argN` or a position); default: the params.
+    A name that is not there, or no params, is an `OpError` at the function."""
     names = argument_names(function)
     if not wrt:
         params = [i for i, attrs in enumerate(_arg_attrs(function)) if PARAM_ATTR in attrs]
         if not params:
-            raise PassFailedException(
+            raise OpError(
+                function,
                 f"'{who}' @{function.sym_name.data} has no rlx.param argument: name the "
                 "arguments to differentiate with wrt=NAME,..."
             )
@@ -119,7 +121,8 @@ def resolve_wrt(function: func.FuncOp, wrt: Sequence[str], who: str = "rlx-grad"
         elif spec in names:
             indices.append(names.index(spec))
         else:
-            raise PassFailedException(
+            raise OpError(
+                function,
                 f"'{who}' @{function.sym_name.data} has no argument '{spec}' "
                 f"(its arguments: {', '.join(names) or 'none'}; positions 0..{len(names) - 1})"
             )

@@ -61,20 +61,24 @@ def _plain_gradient(gradient: func.FuncOp, count: int) -> None:
     """Seed the gradient function with ones and keep `(loss, grads...)` (drop the aux results)."""
     block = gradient.body.block
     seed = block.args[-1]
-    e = Emitter(Builder(InsertPoint.at_start(block)), gradient.location)
+    terminator = block.last_op
+    assert isinstance(terminator, func.ReturnOp)
+    values = list(terminator.arguments)
     t = seed.type
     assert isinstance(t, TensorType)
     if is_static(t.get_shape()):
+        e = Emitter(Builder(InsertPoint.at_start(block)), gradient.location)
         ones = splat(e, 1, t.element_type, t.get_shape())
-    else:
-        ones = e.mir.add(zeros_like(e, seed), scalar(e, 1, seed))
+    else:  # ones of the loss's run-time shape, built once the loss is defined
+        loss = values[0]
+        owner = loss.owner
+        point = InsertPoint.after(owner) if isinstance(owner, Operation) else InsertPoint.at_start(block)
+        e = Emitter(Builder(point), gradient.location)
+        ones = e.mir.add(zeros_like(e, loss), scalar(e, 1, loss))
     seed.replace_all_uses_with(ones)
     block.erase_arg(seed)
     assert gradient.arg_attrs is not None
     gradient.arg_attrs = ArrayAttr(gradient.arg_attrs.data[:-1])
-    terminator = block.last_op
-    assert isinstance(terminator, func.ReturnOp)
-    values = list(terminator.arguments)
     replace_return(gradient, [values[0], *values[len(values) - count :]])
 
 

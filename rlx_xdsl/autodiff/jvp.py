@@ -185,6 +185,7 @@ def jvp_region(
     active: Sequence[bool],
     groups: Sequence[int],
     required: Sequence[bool] | None = None,
+    take: bool = False,
 ) -> tuple[Region, list[bool]]:
     """The region counterpart of `rlx-jvp`: `(a..., ta...) -> (y..., ty...)` per argument group.
 
@@ -193,8 +194,17 @@ def jvp_region(
     so a group `(c...)` becomes `(c..., tc...)`. The body yields its values, then
     the tangents of those that have one or are `required` (zeros when required
     but zero). Returns the region and which yields got a tangent.
+
+    `take` moves `body`'s block into the new region instead of copying it (for a
+    rule whose rebuilt op replaces the op holding `body`): a region nested d
+    levels deep is then never copied once per enclosing level, which keeps the
+    pass linear in the nesting depth.
     """
-    region = body.clone()
+    region = Region()
+    if take:
+        body.move_blocks(region)
+    else:
+        body.clone_into(region)
     block = region.block
     terminator = block.last_op
     assert isinstance(terminator, YieldOp)
@@ -213,14 +223,36 @@ def jvp_region(
     sweep.run(terminator)
     values = list(terminator.values)
     present = [sweep.tangents.get(v) is not None for v in values]
-    if required is not None:
-        present = [p or r for p, r in zip(present, required, strict=True)]
-    e = Emitter(Builder(InsertPoint.before(terminator)), terminator.location)
-    tangents = [sweep.tangents.get(v) or zeros_like(e, v) for v, p in zip(values, present) if p]
-    e.insert(YieldOp(*values, *tangents))
+    tangents = [sweep.tangents[v] for v, p in zip(values, present) if p]
+    block.insert_op_before(YieldOp(*values, *tangents), terminator)
     block.erase_op(terminator)
+    if required is not None:
+        present = require_tangents(region, present, required)
     eliminate_dead_code_in_block(block)
     return region, present
+
+
+def require_tangents(region: Region, present: Sequence[bool], required: Sequence[bool]) -> list[bool]:
+    """Make `region` (as `jvp_region` returns it) also yield zero tangents where `required`.
+
+    `region` yields its n values, then the tangents of those `present`; afterwards
+    it yields a tangent for each value `present` or `required` (zeros for a
+    missing one), in value order. Returns which values now yield one. Padding the
+    yield, rather than pushing the body forward again, keeps nested regions
+    (an `if` in an `if`'s branch) linear in their depth.
+    """
+    wanted = [p or r for p, r in zip(present, required, strict=True)]
+    if wanted == list(present):
+        return wanted
+    terminator = region.block.last_op
+    assert isinstance(terminator, YieldOp)
+    operands = list(terminator.values)
+    values, given = operands[: len(present)], iter(operands[len(present) :])
+    e = Emitter(Builder(InsertPoint.before(terminator)), terminator.location)
+    tangents = [next(given) if p else zeros_like(e, v) for v, p, w in zip(values, present, wanted) if w]
+    e.insert(YieldOp(*values, *tangents))
+    region.block.erase_op(terminator)
+    return wanted
 
 
 def find_function(module: ModuleOp, name: str, who: str) -> func.FuncOp:
@@ -232,10 +264,7 @@ def find_function(module: ModuleOp, name: str, who: str) -> func.FuncOp:
 
 
 def _tangent_args(function: func.FuncOp, module: ModuleOp, who: str, wrt: Sequence[str]) -> list[int]:
-    try:
-        return resolve_wrt(function, wrt, who)
-    except PassFailedException as error:
-        raise OpError(function, str(error)) from None
+    return resolve_wrt(function, wrt, who)
 
 
 def add_function(module: ModuleOp, after: func.FuncOp, built: func.FuncOp, who: str) -> func.FuncOp:

@@ -200,7 +200,7 @@ class VmapPass(ModulePass):
 
     func: str = field(metadata={"syntax": "NAME", "example": "loss"})
     batched: tuple[str | int, ...] = field(default=(), metadata={"syntax": "NAME|POSITION,...", "example": "x"})
-    size: int = field(default=2, metadata={"syntax": "N", "example": "8"})
+    size: int = field(default=2, metadata={"syntax": "N", "example": "8", "range": (1, 2**63 - 1)})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         build_vmap(op, self.func, [str(b) for b in self.batched], self.size)

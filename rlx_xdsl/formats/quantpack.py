@@ -40,14 +40,23 @@ def _nibbles(codes: np.ndarray) -> np.ndarray:
     return (codes[0::2] | (codes[1::2] << 4)).astype(np.uint8)
 
 
+def check_block_size(scheme: QuantScheme, block_size: int | None) -> None:
+    """Raise `ValueError` unless `scheme` can pack blocks of `block_size` (whatever the weight)."""
+    if scheme.has_block_size and block_size is None:
+        raise ValueError(f"scheme {scheme} needs a block size")
+    if scheme.has_block_size and block_size < 1:
+        raise ValueError(f"{scheme} needs a block size of at least 1, got {block_size}")
+    if scheme is QuantScheme.INT4_BLOCK and block_size % 2:
+        raise ValueError(f"int4_block needs an even block size, got {block_size}")
+
+
 def pack(w: np.ndarray, scheme: str | QuantScheme, block_size: int | None = None) -> dict[str, np.ndarray]:
     """The `mir.dequant_matmul` operands quantising `w [K, N]` (GGUF: `N` rows of K values)."""
     scheme = QuantScheme(scheme)
     w = np.asarray(w, np.float32)
     k, n = w.shape
     unused = np.zeros(1, np.float32)
-    if scheme.has_block_size and block_size is None:
-        raise ValueError(f"scheme {scheme} needs a block size")
+    check_block_size(scheme, block_size)
     if scheme in (QuantScheme.INT8_BLOCK, QuantScheme.INT4_BLOCK):
         top = 127 if scheme is QuantScheme.INT8_BLOCK else 7
         blocks = _blocks(w, block_size)
@@ -55,8 +64,6 @@ def pack(w: np.ndarray, scheme: str | QuantScheme, block_size: int | None = None
         q = np.clip(np.rint(blocks / scale[:, None]), -top - 1, top).reshape(k, n)
         if scheme is QuantScheme.INT8_BLOCK:
             return {"q": q.astype(np.int8), "scale": scale, "zp": unused}
-        if block_size % 2:
-            raise ValueError(f"int4_block needs an even block size, got {block_size}")
         return {"q": _nibbles(q.astype(np.int8)), "scale": scale, "zp": unused}
     if scheme is QuantScheme.INT8_BLOCK_ASYM:
         blocks = _blocks(w, block_size)

@@ -21,6 +21,7 @@ from pathlib import Path
 
 import numpy as np
 
+from rlx_xdsl.formats.files import OutputError, write_output
 from rlx_xdsl.formats.onnx_model import ModelFileError, model_initializers, read_model
 
 READABLE = (".safetensors", ".npz", ".onnx")
@@ -98,14 +99,12 @@ def _read_onnx(path: Path) -> dict[str, np.ndarray]:
 def write_weights(path: str | os.PathLike, arrays: dict[str, np.ndarray]) -> None:
     """Write `arrays` to `path` in the format of its suffix, as `rlx-opt -o` writes:
     atomically, so a failure leaves an existing file as it was and creates none."""
-    from rlx_xdsl.tools.rlx_opt import ToolError, write_output
-
     path = Path(path)
     suffix = _suffix(path, WRITABLE, "write")
     data = _safetensors_bytes(path, arrays) if suffix == ".safetensors" else _npz_bytes(path, arrays)
     try:
         write_output(str(path), data)
-    except ToolError as e:
+    except OutputError as e:
         raise WeightsError(str(e)) from None
 
 
@@ -115,7 +114,9 @@ def _safetensors_bytes(path: Path, arrays: dict[str, np.ndarray]) -> bytes:
     except ImportError:
         raise _needs("safetensors", f"writing '{path}' (or write a .npz file)") from None
     try:
-        return save({name: np.ascontiguousarray(a) for name, a in arrays.items()})
+        # C order, keeping rank 0: `np.ascontiguousarray` makes a 0-d array (a BatchNorm's
+        # `num_batches_tracked`, a scalar `nn.Parameter`) shape [1]
+        return save({name: np.require(a, requirements="C") for name, a in arrays.items()})
     except Exception as e:  # a dtype safetensors lacks
         raise WeightsError(f"cannot write '{path}': {e}") from None
 

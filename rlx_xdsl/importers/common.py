@@ -15,26 +15,40 @@ def _const(e: Emitter, value, dtype: str) -> SSAValue:
     return e.mir.constant(value, dtype)
 
 
+def zero_signed_as(e: Emitter, result: SSAValue, x: SSAValue, dtype: str) -> SSAValue:
+    """`result` with each zero given the sign of the finite `x` there, as IEEE 754 rounding
+    and fmod (numpy, PyTorch, ONNX) keep it: round(-0.5), ceil(-0.7), trunc(-0.7) and
+    fmod(-4, 2) are -0.0, where the steps back or up (`2x - y`, `y + 1`, `a - b * q`) give
+    +0.0. `x * 0` is that signed zero. Integers have one zero."""
+    if not dtype.startswith(("f", "bf")):
+        return result
+    zero = _const(e, 0.0, dtype)
+    return e.mir.where(e.mir.compare(result, zero, "eq"), e.mir.mul(x, zero), result)
+
+
 def round_half_even(e: Emitter, x: SSAValue, dtype: str) -> SSAValue:
     """Half to even (PyTorch, ONNX, numpy); `mir.round` rounds half away from zero, so a
-    tie that lands on an odd number steps back to `2x - y`."""
+    tie that lands on an odd number steps back to `2x - y`. Zeros keep `x`'s sign."""
     y = e.mir.round(x)
     two = _const(e, 2.0, dtype)
     tie = e.mir.compare(e.mir.abs(e.mir.sub(y, x)), _const(e, 0.5, dtype), "eq")
     odd = e.mir.compare(e.mir.mul(e.mir.round(e.mir.div(y, two)), two), y, "ne")
-    return e.mir.where(tie, e.mir.where(odd, e.mir.sub(e.mir.mul(x, two), y), y), y)
+    rounded = e.mir.where(tie, e.mir.where(odd, e.mir.sub(e.mir.mul(x, two), y), y), y)
+    return zero_signed_as(e, rounded, x, dtype)
 
 
 def floor(e: Emitter, x: SSAValue, dtype: str) -> SSAValue:
-    """`round(x)`, one less where that landed above `x`."""
+    """`round(x)`, one less where that landed above `x`. Zeros keep `x`'s sign."""
     y = e.mir.round(x)
-    return e.mir.where(e.mir.compare(y, x, "gt"), e.mir.sub(y, _const(e, 1.0, dtype)), y)
+    rounded = e.mir.where(e.mir.compare(y, x, "gt"), e.mir.sub(y, _const(e, 1.0, dtype)), y)
+    return zero_signed_as(e, rounded, x, dtype)
 
 
 def ceil(e: Emitter, x: SSAValue, dtype: str) -> SSAValue:
-    """`round(x)`, one more where that landed below `x`."""
+    """`round(x)`, one more where that landed below `x`. Zeros keep `x`'s sign."""
     y = e.mir.round(x)
-    return e.mir.where(e.mir.compare(y, x, "lt"), e.mir.add(y, _const(e, 1.0, dtype)), y)
+    rounded = e.mir.where(e.mir.compare(y, x, "lt"), e.mir.add(y, _const(e, 1.0, dtype)), y)
+    return zero_signed_as(e, rounded, x, dtype)
 
 
 def trunc(e: Emitter, x: SSAValue, dtype: str) -> SSAValue:

@@ -16,12 +16,14 @@ innermost first, and raise an `OpError` carrying the failing op.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from io import StringIO
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Operation, Region
 from xdsl.traits import NoTerminator
 from xdsl.utils.exceptions import (
     DiagnosticException,
@@ -104,6 +106,31 @@ def op_diagnostic(op: Operation, message: str, note: str | None = None) -> Diagn
         blocks = ", ".join(f"'{label}'" for label in labels)
         diag.notes.append(Diagnostic(f"lowered from HIR block{'s' if len(labels) > 1 else ''} {blocks}", diag.pos, "note"))
     return diag
+
+
+# Notes: what a pass tells the user without failing --------------------------------
+
+_NOTES: ContextVar[list[Diagnostic] | None] = ContextVar("rlx_notes", default=None)
+
+
+def note(op: Operation, message: str) -> None:
+    """Tell the user something about `op` without failing (`FILE:LINE:COL: note: ...` on
+    rlx-opt's stderr, e.g. a pass that found nothing to do); kept only while a tool
+    collects notes (`collecting_notes`), else dropped."""
+    notes = _NOTES.get()
+    if notes is not None:
+        notes.append(Diagnostic(message, op_position(op), "note"))
+
+
+@contextmanager
+def collecting_notes() -> Iterator[list[Diagnostic]]:
+    """Collect the notes emitted inside the block into the yielded list."""
+    notes: list[Diagnostic] = []
+    token = _NOTES.set(notes)
+    try:
+        yield notes
+    finally:
+        _NOTES.reset(token)
 
 
 # Verification that knows which op failed ------------------------------------------
@@ -194,14 +221,30 @@ def source_excerpt(pos: SourcePos | None, source: LineIndex | None) -> str:
 
 
 def format_op(op: Operation) -> str:
-    """`op` in generic form, with SSA names as they appear in the whole module."""
-    printer = RlxPrinter(stream=StringIO(), print_generic_format=True)
+    """`op` in generic form, with SSA names as they appear in the whole module, and its
+    regions elided as `{...}` (MLIR's `OpPrintingFlags::skipRegions`): a pass that fails
+    on a function or the module shows that op, not all of its body (which
+    `--mlir-print-ir-after-failure` prints)."""
+    printer = _CurrentOpPrinter(stream=StringIO(), print_generic_format=True)
     try:
         toplevel = op.get_toplevel_object()
         if isinstance(toplevel, Operation) and toplevel is not op:
             printer.print_op(toplevel)  # assign value names in context, output discarded
         printer.stream = StringIO()
+        printer.skip_regions = True
         printer.print_op(op)
         return printer.stream.getvalue()
     except Exception as e:  # a broken op must not hide the diagnostic itself
         return f"<'{op.name}' cannot be printed: {describe(e)}>"
+
+
+class _CurrentOpPrinter(RlxPrinter):
+    """`RlxPrinter` that prints regions as `{...}` once `skip_regions` is set."""
+
+    skip_regions = False
+
+    def print_regions(self, regions: Sequence[Region]) -> None:
+        if self.skip_regions and regions:
+            self.print_string(f" ({', '.join('{...}' for _ in regions)})")
+        else:
+            super().print_regions(regions)

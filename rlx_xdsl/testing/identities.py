@@ -37,14 +37,15 @@ def _shape(value: SSAValue) -> list[int]:
     return list(_tensor_type(value).get_shape())
 
 
-def _filled(e: Emitter, value: SSAValue, number: int, rng: np.random.Generator) -> SSAValue:
+def _filled(e: Emitter, value: SSAValue, number: float, rng: np.random.Generator) -> SSAValue:
     """A constant `number` of `value`'s dtype: a scalar, or an array of `value`'s shape."""
     shape = _shape(value) if rng.integers(2) else []
     return e.mir.constant(np.full(shape, number), _tensor_type(value).element_type)
 
 
 def _add_zero(e: Emitter, v: SSAValue, rng: np.random.Generator) -> SSAValue:
-    zero = _filled(e, v, 0, rng)
+    """`v + -0.0`: IEEE 754 makes `+0.0 + -0.0 = +0.0` and `-0.0 + -0.0 = -0.0` (`+0.0` would not do)."""
+    zero = _filled(e, v, -0.0, rng)
     return e.mir.add(v, zero) if rng.integers(2) else e.mir.add(zero, v)
 
 

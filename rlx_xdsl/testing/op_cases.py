@@ -134,7 +134,7 @@ def solvable(n: int, *rhs: int, dtype=np.float32, batch: tuple[int, ...] = ()) -
 T23 = "tensor<2x3xf32>"
 C23 = "tensor<2x3xcomplex<f32>>"
 UNARY_FLOAT = ["gelu", "gelu_approx", "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs"]  # fmt: skip
+               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs", "log1p", "expm1"]  # fmt: skip
 
 
 def _unary_cases() -> list[OpCase]:
@@ -278,13 +278,13 @@ def _shape_cases() -> list[OpCase]:
 def _indexing_cases() -> list[OpCase]:
     return [
         OpCase("gather", "mir.gather %0, %1 axis = 1 : (tensor<3x5x2xf32>, tensor<2x2xi32>) -> tensor<3x2x2x2xf32>",
-               inputs=of(normal(3, 5, 2), ints(0, 4, 2, 2))),
+               inputs=of(normal(3, 5, 2), fixed(np.array([[0, -1], [4, -5]], np.int32)))),  # -1: the last
         OpCase("gather_float_ids", "mir.gather %0, %1 axis = 0 : (tensor<6x3xbf16>, tensor<4xf32>) -> tensor<4x3xbf16>",
-               inputs=of(normal(6, 3, dtype=ml_dtypes.bfloat16), fixed(np.array([0.0, 5.9, 2.5, 1.0], np.float32)))),
+               inputs=of(normal(6, 3, dtype=ml_dtypes.bfloat16), fixed(np.array([0.0, 5.9, -2.5, -6.0], np.float32)))),
         OpCase("scatter_add", "mir.scatter_add %0, %1 dim_size = 5 : (tensor<6x3xf32>, tensor<6xi64>) -> tensor<5x3xf32>",
-               inputs=of(normal(6, 3), fixed(np.array([0, 4, 0, 2, 4, 4], np.int64)))),
+               inputs=of(normal(6, 3), fixed(np.array([0, 4, 0, -3, -1, 4], np.int64)))),
         OpCase("scatter_add_i32", "mir.scatter_add %0, %1 dim_size = 3 : (tensor<4xi32>, tensor<4xf32>) -> tensor<3xi32>",
-               inputs=of(ints(-5, 5, 4), fixed(np.array([2.0, 0.0, 2.9, 1.0], np.float32)))),
+               inputs=of(ints(-5, 5, 4), fixed(np.array([2.0, -3.0, 2.9, -1.5], np.float32)))),
     ]  # fmt: skip
 
 
@@ -553,8 +553,8 @@ def _backward_cases() -> list[OpCase]:
         OpCase("backward_heads", heads, True, args=(q, kv, kv, q, m, "tensor<3x2xf32>", "tensor<3x2xf32>")),
         OpCase("backward_windows", windows, True, args=(x4, w4, dy4, dp)),
         OpCase("backward_indexing", indexing, True, args=(d5, "tensor<3xi64>", "tensor<2x3xf32>"),
-               inputs=of(normal(2, 3, 5), fixed(np.array([6, 0, 6], np.int64)),
-                         fixed(np.array([[0.0, 3.7, 1.0], [2.0, 2.0, 0.5]], np.float32)))),
+               inputs=of(normal(2, 3, 5), fixed(np.array([6, -7, -1], np.int64)),
+                         fixed(np.array([[0.0, -3.7, 1.0], [2.0, -4.0, 0.5]], np.float32)))),
     ]  # fmt: skip
 
 

@@ -20,9 +20,7 @@ import argparse
 import dataclasses
 import importlib.metadata
 import os
-import stat
 import sys
-import tempfile
 from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass
@@ -37,9 +35,18 @@ from xdsl.utils.arg_spec import parse_spec
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
 
 from rlx_xdsl.context import register_dialects
+from rlx_xdsl.formats.files import (
+    OutputError,
+    check_writable,
+    make_directory,
+    same_file,
+    write_new_file,
+    write_output,
+)
 from rlx_xdsl.ir.diagnostics import (
     Diagnostic,
     OpError,
+    collecting_notes,
     describe,
     op_diagnostic,
     render,
@@ -138,8 +145,20 @@ class RlxOptMain(xDSLOptMain):
         register_dialects(self.ctx)
 
     def register_all_targets(self):
-        super().register_all_targets()
+        """Only `mlir`: xDSL's other targets (wgsl, wat, csl, llvm, the assemblers, mps)
+        print their own dialects, which no RLX pipeline produces; `-t` refuses them."""
         self.available_targets["mlir"] = lambda: RlxMLIRTarget  # constants printed bit-exactly
+
+    def output_target(self, text: str) -> str:
+        """`-t`'s value, checked: an output format this tool writes (else a one-line `ToolError`)."""
+        name = parse_spec(text).name
+        if name not in self.available_targets:
+            from xdsl.universe import Universe
+
+            xdsl = name in Universe.get_multiverse().all_targets
+            why = "xDSL's target for other dialects, it does not print MIR" if xdsl else "not an output format"
+            raise ToolError(f"-t {name}: {why} (rlx-opt writes: {', '.join(self.available_targets)})")
+        return text
 
     def register_all_passes(self):
         super().register_all_passes()
@@ -172,7 +191,9 @@ class RlxOptMain(xDSLOptMain):
         output = arg_parser.add_argument_group("output")
         output.add_argument("-o", "--output-file", metavar="FILE", help="write to FILE (atomically; untouched on failure)")
         targets = ", ".join(self.available_targets)
-        output.add_argument("-t", "--target", default="mlir", help=f"output format: {targets} (default: mlir)")
+        output.add_argument(
+            "-t", "--target", default="mlir", type=self.output_target, help=f"output format: {targets} (default: mlir)"
+        )
         output.add_argument(
             "--emit",
             choices=("mlir", "stablehlo"),
@@ -420,6 +441,11 @@ class RlxOptMain(xDSLOptMain):
         if path is None:
             return None
         check_writable(path)
+        if self.args.input_file not in (None, "-") and same_file(path, self.args.input_file):
+            raise ToolError(
+                f"--mlir-pass-pipeline-crash-reproducer: '{path}' is the input file; "
+                "the reproducer would overwrite it (name another file)"
+            )
         from rlx_xdsl.tools.instrumentation.reproducer import CrashReproducer
 
         return CrashReproducer(
@@ -428,7 +454,7 @@ class RlxOptMain(xDSLOptMain):
             passes=self.pipeline_spec.passes,
             verify_each=self.args.verify_each and not self.args.disable_verify,
             print_ir=print_ir,
-            write_file=write_atomically,
+            write_file=write_output,
         )
 
     def pass_names(self, values: list[str], when: str) -> frozenset[str]:
@@ -496,7 +522,11 @@ class RlxOptMain(xDSLOptMain):
         if self.args.dispatch_report:
             sys.stderr.write(self.dispatch_report(module))
         try:
-            self.apply_passes(module, after_each=None if baseline is None else baseline.offer)
+            with collecting_notes() as notes:
+                try:
+                    self.apply_passes(module, after_each=None if baseline is None else baseline.offer)
+                finally:
+                    result.diagnostics.extend(notes)
         except OpError as e:
             result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
             return result
@@ -516,7 +546,7 @@ class RlxOptMain(xDSLOptMain):
                 result.output = self.output_resulting_program(module)
         except OpError as e:  # an op that --emit=stablehlo cannot export
             result.diagnostics.append(op_diagnostic(e.op, e.message, e.note))
-        except ToolError:
+        except (ToolError, OutputError):
             raise
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {TOO_DEEP}"))
@@ -634,7 +664,7 @@ class RlxOptMain(xDSLOptMain):
             sys.stderr.write(f"{self.input_name}: note: {self.reproducer.note}\n")
             self.reproducer.note = None
         sys.stderr.flush()
-        return not diagnostics
+        return not any(d.severity == "error" for d in diagnostics)
 
     # --list-passes ----------------------------------------------------------------------
 
@@ -718,96 +748,10 @@ def print_or_write(tool: str, output_file: str | None, text: str) -> int:
         return 0
     try:
         write_output(output_file, text)
-    except ToolError as e:
+    except (ToolError, OutputError) as e:
         print(f"{tool}: error: {e}", file=sys.stderr)
         return 1
     return 0
-
-
-def write_output(path: str, text: str | bytes) -> None:
-    """Write `text` (or raw bytes: a weight file) to `-o path`.
-
-    Symlinks are followed. A regular file, or one that does not exist yet, is
-    replaced atomically (`write_atomically`). Anything else (a device such as
-    /dev/null, a FIFO, a socket) is written in place: renaming a file over it
-    would replace the device for the whole machine.
-    """
-    target = os.path.realpath(path)
-    try:
-        mode = os.stat(target).st_mode
-    except FileNotFoundError:
-        mode = None
-    except OSError as e:
-        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
-    if mode is None or stat.S_ISREG(mode):
-        write_atomically(target, text)
-        return
-    try:
-        with open(target, "wb") as f:
-            f.write(_encoded(text))
-    except OSError as e:
-        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
-
-
-def _encoded(text: str | bytes) -> bytes:
-    return text if isinstance(text, bytes) else text.encode("utf-8")
-
-
-def write_atomically(path: str, text: str | bytes) -> None:
-    """Replace the regular file `path` with `text` all at once: readers never see a
-    partial file, and a failure leaves the old file as it was."""
-    directory = os.path.dirname(os.path.abspath(path))
-    try:
-        fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(path)}.", suffix=".tmp")
-    except OSError as e:
-        raise ToolError(f"cannot write '{path}': {e.strerror}") from e
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(_encoded(text))
-        os.chmod(tmp, _file_mode(path))
-        os.replace(tmp, path)
-    except BaseException as e:
-        os.unlink(tmp)
-        if isinstance(e, OSError):
-            raise ToolError(f"cannot write '{path}': {e.strerror}") from e
-        raise
-
-
-def make_directory(path: str) -> None:
-    """Create the directory `path` (and its parents) up front, or fail before any work is done."""
-    try:
-        os.makedirs(path, exist_ok=True)
-    except OSError as e:
-        raise ToolError(f"cannot create directory '{e.filename or path}': {e.strerror}") from e
-    if not os.access(path, os.W_OK | os.X_OK):
-        raise ToolError(f"cannot write into directory '{path}': Permission denied")
-
-
-def check_writable(path: str) -> None:
-    """Fail now, before any work, if the file `path` could not be written later."""
-    directory = os.path.dirname(os.path.abspath(path))
-    if os.path.isdir(path):
-        raise ToolError(f"cannot write '{path}': Is a directory")
-    if not os.path.isdir(directory):
-        raise ToolError(f"cannot write '{path}': No such directory '{directory}'")
-    if not os.access(directory, os.W_OK | os.X_OK):
-        raise ToolError(f"cannot write '{path}': Permission denied")
-
-
-def write_new_file(path: str, text: str) -> None:
-    """Write `text` to `path` atomically, creating its directory."""
-    make_directory(os.path.dirname(path) or ".")
-    write_atomically(path, text)
-
-
-def _file_mode(path: str) -> int:
-    """Keep an existing file's permissions; new files get the usual 0666 & ~umask."""
-    try:
-        return os.stat(path).st_mode & 0o7777
-    except OSError:
-        umask = os.umask(0)
-        os.umask(umask)
-        return 0o666 & ~umask
 
 
 # Entry points ----------------------------------------------------------------------------
@@ -823,7 +767,7 @@ def run_opt(argv: Sequence[str] | None = None) -> int:
     try:
         with tool_run_pace():
             return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
-    except ToolError as e:
+    except (ToolError, OutputError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)
     except BrokenPipeError:
         return BROKEN_PIPE

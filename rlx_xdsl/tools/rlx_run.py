@@ -4,6 +4,7 @@
     rlx-run model.mlir --input x=x.npy       # some arguments from .npy files
     rlx-run model.mlir --input x=[1,2,3] --input d_output=2.0   # or written inline
     rlx-run model.mlir --params w.safetensors --input x=x.npy  # parameters by rlx.name (.npz, .onnx too)
+    rlx-run model.mlir --params partial.npz --random-params    # random values for those it lacks
     rlx-run model.mlir --func f --seed 3 --save out/
     rlx-opt model.mlir -p rlx-dce | rlx-run -
     rlx-run model.mlir --backend=iree        # lowered to linalg, compiled and run by IREE (CPU)
@@ -14,8 +15,10 @@
 
 A gradient function's seed `d_output` (added by `rlx-grad`) is ones unless given,
 so its outputs are the plain gradients. `--params` reads a weight file (`rlx_xdsl/formats/weights.py`,
-written by the importers' `--weights`); `--input` wins over it, and a parameter it lacks or an
-entry naming no parameter is a note on stderr, not an error (docs/importers.md, "Weights").
+written by the importers' `--weights`); `--input` wins over it, a parameter neither in it nor
+given with `--input` is an error unless `--random-params` asks for random values, and an entry
+naming no parameter is a note on stderr (docs/importers.md, "Weights"). Without `--params`,
+every argument not given is random: the quick run.
 
 It is the quickest way to see what a graph computes, and to check that a pass
 pipeline preserved it: run the file before and after `rlx-opt` and compare the
@@ -25,7 +28,7 @@ Every user error is reported on stderr with exit code 1 and no traceback. Errors
 about the input file (parse and verifier errors, and a kernel failing while the
 graph runs) are located exactly as rlx-opt locates them, by the same code:
 
-    g.mlir:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)
+    g.mlir:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)
       %g = mir.gather %t, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>
       ^
     g.mlir:3:3: note: while running @f
@@ -51,7 +54,7 @@ import numpy as np
 from xdsl.dialects import func
 from xdsl.dialects.builtin import ModuleOp, TensorType
 from xdsl.interpreter import Interpreter, PythonValues
-from xdsl.ir import Operation
+from xdsl.ir import Operation, SSAValue
 from xdsl.utils.exceptions import ParseError
 
 from rlx_xdsl import dtypes
@@ -66,7 +69,7 @@ from rlx_xdsl.ir.graph import GRADIENT_SEED, GraphArg, find_function, graph_args
 from rlx_xdsl.ir.locations import LineIndex
 from rlx_xdsl.ir.parser import parse_array_literal
 from rlx_xdsl.ir.source import TOO_DEEP, SourceError, decode, parse_source
-from rlx_xdsl.ir.suggest import did_you_mean
+from rlx_xdsl.ir.suggest import closest, did_you_mean
 from rlx_xdsl.numerics import KernelError
 from rlx_xdsl.shapes import DYNAMIC, fmt_shape, is_static
 from rlx_xdsl.tools.deep import run_deep
@@ -99,16 +102,24 @@ def format_error(error: RunError | SourceError) -> str:
 
 
 def read_source(path: str) -> tuple[str, str]:
-    """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`)."""
+    """The text to run and its name for diagnostics; `-` reads stdin (`rlx-opt ... | rlx-run -`).
+    An empty (or blank) input is a `RunError` saying so: on stdin it is usually what a
+    failed command before the pipe left."""
     if path == "-":
-        return decode(sys.stdin.buffer.read(), "<stdin>"), "<stdin>"
+        text = decode(sys.stdin.buffer.read(), "<stdin>")
+        if not text.strip():
+            raise RunError("the input on stdin is empty: nothing to run (did the command before the pipe fail?)")
+        return text, "<stdin>"
     if not Path(path).exists():
         raise RunError(f"no such file: '{path}'")
     try:
         data = Path(path).read_bytes()
     except OSError as e:
         raise RunError(f"cannot read '{path}': {e.strerror}") from None
-    return decode(data, path), path
+    text = decode(data, path)
+    if not text.strip():
+        raise RunError(f"'{path}' is empty: nothing to run")
+    return text, path
 
 
 def load_module(path: str, verify: bool = True) -> tuple[ModuleOp, LineIndex]:
@@ -235,11 +246,11 @@ def _dtype_name(dt: np.dtype) -> str:
 
 
 def gather_inputs(
-    f: func.FuncOp, specs: dict[str, str], seed: int, params: str | None = None
+    f: func.FuncOp, specs: dict[str, str], seed: int, params: str | None = None, random_params: bool = False
 ) -> list[np.ndarray]:
     """One array per argument: given by `specs` (inline or from a .npy file), a parameter's
-    from the weight file `params`, ones for a gradient seed (`d_output`: the plain
-    gradient, as `jax.grad`), or deterministic random.
+    from the weight file `params` (one it lacks is an error unless `random_params`), ones
+    for a gradient seed (`d_output`: the plain gradient, as `jax.grad`), or deterministic random.
 
     Random arguments draw from one generator seeded with `seed`, in argument
     order, exactly as `graph.random_inputs` does; so with no `--input` the
@@ -257,28 +268,31 @@ def gather_inputs(
             raise RunError(f"--input given twice for '{arg.name}'")
         given[arg.index] = inline_input(arg, name, value) if is_inline(value) else load_input(arg, Path(value))
     if params is not None:
-        given.update(params_from_file(f, params, set(given), seed))
+        given.update(params_from_file(f, params, set(given), seed, random_params))
     for arg in args:
         if arg.index not in given and arg.name == GRADIENT_SEED:
             given[arg.index] = _ones_for(arg)
     _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     block_args = f.body.block.args
-    return [given[a.index] if a.index in given else _random_for(a, rng, id_bound(block_args[a.index])) for a in args]
+    return [given[a.index] if a.index in given else _random_for(a, rng, block_args[a.index]) for a in args]
 
 
 SHOWN_NAMES = 8
 """How many names a note lists."""
 
 
-def params_from_file(f: func.FuncOp, path: str, taken: set[int], seed: int) -> dict[int, np.ndarray]:
+def params_from_file(
+    f: func.FuncOp, path: str, taken: set[int], seed: int, random_params: bool = False
+) -> dict[int, np.ndarray]:
     """The values of `f`'s parameters (`rlx.param` arguments, by `rlx.name`) in the weight
     file `path`, by argument index, except those `taken` (by `--input`, which wins).
 
     Each value must have its argument's dtype and static dims. A parameter the file lacks
-    keeps its random value, and an entry that names no parameter is ignored: both are
-    notes on stderr, not errors, so one file serves a model's variants (and an `.onnx`
-    file's initializers that the import folded into constants are not reported at all).
+    is an error naming it (and the file's entry most like it), unless `random_params`:
+    then it keeps its random value, with a note on stderr. An entry that names no parameter
+    is ignored with a note, so one file serves a model's variants (an `.onnx` file's
+    initializers that the import folded into constants are not reported at all).
     """
     try:
         arrays = read_weights(path)
@@ -290,14 +304,31 @@ def params_from_file(f: func.FuncOp, path: str, taken: set[int], seed: int) -> d
         a.index: conform(a, arrays[a.name], f"parameter '{a.name}' in '{path}'") for a in params if a.name in arrays
     }
     fname = f"@{f.sym_name.data}"
-    missing = [f"'{a.name}'" for a in params if a.name not in arrays]
+    missing = [a.name for a in params if a.name not in arrays]
+    if missing and not random_params:
+        unused = [name for name in arrays if name not in {a.name for a in args if a.is_param}]
+        listed = _listed([f"'{name}'{_near(name, unused)}" for name in missing])
+        raise RunError(
+            f"--params: '{path}' has no entry for {_count(len(missing), 'parameter')} of {fname}: {listed} "
+            "(give them with --input, or --random-params for seeded random values)"
+        )
     if missing:
-        listed = ", ".join(missing[:SHOWN_NAMES]) + (", ..." if len(missing) > SHOWN_NAMES else "")
+        listed = _listed([f"'{name}'" for name in missing])
         _note(f"not in '{path}', random values (seed {seed}) for {_count(len(missing), 'parameter')} of {fname}: {listed}")
     if not path.lower().endswith(".onnx"):
         for name in arrays:
             _note_unknown_entry(name, f, path)
     return values
+
+
+def _listed(names: list[str]) -> str:
+    return ", ".join(names[:SHOWN_NAMES]) + (", ..." if len(names) > SHOWN_NAMES else "")
+
+
+def _near(name: str, entries: list[str]) -> str:
+    """` (did you mean 'entry'?)` for the entry most like the missing parameter `name`."""
+    match = closest(name, entries)
+    return f" (did you mean '{match}'?)" if match is not None else ""
 
 
 def _note_unknown_entry(name: str, f: func.FuncOp, path: str) -> None:
@@ -338,13 +369,26 @@ def _require_memory_for_random(args: list[GraphArg]) -> None:
         raise RunError(e.message) from None
 
 
-def _random_for(arg: GraphArg, rng: np.random.Generator, ids: int | None) -> np.ndarray:
+def _random_for(arg: GraphArg, rng: np.random.Generator, value: SSAValue) -> np.ndarray:
+    """Random values for `arg` (ids below the bound of the ops reading it as indices)."""
     if not is_static(arg.type.get_shape()):
         raise RunError(
             f"argument '{arg.name}' has dynamic type {arg.type}; "
             f"pass its value with --input {arg.name}=VALUE or {arg.name}=FILE.npy"
         )
+    ids = id_bound(value)
+    if ids == 0 and math.prod(arg.type.get_shape()):
+        readers = sorted({f"'{use.operation.name}'" for use in value.uses if _bound(use.operation, value) == 0})
+        raise RunError(
+            f"argument '{arg.name}' indexes {', '.join(readers)} with nothing to select from (0 entries): "
+            f"no value of it is valid; give it with --input {arg.name}=VALUE or change the graph"
+        )
     return random_array(arg.type, rng, ids)
+
+
+def _bound(op: Operation, value: SSAValue) -> int | None:
+    """How many ids `op` selects from when it reads `value` as indices (`index_bound`)."""
+    return op.index_bound(value) if hasattr(op, "index_bound") else None
 
 
 # Running and reporting -----------------------------------------------------
@@ -516,9 +560,10 @@ def make_parser() -> argparse.ArgumentParser:
         description=(
             "Run one function of an RLX .mlir file with the numpy reference interpreter "
             "and print a summary of each output (shape, dtype, min/max/mean, checksums, "
-            "leading values). Arguments without --input (or --params) get deterministic random values "
+            "leading values). Arguments not given with --input get deterministic random values "
             "drawn from --seed (floats: standard normal; integers: 0..3; i1: coin flips), "
-            "except the gradient seed 'd_output' of a function made by rlx-grad, which is ones: "
+            "except the parameters when --params is given (from the file; one it lacks is an error "
+            "unless --random-params) and the gradient seed 'd_output' of a function made by rlx-grad, which is ones: "
             "the outputs are then the plain gradients, as jax.grad gives them."
         ),
         epilog="Errors are reported as 'FILE:LINE:COL: error: ...' (parse, verifier and "
@@ -545,8 +590,15 @@ def make_parser() -> argparse.ArgumentParser:
         help="values of the parameters (rlx.param arguments), by their rlx.name, from a weight file "
         "(as rlx-import-torch/rlx-import-onnx --weights write one): .safetensors (needs the safetensors "
         "package), .npz, or an .onnx model's initializers; dtype and static dims must match "
-        "the argument type; --input wins over it; a parameter not in the file gets a random value and "
-        "an entry naming no parameter is ignored (a note on stderr says which)",
+        "the argument type; --input wins over it; a parameter neither in the file nor given with --input "
+        "is an error (unless --random-params), and an entry naming no parameter is ignored (a note on "
+        "stderr says which)",
+    )
+    parser.add_argument(
+        "--random-params",
+        action="store_true",
+        help="with --params: seeded random values (as --seed draws them) for the parameters the file lacks, "
+        "with a note naming them, instead of an error (without --params every argument not given is random)",
     )
     parser.add_argument("--seed", type=int, default=0, help="seed of the random inputs (default: 0)")
     parser.add_argument(
@@ -594,7 +646,7 @@ def run(args: argparse.Namespace) -> list[str]:
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file, verify=not args.disable_verify)
     f = select_function(module, args.func, source)
-    inputs = gather_inputs(f, specs, args.seed, args.params)
+    inputs = gather_inputs(f, specs, args.seed, args.params, args.random_params)
     on = ""
     if args.backend == "iree":
         outputs = execute_on_iree(module, f, inputs, source, "cuda" if args.device == "gpu" else args.device)

@@ -15,15 +15,20 @@ each of the forwarded value's dims (`forwards_unchanged`).
 
 "Zero" and "one" are `mir.constant`s whose every element equals 0 or 1, in any
 dtype, splat or not: `dense<[0.0, 0.0]>` is the same value as `dense<0.0>`,
-and checking elements costs one numpy comparison. The zero folds treat -0.0
-and +0.0 alike (as fast-math `nsz` does): IEEE gives `-0.0 + 0.0 = +0.0` (and
-`-0.0 - -0.0 = +0.0`) where the fold keeps -0.0; the two compare equal. Apart
-from that sign, every rewrite is exact, NaN and infinities included.
+and checking elements costs one numpy comparison.
+
+Every rewrite is exact under IEEE 754, signed zeros, NaN and infinities
+included (no fast-math `nsz`): a float zero folds only with the sign that makes
+it an identity. `x + -0.0` is `x`, but `x + 0.0` is not (`-0.0 + 0.0 = +0.0`,
+so `1 / (x + 0.0)` is `+inf` at `x = -0.0`); `x - 0.0` is `x`, but `x - -0.0`
+is not. `x * 1` is `x` for real dtypes, not for complex ones (`(inf+0j) *
+(1+0j)` has a NaN imaginary part). Integers fold either zero. Nothing folds
+`x * 0`, `x - x` or `0 - x` (wrong for NaN, infinities or a signed zero).
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -70,10 +75,25 @@ def constant_elements(value: SSAValue) -> np.ndarray | None:
     return dense_to_numpy(owner.value)
 
 
-def is_filled_with(value: SSAValue, number: int) -> bool:
-    """`value` is a `mir.constant` whose every element equals `number`."""
+def is_filled_with_one(value: SSAValue) -> bool:
+    """`value` is a real (not complex) `mir.constant` whose every element is 1."""
     elements = constant_elements(value)
-    return elements is not None and bool((elements == number).all())
+    return elements is not None and elements.dtype.kind != "c" and bool((elements == 1).all())
+
+
+def is_filled_with_zero(value: SSAValue, negative: bool) -> bool:
+    """`value` is a `mir.constant` of zeros; float and complex zeros (every part of
+    them) must also have the sign bit `negative`. Integers and booleans have one zero."""
+    elements = constant_elements(value)
+    if elements is None or not (elements == 0).all():
+        return False
+    if elements.dtype.kind in "biu":
+        return True
+    import numpy as np
+
+    # bf16 and fp8 (numpy kind "V") have no signbit of their own; f32 holds their zeros.
+    parts = (elements.real, elements.imag) if elements.dtype.kind == "c" else (elements.astype(np.float32),)
+    return all(bool((np.signbit(part) == negative).all()) for part in parts)
 
 
 def broadcast_keeps_shape(value: SSAValue, others: Sequence[SSAValue]) -> bool:
@@ -123,10 +143,10 @@ def replace_by_new_op(op: Operation, new_op: Operation, rewriter: PatternRewrite
 
 
 def forward_beside_neutral(
-    op: Operation, kept: SSAValue, other: SSAValue, neutral: int, rewriter: PatternRewriter
+    op: Operation, kept: SSAValue, other: SSAValue, is_neutral: Callable[[SSAValue], bool], rewriter: PatternRewriter
 ) -> bool:
-    """Forward `kept` when `other` is a constant `neutral` element that leaves it unchanged."""
-    if forwards_unchanged(op.results[0], kept, [other]) and is_filled_with(other, neutral):
+    """Forward `kept` when `other` is a constant that `is_neutral` finds leaves it unchanged."""
+    if forwards_unchanged(op.results[0], kept, [other]) and is_neutral(other):
         forward(op, kept, rewriter)
         return True
     return False
@@ -135,30 +155,41 @@ def forward_beside_neutral(
 # Arithmetic identities ----------------------------------------------------------------
 
 
+def is_negative_zero(value: SSAValue) -> bool:
+    return is_filled_with_zero(value, negative=True)
+
+
+def is_positive_zero(value: SSAValue) -> bool:
+    return is_filled_with_zero(value, negative=False)
+
+
 class AddOfZero(RewritePattern):
-    """`x + 0` and `0 + x` are `x` (see the module docstring on -0.0)."""
+    """`x + -0.0` and `-0.0 + x` are `x`; an integer zero either way. `x + 0.0` stays:
+    at `x = -0.0` it is `+0.0` (IEEE 754)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: AddOp, rewriter: PatternRewriter) -> None:
-        if not forward_beside_neutral(op, op.lhs, op.rhs, 0, rewriter):
-            forward_beside_neutral(op, op.rhs, op.lhs, 0, rewriter)
+        if not forward_beside_neutral(op, op.lhs, op.rhs, is_negative_zero, rewriter):
+            forward_beside_neutral(op, op.rhs, op.lhs, is_negative_zero, rewriter)
 
 
 class SubOfZero(RewritePattern):
-    """`x - 0` is `x` (`0 - x` is a negation, not an identity)."""
+    """`x - 0.0` is `x`; an integer zero too. `x - -0.0` stays (it is `x + 0.0`), and
+    `0 - x` is a negation, not an identity (`0.0 - 0.0` is `+0.0`, `-(0.0)` is `-0.0`)."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: SubOp, rewriter: PatternRewriter) -> None:
-        forward_beside_neutral(op, op.lhs, op.rhs, 0, rewriter)
+        forward_beside_neutral(op, op.lhs, op.rhs, is_positive_zero, rewriter)
 
 
 class MulByOne(RewritePattern):
-    """`x * 1` and `1 * x` are `x`, exactly (NaN, infinities and -0.0 included)."""
+    """`x * 1` and `1 * x` are `x`, exactly (NaN, infinities and -0.0 included), for
+    real dtypes; a complex product by `1+0j` turns an infinite part's partner into NaN."""
 
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: MulOp, rewriter: PatternRewriter) -> None:
-        if not forward_beside_neutral(op, op.lhs, op.rhs, 1, rewriter):
-            forward_beside_neutral(op, op.rhs, op.lhs, 1, rewriter)
+        if not forward_beside_neutral(op, op.lhs, op.rhs, is_filled_with_one, rewriter):
+            forward_beside_neutral(op, op.rhs, op.lhs, is_filled_with_one, rewriter)
 
 
 class NegOfNeg(RewritePattern):
@@ -322,9 +353,10 @@ def canonicalize(module: ModuleOp) -> bool:
 class CanonicalizePass(ReportsChanges, ModulePass):
     """Fold ops that compute nothing and merge stacked reshapes and transposes.
 
-    Folds x+0, x-0, x*1, -(-x), identity reshape/transpose/cast/expand, `where`
-    with a constant condition and one-operand concat, applying `PATTERNS` to a
-    fixpoint over every function and region body.
+    Folds x+(-0.0), x-0.0, x*1 (exact under IEEE 754, signed zeros included;
+    integers fold any zero), -(-x), identity reshape/transpose/cast/expand,
+    `where` with a constant condition and one-operand concat, applying
+    `PATTERNS` to a fixpoint over every function and region body.
 
     Like MLIR's canonicalize it also erases ops nobody uses (the one pass
     besides `rlx-dce` that does: `apply_patterns(erase_dead=True)`), on

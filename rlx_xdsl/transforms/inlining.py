@@ -12,6 +12,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.ir import Block, SSAValue
+from xdsl.pattern_rewriter import PatternRewriter
+from xdsl.rewriter import InsertPoint
 from xdsl.traits import IsTerminator
 
 from rlx_xdsl.ir.emitter import Emitter
@@ -29,3 +31,21 @@ def inline_block(e: Emitter, block: Block, values: Sequence[SSAValue]) -> list[S
             return [mapping.get(v, v) for v in op.operands]
         e.insert(op.clone(value_mapper=mapping))
     raise ValueError("the block has no terminator")
+
+
+def move_block(rewriter: PatternRewriter, block: Block, values: Sequence[SSAValue], point: InsertPoint) -> list[SSAValue]:
+    """Move `block`'s ops (not copies) to `point` with its arguments bound to `values`.
+
+    For a block used once, such as a `mir.if` branch: no op is copied, and an op
+    with regions moves as one op (copying it would copy every op nested in it,
+    so lowering nested `if`s level by level would take time quadratic in their
+    depth). `block` is erased.
+    Returns the values its terminator yielded.
+    """
+    terminator = block.last_op
+    if terminator is None or not terminator.has_trait(IsTerminator):
+        raise ValueError("the block has no terminator")
+    rewriter.inline_block(block, point, values)
+    yielded = list(terminator.operands)
+    rewriter.erase(terminator)
+    return yielded

@@ -10,7 +10,9 @@ What a field may declare in its `metadata`:
 
 * `syntax`: how a value is written (`NAME=DIMS,...`, `auto|first-fit|...`); a
   syntax of lower-case words joined by `|` is a closed set of values, checked here;
-* `example`: a value for the pass's example invocation (required options need one).
+* `example`: a value for the pass's example invocation (required options need one);
+* `range`: `(low, high)`, the integers an integer option takes (both included). Every
+  integer value must fit i64 (`I64_RANGE`) whatever the option declares.
 """
 
 from __future__ import annotations
@@ -38,6 +40,8 @@ value must be quoted."""
 QUOTING_NOTE = "in xdsl-opt, quote any value with characters other than letters, digits, _ and -"
 
 _WORD = re.compile(r"[a-z0-9][a-z0-9_\-]*")
+I64_RANGE = (-(2**63), 2**63 - 1)
+"""The integers any integer option takes: what an i64 attribute holds."""
 _TYPE_WORDS = {int: "an integer", float: "a decimal number (2.5, 1.0)", bool: "true or false", str: "a string"}
 
 
@@ -58,6 +62,8 @@ class PassOption:
     default: Any
     required: bool
     example: str | None
+    range: tuple[int, int] = I64_RANGE
+    """The integers the option takes (`range` metadata, within i64)."""
 
     @property
     def choices(self) -> tuple[str, ...]:
@@ -89,7 +95,7 @@ class PassOption:
         if isinstance(value, tuple):
             return f"(default: {','.join(map(str, value))})" if value else "(default: empty)"
         if isinstance(value, str):
-            return f'(default: "{value}")'
+            return f'(default: "{value}")' if value else "(default: empty)"
         return f"(default: {value})"
 
     @property
@@ -124,7 +130,11 @@ def pass_options(cls: type[ModulePass]) -> list[PassOption]:
         hint = hints.get(f.name, f.type)
         default, required = _default(f, hint)
         syntax = f.metadata.get("syntax") or _syntax(hint)
-        options.append(PassOption(f.name.replace("_", "-"), f.name, hint, syntax, default, required, f.metadata.get("example")))
+        low, high = f.metadata.get("range", I64_RANGE)
+        option_range = (max(low, I64_RANGE[0]), min(high, I64_RANGE[1]))
+        options.append(
+            PassOption(f.name.replace("_", "-"), f.name, hint, syntax, default, required, f.metadata.get("example"), option_range)
+        )
     return options
 
 
@@ -204,6 +214,14 @@ def check_options(cls: type[ModulePass], spec: ArgSpec) -> None:
 
 def _check_value(option: PassOption, key: str, values: ParameterListType) -> None:
     written = f"{key}={','.join(_written(v) for v in values)}" if values else key
+    _check_types(option, key, written, values)
+    low, high = option.range
+    for value in values:
+        if isinstance(value, int) and not isinstance(value, bool) and not low <= value <= high:
+            raise OptionError(f"{written}: {value} is out of range (an integer in [{low}, {high}])")
+
+
+def _check_types(option: PassOption, key: str, written: str, values: ParameterListType) -> None:
     hint = option.hint
     if isinstance(hint, str):  # an annotation that could not be resolved: xDSL will judge it
         return

@@ -57,8 +57,6 @@ NOT_PUSHED_FORWARD = {
     "fake_quantize_lsq": "LSQ's straight-through input mask and gradient-scaled step (Esser et al. "
     "2020), not the derivative of the rounding JAX differentiates",
     "fake_quantize_lsq_per_tensor": "LSQ's surrogate, as fake_quantize_lsq",
-    "fake_quantize_lsq_backward_scale_per_tensor": "rlx-jvp refuses it (Unsupported: LSQ's gradient "
-    "scale needs static dims of x sharing one step)",
     "fake_quantize_fixed_bf16": "straight-through estimator, as fake_quantize",
     "complex_with_real": "rlx-jvp refuses mir.abs on complex values (its rule holds for real values "
     "only, as rlx-grad's); the complex rules that hold are checked by complex_norm_sq_backward and "
@@ -85,6 +83,10 @@ CONVENTION_CONSTANT = {
     "mir.dequant_grouped_matmul": (_not_x, "as mir.dequant_matmul"),
     "mir.fake_quantize_backward": (lambda op, index: op.operands[index] is op.state,
                                    "the range state gets no tangent (as in reverse mode)"),
+    "mir.fake_quantize_lsq_backward_scale": (lambda op, index: op.operands[index] is not op.dy,
+                                             "x and the scale get no tangent: the rounding passes "
+                                             "straight through, so the rounding error is constant "
+                                             "(JAX differentiates it with the rounding held fixed)"),
 }  # fmt: skip
 """Operands that get no tangent by the autodiff convention (`autodiff/jvp_rules/mir/quant.py`,
 `moe.py`), by op: the arguments feeding them are held constant."""

@@ -178,3 +178,25 @@ def test_hvp_through_the_signal_kernels_matches_jax() -> None:
     for product, expected in zip(got, want, strict=True):
         np.testing.assert_allclose(product, np.asarray(expected), rtol=2e-3, atol=2e-3)
     assert max(np.abs(np.asarray(h)).max() for h in want) > 1e-2
+
+
+def test_hvp_of_a_dynamic_result_seeds_ones_after_the_loss() -> None:
+    """A `?`-shaped result: the ones seeding the gradient take the loss's run-time shape, so
+    they are built after the loss (they used the seed before it was defined). `Hv` of
+    `sum(tanh(x))` is `-2 tanh(x) (1 - tanh(x)²) v`."""
+    from rlx_xdsl.context import parse_module
+
+    module = parse_module(
+        "func.func @f(%x: tensor<?x4xf32>) -> tensor<?x4xf32> {\n"
+        "  %0 = mir.tanh %x : (tensor<?x4xf32>) -> tensor<?x4xf32>\n"
+        "  func.return %0 : tensor<?x4xf32>\n"
+        "}\n"
+    )
+    build_hvp(module, "f", ["0"])
+    module.verify()
+    rng = np.random.default_rng(0)
+    x, v = rng.standard_normal((3, 4)).astype(np.float32), rng.standard_normal((3, 4)).astype(np.float32)
+    loss, grad, hv = run_function(module, "f_hvp", [x, v])
+    t = np.tanh(x.astype(np.float64))
+    np.testing.assert_allclose(grad, 1 - t**2, rtol=1e-5, atol=1e-6)
+    np.testing.assert_allclose(hv, -2 * t * (1 - t**2) * v, rtol=1e-5, atol=1e-6)

@@ -64,6 +64,7 @@ ACTIVATIONS = {
     "log": positive(2, 3), "sqrt": positive(2, 3), "rsqrt": positive(2, 3), "sin": n(2, 3), "cos": n(2, 3),
     "tan": lambda rng: rng.uniform(-1, 1, (2, 3)), "atan": n(2, 3), "neg": n(2, 3), "abs": away_from_zero(2, 3),
     "relu": away_from_zero(2, 3), "round": lambda rng: rng.uniform(-3, 3, (2, 3)),
+    "log1p": positive(2, 3), "expm1": n(2, 3),
 }  # fmt: skip
 
 N3 = t(2, 3, 4)
@@ -148,9 +149,10 @@ QUANT = [
     Case("fake_quantize_lsq_backward_x", f"mir.fake_quantize_lsq_backward_x %0, %1, %2 bits = 3 axis = 1 "
          f": ({QX}, {QC}, {QX}) -> {QX}", of(n(4, 3), LSQ_SCALE, n(4, 3)), (0, 1, 2)),
     Case("fake_quantize_lsq_backward_scale", f"mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 3 axis = 1 "
-         f": ({QX}, {QC}, {QX}) -> {QC}", of(n(4, 3), LSQ_SCALE, n(4, 3)), (0, 1, 2)),
+         f": ({QX}, {QC}, {QX}) -> {QC}", of(n(4, 3), LSQ_SCALE, n(4, 3)), (0, 1, 2), check="transpose"),
     Case("fake_quantize_lsq_backward_scale_per_tensor", f"mir.fake_quantize_lsq_backward_scale %0, %1, %2 bits = 2 "
-         f": ({QX}, {t(1)}, {QX}) -> {t(1)}", of(n(4, 3), fixed(np.array([0.5])), n(4, 3)), (0, 1, 2)),
+         f": ({QX}, {t(1)}, {QX}) -> {t(1)}", of(n(4, 3), fixed(np.array([0.5])), n(4, 3)), (0, 1, 2),
+         check="transpose"),
     Case("dequant_matmul", f"mir.dequant_matmul %0, %1, %2, %3 scheme = int8_block block_size = 4 "
          f": ({t(3, 8)}, tensor<8x4xi8>, {t(2, 4)}, {t(1)}) -> {t(3, 4)}",
          of(n(3, 8), ints(-128, 127, 8, 4, dtype=np.int8), n(2, 4), n(1)), (0,)),

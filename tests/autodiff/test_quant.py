@@ -142,3 +142,78 @@ def test_dequant_matmul_x_gradient_in_the_two_operand_gguf_form(scheme):
     b = GraphBuilder("f")
     b.output(b.mir.dequant_matmul(b.input("x", [2, 32], "f64"), b.input("p", [2 * size], "ui8"), scheme=scheme))
     check_gradients(b.module(), "f", [RNG.standard_normal((2, 32)), blocks.reshape(-1)], [0])
+
+
+def jax_lsq(x, s, bits: int, axis):
+    """LSQ written with the gradient-scale trick (Esser et al. 2020): the step
+    `s g + stop_gradient(s - s g)`, rounding half to even straight through inside the grid
+    (PyTorch's learnable fake-quantize mask: the rounded value in `[qmin, qmax]`)."""
+    import jax
+    import jax.numpy as jnp
+
+    qmin, qmax = -(2 ** (bits - 1)), 2 ** (bits - 1) - 1
+    if axis is not None:
+        s = s.reshape([-1 if a == axis else 1 for a in range(x.ndim)])
+    g = 1 / np.sqrt(x.size / s.size * qmax)
+    s = s * g + jax.lax.stop_gradient(s - s * g)
+    v = x / s
+    r = jnp.round(v)
+    inside = (r >= qmin) & (r <= qmax)
+    q = jnp.where(inside, v + jax.lax.stop_gradient(r - v), jnp.clip(r, qmin, qmax))
+    return q * s
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+def test_lsq_hessian_vector_products_are_jaxs_of_the_gradient_scale_trick(axis):
+    """`rlx-hvp` through `fake_quantize_lsq` (3 bits, 24 elements) against
+    `jax.jvp(jax.grad(...))` of LSQ written with the gradient-scale trick: the step's
+    second derivative carries `g²` (the rule had `g` once)."""
+    import jax
+    import jax.numpy as jnp
+
+    from rlx_xdsl.autodiff.hvp import build_hvp
+
+    jax.config.update("jax_enable_x64", True)
+    rng = np.random.default_rng(3)
+    channels = 1 if axis is None else 6
+    b = GraphBuilder("f")
+    x, s = b.param("x", [4, 6], "f64"), b.param("s", [channels], "f64")
+    y = b.mir.fake_quantize_lsq(x, s, bits=3, axis=axis)
+    b.output(b.mir.reduce(b.mir.mul(y, b.mir.sin(y)), kind="sum", axes=[0, 1]))
+    module = b.module()
+    inputs = [rng.standard_normal((4, 6)), rng.uniform(0.3, 0.6, channels)]
+    vs = [rng.standard_normal((4, 6)), rng.standard_normal(channels)]
+
+    def loss(xv, sv):
+        yv = jax_lsq(xv, sv, 3, axis)
+        return jnp.sum(yv * jnp.sin(yv))
+
+    want_grads, want_hv = jax.jvp(jax.grad(loss, argnums=(0, 1)), inputs, vs)
+    build_hvp(module, "f")
+    module.verify()
+    _, *grads, hv_x, hv_s = run_function(module, "f_hvp", [*inputs, *vs])
+    for got, want in zip([*grads, hv_x, hv_s], [*want_grads, *want_hv], strict=True):
+        np.testing.assert_allclose(got, np.asarray(want), rtol=1e-9, atol=1e-9)
+    assert np.abs(np.asarray(want_hv[1])).max() > 1e-2
+
+
+@pytest.mark.parametrize("axis", [None, 1])
+def test_lsq_scale_gradients_own_gradient_is_linear_in_dy_only(axis):
+    """`fake_quantize_lsq_backward_scale` is linear in dy (checked by central differences);
+    x and the scale get zeros: the rounding passes straight through, as in the first
+    derivative, so the rounding error is constant."""
+    channels = 1 if axis is None else 6
+
+    def module():
+        b = GraphBuilder("f")
+        x, s, dy = b.input("x", [4, 6], "f64"), b.input("s", [channels], "f64"), b.input("dy", [4, 6], "f64")
+        b.output(b.mir.fake_quantize_lsq_backward_scale(x, s, dy, bits=3, axis=axis))
+        return b.module()
+
+    rng = np.random.default_rng(1)
+    inputs = [rng.standard_normal((4, 6)), rng.uniform(0.3, 0.6, channels), rng.standard_normal((4, 6))]
+    check_gradients(module(), "f", inputs, [2])
+    straight = module()
+    build_gradient(straight, "f", ["0", "1"], Mode("training"))
+    _, dx, ds = run_function(straight, "f_grad", [*inputs, rng.standard_normal(channels)])
+    assert not dx.any() and not ds.any()

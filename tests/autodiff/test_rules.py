@@ -212,6 +212,8 @@ def signal_cases():
     spectrum = rand(2, 3, 5, low=0.1, high=1.0)
     spectrum[0, 1] = 0  # a silent frame: clamped to eps
     yield case("log_mel", spectrum, rand(5, 4, low=0.1, high=1.0), eps=1e-3)
+    # the second-order log-mel gradient: spectrum, filters and dy (a silent frame clamped too)
+    yield case("log_mel_backward", spectrum, rand(5, 4, low=0.1, high=1.0), rand(2, 3, 4), eps=1e-3)
 
 
 def attention_cases():
@@ -282,14 +284,7 @@ def quant_cases():
     yield case("fake_quantize_backward", x, dy, state, ste="clipped_identity", id="clipped-ema", **ema)
     yield case("fake_quantize_backward", x, dy, ste="hard_tanh", bits=2, id="hard-tanh-per-batch", check=training)
     yield case("fake_quantize_lsq_backward_x", x, np.array([0.25, 0.125, 0.5]), dy, bits=3, axis=1, check=training)
-    # the scale gradient sums the rounding error round(x/s) - x/s: smooth in x and s between edges
-    per_channel = np.array([0.25, 0.125, 0.5])
-    yield case("fake_quantize_lsq_backward_scale", x, per_channel, dy, bits=3, axis=1, id="per-channel")
-    yield case("fake_quantize_lsq_backward_scale", x, np.array([0.3]), dy, bits=4, id="per-tensor")
-    yield case("fake_quantize_lsq_backward_scale", x, np.array(0.4), dy, bits=3, id="rank-0-scale")
-    yield case("fake_quantize_lsq_backward_scale", np.array(0.7), np.array([0.3]), np.array(1.3), bits=3, id="rank-0-x")
-    yield case("fake_quantize_lsq_backward_scale", rand(2, 3, 2), np.array([0.2, 0.7]), rand(2, 3, 2), bits=2, axis=-1,
-               id="last-axis")  # fmt: skip
+
 
 def vision_cases():
     yield case("layer_norm_2d", rand(2, 3, 2, 2), rand(3), rand(3), eps=1e-5)
@@ -333,9 +328,11 @@ def test_rule_matches_central_differences(c: Case):
 
 REGION_OPS_TESTED_ELSEWHERE = {"scan", "custom_fn"}
 """Ops whose rules need bodies, not single-op cases: `tests/autodiff/test_structured.py`."""
-STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "dequant_matmul", "dequant_grouped_matmul"}
+STRAIGHT_THROUGH_TESTED_ELSEWHERE = {"fake_quantize", "fake_quantize_lsq", "fake_quantize_lsq_backward_scale",
+                                     "dequant_matmul", "dequant_grouped_matmul"}
 """Ops whose rules are estimators, not derivatives: the fake quantisations (checked against
-PyTorch's fake-quantize autograd) and dequant_matmul (zero for its scales, as RLX; its x
+PyTorch's fake-quantize autograd; LSQ's scale gradient, straight through its rounding, against
+JAX's second derivatives of LSQ) and dequant_matmul (zero for its scales, as RLX; its x
 gradient is checked by central differences), in `tests/autodiff/test_quant.py`;
 dequant_grouped_matmul likewise in `tests/dialects/mir/test_moe.py`."""
 SPLAT_TESTED_ELSEWHERE = {"gaussian_splat_render"}

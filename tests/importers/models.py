@@ -118,6 +118,17 @@ class Zoo2(nn.Module):
         return a, b, c, indices, big, where, x.argmax(), x.argmin(dim=0, keepdim=True), d
 
 
+class Blend(nn.Module):
+    """Two inputs of different shapes and an optional third, for the tool's input names."""
+
+    def forward(self, x, y, mask=None):
+        return x * 2.0 + y if mask is None else (x + y) * mask
+
+
+def blend() -> Blend:
+    return Blend()
+
+
 def mlp() -> MLP:
     """A factory, as `rlx-import-torch tests.importers.models:mlp` takes one."""
     torch.manual_seed(0)

@@ -207,3 +207,57 @@ def test_gradients_through_the_lowered_hir_blocks_match_torch_autograd(hf_llama_
     for key, got in zip(trained, gradients, strict=True):
         want = torch_grads[key]
         np.testing.assert_allclose(got, want, rtol=2e-4, atol=2e-4 * max(1.0, np.abs(want).max()), err_msg=key)
+
+
+RMS_FORMS = {
+    "x*rsqrt*w": lambda x, r, w: x * torch.rsqrt(r) * w,
+    "w*x*rsqrt": lambda x, r, w: w * x * torch.rsqrt(r),
+    "w*(x*rsqrt)": lambda x, r, w: w * (x * torch.rsqrt(r)),
+    "rsqrt*x*w": lambda x, r, w: torch.rsqrt(r) * x * w,
+    "x*(rsqrt*w)": lambda x, r, w: x * (torch.rsqrt(r) * w),
+    "x*w*rsqrt": lambda x, r, w: x * w * torch.rsqrt(r),
+    "x/sqrt*w": lambda x, r, w: x / torch.sqrt(r) * w,
+    "w*(x/sqrt)": lambda x, r, w: w * (x / torch.sqrt(r)),
+    "w*x/sqrt": lambda x, r, w: w * x / torch.sqrt(r),
+}
+"""RMSNorm as people write it: `x`, `w` and `rsqrt(mean(x²) + eps)` in every order and grouping,
+or `x / sqrt(mean(x²) + eps)` times `w` (r is `mean(x²) + eps`)."""
+
+
+class RmsNormForm(nn.Module):
+    def __init__(self, form: str, square: str):
+        super().__init__()
+        self.weight = nn.Parameter(torch.linspace(0.5, 1.5, 8))
+        self.form, self.square = RMS_FORMS[form], square
+
+    def forward(self, x):
+        squared = x.pow(2) if self.square == "pow" else x * x
+        return (self.form(x, squared.mean(-1, keepdim=True) + 1e-6, self.weight),)
+
+
+@pytest.mark.parametrize("form", RMS_FORMS)
+def test_every_written_rms_norm_form_is_one_mir_rms_norm_matching_torch(form):
+    model = RmsNormForm(form, "pow" if list(RMS_FORMS).index(form) % 2 else "mul")
+    x = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(0))
+    module = import_module(model, (x,))
+    ops = [name for name in names(module) if name.startswith("mir.")]
+    assert ops.count("mir.rms_norm") == 1
+    assert not {"mir.rsqrt", "mir.sqrt", "mir.div", "mir.mul", "mir.reduce", "mir.pow"} & set(ops), ops
+    assert_outputs_match_torch(module, model, x)
+
+
+@pytest.mark.parametrize(
+    "form",
+    [
+        lambda x, r, w: x / torch.rsqrt(r) * w,  # divides by the rsqrt
+        lambda x, r, w: x * torch.sqrt(r) * w,  # multiplies by the sqrt
+        lambda x, r, w: w / x * torch.rsqrt(r),  # x in the denominator
+    ],
+)
+def test_near_misses_of_rms_norm_stay_primitives(form):
+    model = RmsNormForm("x*rsqrt*w", "pow")
+    model.form = form
+    x = torch.randn(2, 3, 8, generator=torch.Generator().manual_seed(0))
+    module = import_module(model, (x,))
+    assert "mir.rms_norm" not in names(module)
+    assert_outputs_match_torch(module, model, x)

@@ -195,6 +195,30 @@ def test_activation_and_elementwise_rules_match_the_reference():
     assert run(m, {"x": nan})[len(ops) + 2][0, 0]
 
 
+def test_gather_counts_negative_run_time_indices_from_the_end():
+    """On a static and on a dynamic axis, as the reference does."""
+    node = helper.make_node("Gather", ["x", "i"], ["y"], axis=1)
+    for width in (4, "w"):
+        m = model([node], [vi("x", T.FLOAT, [2, width]), vi("i", T.INT64, [3])], [vi("y", T.FLOAT, [2, 3])])
+        x = RNG.standard_normal((2, 4)).astype(np.float32)
+        expect_same(m, {"x": x, "i": np.array([-1, 2, -4], np.int64)})
+
+
+def test_rounding_and_fmod_keep_the_sign_of_zero():
+    """Round(-0.5), Ceil(-0.7) and Mod(-4, 2, fmod=1) are -0.0 in the reference (numpy)."""
+    ops = ["Round", "Floor", "Ceil"]
+    nodes = [helper.make_node(op, ["x"], [f"y{i}"]) for i, op in enumerate(ops)]
+    nodes.append(helper.make_node("Mod", ["x", "d"], ["mod"], fmod=1))
+    outputs = [vi(name, T.FLOAT, [10]) for name in ("y0", "y1", "y2", "mod")]
+    m = model(nodes, [vi("x", T.FLOAT, [10]), vi("d", T.FLOAT, [10])], outputs)
+    x = np.array([-0.5, -0.4, -0.7, -0.0, 0.0, 0.3, -1.5, 2.5, -4.0, 4.0], np.float32)
+    d = np.array([1, 1, 1, 1, 1, 1, 1, 1, 2, -2], np.float32)
+    expected = ReferenceEvaluator(m).run(None, {"x": x, "d": d})
+    for got, want in zip(run(m, {"x": x, "d": d}), expected):
+        np.testing.assert_array_equal(got, want)
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 def _erf_model() -> onnx.ModelProto:
     nodes = [helper.make_node("Erf", ["x"], ["y"], name="the_erf")]
     return model(nodes, [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])])
@@ -282,3 +306,16 @@ def test_tool_leaves_the_output_untouched_on_an_unsupported_op(tmp_path, capsys)
     assert capsys.readouterr().err == f"{source}: error: node 'the_erf' (Erf): unsupported ONNX op 'Erf'\n"
     assert out.read_text() == "previous\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["erf.onnx", "out.mlir"]  # no temporary left
+
+
+def test_softplus_and_elu_keep_their_digits_near_zero():
+    """Softplus(-20) is log1p(exp(-20)) = 2.06e-9 (log(1 + exp(-20)) rounds to 0 in f32);
+    Elu at -1e-8 is alpha * expm1(-1e-8), not alpha * (exp(x) - 1) = 0. The oracle is
+    numpy's float64 log1p/expm1 (the ONNX reference evaluator computes the naive forms)."""
+    nodes = [helper.make_node("Softplus", ["x"], ["sp"]), helper.make_node("Elu", ["x"], ["elu"], alpha=0.5)]
+    m = model(nodes, [vi("x", T.FLOAT, [6])], [vi("sp", T.FLOAT, [6]), vi("elu", T.FLOAT, [6])])
+    x = np.array([-20.0, -90.0, -1e-8, -3e-6, 40.0, 0.5], np.float32)
+    softplus, elu = run(m, {"x": x})
+    wide = x.astype(np.float64)
+    np.testing.assert_allclose(softplus, np.maximum(wide, 0) + np.log1p(np.exp(-np.abs(wide))), rtol=2e-6, atol=0)
+    np.testing.assert_allclose(elu, np.where(wide > 0, wide, 0.5 * np.expm1(wide)), rtol=2e-6, atol=0)

@@ -89,6 +89,28 @@ def test_ops_are_located_at_the_model_source_lines(mlp):
     assert lines and all("F.softmax(self.fc2" in source[line - 1] for line in lines)
 
 
+def test_a_library_beside_torch_is_the_models_source_and_the_importer_never_is():
+    """torchvision's frames (its directory starts with torch's, `site-packages/torch`) locate
+    its models' ops; a model made only of torch.nn modules is located in torch, not here."""
+    from rlx_xdsl.importers.torch import translator
+
+    site = Path(torch.__file__).parents[1]
+    trace = "".join(
+        f'  File "{path}", line {line}, in f\n    code\n'
+        for path, line in [
+            (Path(translator.__file__).with_name("__init__.py"), 44),
+            (site / "torchvision/models/resnet.py", 268),
+            (site / "torch/nn/modules/conv.py", 565),
+        ]
+    )
+    node = torch.fx.Graph().placeholder("x")
+    node.meta["stack_trace"] = trace
+    assert translator.user_frame(node) == (str(site / "torchvision/models/resnet.py"), 268)
+    module = import_module(torch.nn.Sequential(torch.nn.Linear(2, 3)), (torch.ones(1, 2),))
+    files = {op.location.filename.data for op in find_function(module).body.block.ops if isinstance(op.location, FileLineColLoc)}
+    assert files == {str(site / "torch/nn/modules/linear.py")}
+
+
 def test_conv_net_matches_torch(convnet):
     model, module = convnet
     expect_same(module, model, torch.randn(2, 3, 8, 8))
@@ -147,6 +169,21 @@ def test_ops_built_from_shared_sequences_match_torch():
     model = Zoo2()
     module = import_module(model, inputs)
     expect_same(module, model, *inputs)
+
+
+class Rounding(torch.nn.Module):
+    def forward(self, x):
+        return torch.round(x), torch.floor(x), torch.ceil(x), torch.trunc(x)
+
+
+def test_rounding_keeps_the_sign_of_zero():
+    """torch.round(-0.5), ceil(-0.7) and trunc(-0.7) are -0.0, as torch computes them."""
+    x = torch.tensor([-0.5, -0.4, -0.7, -0.0, 0.0, 0.3, -1.5, 2.5, 0.5])
+    model = Rounding()
+    module = import_module(model, (x,))
+    for got, want in zip(run(module, model, x), model(x)):
+        np.testing.assert_array_equal(got, want.numpy())
+        np.testing.assert_array_equal(np.signbit(got), np.signbit(want.numpy()))
 
 
 def test_ops_kept_whole_become_one_mir_op_each(llama):
@@ -240,6 +277,22 @@ def test_tool_imports_a_factory_with_a_dynamic_dim(tmp_path, monkeypatch):
     assert 'loc("' in out.read_text() and "models.py" in out.read_text()
 
 
+def test_tool_passes_the_example_inputs_by_forwards_parameter_names(tmp_path, monkeypatch):
+    monkeypatch.syspath_prepend(str(ROOT))
+    out = tmp_path / "blend.mlir"
+    argv = ["tests.importers.models:blend", "--example-shapes", "y=3", "x=2x3", "--dynamic", "x=0", "-o", str(out)]
+    assert import_torch.main(argv) == 0
+    f = find_function(parse_module(out.read_text()), "forward")
+    assert [(argument_name(f, i), f.args[i].type.get_shape()) for i in range(len(f.args))] == [("x", (DYNAMIC, 3)), ("y", (3,))]
+
+
+def test_tool_help_describes_the_example_inputs(capsys):
+    with pytest.raises(SystemExit):
+        import_torch.main(["--help"])
+    text = " ".join(capsys.readouterr().out.split())
+    assert "by the names of forward's parameters" in text and "torch.export specialises sizes 0 and 1" in text
+
+
 @pytest.mark.parametrize(
     "argv, message",
     [
@@ -247,6 +300,23 @@ def test_tool_imports_a_factory_with_a_dynamic_dim(tmp_path, monkeypatch):
         (["tests.importers.models:mlp", "--example-shapes", "x=3y6"], "bad --example-shapes entry 'x=3y6'"),
         (["tests.importers.models:mlp", "--example-shapes", "x=3x6", "--dynamic", "y=0"], "--dynamic names 'y'"),
         (["nomodule", "--example-shapes", "x=3x6"], "expected MODULE:FACTORY, got 'nomodule'"),
+        (
+            ["tests.importers.models:mlp", "--example-shapes", "img=3x6"],
+            "--example-shapes names 'img', which is not a parameter of forward (forward's parameters: 'x')",
+        ),
+        (["tests.importers.models:blend", "--example-shapes", "x=3", "y=3", "masks=3"], "names 'masks', which is not a parameter of forward; did you mean 'mask'?"),
+        (["tests.importers.models:blend", "--example-shapes", "y=3"], "forward's parameter 'x' needs an --example-shapes entry: it has no default"),
+        (
+            ["tests.importers.models:blend", "--example-shapes", "x=3", "mask=3"],
+            "forward's parameter 'y' needs an --example-shapes entry: it has no default",
+        ),
+        (["tests.importers.models:blend", "--example-shapes", "x=3", "x=3", "y=3"], "--example-shapes gives 'x' twice"),
+        (["tests.importers.models:mlp", "--example-shapes", "x=3x6", "--dynamic", "x=2"], "--dynamic x=2: 'x' has no dim 2 (its example shape has rank 2)"),
+        (
+            ["tests.importers.models:mlp", "--example-shapes", "x=1x6", "--dynamic", "x=0"],
+            "--dynamic x=0: the example size of dim 0 of 'x' is 1, and torch.export specialises sizes 0 and 1 "
+            "to constants; give it an example size of 2 or more",
+        ),
     ],
 )
 def test_tool_reports_bad_arguments_in_one_line(argv, message, tmp_path, monkeypatch, capsys):
@@ -256,3 +326,53 @@ def test_tool_reports_bad_arguments_in_one_line(argv, message, tmp_path, monkeyp
     err = capsys.readouterr().err
     assert err.startswith("rlx-import-torch: error: ") and message in err and err.count("\n") == 1
     assert not out.exists()
+
+
+class _NearZero(torch.nn.Module):
+    """The ops whose naive forms lose every digit near 0 (`log(1 + x)`, `exp(x) - 1`) and
+    the torch activations that decompose to log1p/expm1."""
+
+    def forward(self, x):
+        f = torch.nn.functional
+        return (
+            torch.log1p(x),
+            torch.expm1(x),
+            f.softplus(x),
+            f.softplus(x, beta=2.0, threshold=5.0),
+            f.logsigmoid(x),
+            f.mish(x),
+            f.celu(x, alpha=0.5),
+            f.binary_cross_entropy_with_logits(x, torch.full_like(x, 0.25), reduction="none"),
+        )
+
+
+def test_log1p_expm1_and_their_decompositions_stay_precise_near_zero():
+    """x = 1e-8: log(1 + x) and exp(x) - 1 are 0 in f32 (100% error); softplus(-20) is
+    2.06e-9, not 0. torch (float32) is the oracle, relative error only."""
+    x = torch.tensor([1e-8, -1e-8, 3e-6, -20.0, -90.0, 30.0, -0.5, 2.0])
+    model = _NearZero()
+    module = import_module(model, (x,))
+    with torch.no_grad():
+        expected = model(x)
+    got = run(module, model, x)
+    for g, want in zip(got, expected):
+        np.testing.assert_allclose(g, want.numpy(), rtol=2e-6, atol=0)
+    assert got[2][3] == pytest.approx(2.061153622438558e-9, rel=1e-6)  # softplus(-20) = log1p(exp(-20))
+    assert {"mir.log1p", "mir.expm1"} <= {op.name for op in module.walk()}
+
+
+def test_log1p_and_expm1_edge_values_match_torch():
+    """log1p(-1) = -inf, log1p(x < -1) = NaN; expm1 overflows to inf and tends to -1."""
+
+    class Edges(torch.nn.Module):
+        def forward(self, x):
+            return torch.log1p(x), torch.expm1(x)
+
+    x = torch.tensor([-1.0, -2.0, -1e-30, 0.0, 1e30, 100.0, -100.0, float("inf"), float("-inf"), float("nan")])
+    model = Edges()
+    with np.errstate(all="ignore"):
+        got = run(import_module(model, (x,)), model, x)
+    with torch.no_grad():
+        expected = model(x)
+    for g, e in zip(got, expected):
+        np.testing.assert_array_equal(g, e.numpy())

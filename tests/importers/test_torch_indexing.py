@@ -31,6 +31,22 @@ def test_indexing_gather_and_boolean_logic_match_torch():
     assert sum(op.name == "mir.gather" for op in module.walk()) == 3
 
 
+class FromTheEnd(nn.Module):
+    """Negative indices, constant and run-time (Falcon's attention writes `x[..., [-2, 1]]`)."""
+
+    def forward(self, x, i, j):
+        return x[..., [-2, 1]], x[i], x[i, j], x[:, [-1, 0], [2, -3]]
+
+
+def test_negative_indices_count_from_the_end_as_in_torch():
+    inputs = (torch.randn(3, 4, 5), torch.tensor([-1, 0, -3]), torch.tensor([-4, 3, -1]))
+    module = import_module(FromTheEnd(), inputs)
+    expect_same(module, FromTheEnd(), *inputs)
+    gathers = [op for op in module.walk() if op.name == "mir.gather"]
+    last_dim = gathers[0].indices.owner  # normalised at import: -2 is index 3 of 5
+    assert last_dim.name == "mir.constant" and str(last_dim.value) == "dense<[3, 1]> : tensor<2xi64>"
+
+
 class Conv1d(nn.Module):
     def __init__(self):
         super().__init__()

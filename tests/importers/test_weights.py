@@ -48,6 +48,35 @@ def test_torch_mlp_runs_with_its_saved_weights_and_matches_torch(tmp_path, capsy
     assert sorted(read_weights(weights)) == ["fc1.bias", "fc1.weight", "fc2.bias", "fc2.weight", "scale"]
 
 
+class ScaledNorm(torch.nn.Module):
+    """A BatchNorm (whose buffers include the 0-d `num_batches_tracked`) and a 0-d parameter."""
+
+    def __init__(self):
+        super().__init__()
+        self.bn = torch.nn.BatchNorm1d(3)
+        self.gain = torch.nn.Parameter(torch.tensor(1.75))
+
+    def forward(self, x):
+        return self.bn(x) * self.gain
+
+
+@pytest.mark.parametrize("suffix", [".safetensors", ".npz"])
+def test_rank_0_weights_keep_their_shape_and_run_against_torch(tmp_path, capsys, suffix):
+    model = ScaledNorm().eval()
+    with torch.no_grad():
+        model.bn.running_mean.copy_(torch.tensor([0.5, -1.0, 2.0]))
+        model.bn.running_var.copy_(torch.tensor([4.0, 0.25, 1.0]))
+    x = torch.randn(2, 3, generator=torch.Generator().manual_seed(1))
+    weights = tmp_path / f"w{suffix}"
+    (tmp_path / "m.mlir").write_text(print_ir(import_module(model, (x,), weights=weights)))
+    saved = read_weights(weights)
+    assert saved["gain"].shape == () and saved["bn.num_batches_tracked"].shape == ()
+    np.save(tmp_path / "x.npy", x.numpy())
+    got = run_saved(capsys, tmp_path, tmp_path / "m.mlir", "--params", weights, "--input", f"x={tmp_path / 'x.npy'}")
+    with torch.no_grad():
+        np.testing.assert_allclose(got, model(x).numpy(), rtol=1e-6, atol=1e-6)
+
+
 def test_the_tool_writes_npz_weights_and_bf16_survives(tmp_path, monkeypatch):
     monkeypatch.syspath_prepend(str(ROOT))
     out, weights = tmp_path / "mlp.mlir", tmp_path / "w.npz"

@@ -1,21 +1,21 @@
 """`torchvision` ResNet-18 and MobileNetV3 (small), random weights, 10 classes, 32x32 images.
 
-PyPI's torchvision needs `rlx_xdsl.testing.vision_shim.prepare()` beside the CPU torch
-(the test session runs it first, in `tests/conftest.py`); `load()` runs it too.
+PyPI's torchvision needs `rlx_xdsl.importers.torch.vision.prepare()` beside the CPU torch
+(importing the torch importer runs it); `load()` runs it too.
 """
 
 from __future__ import annotations
 
 import torch
 
-from rlx_xdsl.testing import vision_shim
+from rlx_xdsl.importers.torch import vision
 
-available = vision_shim.available
+available = vision.available
 
 
 def load():
     """`torchvision.models`, importable beside a CPU torch."""
-    vision_shim.prepare()
+    vision.prepare()
     import torchvision.models
 
     return torchvision.models

@@ -212,7 +212,7 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     monkeypatch.setitem(sys.modules, "compile_time", bench)  # dataclasses look their module up
     spec.loader.exec_module(bench)
     assert bench.layer_counts(32) == [1, 2, 4, 8, 16, 32]
-    assert bench.main(["--max-layers", "2", "--repeat", "1", "--no-stock"]) == 0
+    assert bench.main(["--max-layers", "2", "--repeat", "1", "--no-stock", "--max-depth", "16"]) == 0
     out = capsys.readouterr().out
     assert "# pass rlx-lower-hir runs on build_llama_hir(N); ops = those of the build_llama(N) it produces" in out
     ops_1 = 3 + sum(GQA_LAYER.values())  # module, func, return + one layer
@@ -226,6 +226,9 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     assert "# skipped pass" not in out  # every registered pass is timed (rlx-jvp/hvp/vmap need options)
     for name in ("rlx-jvp", "rlx-hvp", "rlx-vmap"):
         assert f"  {name} " in out
+    nesting = out.split("# nesting depth:")[1]  # the passes over regions, at depths 8 and 16
+    for spec in bench.NESTED_PASSES:
+        assert f"\n{spec:<40} " in nesting
 
 
 def test_compile_time_benchmark_breaks_the_inference_pipeline_down(tmp_path, monkeypatch):

@@ -15,6 +15,7 @@ from xdsl.pattern_rewriter import GreedyRewritePatternApplier
 from rlx_xdsl.tools.rlx_opt import run_opt
 from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.canonicalize import PATTERNS
+from rlx_xdsl.transforms.options import pass_options
 from rlx_xdsl.transforms.statistics import CountedPattern, collecting, counted, declared
 
 EXAMPLES = Path(__file__).parents[2] / "examples"
@@ -22,10 +23,8 @@ EXAMPLES = Path(__file__).parents[2] / "examples"
 
 def _instance(name: str):
     cls = get_all_passes()[name]()
-    try:
-        return cls()
-    except TypeError:  # a required option (rlx-grad's func)
-        return cls(func="f")
+    required = {o.field: o.example for o in pass_options(cls) if o.required}  # rlx-grad's func, ...
+    return cls(**required)
 
 
 @pytest.mark.parametrize("name", sorted(get_all_passes()))

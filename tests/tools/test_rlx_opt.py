@@ -405,6 +405,41 @@ def test_pass_exception_in_func_anchor_is_located_at_the_function(opt, write):
     assert 'see current operation: "func.func"() <{sym_name = "f"' in run.err
 
 
+def test_pass_failure_shows_the_op_it_ran_on_without_its_body(opt, write):
+    path = write("good.mlir", GOOD)
+    module = opt(path, "-p", "test-raise{kind=value}")
+    assert module.err.endswith(f'{path}:1:1: note: see current operation: "builtin.module"() ({{...}}) : () -> ()\n')
+    function = opt(path, "-p", "func.func(test-raise{kind=pass-failed})")
+    assert function.err.endswith(
+        'note: see current operation: "func.func"() <{sym_name = "f", function_type = '
+        "(tensor<2x3xf32>) -> tensor<2x3xf32>}> ({...}) : () -> ()\n"
+    )
+    for run in (module, function):
+        assert "mir.relu" not in run.err and len(run.err.splitlines()) == 5
+
+
+def test_the_whole_module_only_under_print_ir_after_failure(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", "test-raise{kind=value}", "--mlir-print-ir-after-failure")
+    dump, diagnostic = run.err.split(f"{path}:1:1: error:")
+    assert dump.startswith("// -----// IR Dump After test-raise Failed")
+    assert "mir.relu" in dump and "mir.relu" not in diagnostic
+
+
+def test_rlx_grad_error_about_a_function_is_located_at_it(opt, write):
+    path = write("good.mlir", GOOD)
+    run = opt(path, "-p", "rlx-grad{func=g}")
+    assert run.status == 1
+    assert run.err.splitlines()[0] == (
+        f"{path}:{line_of(GOOD, '@g')}:1: error: 'rlx-grad' @g has no rlx.param argument: "
+        "name the arguments to differentiate with wrt=NAME,..."
+    )
+    assert run.err.endswith(
+        f'{path}:{line_of(GOOD, "@g")}:1: note: see current operation: "func.func"() '
+        '<{sym_name = "g", function_type = (tensor<4xf32>) -> tensor<4xf32>}> ({...}) : () -> ()\n'
+    )
+
+
 def test_pass_can_point_at_the_offending_op(opt, write):
     path = write("good.mlir", GOOD)
     run = opt(path, "-p", "test-raise{kind=op}")
@@ -627,6 +662,121 @@ def test_output_through_a_symlink_to_a_device_writes_into_the_device(opt, write,
     assert link.is_symlink() and stat.S_ISCHR(device.stat().st_mode)
     assert device.stat().st_rdev == os.makedev(1, 3)
     assert _listing(tmp_path) == ["good.mlir", "null", "out.mlir"]
+
+
+def test_output_to_dev_stdout_reaches_a_pipe(write):
+    src = write("good.mlir", GOOD)
+    run = cli(src, "-o", "/dev/stdout")  # stdout is a pipe here, as in `rlx-opt ... -o /dev/stdout | cat`
+    assert (run.status, run.err) == (0, "")
+    assert run.out == cli(src).out
+
+
+def test_output_to_a_descriptor_of_a_file_writes_through_the_descriptor(write, tmp_path):
+    src = write("good.mlir", GOOD)
+    out = write("out.mlir", "kept\n")
+    with open(out, "a") as appended:  # `rlx-opt ... -o /dev/stdout >> out.mlir`
+        proc = subprocess.run([*_rlx_opt_command(), str(src), "-o", "/dev/stdout"], stdout=appended, timeout=120, check=False)
+    assert proc.returncode == 0
+    assert out.read_text() == "kept\n" + cli(src).out
+    assert _listing(tmp_path) == ["good.mlir", "out.mlir"]
+
+
+@pytest.mark.skipif(not Path("/proc/version").is_file(), reason="needs Linux's /proc")
+def test_output_to_a_pseudo_file_is_a_clear_error(opt, write):
+    src = write("good.mlir", GOOD)
+    before = Path("/proc/version").read_text()
+    run = opt(src, "-o", "/proc/version")
+    assert run.status == 1
+    assert run.err == "rlx-opt: error: cannot write '/proc/version': cannot create a file in '/proc'\n"
+    assert Path("/proc/version").read_text() == before
+
+
+def _failing_reproducer_run(opt, write, path):
+    src = write("good.mlir", GOOD)
+    return opt(src, "-p", "test-raise{kind=value}", f"--mlir-pass-pipeline-crash-reproducer={path}")
+
+
+def test_reproducer_into_a_device_writes_into_it_and_never_replaces_it(opt, write, tmp_path):
+    device = tmp_path / "null"
+    os.mknod(device, 0o666 | stat.S_IFCHR, os.makedev(1, 3))  # a private /dev/null
+    link = tmp_path / "repro.mlir"
+    link.symlink_to(device)
+    for path in (device, link):
+        run = _failing_reproducer_run(opt, write, path)
+        assert run.status == 1
+        assert f"reproducer generated at '{path}'" in run.err
+    assert stat.S_ISCHR(device.stat().st_mode) and device.stat().st_rdev == os.makedev(1, 3)
+    assert link.is_symlink()
+    assert _listing(tmp_path) == ["good.mlir", "null", "repro.mlir"]
+
+
+def test_reproducer_through_a_symlink_replaces_the_target_and_keeps_the_link(opt, write, tmp_path):
+    target = write("real.mlir", "old\n")
+    link = tmp_path / "repro.mlir"
+    link.symlink_to(target)
+    assert _failing_reproducer_run(opt, write, link).status == 1
+    assert link.is_symlink()
+    assert "mlir_reproducer" in target.read_text()
+
+
+def test_reproducer_into_a_fifo_streams_into_it(opt, write, tmp_path):
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    received: list[str] = []
+    reader = threading.Thread(target=lambda: received.append(fifo.read_text()), daemon=True)
+    reader.start()
+    assert _failing_reproducer_run(opt, write, fifo).status == 1
+    reader.join(timeout=10)
+    assert "mlir_reproducer" in received[0]
+    assert stat.S_ISFIFO(fifo.stat().st_mode)
+
+
+@pytest.mark.parametrize("via", ["itself", "symlink", "hard link"])
+def test_reproducer_refuses_to_overwrite_the_input(opt, write, tmp_path, via):
+    src = write("good.mlir", GOOD)
+    path = {"itself": src, "symlink": tmp_path / "link.mlir", "hard link": tmp_path / "hard.mlir"}[via]
+    if via == "symlink":
+        path.symlink_to(src)
+    elif via == "hard link":
+        os.link(src, path)
+    run = opt(src, "-p", "test-raise{kind=value}", f"--mlir-pass-pipeline-crash-reproducer={path}")
+    assert run.status == 1
+    assert run.err == (
+        f"rlx-opt: error: --mlir-pass-pipeline-crash-reproducer: '{path}' is the input file; "
+        "the reproducer would overwrite it (name another file)\n"
+    )
+    assert src.read_text() == GOOD
+
+
+def test_reproducer_that_cannot_be_written_still_reports_the_pass_error(opt, write, tmp_path, monkeypatch):
+    def refuse(*args):
+        raise PermissionError(13, "Permission denied")
+
+    monkeypatch.setattr(rlx_opt.os, "replace", refuse)
+    path = tmp_path / "repro.mlir"
+    run = _failing_reproducer_run(opt, write, path)
+    assert run.status == 1
+    assert run.err.startswith(f"{tmp_path / 'good.mlir'}:1:1: error: ValueError: raised a value error\n")
+    assert f"no reproducer: cannot write '{path}': Permission denied\n" in run.err
+    assert _listing(tmp_path) == ["good.mlir"]
+
+
+@pytest.mark.parametrize("target", ["wgsl", "wat", "csl", "llvm", "x86-asm", "riscv-asm", "arm-asm", "mps"])
+def test_xdsl_targets_that_take_no_mir_are_refused_in_one_line(opt, write, target):
+    run = opt(write("good.mlir", GOOD), "-t", target)
+    assert (run.status, run.out) == (1, "")
+    assert run.err == (
+        f"rlx-opt: error: -t {target}: xDSL's target for other dialects, it does not print MIR (rlx-opt writes: mlir)\n"
+    )
+
+
+def test_only_the_mir_targets_are_listed_and_accepted(opt, write, capsys):
+    with pytest.raises(SystemExit):
+        run_opt(["--help"])
+    assert "output format: mlir (default: mlir)" in " ".join(capsys.readouterr().out.split())
+    run = opt(write("good.mlir", GOOD), "-t", "nope")
+    assert (run.status, run.err) == (1, "rlx-opt: error: -t nope: not an output format (rlx-opt writes: mlir)\n")
+    assert opt(write("good.mlir", GOOD), "-t", "mlir").out == opt(write("good.mlir", GOOD)).out
 
 
 def test_output_into_missing_directory_is_an_error(opt, write, tmp_path):

@@ -4,6 +4,7 @@ Errors about the input file must read exactly as rlx-opt's (same located
 diagnostics, same rendering); interpreter failures are located at the failing op.
 """
 
+import io
 import re
 import subprocess
 import sys
@@ -141,6 +142,31 @@ def test_dynamic_argument_runs_with_an_input(tmp_path, capsys):
     assert "min=1  max=6  mean=3.5  sum=21" in out
 
 
+NO_EXPERTS = """\
+func.func @f(%x: tensor<Mx4xf32> {rlx.name = "x"}, %w: tensor<0x4x5xf32> {rlx.name = "w"}, %e: tensor<Mxi64> {rlx.name = "e"}) -> tensor<Mx5xf32> {
+  %r = mir.grouped_matmul %x, %w, %e : (tensor<Mx4xf32>, tensor<0x4x5xf32>, tensor<Mxi64>) -> tensor<Mx5xf32>
+  func.return %r : tensor<Mx5xf32>
+}
+"""
+
+
+def test_indices_into_nothing_are_not_invented(tmp_path, capsys):
+    """0 experts is a valid op (no rows: an empty result), but no expert id is valid: rlx-run
+    says so instead of an internal error, and a given id is a located run-time error."""
+    path = write(tmp_path, NO_EXPERTS.replace("M", "2"))
+    code, _, err = run(capsys, path)
+    assert code == 1
+    assert err == (
+        "rlx-run: error: argument 'e' indexes 'mir.grouped_matmul' with nothing to select from (0 entries): "
+        "no value of it is valid; give it with --input e=VALUE or change the graph\n"
+    )
+    code, _, err = run(capsys, path, "--input", "e=[0,0]")
+    assert code == 1 and "g.mlir:2:3: error: interpretation failed: 'mir.grouped_matmul' index 0 is out of range [0, 0)" in err
+    code, out, err = run(capsys, write(tmp_path, NO_EXPERTS.replace("M", "0"), "empty.mlir"), "--save", tmp_path / "o")
+    assert code == 0, err
+    assert np.load(tmp_path / "o" / "out0.npy").shape == (0, 5)
+
+
 def test_summary_counts_non_finite_values(tmp_path, capsys):
     path = write(tmp_path, DYNAMIC)
     np.save(tmp_path / "x.npy", np.float32([[np.inf, 1], [2, 3]]))
@@ -258,7 +284,7 @@ def test_kernel_failure_is_located_at_its_op(tmp_path, capsys):
     np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
     err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
     assert err.splitlines() == [
-        f"{path}:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)",
+        f"{path}:3:3: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)",
         "  %g = mir.gather %n, %i axis = 0 : (tensor<4x2xf32>, tensor<3xi64>) -> tensor<3x2xf32>",
         "  ^",
         f"{path}:3:3: note: while running @f",
@@ -299,9 +325,9 @@ func.func @main(%p: tensor<1xi1>, %t: tensor<4x2xf32>, %i: tensor<3xi64>) -> ten
 def test_kernel_failure_deep_inside_regions_and_calls_is_located_at_the_innermost_op(tmp_path, capsys, taken, line):
     path = write(tmp_path, IN_REGION_AND_CALLEE)
     np.save(tmp_path / "p.npy", np.array([taken]))
-    np.save(tmp_path / "i.npy", np.int64([1, 2, -1]))
+    np.save(tmp_path / "i.npy", np.int64([1, 2, -5]))
     inputs = ["--input", f"p={tmp_path / 'p.npy'}", "--input", f"i={tmp_path / 'i.npy'}"]
-    err = expect_error(capsys, [path, "--func", "main", *inputs], "index -1 is out of range [0, 4)")
+    err = expect_error(capsys, [path, "--func", "main", *inputs], "index -5 is out of range [-4, 4)")
     lines = err.splitlines()
     assert lines[0].startswith(f"{path}:{line}:")
     assert lines[1] == IN_REGION_AND_CALLEE.splitlines()[line - 1]
@@ -590,6 +616,25 @@ def test_invalid_utf8_is_located_at_the_first_bad_byte(tmp_path, capsys):
     expect_error(capsys, [binary], f"{binary}:2:6: error: invalid UTF-8 (byte 0xFF at offset 15)")
 
 
+@pytest.mark.parametrize("text", [b"", b"\n  \n"])
+def test_empty_stdin_says_the_input_is_empty(capsys, monkeypatch, text):
+    """`rlx-opt missing.mlir | rlx-run -`: the failed rlx-opt printed nothing."""
+    monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(text)))
+    err = expect_error(capsys, ["-"], "")
+    assert err == "rlx-run: error: the input on stdin is empty: nothing to run (did the command before the pipe fail?)\n"
+
+
+def test_empty_file_says_it_is_empty(tmp_path, capsys):
+    path = tmp_path / "empty.mlir"
+    path.write_text("")
+    assert expect_error(capsys, [path], "") == f"rlx-run: error: '{path}' is empty: nothing to run\n"
+
+
+def test_a_module_without_functions_says_so(tmp_path, capsys):
+    path = write(tmp_path, "// no functions here\n")
+    expect_error(capsys, [path], "rlx-run: error: the module contains no func.func to run")
+
+
 def test_reads_stdin_from_a_pipe():
     rlx_opt = Path(sys.executable).parent / "rlx-opt"
     optimised = subprocess.run([rlx_opt, MLP, "-p", "rlx-dce"], capture_output=True, text=True, check=True).stdout
@@ -632,7 +677,7 @@ def test_a_kernel_failure_on_the_arena_is_located_at_its_op(tmp_path, capsys):
     np.save(tmp_path / "i.npy", np.int64([0, 7, 1]))
     err = expect_error(capsys, [path, "--input", f"i={tmp_path / 'i.npy'}"], "index 7 is out of range")
     first, source, caret, note = err.splitlines()[:4]
-    assert first == f"{path}:5:5: error: interpretation failed: 'mir.gather' index 7 is out of range [0, 4)"
+    assert first == f"{path}:5:5: error: interpretation failed: 'mir.gather' index 7 is out of range [-4, 4)"
     assert source.lstrip().startswith("%g = mir.gather %n, %i axis = 0 {lir.slot = #lir.slot<")
     assert note == f"{path}:5:5: note: while running @f on its arena"
 

@@ -75,9 +75,30 @@ def test_input_wins_over_the_file(graph, tmp_path, capsys):
     np.testing.assert_array_equal(b.view(ml_dtypes.bfloat16).astype(np.float32), [0, 0])
 
 
-def test_a_parameter_missing_from_the_file_is_random_with_a_note(graph, tmp_path, capsys):
+def test_a_parameter_missing_from_the_file_is_an_error_naming_it(graph, tmp_path, capsys):
     np.savez(tmp_path / "w.npz", **{"lin.weight": W})
-    _, b, err = outputs(capsys, tmp_path, graph, "--params", tmp_path / "w.npz", "--seed", "3")
+    message = (
+        f"--params: '{tmp_path / 'w.npz'}' has no entry for 1 parameter of @f: 'lin.bias' "
+        "(give them with --input, or --random-params for seeded random values)"
+    )
+    expect_error(capsys, [graph, "--params", tmp_path / "w.npz"], message)
+    _, b, err = outputs(capsys, tmp_path, graph, "--params", tmp_path / "w.npz", "--input", "lin.bias=[1, 2]")
+    assert err == "" and b.view(ml_dtypes.bfloat16).tolist() == [1, 2]  # --input gives what the file lacks
+
+
+def test_a_file_naming_no_parameter_is_an_error_with_the_near_entries(graph, tmp_path, capsys):
+    np.savez(tmp_path / "w.npz", **{"model.lin.weight": W, "model.lin.bias": B})
+    message = (
+        f"--params: '{tmp_path / 'w.npz'}' has no entry for 2 parameters of @f: "
+        "'lin.weight' (did you mean 'model.lin.weight'?), 'lin.bias' (did you mean 'model.lin.bias'?) "
+        "(give them with --input, or --random-params for seeded random values)"
+    )
+    expect_error(capsys, [graph, "--params", tmp_path / "w.npz"], message)
+
+
+def test_random_params_gives_a_missing_parameter_a_random_value_with_a_note(graph, tmp_path, capsys):
+    np.savez(tmp_path / "w.npz", **{"lin.weight": W})
+    _, b, err = outputs(capsys, tmp_path, graph, "--params", tmp_path / "w.npz", "--seed", "3", "--random-params")
     assert err == f"rlx-run: note: not in '{tmp_path / 'w.npz'}', random values (seed 3) for 1 parameter of @f: 'lin.bias'\n"
     assert b.shape == (2,)
 
@@ -180,4 +201,5 @@ def test_help_documents_params():
     from rlx_xdsl.tools.rlx_run import make_parser
 
     text = " ".join(make_parser().format_help().split())
-    assert "--params FILE" in text and "--input wins over it" in text and "random value" in text
+    assert "--params FILE" in text and "--input wins over it" in text and "is an error (unless --random-params)" in text
+    assert "--random-params with --params: seeded random values" in text

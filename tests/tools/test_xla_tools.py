@@ -63,7 +63,7 @@ def test_params_and_inputs_are_taken_as_by_the_other_backends(capsys, tmp_path):
     rng = np.random.default_rng(5)
     np.savez(tmp_path / "w.npz", **{"fc2.bias": rng.standard_normal(10).astype(np.float32)})
     np.save(tmp_path / "x.npy", rng.standard_normal((4, 16)).astype(np.float32))
-    common = ["--params", tmp_path / "w.npz", "--input", f"x={tmp_path / 'x.npy'}", "--seed", "2"]
+    common = ["--params", tmp_path / "w.npz", "--random-params", "--input", f"x={tmp_path / 'x.npy'}", "--seed", "2"]
     assert run(capsys, path, *XLA, *common, "--save", tmp_path / "xla")[0] == 0
     assert run(capsys, path, *common, "--save", tmp_path / "interp")[0] == 0
     np.testing.assert_allclose(saved(tmp_path / "xla")[0], saved(tmp_path / "interp")[0], rtol=1e-4, atol=1e-4)

@@ -16,6 +16,7 @@ from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir import shape as sh
+from rlx_xdsl.dtypes import numpy_dtype
 from rlx_xdsl.ir.source import parse_source
 from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
@@ -55,8 +56,8 @@ def add_of_zero() -> ModuleOp:
     x = b.input("x", [2, 3])
     i = b.input("i", [3], "i32")
     b.output(
-        b.add(x, b.constant(np.zeros(3))),
-        b.add(b.constant(np.zeros((2, 3))), x),  # a non-splat array of zeros
+        b.add(x, b.constant(np.full(3, -0.0))),
+        b.add(b.constant(np.full((2, 3), -0.0)), x),  # a non-splat array of zeros
         b.add(b.constant(0, "i32"), i),
     )
     return b.module()
@@ -216,7 +217,7 @@ func.func @f(%x: tensor<2x3xf32>) -> tensor<2x3xf32> {
 NOT_FOLDABLE = {
     "broadcasting zero": """
 func.func @f(%x: tensor<3xf32>) -> tensor<2x3xf32> {
-  %z = mir.constant dense<0.0> : tensor<2x3xf32>
+  %z = mir.constant dense<-0.0> : tensor<2x3xf32>
   %y = mir.add %x, %z : (tensor<3xf32>, tensor<2x3xf32>) -> tensor<2x3xf32>
   func.return %y : tensor<2x3xf32>
 }""",
@@ -228,7 +229,7 @@ func.func @f(%x: tensor<3xi32>) -> tensor<3xf64> {
 }""",
     "zero that may broadcast a ? dim": """
 func.func @f(%x: tensor<?xf32>) -> tensor<?xf32> {
-  %z = mir.constant dense<0.0> : tensor<3xf32>
+  %z = mir.constant dense<-0.0> : tensor<3xf32>
   %y = mir.add %x, %z : (tensor<?xf32>, tensor<3xf32>) -> tensor<?xf32>
   func.return %y : tensor<?xf32>
 }""",
@@ -244,6 +245,65 @@ func.func @f(%a: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<2xf32> {
   func.return %y : tensor<2xf32>
 }""",
 }
+
+
+# IEEE 754 special values, against numpy --------------------------------------------
+#
+# Each fold must give, bit for bit in the sign, what numpy computes for the op it
+# removes: a zero with the wrong sign (`x + 0.0` at x = -0.0) is kept, not folded.
+
+SPECIAL = [-0.0, 0.0, np.inf, -np.inf, np.nan, -1.5, 2.0]
+
+IEEE_CASES = {
+    # name: (op, constant, constant on the left, folds)
+    "x + -0.0": ("add", -0.0, False, True),
+    "-0.0 + x": ("add", -0.0, True, True),
+    "x + 0.0": ("add", 0.0, False, False),
+    "0.0 + x": ("add", 0.0, True, False),
+    "x - 0.0": ("sub", 0.0, False, True),
+    "x - -0.0": ("sub", -0.0, False, False),
+    "0.0 - x": ("sub", 0.0, True, False),
+    "x * 1": ("mul", 1.0, False, True),
+    "1 * x": ("mul", 1.0, True, True),
+}
+
+
+@pytest.mark.parametrize("dtype", ["f32", "f16", "bf16"])
+@pytest.mark.parametrize("case", IEEE_CASES.values(), ids=IEEE_CASES.keys())
+def test_folds_are_exact_on_signed_zeros_nan_and_infinities(case, dtype: str):
+    kind, number, constant_first, folds = case
+    b = GraphBuilder("f")
+    x = b.input("x", [len(SPECIAL)], dtype)
+    c = b.constant(number, dtype)
+    b.output(getattr(b, kind)(c, x) if constant_first else getattr(b, kind)(x, c))
+    module = b.module()
+    values = np.array(SPECIAL, np.float32)
+    want = {"add": np.add, "sub": np.subtract, "mul": np.multiply}[kind](
+        *((np.float32(number), values) if constant_first else (values, np.float32(number)))
+    )
+    assert canon.canonicalize(module) == folds
+    (got,) = run_function(module, "f", [values.astype(numpy_dtype(x.type.element_type))])
+    got = got.astype(np.float32)
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_complex_folds_are_exact():
+    """`z + (-0-0j)` folds; `z * (1+0j)` does not: numpy gives `(inf+0j) * (1+0j) = inf+nanj`."""
+    b = GraphBuilder("f")
+    z = b.input("z", [3], "complex<f32>")
+    b.output(b.add(z, b.constant(complex(-0.0, -0.0), "complex<f32>")), b.mul(z, b.constant(1, "complex<f32>")))
+    module = b.module()
+    assert canon.canonicalize(module)
+    assert [op.name for op in module.walk()].count("mir.mul") == 1
+    assert [op.name for op in module.walk()].count("mir.add") == 0
+    values = np.array([complex(np.inf, 0), complex(-0.0, -0.0), complex(1, np.nan)], np.complex64)
+    with np.errstate(invalid="ignore"):
+        want = [values + np.complex64(complex(-0.0, -0.0)), values * np.complex64(1)]
+    for got, expected in zip(run_function(module, "f", [values]), want):
+        for part in ("real", "imag"):
+            np.testing.assert_array_equal(getattr(got, part), getattr(expected, part))
+            np.testing.assert_array_equal(np.signbit(getattr(got, part)), np.signbit(getattr(expected, part)))
 
 
 @pytest.mark.parametrize("text", NOT_FOLDABLE.values(), ids=NOT_FOLDABLE.keys())

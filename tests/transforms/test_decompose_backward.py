@@ -71,6 +71,7 @@ DOMAIN = {
     Activation.SQRT: (-1.0, 2.0),
     Activation.RSQRT: (-1.0, 2.0),
     Activation.TAN: (-1.2, 1.2),
+    Activation.LOG1P: (-0.7, 2.0),
 }
 
 

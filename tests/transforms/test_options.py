@@ -48,6 +48,15 @@ def test_names_are_kebab_case_and_syntax_comes_from_the_type_or_the_metadata():
     ]  # fmt: skip
 
 
+def test_an_empty_string_default_reads_empty():
+    @dataclass(frozen=True)
+    class BlankPass(ModulePass):
+        name = "test-blank"
+        path: str = ""
+
+    assert pass_options(BlankPass)[0].default_text == "(default: empty)"
+
+
 def test_which_options_need_quotes_in_xdsl_opt_follows_from_type_and_values():
     quoted = {name for name, o in OPTIONS.items() if o.needs_quotes}
     # free text (str, tuples of str) may need quotes; numbers, booleans, literals and
@@ -92,3 +101,39 @@ def test_accepted_options_build_the_pass():
     built = KindsPass.from_spec(spec)
     assert (built.size, built.skip_all, built.label, built.names, built.pairs) == (3, True, "a.b", ("x", "y"), ("k=v",))
     check_options(KindsPass, ArgSpec("test-kinds", {"size": (1,), "label": ()}))  # an optional flag without value
+
+
+@dataclass(frozen=True)
+class RangedPass(ModulePass):
+    """Integer options with and without a declared range."""
+
+    name = "test-ranged"
+
+    count: int = field(default=1, metadata={"range": (1, 8)})
+    offset: int = 0
+    dims: tuple[int, ...] = ()
+
+    def apply(self, ctx: Context, op: ModuleOp) -> None:
+        pass
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        ("test-ranged{count=0}", "count=0: 0 is out of range (an integer in [1, 8])"),
+        ("test-ranged{count=9}", "count=9: 9 is out of range (an integer in [1, 8])"),
+        # every integer must fit i64, declared range or not
+        ("test-ranged{offset=9223372036854775808}",
+         "offset=9223372036854775808: 9223372036854775808 is out of range (an integer in [-9223372036854775808, 9223372036854775807])"),
+        ("test-ranged{dims=1,-99999999999999999999}", "dims=1,-99999999999999999999: -99999999999999999999 is out of range"),
+    ],
+)  # fmt: skip
+def test_integer_options_outside_their_range_are_rejected(spec, message):
+    with pytest.raises(OptionError) as error:
+        check_options(RangedPass, parse_spec(spec))
+    assert str(error.value).startswith(message)
+
+
+def test_integer_options_at_the_ends_of_their_range_are_accepted():
+    check_options(RangedPass, parse_spec("test-ranged{count=1 offset=-9223372036854775808 dims=9223372036854775807}"))
+    check_options(RangedPass, parse_spec("test-ranged{count=8}"))

@@ -74,6 +74,18 @@ def test_a_second_run_adds_nothing(tmp_path):
     ({"h1": {"scales": [1.0, 2.0], "axis": 1}}, InsertQdqError, "has 2 scales but dim 1 of the operand has 5"),
     ({"x": {"scale": [1.0]}}, PassFailedException, "must be an object with 'scales'"),
     ({"x": {"scales": [1.0], "axes": 1}}, PassFailedException, r"unknown keys \['axes'\]"),
+    # No coercion: what the JSON holds must already be the entry's type (round 4).
+    ({"x": {"scales": "a"}}, PassFailedException, """'scales' must be a list of numbers, got "a\""""),
+    ({"x": {"scales": [True]}}, PassFailedException, r"'scales' must be a list of numbers, got \[true\]"),
+    ({"x": {"scales": [0.1], "zero_points": [0.5]}}, PassFailedException,
+     r"'zero_points' must be a list of integers, got \[0.5\]"),
+    ({"x": {"scales": [0.1], "zero_points": [99999999999999999999999]}}, PassFailedException,
+     r"'zero_points' must be a list of integers, got \[99999999999999999999999\]"),
+    ({"x": {"scales": [0.1], "zero_points": 0}}, PassFailedException, "'zero_points' must be a list of integers, got 0"),
+    ({"h1": {"scales": [0.1] * 5, "axis": "1"}}, PassFailedException, """'axis' must be an integer, got "1\""""),
+    ({"h1": {"scales": [0.1] * 5, "axis": 1.5}}, PassFailedException, "'axis' must be an integer, got 1.5"),
+    ({"h1": {"scales": [0.1] * 5, "axis": 1.0}}, PassFailedException, "'axis' must be an integer, got 1.0"),
+    ({"x": {"scales": [0.1], "zero_points": [1000]}}, InsertQdqError, "calibration does not fit"),
 ])  # fmt: skip
 def test_bad_calibrations_are_reported_and_leave_the_module_alone(tmp_path, calibration, error, message):
     module = parse_module(LABELLED)
@@ -219,6 +231,62 @@ def test_quantize_weights_computes_with_the_packed_weights(scheme, block):
     np.testing.assert_allclose(got, on_decoded, rtol=1e-5, atol=1e-5)
     coarse = 0.3 if scheme in ("gguf_q2_k", "gguf_q3_k") else 0.15  # 2- and 3-bit codes
     assert np.abs(got - exact).max() < coarse * np.abs(exact).max()
+
+
+TORCH_LINEAR = """
+func.func @forward(%w: tensor<8x64xf32> {rlx.name = "0.weight", rlx.param}, %b: tensor<8xf32> {rlx.name = "0.bias", rlx.param}, %x: tensor<2x3x64xf32> {rlx.name = "input"}) -> tensor<2x3x8xf32> {
+  %0 = mir.transpose %w perm = [1, 0] : (tensor<8x64xf32>) -> tensor<64x8xf32>
+  %1 = mir.matmul %x, %0 : (tensor<2x3x64xf32>, tensor<64x8xf32>) -> tensor<2x3x8xf32>
+  %2 = mir.add %1, %b : (tensor<2x3x8xf32>, tensor<8xf32>) -> tensor<2x3x8xf32>
+  func.return %2 : tensor<2x3x8xf32>
+}
+"""
+
+
+@pytest.mark.parametrize(("scheme", "block"), [("int8_block", 16), ("int4_block", 32), ("gguf_q8_0", None)])
+def test_quantize_weights_quantises_a_weight_read_through_a_transpose(scheme, block):
+    """A PyTorch nn.Linear imports as `x @ transpose(w[out, in])`: the weight is quantised
+    as the `[in, out]` matrix the matmul reads (parameters `pack(w.T)`), the transpose goes,
+    and the result is `x @ W + b` for W decoded independently (`dequantised`), near f32."""
+    from rlx_xdsl.dialects.mir.shape import TransposeOp
+    from rlx_xdsl.formats.quantpack import pack
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    rng = np.random.default_rng(5)
+    x, w, b = (rng.standard_normal(s).astype(np.float32) for s in ((2, 3, 64), (8, 64), (8,)))
+    module = parse_module(TORCH_LINEAR)
+    (exact,) = run_function(module, "forward", [w, b, x])
+    QuantizeWeightsPass(scheme=scheme, block_size=block).apply(Context(), module)
+    module.verify()
+    function = module.ops.first
+    assert not any(isinstance(op, TransposeOp) for op in function.body.block.ops)
+    packed = pack(w.T.copy(), scheme, block)
+    assert argument_names(function) == [f"0.weight.{key}" for key in packed] + ["0.bias", "input"]
+    (got,) = run_function(module, "forward", [*packed.values(), b, x])
+    np.testing.assert_allclose(got, x @ dequantised(w.T.copy(), scheme, block) + b, rtol=1e-5, atol=1e-5)
+    assert np.abs(got - exact).max() < 0.15 * np.abs(exact).max()  # int4: 4-bit codes
+
+
+def test_quantize_weights_leaves_a_weight_read_both_ways_alone():
+    """A weight read directly and through a transpose would need two packings: kept, with a note."""
+    from rlx_xdsl.ir.diagnostics import collecting_notes
+    from rlx_xdsl.transforms.quant.quantize_weights import QuantizeWeightsPass
+
+    module = parse_module("""
+    func.func @f(%x: tensor<2x8xf32>, %w: tensor<8x8xf32> {rlx.param, rlx.name = "w"}) -> (tensor<2x8xf32>, tensor<2x8xf32>) {
+      %t = mir.transpose %w perm = [1, 0] : (tensor<8x8xf32>) -> tensor<8x8xf32>
+      %0 = mir.matmul %x, %t : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+      %1 = mir.matmul %x, %w : (tensor<2x8xf32>, tensor<8x8xf32>) -> tensor<2x8xf32>
+      func.return %0, %1 : tensor<2x8xf32>, tensor<2x8xf32>
+    }""")
+    before = str(module)
+    with collecting_notes() as notes:
+        QuantizeWeightsPass(block_size=8).apply(Context(), module)
+    assert str(module) == before
+    assert [(n.severity, n.message) for n in notes] == [
+        ("note", "'rlx-quantize-weights' quantised nothing: no parameter is a static 2-D weight read only "
+                 "as a mir.matmul's rhs (directly or through mir.transpose perm = [1, 0])")
+    ]  # fmt: skip
 
 
 def test_quantize_weights_checks_every_weight_before_changing_anything():
@@ -387,3 +455,33 @@ def test_decomposed_lsq_backward_scale_is_the_kernel(axis, dtype):
     assert not any(isinstance(op, FakeQuantizeLsqBackwardScaleOp) for op in module.walk())
     (after,) = run_function(module, "f", inputs)
     np.testing.assert_array_equal(after, before)
+
+
+@pytest.mark.parametrize("kernel", ["fixed", "ema", "per_batch", "lsq_x", "lsq_scale"])
+def test_decomposed_rank0_kernels_keep_their_rank0_results(kernel):
+    """A rank-0 x with a `[1]` scale or state: the decomposition's result stays rank 0 (the
+    `[1]` operand broadcast it to `tensor<1xf32>`) and computes what the kernel computes."""
+    from rlx_xdsl.building.builder import GraphBuilder
+    from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
+
+    b = GraphBuilder("f")
+    x, s, dy = b.input("x", [], "f32"), b.input("s", [1], "f32"), b.input("dy", [], "f32")
+    if kernel == "lsq_x":
+        b.output(b.mir.fake_quantize_lsq_backward_x(x, s, dy, bits=2))
+    elif kernel == "lsq_scale":
+        b.output(b.mir.fake_quantize_lsq_backward_scale(x, s, dy, bits=2))
+    else:
+        state = None if kernel == "per_batch" else s
+        decay = 0.75 if kernel == "ema" else None
+        b.output(b.mir.fake_quantize_backward(x, dy, state, bits=4, ste="clipped_identity", scale_mode=kernel,
+                                              decay=decay))
+    module = b.module()
+    for xv in (0.3, 5.0):
+        inputs = [np.array(xv, np.float32), np.array([0.5], np.float32), np.array(1.5, np.float32)]
+        (before,) = run_function(module, "f", inputs)
+        decomposed = module.clone()
+        DecomposeBackwardPass().apply(Context(), decomposed)
+        decomposed.verify()
+        (after,) = run_function(decomposed, "f", inputs)
+        assert after.shape == before.shape
+        np.testing.assert_array_equal(after, before)

@@ -61,6 +61,21 @@ func.func @activations(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tens
 
 // -----
 
+// log1p and expm1 keep their precise math ops (not log(1 + x) and exp(x) - 1).
+// CHECK-LABEL: func.func @log1p_expm1
+// CHECK:         math.log1p %{{.*}} : f32
+// CHECK-NOT:     math.log {{.*}}
+// CHECK:         math.expm1 %{{.*}} : f32
+// CHECK-NOT:     math.exp {{.*}}
+// CHECK:         func.return
+func.func @log1p_expm1(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
+  %0 = mir.log1p %x : (tensor<4xf32>) -> tensor<4xf32>
+  %1 = mir.expm1 %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0, %1 : tensor<4xf32>, tensor<4xf32>
+}
+
+// -----
+
 // Casts: float to int truncates (fptosi), anything to i1 is `!= 0`; constants become arith.constant.
 // CHECK-LABEL: func.func @casts
 // CHECK:         arith.constant dense<[1.500000e+00, -2.000000e+00]> : tensor<2xf32>

@@ -1,10 +1,15 @@
 // RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
 
-// gather reads the table with tensor.extract at each result position's (clamped) id.
+// gather reads the table with tensor.extract at each result position's id: the
+// table's size added where negative (it counts from the end), then clamped.
 // CHECK-LABEL: func.func @gather
+// CHECK:         [[SIZE:%.*]] = arith.constant 5 : index
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1) -> (d0)>, affine_map<(d0, d1) -> (d0, d1)>], iterator_types = ["parallel", "parallel"]} ins(%i : tensor<3xi32>)
 // CHECK:           [[ID:%.*]] = arith.index_cast {{%.*}} : i64 to index
-// CHECK:           arith.minsi [[ID]]
+// CHECK:           [[NEG:%.*]] = arith.cmpi slt, [[ID]], {{%.*}} : index
+// CHECK:           [[WRAPPED:%.*]] = arith.addi [[ID]], [[SIZE]] : index
+// CHECK:           [[ROW:%.*]] = arith.select [[NEG]], [[WRAPPED]], [[ID]] : index
+// CHECK:           arith.minsi [[ROW]]
 // CHECK:           [[COL:%.*]] = linalg.index 1 : index
 // CHECK:           tensor.extract %t[{{%.*}}, [[COL]]] : tensor<5x4xf32>
 func.func @gather(%t: tensor<5x4xf32>, %i: tensor<3xi32>) -> tensor<3x4xf32> {
@@ -14,11 +19,17 @@ func.func @gather(%t: tensor<5x4xf32>, %i: tensor<3xi32>) -> tensor<3x4xf32> {
 
 // -----
 
-// scatter_add: a reduction over the update rows (last loop), each adding where its id is the output row.
+// scatter_add: a reduction over the update rows (last loop), each adding where its id
+// (dim_size added where negative) is the output row.
 // CHECK-LABEL: func.func @scatter_add
+// CHECK:         [[SIZE:%.*]] = arith.constant 5 : index
 // CHECK:         linalg.generic {indexing_maps = [affine_map<(d0, d1, d2) -> (d2)>, affine_map<(d0, d1, d2) -> (d2, d1)>, affine_map<(d0, d1, d2) -> (d0, d1)>], iterator_types = ["parallel", "parallel", "reduction"]} ins(%i, %u : tensor<4xi64>, tensor<4x3xf32>)
+// CHECK:           [[ID:%.*]] = arith.index_cast {{%.*}} : i64 to index
+// CHECK:           [[NEG:%.*]] = arith.cmpi slt, [[ID]], {{%.*}} : index
+// CHECK:           [[WRAPPED:%.*]] = arith.addi [[ID]], [[SIZE]] : index
+// CHECK:           [[SELECTED:%.*]] = arith.select [[NEG]], [[WRAPPED]], [[ID]] : index
 // CHECK:           [[ROW:%.*]] = linalg.index 0 : index
-// CHECK:           arith.cmpi eq, {{%.*}}, [[ROW]] : index
+// CHECK:           arith.cmpi eq, [[SELECTED]], [[ROW]] : index
 // CHECK:           arith.select
 // CHECK:           arith.addf
 func.func @scatter_add(%u: tensor<4x3xf32>, %i: tensor<4xi64>) -> tensor<5x3xf32> {

@@ -36,6 +36,22 @@ func.func @rope(%q: tensor<1x1x4x4xf32>) -> tensor<1x1x4x4xf32> {
 
 // -----
 
+// Dims other than the batch that are `?` are fixed by the properties (the verifier
+// checks them): x is cast to them, the batch stays dynamic (round 4: this was a
+// Python TypeError).
+// CHECK-LABEL: func.func @rope_dynamic
+// CHECK:         arith.constant dense<{{.*}}> : tensor<12x4xf32>
+// CHECK:         %[[STATIC:.*]] = tensor.cast %q : tensor<?x2x12x?xf32> to tensor<?x2x12x8xf32>
+// CHECK:         tensor.expand_shape %[[STATIC]] {{\[}}[0 : i64], [1 : i64], [2 : i64], [3 : i64, 4 : i64]] output_shape [%{{.*}}, 2, 12, 4, 2]
+// CHECK:         %[[FLAT:.*]] = tensor.collapse_shape
+// CHECK:         tensor.cast %[[FLAT]] : tensor<?x2x12x8xf32> to tensor<?x2x12x?xf32>
+func.func @rope_dynamic(%q: tensor<?x2x12x?xf32>) -> tensor<?x2x12x?xf32> {
+  %r = mir.axial_rope_2d %q end_x = 3 end_y = 2 head_dim = 8 num_heads = 2 theta = 10000.0 repeat_factor = 2 : (tensor<?x2x12x?xf32>) -> tensor<?x2x12x?xf32>
+  func.return %r : tensor<?x2x12x?xf32>
+}
+
+// -----
+
 // A transposed convolution is conv's input gradient, lowered as a convolution.
 // CHECK-LABEL: func.func @conv_transpose
 // CHECK-NOT:     mir.

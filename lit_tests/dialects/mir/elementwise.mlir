@@ -80,7 +80,11 @@ func.func @activations(%x: tensor<8xf32>) -> tensor<8xf32> {
   %15 = mir.atan %14 : (tensor<8xf32>) -> tensor<8xf32>
   // CHECK-NEXT: %16 = mir.round %15 : (tensor<8xf32>) -> tensor<8xf32>
   %16 = mir.round %15 : (tensor<8xf32>) -> tensor<8xf32>
-  func.return %16 : tensor<8xf32>
+  // CHECK-NEXT: %17 = mir.log1p %16 : (tensor<8xf32>) -> tensor<8xf32>
+  %17 = mir.log1p %16 : (tensor<8xf32>) -> tensor<8xf32>
+  // CHECK-NEXT: %18 = mir.expm1 %17 : (tensor<8xf32>) -> tensor<8xf32>
+  %18 = mir.expm1 %17 : (tensor<8xf32>) -> tensor<8xf32>
+  func.return %18 : tensor<8xf32>
 }
 
 // -----

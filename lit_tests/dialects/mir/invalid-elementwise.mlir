@@ -436,6 +436,20 @@ func.func @atan_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
 }
 // -----
 
+func.func @log1p_integer(%a: tensor<3xi64>) -> tensor<3xi64> {
+  // expected-error@+1 {{'mir.log1p' operand must have a floating-point element type, got i64}}
+  %0 = mir.log1p %a : (tensor<3xi64>) -> tensor<3xi64>
+  func.return %0 : tensor<3xi64>
+}
+// -----
+
+func.func @expm1_integer(%a: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error@+1 {{'mir.expm1' operand must have a floating-point element type, got i32}}
+  %0 = mir.expm1 %a : (tensor<3xi32>) -> tensor<3xi32>
+  func.return %0 : tensor<3xi32>
+}
+// -----
+
 func.func @round_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
   // expected-error@+1 {{'mir.round' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
   %0 = mir.round %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>

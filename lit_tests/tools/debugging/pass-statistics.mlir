@@ -38,7 +38,7 @@
 // OUT-NOT: statistics
 
 func.func @f(%a: tensor<2xf32>, %zero: tensor<2xf32>) -> tensor<2xf32> {
-  %z = mir.constant dense<0.0> : tensor<2xf32>
+  %z = mir.constant dense<-0.0> : tensor<2xf32>
   %one = mir.constant dense<1.0> : tensor<2xf32>
   %0 = mir.add %a, %z : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>
   %1 = mir.mul %0, %one : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>

@@ -25,7 +25,7 @@ from rlx_xdsl.ir.emitter import Emitter
 
 
 def fused_linear(e: Emitter, op: LinearOperation) -> SSAValue:
-    """`mir.fused_matmul_bias_act`, keeping any of the 17 activations (as RLX's Direct does)."""
+    """`mir.fused_matmul_bias_act`, keeping any activation (as RLX's Direct does)."""
     return e.mir.fused_matmul_bias_act(op.x, op.w, op.bias, activation=op.kind)
 
 

@@ -1,4 +1,5 @@
-"""Indexing ops: gather and scatter_add (float indices truncate toward zero)."""
+"""Indexing ops: gather and scatter_add (float indices truncate toward zero; one in
+`[-n, 0)` counts from the end, as in the interpreter)."""
 
 import jax.numpy as jnp
 
@@ -6,22 +7,24 @@ from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, result_dtype, wide
 from rlx_xdsl.dialects.mir import indexing
 
 
-def ids(indices):
-    """Integer indices (floats truncate toward zero)."""
-    return indices.astype(jnp.int32)
+def ids(indices, size: int):
+    """Integer indices into `size` slices (floats truncate toward zero), `size` added to
+    a negative one: the op's rule, not left to `jnp.take`'s or XLA's handling."""
+    whole = indices.astype(jnp.int32)
+    return jnp.where(whole < 0, whole + size, whole)
 
 
 def scatter_rows(updates, indices, dim_size: int, axis: int = 0):
     """`dim_size` zero slices along `axis` with `updates`' slices added at `indices` (any rank)."""
     moved = jnp.moveaxis(widen(updates), list(range(axis, axis + indices.ndim)), list(range(indices.ndim)))
     rows = moved.reshape(-1, *moved.shape[indices.ndim :])
-    out = jnp.zeros((dim_size, *rows.shape[1:]), rows.dtype).at[ids(indices).reshape(-1)].add(rows)
+    out = jnp.zeros((dim_size, *rows.shape[1:]), rows.dtype).at[ids(indices, dim_size).reshape(-1)].add(rows)
     return jnp.moveaxis(out, 0, axis)
 
 
 JAX_OPS.add(
     indexing.GatherOp,
-    with_op(lambda op, t, i: jnp.take(t, ids(i), axis=op.axis.value.data)),
+    with_op(lambda op, t, i: jnp.take(t, ids(i, t.shape[op.axis.value.data]), axis=op.axis.value.data)),
 )
 JAX_OPS.add(
     indexing.ScatterAddOp,

@@ -74,13 +74,15 @@ def _rng_normal(op: rnd.RngNormalOp, *arrays, **_):
 
 
 def _sample(op: rnd.SampleOp, *arrays, **_):
-    """Temperature, top-k (ties: lower index first), softmax, top-p, then the inverse CDF at u."""
+    """Temperature, top-k (ties: lower index first), softmax (+inf ids share the row), top-p,
+    then the inverse CDF at u; -1 for a row with a NaN or all -inf."""
     get = operands_of(op, arrays)
     logits = get(op.logits).astype(jnp.float64)
     temperature = op.temperature.value.data
+    z = logits / (temperature or 1.0)
+    no_distribution = ~(jnp.max(z, axis=-1) > -jnp.inf)  # a NaN or all -inf: id -1
     if temperature == 0:
-        return (jnp.argmax(logits, axis=-1).astype(jnp.int64),)
-    z = logits / temperature
+        return (jnp.where(no_distribution, -1, jnp.argmax(logits, axis=-1)).astype(jnp.int64),)
     rows, vocab = z.shape
     top_k, top_p = op.top_k.value.data, op.top_p.value.data
     iota = jax.lax.broadcasted_iota(jnp.int64, z.shape, 1)
@@ -88,7 +90,8 @@ def _sample(op: rnd.SampleOp, *arrays, **_):
     rank = jnp.zeros_like(order).at[jnp.arange(rows)[:, None], order].set(iota)
     kept = rank < top_k if top_k > 0 else jnp.ones(z.shape, bool)
     masked = jnp.where(kept, z, -jnp.inf)
-    p = jnp.exp(masked - jnp.max(masked, axis=-1, keepdims=True))
+    peak = jnp.max(masked, axis=-1, keepdims=True)
+    p = jnp.where(jnp.isposinf(peak), jnp.isposinf(masked), jnp.exp(masked - peak))  # +inf: the limit
     p = p / jnp.sum(p, axis=-1, keepdims=True)
     if top_p < 1:
         ranked = jnp.take_along_axis(p, order, axis=-1)
@@ -99,7 +102,7 @@ def _sample(op: rnd.SampleOp, *arrays, **_):
     (u,) = uniforms(op.seed.value.data, get(op.offset), rows)
     chosen = jnp.sum(jnp.cumsum(p, axis=-1) <= u[:, None], axis=-1)
     last_kept = vocab - 1 - jnp.argmax((p > 0)[:, ::-1], axis=-1)  # if rounding leaves no id above u
-    return (jnp.minimum(chosen, last_kept).astype(jnp.int64),)
+    return (jnp.where(no_distribution, -1, jnp.minimum(chosen, last_kept)).astype(jnp.int64),)
 
 
 JAX_OPS.add(rnd.RngUniformOp, _rng_uniform)

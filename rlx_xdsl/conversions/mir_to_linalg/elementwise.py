@@ -170,6 +170,8 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.TanOp: _math(math.TanOp),
     ew.AtanOp: _math(math.AtanOp),
     ew.RoundOp: _math(math.RoundOp),  # halves away from zero, as Rust's f32::round
+    ew.Log1pOp: _math(math.Log1pOp),
+    ew.Expm1Op: _math(math.ExpM1Op),
 }
 
 

@@ -5,7 +5,8 @@ Upstream linalg has no gather or scatter. gather reads the table with
 over the update rows, each adding into the output row its id names (a one-hot
 contraction, which stays parallel over the output).
 
-Ids are truncated toward zero (RLX's f32 ids). An id out of range is an
+Ids are truncated toward zero (RLX's f32 ids), and one in `[-n, 0)` has `n` added
+(it counts from the end, as in the interpreter). An id out of `[-n, n)` is an
 interpreter error; here gather clamps it into the table and scatter_add drops
 its row, so compiled code never reads outside a buffer.
 """
@@ -26,7 +27,15 @@ from rlx_xdsl.conversions.mir_to_linalg.tensors import (
     loops,
 )
 from rlx_xdsl.dialects.mir import indexing as ix
+from rlx_xdsl.dtypes import DType
 from rlx_xdsl.shapes import normalize_axis
+
+
+def row_of(s: Scalars, id_: SSAValue, id_dtype: DType, size: SSAValue) -> SSAValue:
+    """The index of the slice `id_` names among `size`: truncated, `size` added if negative."""
+    row = s.to_index(id_, id_dtype)
+    negative = s.index_compare("lt", row, s.index_constant(0))
+    return s.select(negative, s.emit(arith.AddiOp(row, size)), row)
 
 
 @LOWERINGS.register(ix.GatherOp)
@@ -37,11 +46,12 @@ def lower_gather(lw: Lowering, op: ix.GatherOp) -> Sequence[SSAValue]:
     n_ids = len(index_dims)
     out_dims = [*table_dims[:axis], *index_dims, *table_dims[axis + 1 :]]
     rank = len(out_dims)
-    last_row = lw.emit(arith.SubiOp(lw.index_value(table_dims[axis]), lw.s.index_constant(1)))
+    size = lw.index_value(table_dims[axis])
+    last_row = lw.emit(arith.SubiOp(size, lw.s.index_constant(1)))
     id_dtype = lw.operand_dtype(1)
 
     def body(s: Scalars, id_: SSAValue, _: SSAValue) -> SSAValue:
-        row = s.to_index(id_, id_dtype)
+        row = row_of(s, id_, id_dtype, size)
         row = s.emit(arith.MaxSIOp(s.emit(arith.MinSIOp(row, last_row)), s.index_constant(0)))
         position = [s.loop_index(d) for d in range(axis)]
         position += [row] + [s.loop_index(d) for d in range(axis + n_ids, rank)]
@@ -62,8 +72,10 @@ def lower_scatter_add(lw: Lowering, op: ix.ScatterAddOp) -> Sequence[SSAValue]:
     n = len(rest) + 2
     m = n - 1
 
+    size = lw.s.index_constant(op.dim_size.value.data)
+
     def body(s: Scalars, id_: SSAValue, update: SSAValue, total: SSAValue) -> SSAValue:
-        hit = s.index_compare("eq", s.to_index(id_, id_dtype), s.loop_index(0))
+        hit = s.index_compare("eq", row_of(s, id_, id_dtype, size), s.loop_index(0))
         return s.add(total, s.select(hit, s.cast(update, dt, acc), s.constant(0, acc)), acc)
 
     inputs = [(indices, loops(n, [m])), (updates, loops(n, [m, *range(1, m)]))]

@@ -156,10 +156,21 @@ def lower_sample(lw: Lowering, op: rnd.SampleOp) -> Sequence[SSAValue]:
     batch, vocab = dims = lw.dims(op.logits)
     ranks = row_ranks(lw, op.logits, dt)
     index = lambda s, d: s.from_index(s.loop_index(d), I64)  # noqa: E731
-    if op.temperature.value.data == 0:  # greedy: the id ranked first
+    temperature = op.temperature.value.data
+    z = lw.map_elements([op.logits], dims, F64, lambda s, v, _: s.div(s.cast(v, dt, F64), s.constant(temperature or 1.0, F64), F64))
+    peak = lw.reduce([(z, ELEMENT)], dims, [1], F64, -pymath.inf, lambda s, v, acc: s.max(v, acc, F64))
+
+    def or_no_distribution(ids: SSAValue) -> SSAValue:
+        """-1 for a row whose peak is NaN or -inf (a NaN in the row, or all -inf)."""
+        def pick(s: Scalars, i: SSAValue, m: SSAValue, _: SSAValue) -> SSAValue:
+            return s.select(s.compare("gt", m, s.constant(-pymath.inf, F64), F64), i, s.constant(-1, I64))
+
+        return lw.map_elements([ids, peak], [batch], I64, pick)
+
+    if temperature == 0:  # greedy: the id ranked first
         first = lambda s, r, acc: s.select(s.compare("eq", r, s.constant(0, I64), I64), index(s, 1), acc)  # noqa: E731
-        return [lw.reduce([(ranks, ELEMENT)], dims, [1], I64, 0, first)]
-    p = _filtered_probabilities(lw, op, dt, dims, ranks)
+        return [or_no_distribution(lw.reduce([(ranks, ELEMENT)], dims, [1], I64, 0, first))]
+    p = _filtered_probabilities(lw, op, z, peak, dims, ranks)
 
     def below_or_at(s: Scalars, v: SSAValue, acc: SSAValue) -> SSAValue:
         at_or_before = s.index_compare("le", s.loop_index(2), s.loop_index(1))
@@ -178,17 +189,20 @@ def lower_sample(lw: Lowering, op: rnd.SampleOp) -> Sequence[SSAValue]:
         return s.select(kept, s.max(acc, index(s, 1), I64), acc)
 
     last = lw.reduce([(p, ELEMENT)], dims, [1], I64, 0, last_kept)
-    return [lw.map_elements([chosen, last], [batch], I64, lambda s, a, b, _: s.min(a, b, I64))]
+    return [or_no_distribution(lw.map_elements([chosen, last], [batch], I64, lambda s, a, b, _: s.min(a, b, I64)))]
 
 
-def _filtered_probabilities(lw: Lowering, op: rnd.SampleOp, dt, dims: list[Dim], ranks: SSAValue) -> SSAValue:
-    """`[B, V]` f64 probabilities after temperature, top-k and top-p, renormalised."""
-    temperature, top_k, top_p = op.temperature.value.data, op.top_k.value.data, op.top_p.value.data
-    z = lw.map_elements([op.logits], dims, F64, lambda s, v, _: s.div(s.cast(v, dt, F64), s.constant(temperature, F64), F64))
-    peak = lw.reduce([(z, ELEMENT)], dims, [1], F64, -pymath.inf, lambda s, v, acc: s.max(v, acc, F64))
+def _filtered_probabilities(
+    lw: Lowering, op: rnd.SampleOp, z: SSAValue, peak: SSAValue, dims: list[Dim], ranks: SSAValue
+) -> SSAValue:
+    """`[B, V]` f64 probabilities of the logits over the temperature `z` (row maxima `peak`)
+    after top-k and top-p, renormalised; a row holding +inf spreads over its +inf ids."""
+    top_k, top_p = op.top_k.value.data, op.top_p.value.data
 
     def weight(s: Scalars, v: SSAValue, rank: SSAValue, m: SSAValue, _: SSAValue) -> SSAValue:
-        e = s.exp(s.sub(v, m, F64))
+        inf = s.constant(pymath.inf, F64)
+        at_peak = s.select(s.compare("eq", v, inf, F64), s.constant(1.0, F64), s.constant(0.0, F64))
+        e = s.select(s.compare("eq", m, inf, F64), at_peak, s.exp(s.sub(v, m, F64)))  # +inf: the limit
         if top_k == 0:
             return e
         return s.select(s.compare("lt", rank, s.constant(top_k, I64), I64), e, s.constant(0.0, F64))

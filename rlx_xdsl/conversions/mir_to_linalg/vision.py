@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from xdsl.dialects import arith
+from xdsl.dialects.builtin import TensorType
 from xdsl.ir import SSAValue
 from xdsl.ir.affine import AffineExpr, AffineMap
 
@@ -57,9 +58,13 @@ def lower_axial_rope_2d(lw: Lowering, op: vision.AxialRope2dOp) -> Sequence[SSAV
         lw.emit(arith.ConstantOp(numpy_to_dense(t.astype(acc.numpy), storage_type(acc))))
         for t in rope_tables(op)
     ]
-    b, heads, length, width = lw.dims(op.input)
-    pairs = [b, heads, length, width // 2, 2]
-    x = lw.expand(op.input, [[0], [1], [2], [3, 4]], pairs)
+    # Every dim but the batch is fixed by the properties (the verifier checks `?` dims
+    # against them); x is cast to those static dims, which the constant tables need.
+    end_x, end_y, repeat, heads, width = op.ints("end_x", "end_y", "repeat_factor", "num_heads", "head_dim")
+    batch = op.input.type.get_shape()[0]
+    static = lw.cast_to(op.input, TensorType(op.input.type.element_type, [batch, heads, end_x * end_y * repeat, width]))
+    pairs = [*lw.dims(static)[:3], width // 2, 2]
+    x = lw.expand(static, [[0], [1], [2], [3, 4]], pairs)
     real, imag = (AffineMap(5, 0, (_d(0), _d(1), _d(2), _d(3), AffineExpr.constant(k))) for k in (0, 1))
     at_pair = loops(5, [2, 3])
 

@@ -65,6 +65,9 @@ PLANNED_BYTES = Statistic("arena-bytes", "Bytes of the planned arenas")
 NAIVE_BYTES = Statistic("naive-bytes", "Bytes every buffer would take unshared")
 from rlx_xdsl.transforms.pipeline import KeepsPlansValid
 
+MAX_ALIGNMENT = 2**30
+"""The largest slot alignment (1 GiB, a huge page): larger ones would push a few slots'
+offsets past i64."""
 STRATEGIES = ("auto", "first-fit", "best-fit", "longest-first", "earliest-first", "latest-first", "rlx")
 
 PACKERS = {
@@ -82,7 +85,7 @@ PACKERS = {
 class Options:
     """What to allocate and how: the pass options, as the planner reads them."""
 
-    alignment: int = 64
+    alignment: int = field(default=64, metadata={"range": (1, MAX_ALIGNMENT)})
     allocate_params: bool = True
     allocate_inputs: bool = True
     allocate_constants: bool = True
@@ -284,7 +287,7 @@ def plan_function(function: func.FuncOp, options: Options) -> PlanOp:
 class PlanMemoryPass(KeepsPlansValid, ModulePass):
     """Plan each function's memory on one arena: MIR to LIR (a slot per buffer, views, phases).
 
-    Options: `alignment` of every slot (a power of two, default 64);
+    Options: `alignment` of every slot (a power of two up to 2^30, default 64);
     `allocate-params`, `allocate-inputs`, `allocate-constants` put those values in
     the arena (default: all, as RLX's `inference()`); `strategy` = `auto` (the
     smallest arena of the others), `first-fit`, `best-fit`, `longest-first`,
@@ -297,7 +300,7 @@ class PlanMemoryPass(KeepsPlansValid, ModulePass):
     name = "rlx-plan-memory"
     STATISTICS = (PLANNED_BYTES, NAIVE_BYTES)
 
-    alignment: int = 64
+    alignment: int = field(default=64, metadata={"range": (1, MAX_ALIGNMENT)})
     allocate_params: bool = True
     allocate_inputs: bool = True
     allocate_constants: bool = True

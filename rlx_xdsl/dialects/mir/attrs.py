@@ -45,8 +45,10 @@ class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
 
 
 class Activation(StrEnum):
-    """RLX's 17 activations (`Activation` enum); each value is also the short name of
-    its MIR op (`mir.gelu`, ...). `elementwise.activation_op(kind)` gives the op class."""
+    """RLX's 17 activations (`Activation` enum) and our `log1p` and `expm1` (the
+    precise `log(1 + x)` and `exp(x) - 1`, which RLX lacks); each value is also the
+    short name of its MIR op (`mir.gelu`, ...). `elementwise.activation_op(kind)`
+    gives the op class."""
 
     GELU = "gelu"
     GELU_APPROX = "gelu_approx"
@@ -65,6 +67,8 @@ class Activation(StrEnum):
     TAN = "tan"
     ATAN = "atan"
     ROUND = "round"
+    LOG1P = "log1p"
+    EXPM1 = "expm1"
 
 
 @irdl_attr_definition

@@ -781,7 +781,8 @@ class GatherBackwardOp(GradientOperation):
 
     dy has the gather's result shape `T[:axis] + indices.shape + T[axis+1:]`; the
     table's size along `axis` is the `dim_size` property, which dy does not
-    determine. Indices follow `gather`: integers, or floats truncated toward zero.
+    determine. Indices follow `gather`: integers, or floats truncated toward zero, in
+    `[-dim_size, dim_size)`, a negative one counting from the end.
     """
 
     name = "mir.gather_backward"

@@ -646,9 +646,35 @@ class RoundOp(UnaryOperation):
     KIND: ClassVar[Activation] = Activation.ROUND
 
 
+@irdl_op_definition
+class Log1pOp(UnaryOperation):
+    """`log(1 + x)`, precise where `|x|` is small: `log1p(1e-8)` is `1e-8`, where
+    `log(1 + 1e-8)` rounds to 0 in f32. -inf at `x = -1`, NaN below (C's `log1p`)."""
+
+    name = "mir.log1p"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.LOG1P
+
+
+@irdl_op_definition
+class Expm1Op(UnaryOperation):
+    """`exp(x) - 1`, precise where `|x|` is small: `expm1(1e-8)` is `1e-8`, where
+    `exp(1e-8) - 1` rounds to 0 in f32. -1 as `x` goes to -inf (C's `expm1`)."""
+
+    name = "mir.expm1"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.EXPM1
+
+
 ACTIVATION_OPS: tuple[type[UnaryOperation], ...] = (
     GeluOp, GeluApproxOp, SiluOp, ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp,
-    RsqrtOp, NegOp, AbsOp, SinOp, CosOp, TanOp, AtanOp, RoundOp,
+    RsqrtOp, NegOp, AbsOp, SinOp, CosOp, TanOp, AtanOp, RoundOp, Log1pOp, Expm1Op,
 )  # fmt: skip
 
 _BY_KIND: dict[Activation, type[UnaryOperation]] = {op.KIND: op for op in ACTIVATION_OPS}

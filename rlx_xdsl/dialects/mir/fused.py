@@ -98,7 +98,7 @@ class FusedMatmulBiasActOp(RlxOperation):
 
     The matmul follows `mir.matmul` (batch dims broadcast); `bias` broadcasts
     NumPy-style to the matmul result without enlarging it and has its element
-    type. Any of the 17 activations may be fused (the fusion pass folds only
+    type. Any activation may be fused (the fusion pass folds only
     gelu and silu, as RLX; HIR's `Linear` keeps whichever it has).
     """
 

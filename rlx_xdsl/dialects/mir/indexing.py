@@ -1,7 +1,9 @@
 """MIR indexing ops: gather and scatter_add.
 
 RLX encodes indices as f32 tensors, so both ops accept floating-point index
-tensors (truncated toward zero when run) as well as integer ones.
+tensors (truncated toward zero when run) as well as integer ones. An index in
+`[-n, 0)` counts from the end (`n` is added, as numpy, ONNX Gather and PyTorch
+indexing do), identically in the interpreter and the linalg and JAX lowerings.
 """
 
 from __future__ import annotations
@@ -43,8 +45,9 @@ class GatherOp(IndexedOperation):
     """Picks slices of `table` along `axis` at `indices`, as `numpy.take` (`Gather{axis}`).
 
     The result shape is `table.shape[:axis] + indices.shape + table.shape[axis+1:]`.
-    Float indices truncate toward zero; an index outside `[0, table.shape[axis])`
-    (or NaN) is a run-time error naming the op.
+    Float indices truncate toward zero; with `n = table.shape[axis]`, an index in
+    `[-n, 0)` counts from the end (`-1` is the last slice, as in numpy and ONNX
+    `Gather`); one outside `[-n, n)` (or NaN) is a run-time error naming the op.
     """
 
     name = "mir.gather"
@@ -79,7 +82,7 @@ class ScatterAddOp(IndexedOperation):
 
     RLX keeps the output shape on the node; here `dim_size` carries the one
     dim that cannot be inferred from the operands. Indices follow `mir.gather`'s
-    rule; f16/bf16 updates accumulate in f32 and the sums round once.
+    rule (in `[-dim_size, dim_size)`, a negative one counting from the end); f16/bf16 updates accumulate in f32 and the sums round once.
     """
 
     name = "mir.scatter_add"

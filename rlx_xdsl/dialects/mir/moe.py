@@ -6,7 +6,8 @@
 * `mir.grouped_matmul` `[x[M, K], w[E, K, N], expert[M]]` → `[M, N]`: row `m` of `x` times
   the weight of expert `expert[m]` (the expert layers of a mixture of experts, Shazeer et
   al. 2017, arXiv:1701.06538). `expert` is an INDEX operand: an expert outside `[0, E)` is
-  a run-time error, as for `mir.gather`.
+  a run-time error, as for `mir.gather`. E = 0 is valid: with M = 0 rows the result is
+  empty; with rows, no expert id is valid (rlx-run will not draw random ones).
 * `mir.dequant_grouped_matmul` `[x[M, K], w_q[E, ...], scale[E, ...], zp, expert[M]]`: the same
   with block-quantised expert weights, each expert decoded as `mir.dequant_matmul` decodes
   its `W[K, N]` (`scheme`, `block_size`). Under a GGUF scheme `w_q` is `[E, N, R]` ui8, each

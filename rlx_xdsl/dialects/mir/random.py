@@ -166,6 +166,11 @@ class SampleOp(RandomOperation):
     renormalise; then return the first id, in index order, whose cumulative
     probability exceeds `u`, row b's Philox draw (counter `offset * B + b`).
     With `temperature = 0` it is greedy: the first index of the largest logit.
+
+    A row holding `+inf` is the softmax's limit: its `+inf` ids share the mass equally
+    (greedy: the first). A row with a NaN, or all `-inf`, has no distribution: the
+    interpreter raises a located run-time error (as `torch.multinomial`); the backends
+    (linalg lowering, JAX) return id `-1` for it.
     """
 
     name = "mir.sample"

@@ -8,7 +8,8 @@ set (`run_decompositions`), and translated node by node (`translator.py`, rules 
 `ops/`). Ops that are one MIR op (`kept_whole()`: attention, silu, RMSNorm) are left out of
 the decomposition, and hand-written RMSNorm, RoPE and SwiGLU become their MIR ops
 (`idioms.py`; HIR blocks with `hir=True`), so fusion and the fusion report see what a
-hand-written graph gives.
+hand-written graph gives. Importing this package makes PyPI's CUDA-built torchvision (which
+`transformers` imports) importable beside the CPU torch (`vision.py`).
 """
 
 from __future__ import annotations
@@ -19,6 +20,9 @@ from typing import Any
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.importers.errors import ImportFailure
+from rlx_xdsl.importers.torch import vision
+
+vision.prepare()  # before the user's code imports `transformers` or torchvision: see vision.py
 
 __all__ = ["ImportFailure", "export", "import_module", "import_program", "program_weights", "supported_ops"]
 

@@ -5,7 +5,8 @@ op a hand-written graph would have, so fusion and the fusion report see it:
 
 * RMSNorm, `x * rsqrt(mean(x**2, -1, keepdim=True) + eps) * w` (Zhang and Sennrich,
   "Root Mean Square Layer Normalization", 2019; the LLaMA reference code and Hugging
-  Face's `LlamaRMSNorm`), six ATen nodes -> `mir.rms_norm`.
+  Face's `LlamaRMSNorm`), the three factors in any order and grouping, or
+  `x / sqrt(mean(x**2, -1, keepdim=True) + eps) * w`, six ATen nodes -> `mir.rms_norm`.
 * RoPE as Hugging Face writes it (`apply_rotary_pos_emb`, Su et al., "RoFormer", 2021):
   `x * cos + cat(-x[..., h:], x[..., :h]) * sin` -> `mir.rope` (NeoX pairing) on the
   first halves of cos and sin. Only where cos and sin provably repeat their first half
@@ -105,19 +106,48 @@ def _square_of(node) -> Node | None:
     return None
 
 
+def _binary(node, *targets) -> bool:
+    return _is(node, *targets) and len(node.args) == 2 and not node.kwargs
+
+
+def _products(final: Node) -> Iterable[tuple[Node, list[tuple[Node, bool]]]]:
+    """`final` as a product of three factors through `final` and one `mul`/`div` under it
+    (`a * (b * c)`, `(a / b) * c`, `(a * b) / c` ...): each `(that inner node, factors)`,
+    a factor being `(node, in the numerator)`."""
+
+    def split(node: Node, up: bool) -> list[tuple[Node, bool]]:
+        lhs, rhs = node.args
+        return [(lhs, up), (rhs, up if _is(node, aten.mul.Tensor) else not up)]
+
+    if not _binary(final, aten.mul.Tensor, aten.div.Tensor):
+        return
+    outer = split(final, True)
+    for index, (node, up) in enumerate(outer):
+        if _binary(node, aten.mul.Tensor, aten.div.Tensor):
+            yield node, [outer[1 - index], *split(node, up)]
+
+
 def match_rms_norm(final: Node) -> RmsNormIdiom | None:
-    """The idiom ending at `final` (`(x * rsqrt(...)) * w`, either operand order), or None."""
-    if not _is(final, aten.mul.Tensor):
-        return None
-    pair = _other(final, lambda n: _is(n, aten.mul.Tensor))
-    if pair is None:
-        return None
-    scaled, weight = pair
-    pair = _other(scaled, lambda n: _is(n, aten.rsqrt.default))
-    if pair is None:
-        return None
-    rsqrt, x = pair
-    add = rsqrt.args[0]
+    """The idiom ending at `final`, or None.
+
+    `x`, `w` and `rsqrt(mean(x**2) + eps)` multiplied in any order and grouping
+    (`x * rsqrt(...) * w`, `w * x * rsqrt(...)`, `w * (x * rsqrt(...))` ...), or
+    `x / sqrt(mean(x**2) + eps)` times `w` (`x / sqrt(...) * w`, `w * x / sqrt(...)` ...).
+    """
+    for scaled, factors in _products(final):
+        for index, (norm, up) in enumerate(factors):
+            if not (up and _is(norm, aten.rsqrt.default) or not up and _is(norm, aten.sqrt.default)):
+                continue
+            others = [node for i, (node, up) in enumerate(factors) if i != index and up]
+            idiom = _rms_norm_of(final, norm, others, scaled) if len(others) == 2 else None
+            if idiom is not None:
+                return idiom
+    return None
+
+
+def _rms_norm_of(final: Node, norm: Node, others: list[Node], scaled: Node) -> RmsNormIdiom | None:
+    """The idiom when `norm` is `(r)sqrt(mean(x**2, -1) + eps)` of one of `others` (x; the other is w)."""
+    add = norm.args[0]
     if not _is(add, aten.add.Tensor) or len(add.kwargs) or len(add.args) != 2:
         return None
     pair = _other(add, lambda n: _is(n, aten.mean.dim))
@@ -125,9 +155,11 @@ def match_rms_norm(final: Node) -> RmsNormIdiom | None:
         return None
     mean, eps = pair
     square = mean.args[0]
-    if _square_of(square) is not x or not _keeps_last_dim_mean(mean, x):
+    x = _square_of(square)
+    if x not in others or not _keeps_last_dim_mean(mean, x):
         return None
-    inner = (square, mean, add, rsqrt, scaled)
+    (weight,) = [node for node in others if node is not x] or [x]
+    inner = (square, mean, add, norm, scaled)
     if not _private(inner, final) or not _same_float_types(x, weight, final):
         return None
     return RmsNormIdiom(final, x, weight, eps, inner)

@@ -5,7 +5,7 @@ arguments named by their state-dict keys, user inputs by their names), lifted
 tensor constants become `mir.constant`s, hand-written idioms (`idioms.py`) become
 their one MIR op (or HIR block, with `hir`), every other `call_function` node goes through the ATen table
 (`table.ATEN`), and the output node becomes `func.return`. Each op is located at
-the innermost frame of the node's stack trace outside PyTorch.
+the innermost frame of the node's stack trace outside PyTorch (and outside this importer).
 """
 
 from __future__ import annotations
@@ -32,13 +32,17 @@ from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
 
-_TORCH_DIR = os.path.dirname(torch.__file__)
+_TORCH_DIR = os.path.join(os.path.dirname(torch.__file__), "")  # with its separator: not torchvision's
+_IMPORTER_DIR = os.path.join(os.path.dirname(__file__), "")
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def user_frame(node: torch.fx.Node) -> tuple[str, int] | None:
-    """The innermost `(file, line)` of `node`'s stack trace outside PyTorch itself."""
-    frames = [(f, int(line)) for f, line in _FRAME.findall(node.meta.get("stack_trace") or "")]
+    """The innermost `(file, line)` of `node`'s stack trace outside PyTorch itself (a
+    library built on it, torchvision or transformers, is the model's source), else the
+    innermost of PyTorch's (a model made of `torch.nn` modules); never this importer's."""
+    trace = _FRAME.findall(node.meta.get("stack_trace") or "")
+    frames = [(f, int(line)) for f, line in trace if not f.startswith(_IMPORTER_DIR)]
     outside = [frame for frame in frames if not frame[0].startswith(_TORCH_DIR)]
     return (outside or frames or [None])[-1]
 

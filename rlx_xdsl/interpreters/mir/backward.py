@@ -67,6 +67,8 @@ DERIVATIVES = {
     Activation.TAN: lambda x: 1.0 + np.tan(x) ** 2,
     Activation.ATAN: lambda x: 1.0 / (1.0 + x * x),
     Activation.ROUND: np.ones_like,  # straight-through, as RLX
+    Activation.LOG1P: lambda x: 1.0 / (1.0 + x),
+    Activation.EXPM1: np.exp,
 }
 """`f'(x)` of each activation (the exact derivative; see `ActivationBackwardOp` for conventions)."""
 

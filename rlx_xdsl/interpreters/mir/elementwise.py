@@ -64,6 +64,8 @@ UNARY = {
     ew.TanOp: np.tan,
     ew.AtanOp: np.arctan,
     ew.RoundOp: numerics.round_half_away,
+    ew.Log1pOp: np.log1p,
+    ew.Expm1Op: np.expm1,
 }
 
 

@@ -1,8 +1,9 @@
 """numpy semantics of MIR gather and scatter_add.
 
 Indices are integers (or RLX's float encoding, truncated toward zero) and are
-checked against the table in integers; `scatter_add` accumulates f16/bf16 updates
-in f32 and rounds once.
+checked against the table in integers; an index in `[-size, 0)` counts from the
+end (numpy, ONNX Gather, PyTorch indexing); `scatter_add` accumulates f16/bf16
+updates in f32 and rounds once.
 """
 
 from __future__ import annotations
@@ -15,17 +16,19 @@ from rlx_xdsl.numerics import accumulation_dtype, widened
 
 
 def checked_indices(indices: np.ndarray, size: int) -> np.ndarray:
-    """`indices` as int64, floats truncated toward zero; each must lie in `[0, size)`.
+    """`indices` as int64 in `[0, size)`: floats truncated toward zero, then an index in
+    `[-size, 0)` counted from the end (`size` added, as numpy and ONNX Gather do).
 
-    RLX stores ids as f32, so truncation recovers them; an id outside the
-    table is a bug in the graph, reported instead of wrapping or clamping.
+    RLX stores ids as f32, so truncation recovers them; an id outside `[-size, size)`
+    is a bug in the graph, reported instead of wrapping or clamping.
     """
     # bf16 has numpy kind "V", so test for integers rather than for floats.
     ids = indices if np.issubdtype(indices.dtype, np.integer) else np.trunc(widened(indices).astype(np.float64))
-    bad = ~((ids >= 0) & (ids < size))  # NaN fails both comparisons
+    bad = ~((ids >= -size) & (ids < size))  # NaN fails both comparisons
     if bad.any():
-        raise KernelError(f"index {indices[bad].flat[0]} is out of range [0, {size})")
-    return ids.astype(np.int64)
+        raise KernelError(f"index {indices[bad].flat[0]} is out of range [{-size}, {size})")
+    ids = ids.astype(np.int64)
+    return np.where(ids < 0, ids + size, ids)
 
 
 def run_gather(op: ix.GatherOp, table: np.ndarray, indices: np.ndarray) -> tuple[np.ndarray]:

@@ -12,7 +12,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import random as rnd
 from rlx_xdsl.interpreters.common import result_dtype
-from rlx_xdsl.numerics import convert
+from rlx_xdsl.numerics import KernelError, convert
 
 PHILOX_M = (0xD2E7470EE14C6C93, 0xCA5A826395121157)
 """The round multipliers of Philox-4x64."""
@@ -93,7 +93,8 @@ def run_rng_normal(op: rnd.RngNormalOp, offset: np.ndarray | None = None) -> tup
 
 
 def filtered_probabilities(logits: np.ndarray, temperature: float, top_k: int, top_p: float) -> np.ndarray:
-    """Per row, the renormalised probabilities after temperature, top-k and top-p (f64)."""
+    """Per row, the renormalised probabilities after temperature, top-k and top-p (f64).
+    A row holding +inf gives its +inf ids equal probability (the softmax's limit)."""
     z = logits.astype(np.float64) / temperature
     rows, vocab = z.shape
     # rank[b, j]: how many ids come before j (larger, or equal with a lower index)
@@ -102,7 +103,9 @@ def filtered_probabilities(logits: np.ndarray, temperature: float, top_k: int, t
     np.put_along_axis(rank, order, np.arange(vocab)[None, :].repeat(rows, 0), axis=-1)
     keep = rank < top_k if top_k > 0 else np.ones_like(z, dtype=bool)
     masked = np.where(keep, z, -np.inf)
-    p = np.exp(masked - masked.max(axis=-1, keepdims=True))
+    peak = masked.max(axis=-1, keepdims=True)
+    with np.errstate(invalid="ignore"):  # inf - inf where the peak is +inf: not taken
+        p = np.where(np.isposinf(peak), np.isposinf(masked), np.exp(masked - peak))  # +inf: the limit
     p /= p.sum(axis=-1, keepdims=True)
     if top_p < 1:
         by_rank = np.take_along_axis(p, order, axis=-1)
@@ -123,8 +126,18 @@ def pick(p: np.ndarray, u: np.ndarray) -> np.ndarray:
     return np.minimum(chosen, last_kept)
 
 
+def check_rows(z: np.ndarray) -> None:
+    """A row with a NaN, or all -inf, has no distribution: a run-time error here (as
+    `torch.multinomial`); the backends return -1 for it (`docs/deviations.md`)."""
+    peak = z.max(axis=-1)  # NaN when the row holds one
+    for row in np.flatnonzero(~(peak > -np.inf)):
+        what = "holds a NaN" if np.isnan(peak[row]) else "is all -inf"
+        raise KernelError(f"row {row} of the logits {what}: there is no distribution to sample from")
+
+
 def run_sample(op: rnd.SampleOp, logits: np.ndarray, offset: np.ndarray | None = None) -> tuple[np.ndarray]:
     temperature = op.temperature.value.data
+    check_rows(logits.astype(np.float64) / (temperature or 1.0))
     if temperature == 0:
         return (np.argmax(logits.astype(np.float64), axis=-1).astype(np.int64),)
     p = filtered_probabilities(logits, temperature, op.top_k.value.data, op.top_p.value.data)

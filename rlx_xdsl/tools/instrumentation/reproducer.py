@@ -110,9 +110,14 @@ class CrashReproducer(PassInstrumentation):
             pipeline = f"{ROOT_ANCHOR}({pipeline})"
         else:
             pipeline = pipeline_text(self.passes)
-        self.write_file(self.path, reproducer_text(self._input, pipeline, self.verify_each))
         where = f"'{ops[0].name}' operation" if ops else "an erased operation"
-        self.note = f"pipeline failed while executing '{pass_.name}' on {where}: reproducer generated at '{self.path}'"
+        failed = f"pipeline failed while executing '{pass_.name}' on {where}"
+        try:
+            self.write_file(self.path, reproducer_text(self._input, pipeline, self.verify_each))
+        except Exception as e:  # the pass's own error must still be reported
+            self.note = f"{failed}: no reproducer: {e}"
+            return
+        self.note = f"{failed}: reproducer generated at '{self.path}'"
 
 
 def _root(op: Operation) -> Operation:

@@ -41,7 +41,7 @@ from rlx_xdsl.dialects.mir.attention import AttentionOp
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.contraction import BatchedDenseSolveOp, DenseSolveOp, DotGeneralOp, MatmulOp
 from rlx_xdsl.dialects.mir.conv import ConvOp
-from rlx_xdsl.dialects.mir.elementwise import ExpOp, LogOp, PowOp, RsqrtOp, TanOp
+from rlx_xdsl.dialects.mir.elementwise import Expm1Op, ExpOp, Log1pOp, LogOp, PowOp, RsqrtOp, TanOp
 from rlx_xdsl.dialects.mir.loss import (
     SoftmaxCrossEntropyBackwardOp,
     SoftmaxCrossEntropyOp,
@@ -116,7 +116,7 @@ for _table in (TORCH_CUDA, TORCH_CPU):
     _table.register(*CROSS_ENTROPY_OPS)(F32)
 
 TORCH_CUDA.register(SoftmaxOp, LayerNormOp, RmsNormOp, GroupNormOp, LayerNorm2dOp)(F32)
-TORCH_CUDA.register(ExpOp, LogOp, RsqrtOp, TanOp, PowOp)(F32)
+TORCH_CUDA.register(ExpOp, LogOp, RsqrtOp, TanOp, PowOp, Log1pOp, Expm1Op)(F32)
 TORCH_CUDA.register(CumsumOp)(F32)
 TORCH_CUDA.add(ReduceOp, sum_or_prod_in_f32)
 

@@ -120,6 +120,8 @@ DERIVATIVES: dict[Activation, Derivative] = {
     Activation.TAN: tan_derivative,
     Activation.ATAN: lambda e, x: e.mir.div(scalar(e, 1.0, x), e.mir.add(scalar(e, 1.0, x), e.mir.mul(x, x))),
     Activation.ROUND: lambda e, x: filled(e, 1.0, x),  # straight-through, as the kernel
+    Activation.LOG1P: lambda e, x: e.mir.div(scalar(e, 1.0, x), e.mir.add(scalar(e, 1.0, x), x)),
+    Activation.EXPM1: lambda e, x: e.mir.exp(x),
 }
 """`f'(x)` of each activation as primitives; they follow the kernel's conventions."""
 

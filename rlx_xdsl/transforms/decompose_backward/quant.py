@@ -39,10 +39,11 @@ def widened(e: Emitter, value: SSAValue) -> SSAValue:
 
 
 def per_channel(e: Emitter, op: RangeQuantOperation, value: SSAValue) -> SSAValue:
-    """A `[C]` operand shaped `[1, .., C, .., 1]` to broadcast along `axis` (per tensor: as is)."""
+    """A `[C]` operand shaped `[1, .., C, .., 1]` to broadcast along `axis` (per tensor: as is,
+    or rank 0 for a rank-0 x, so that a `[1]` scale does not widen the result to `[1]`)."""
     axis = op.channel_axis()
     if axis is None:
-        return value
+        return e.mir.reshape(value, new_shape=[]) if not shape_of(op.x) and shape_of(value) else value
     shape = [1] * len(shape_of(op.x))
     shape[axis] = -1
     return e.mir.reshape(value, new_shape=shape)

@@ -17,21 +17,28 @@ needs first because regions hide their ops from the patterns:
 Both branches (and every body copy) are evaluated whatever the condition;
 that is RLX's semantics, harmless for the pure ops regions hold. Inlined ops
 keep their source locations (RLX loses HIR provenance here).
+
+A branch's ops are moved out, not copied, outermost `if` first: an inner `if`
+moves out as one op, so no op is moved or copied once per level and time is
+linear in the nesting depth. `num-inlined-ops` counts the ops moved or copied out of
+regions (a loop body is copied once per iteration).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from xdsl.context import Context
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import SSAValue
+from xdsl.ir import Block, SSAValue
 from xdsl.passes import ModulePass
 from xdsl.pattern_rewriter import (
     PatternRewriter,
     RewritePattern,
     op_type_rewrite_pattern,
 )
+from xdsl.rewriter import InsertPoint
 
 from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp
@@ -39,8 +46,10 @@ from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import shape_of
 from rlx_xdsl.transforms.fusion.matching import apply_patterns
-from rlx_xdsl.transforms.inlining import inline_block
-from rlx_xdsl.transforms.statistics import pattern_statistic
+from rlx_xdsl.transforms.inlining import inline_block, move_block
+from rlx_xdsl.transforms.statistics import Statistic, pattern_statistic
+
+INLINED_OPS = Statistic("num-inlined-ops", "Number of ops moved or copied out of regions (copies of nested ones included)")
 
 
 def scalar_truth(e: Emitter, pred: SSAValue) -> SSAValue:
@@ -59,8 +68,10 @@ class InlineIf(RewritePattern):
     @op_type_rewrite_pattern
     def match_and_rewrite(self, op: IfOp, rewriter: PatternRewriter) -> None:
         e = Emitter.replacing(op, rewriter)
-        then_values = inline_block(e, op.then_region.block, op.captures)
-        else_values = inline_block(e, op.else_region.block, op.captures)
+        point = InsertPoint.before(op)
+        branches = op.then_region.block, op.else_region.block
+        INLINED_OPS.add(sum(len(block.ops) - 1 for block in branches))
+        then_values, else_values = (move_block(rewriter, block, op.captures, point) for block in branches)
         truth = scalar_truth(e, op.pred)
         e.replace(op, *(e.mir.where(truth, t, f) for t, f in zip(then_values, else_values)))
 
@@ -81,12 +92,18 @@ class UnrollWhile(RewritePattern):
         carried = list(op.init)
         active: SSAValue | None = None
         for _ in range(limit):
-            (cond,) = inline_block(e, op.cond_region.block, carried)
+            (cond,) = _copy(e, op.cond_region.block, carried)
             holds = scalar_truth(e, cond)
             active = holds if active is None else e.mir.where(active, holds, active)
-            updated = inline_block(e, op.body_region.block, carried)
+            updated = _copy(e, op.body_region.block, carried)
             carried = [e.mir.where(active, new, old) for new, old in zip(updated, carried)]
         e.replace(op, *carried)
+
+
+def _copy(e: Emitter, block: Block, values: Sequence[SSAValue]) -> list[SSAValue]:
+    """`inline_block`, counting the ops it copies (those in nested regions too) in `INLINED_OPS`."""
+    INLINED_OPS.add(sum(1 for _ in block.walk()) - 1)
+    return inline_block(e, block, values)
 
 
 @dataclass(frozen=True)
@@ -97,7 +114,7 @@ class LowerControlFlowPass(ModulePass):
     """
 
     name = "rlx-lower-control-flow"
-    STATISTICS = (pattern_statistic(InlineIf), pattern_statistic(UnrollWhile))
+    STATISTICS = (pattern_statistic(InlineIf), pattern_statistic(UnrollWhile), INLINED_OPS)
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         apply_patterns(op, InlineIf(), UnrollWhile(), recursive=True)

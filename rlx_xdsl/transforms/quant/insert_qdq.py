@@ -61,10 +61,31 @@ class Calibration:
         unknown = sorted(set(entry) - {"scales", "zero_points", "axis"})
         if unknown:
             raise PassFailedException(f"calibration of '{name}' has unknown keys {unknown}")
-        scales = tuple(float(s) for s in entry["scales"])
-        zero_points = tuple(int(z) for z in entry.get("zero_points", [0] * len(scales)))
+        scales = tuple(float(s) for s in _json_list(name, entry, "scales", _is_number, "numbers"))
+        zero_points = _json_list(name, entry, "zero_points", _is_i64, "integers") if "zero_points" in entry else None
         axis = entry.get("axis")
-        return Calibration(scales, zero_points, None if axis is None else int(axis))
+        if axis is not None and not _is_i64(axis):
+            raise PassFailedException(f"calibration of '{name}': 'axis' must be an integer, got {json.dumps(axis)}")
+        return Calibration(scales, (0,) * len(scales) if zero_points is None else zero_points, axis)
+
+
+def _is_number(value: object) -> bool:
+    """A JSON number (not a boolean, which Python counts as an int)."""
+    return isinstance(value, int | float) and not isinstance(value, bool)
+
+
+def _is_i64(value: object) -> bool:
+    """A JSON integer that fits i64 (`0.5`, `1.0`, `"1"` and `true` are not integers)."""
+    return isinstance(value, int) and not isinstance(value, bool) and -(2**63) <= value < 2**63
+
+
+def _json_list(name: str, entry: Mapping, key: str, accepts, words: str) -> tuple:
+    """`entry[key]`, which must be a JSON list of `words` (no coercion: RLX's
+    `CalibrationEntry` holds `Vec<f32>` scales and `Vec<i64>` zero points)."""
+    value = entry[key]
+    if not isinstance(value, list) or not all(accepts(v) for v in value):
+        raise PassFailedException(f"calibration of '{name}': '{key}' must be a list of {words}, got {json.dumps(value)}")
+    return tuple(value)
 
 
 def load_calibration(path: str) -> dict[str, Calibration]:
@@ -162,7 +183,7 @@ class InsertQdqPass(ModulePass):
 
     STATISTICS = (pattern_statistic(InsertAfterValues),)
 
-    calibration: str = field(default="", metadata={"syntax": "FILE.json"})
+    calibration: str = field(metadata={"syntax": "FILE.json", "example": "calibration.json"})
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
         if not self.calibration:

@@ -60,6 +60,7 @@ DOMAIN = {
     Activation.SQRT: (0.3, 2.0),
     Activation.RSQRT: (0.3, 2.0),
     Activation.TAN: (-1.2, 1.2),
+    Activation.LOG1P: (-0.7, 2.0),
 }
 DIFFERENTIABLE = [kind for kind in Activation if kind != Activation.ROUND]
 
@@ -335,6 +336,7 @@ def test_cumsum_backward(shape, axis, exclusive):
     [
         ((5, 3), np.array([4, 0, 4, 2]), 0),  # repeated rows add up
         ((3, 6, 2), np.array([[1, 5], [1, 1]]), 1),
+        ((3, 6, 2), np.array([[-1, 5], [1, -5]]), 1),  # -1 is row 5, as in the gather
         ((4,), np.array([3, 3, 0]), 0),
         ((2, 4), np.array(2), -1),  # a scalar index drops the axis
     ],
@@ -354,9 +356,10 @@ def test_gather_backward_accepts_float_encoded_indices():
     np.testing.assert_allclose(grad, [dy[1], dy[0] + dy[2], np.zeros(2)])
 
 
-def test_gather_backward_rejects_out_of_range_indices():
-    with pytest.raises(KernelError, match=r"'mir.gather_backward' index 3 is out of range \[0, 3\)"):
-        run_op("gather_backward", [rand(2, 2), np.array([0, 3])], axis=0, dim_size=3)
+@pytest.mark.parametrize("bad", [3, -4])
+def test_gather_backward_rejects_out_of_range_indices(bad):
+    with pytest.raises(KernelError, match=rf"'mir.gather_backward' index {bad} is out of range \[-3, 3\)"):
+        run_op("gather_backward", [rand(2, 2), np.array([0, bad])], axis=0, dim_size=3)
 
 
 def test_stop_gradient_is_the_identity():

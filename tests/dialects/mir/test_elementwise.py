@@ -53,6 +53,35 @@ def test_unary_matches_formula(op):
     np.testing.assert_allclose(run_op(op, [POS]), FORMULAS[op](POS.astype(np.float64)), rtol=1e-5)
 
 
+TINY = np.array([1e-8, -1e-8, 3e-6, -3e-6, 1e-30, 0.5, -0.5, 20.0, -20.0, -0.99], np.float32)
+PRECISE = {"log1p": math.log1p, "expm1": math.expm1}
+"""Python's `math.log1p`/`math.expm1` (C's, in float64): the independent oracle."""
+
+
+@pytest.mark.parametrize("op", sorted(PRECISE))
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, ml_dtypes.bfloat16], ids=str)
+def test_log1p_and_expm1_keep_every_digit_near_zero(op, dtype):
+    """At x = 1e-8 `log(1 + x)` and `exp(x) - 1` are 0 in f32; log1p and expm1 are x."""
+    x = TINY[TINY > -1] if op == "log1p" else TINY  # log1p's domain (its edges: the test below)
+    x = x.astype(dtype)
+    expected = np.array([PRECISE[op](float(v)) for v in x.astype(np.float64)]).astype(dtype)
+    got = run_op(op, [x])
+    assert got.dtype == x.dtype
+    tolerance = {np.float32: 2e-7, np.float64: 1e-15}.get(dtype, 8e-3)
+    np.testing.assert_allclose(got.astype(np.float64), expected.astype(np.float64), rtol=tolerance, atol=0)
+
+
+def test_log1p_and_expm1_edge_values():
+    """log1p: -inf at -1, NaN below -1, -0.0 kept; expm1: inf on overflow, -1 at -inf (C's)."""
+    x = np.array([-1.0, -2.0, -np.inf, -0.0, np.inf, 100.0, np.nan], np.float32)
+    with np.errstate(all="ignore"):
+        log1p, expm1 = run_op("log1p", [x]), run_op("expm1", [x])
+    np.testing.assert_allclose(log1p, [-np.inf, np.nan, np.nan, -0.0, np.inf, math.log1p(100.0), np.nan], rtol=1e-7)
+    assert np.signbit(log1p[3])
+    np.testing.assert_allclose(expm1, [math.expm1(-1.0), math.expm1(-2.0), -1.0, -0.0, np.inf, np.inf, np.nan], rtol=1e-7)
+    assert np.signbit(expm1[3])
+
+
 def test_round_halves_away_from_zero():
     x = np.array([-2.5, -1.5, -0.4, 0.5, 1.5, 2.49], np.float32)
     np.testing.assert_array_equal(run_op("round", [x]), [-3, -2, -0, 1, 2, 2])

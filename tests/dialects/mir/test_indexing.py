@@ -33,7 +33,8 @@ def infer(op, shapes, dtypes, **attributes):
 @pytest.mark.parametrize("axis", [0, 1, 2, -1])
 @pytest.mark.parametrize("ids_shape", [(), (4,), (2, 3)])
 def test_gather_matches_onnx(axis, ids_shape):
-    ids = RNG.integers(0, TABLE.shape[axis], ids_shape).astype(np.int64)
+    """Negative ids count from the end, as ONNX Gather says."""
+    ids = RNG.integers(-TABLE.shape[axis], TABLE.shape[axis], ids_shape).astype(np.int64)
     expected = onnx_run("Gather", [TABLE, ids], axis=axis)
     out = run_op("gather", [TABLE, ids], axis=axis)
     assert out.shape == expected.shape
@@ -69,10 +70,17 @@ def test_gather_keeps_table_dtype():
     np.testing.assert_array_equal(out.astype(np.float32), [[3.5, 4.5]])
 
 
-@pytest.mark.parametrize("bad", [5.0, -1.0, np.nan])
+def test_gather_negative_ids_count_from_the_end_as_numpy_take():
+    ids = np.array([-1, -5, 4, -3, 0], np.int64)
+    np.testing.assert_array_equal(run_op("gather", [TABLE, ids], axis=0), np.take(TABLE, ids, axis=0))
+    floats = np.float32([-1.5, -0.5, -4.0])  # truncated toward zero: -1, 0, -4
+    np.testing.assert_array_equal(run_op("gather", [TABLE, floats], axis=1), np.take(TABLE, [-1, 0, -4], axis=1))
+
+
+@pytest.mark.parametrize("bad", [5.0, -6.0, np.nan])
 def test_gather_out_of_range_index_is_an_error(bad):
     ids = np.float32([0.0, bad])
-    with pytest.raises(KernelError, match=r"'mir.gather' index .* is out of range \[0, 5\)"):
+    with pytest.raises(KernelError, match=r"'mir.gather' index .* is out of range \[-5, 5\)"):
         run_op("gather", [TABLE, ids])
 
 
@@ -93,7 +101,7 @@ def scatter_add_reference(updates, ids, dim_size):
 @pytest.mark.parametrize("ids_dtype", [np.int64, np.int32, np.float32])
 def test_scatter_add_matches_add_at(ids_dtype):
     updates = RNG.standard_normal((7, 3, 2)).astype(np.float32)
-    ids = np.array([0, 4, 4, 1, 0, 4, 2], ids_dtype)
+    ids = np.array([0, 4, -2, 1, -6, 4, -1], ids_dtype)  # np.add.at counts negative ids from the end
     out = run_op("scatter_add", [updates, ids], dim_size=6)
     np.testing.assert_allclose(out, scatter_add_reference(updates, ids, 6), rtol=1e-6)
 
@@ -120,9 +128,10 @@ def test_scatter_add_integer_updates_stay_integer():
     np.testing.assert_array_equal(out, [[5, 6], [4, 6]])
 
 
-def test_scatter_add_out_of_range_index_is_an_error():
-    with pytest.raises(KernelError, match=r"'mir.scatter_add' index 3 is out of range \[0, 3\)"):
-        run_op("scatter_add", [np.float32([1, 2]), np.int64([0, 3])], dim_size=3)
+@pytest.mark.parametrize("bad", [3, -4])
+def test_scatter_add_out_of_range_index_is_an_error(bad):
+    with pytest.raises(KernelError, match=rf"'mir.scatter_add' index {bad} is out of range \[-3, 3\)"):
+        run_op("scatter_add", [np.float32([1, 2]), np.int64([0, bad])], dim_size=3)
 
 
 def test_scatter_add_infers_dynamic_shapes():

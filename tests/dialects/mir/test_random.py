@@ -167,3 +167,79 @@ def test_infinite_parameters_are_refused():
     b.output(b.rng_normal(TensorType(f32, [2]), seed=0, mean=float("inf")))
     with pytest.raises(VerifyException, match="mean must be finite, got inf"):
         b.module().verify()
+
+
+# --- mir.sample on non-finite rows ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(("temperature", "top_k", "top_p"), [(1.0, 0, 1.0), (0.5, 2, 0.9), (0.0, 0, 1.0)])
+def test_sample_picks_a_positive_infinite_logit(temperature, top_k, top_p):
+    """A +inf logit is the softmax's limit: all the mass is on it (it was id 0 every time)."""
+    logits = np.tile(np.array([0.0, 1.0, np.inf, -1.0], np.float32), (64, 1))
+    ids = run(lambda b, x: b.sample(x, seed=2, temperature=temperature, top_k=top_k, top_p=top_p), logits)
+    np.testing.assert_array_equal(ids, 2)
+
+
+def test_sample_spreads_over_several_positive_infinite_logits():
+    """Equal +inf logits share the mass equally, as equal finite logits do; greedy takes the first."""
+    rows = 4000
+    logits = np.tile(np.array([np.inf, 5.0, np.inf, -np.inf], np.float32), (rows, 1))
+    ids = run(lambda b, x: b.sample(x, seed=5, temperature=1.0), logits)
+    counts = np.bincount(ids, minlength=4)
+    assert counts[1] == counts[3] == 0
+    assert stats.chisquare(counts[[0, 2]]).pvalue > 1e-3
+    np.testing.assert_array_equal(run(lambda b, x: b.sample(x, seed=5, temperature=0.0), logits), 0)
+
+
+@pytest.mark.parametrize("temperature", [1.0, 0.0])
+@pytest.mark.parametrize(("row", "what"), [([0.0, np.nan, 1.0], "holds a NaN"), ([-np.inf] * 3, "is all -inf")])
+def test_sample_of_a_row_without_a_distribution_is_a_run_time_error(temperature, row, what):
+    from rlx_xdsl.numerics import KernelError
+
+    logits = np.array([[0.0, 1.0, 2.0], row], np.float32)
+    with pytest.raises(KernelError, match=rf"'mir\.sample' row 1 of the logits {what}: there is no distribution"):
+        run(lambda b, x: b.sample(x, seed=0, temperature=temperature), logits)
+
+
+SAMPLES = """
+func.func @sample(%x: tensor<5x4xf32>) -> tensor<5xi64> {
+  %0 = mir.sample %x top_k = 0 top_p = 1.0 temperature = 1.0 seed = 3 : (tensor<5x4xf32>) -> tensor<5xi64>
+  func.return %0 : tensor<5xi64>
+}
+func.func @filtered(%x: tensor<5x4xf32>) -> tensor<5xi64> {
+  %0 = mir.sample %x top_k = 2 top_p = 0.9 temperature = 0.7 seed = 3 : (tensor<5x4xf32>) -> tensor<5xi64>
+  func.return %0 : tensor<5xi64>
+}
+func.func @greedy(%x: tensor<5x4xf32>) -> tensor<5xi64> {
+  %0 = mir.sample %x top_k = 0 top_p = 1.0 temperature = 0.0 seed = 3 : (tensor<5x4xf32>) -> tensor<5xi64>
+  func.return %0 : tensor<5xi64>
+}
+"""
+
+
+@pytest.fixture(scope="module")
+def samples():
+    """The module and its IREE build (compiled once)."""
+    from rlx_xdsl.backends.iree import IreeModule
+    from rlx_xdsl.context import parse_module
+
+    module = parse_module(SAMPLES)
+    return module, IreeModule(module)
+
+
+@pytest.mark.parametrize("name", ["sample", "filtered", "greedy"])
+def test_backends_sample_infinite_rows_alike_and_give_minus_one_without_a_distribution(samples, name):
+    """IREE (the linalg lowering) and XLA (the JAX formula): +inf ids as the interpreter picks
+    them, and -1 for a row with a NaN or all -inf (they cannot raise at run time)."""
+    from rlx_xdsl.backends.xla.module import run_function as run_on_xla
+
+    module, iree = samples
+    inf, nan = np.inf, np.nan
+    logits = np.array([[0, 1, inf, -1], [nan, 0, 1, 2], [-inf] * 4, [inf, 2, inf, 1], [0.5, -1, 2, 1]], np.float32)
+    finite = logits.copy()
+    finite[[1, 2]] = [1, 2, 3, 4]  # rows 1 and 2 as any row: the draws of the others are unchanged
+    want = run_function(module, name, [finite])[0]
+    want[[1, 2]] = -1
+    assert want[0] == 2 and want[3] in (0, 2)
+    np.testing.assert_array_equal(iree.run(name, [logits])[0], want, err_msg="iree")
+    np.testing.assert_array_equal(run_on_xla(module, name, [logits])[0], want, err_msg="xla")

@@ -5,8 +5,9 @@ unrolls a bounded `while`); forward mode keeps them, because tangents flow in
 the same direction as the values:
 
 * `mir.if` takes the captures' tangents as further captures; both branches are
-  pushed forward (`jvp_region`) and yield the tangents that either branch gives
-  (the other yields zeros for them);
+  pushed forward once each (`jvp_region`, moved into the rebuilt `if`, not
+  copied) and yield the tangents that either branch gives (the other's yield is
+  padded with zeros for them), so nested `if`s cost time linear in their depth;
 * `mir.while` carries `(carried, tangent carried)`: its body is pushed forward
   to a fixed point of which carries have tangents (as a scan's), its condition
   receives the tangents and ignores them; an unbounded loop needs no unrolling.
@@ -24,16 +25,16 @@ from rlx_xdsl.ir.emitter import Emitter
 
 @JVP_RULES.register(IfOp)
 def if_(e: Emitter, op: IfOp, tangents: Tangents) -> Rebuilt:
-    from rlx_xdsl.autodiff.jvp import jvp_region
+    from rlx_xdsl.autodiff.jvp import jvp_region, require_tangents
 
     t_caps = tangents[1:]
     active = [t is not None for t in t_caps]
     groups = [len(active)]
-    _, then_present = jvp_region(op.then_region, active, groups)
-    _, else_present = jvp_region(op.else_region, active, groups)
+    then_region, then_present = jvp_region(op.then_region, active, groups, take=True)
+    else_region, else_present = jvp_region(op.else_region, active, groups, take=True)
     wanted = [a or b for a, b in zip(then_present, else_present)]
-    then_region, _ = jvp_region(op.then_region, active, groups, required=wanted)
-    else_region, _ = jvp_region(op.else_region, active, groups, required=wanted)
+    require_tangents(then_region, then_present, wanted)
+    require_tangents(else_region, else_present, wanted)
     rebuilt = IfOp(op.pred, [*op.captures, *pick(t_caps, active)], then_region, else_region)
     e.insert(rebuilt)
     n = len(op.outputs)

@@ -21,7 +21,9 @@ and FakeQuantizeLSQ).
   The tanh surrogate is smooth in x: its second derivative is not implemented.
 * fake_quantize_lsq_backward_scale is `k · Σ dy · e(x, s)` with LSQ's gradient scale `k`
   and `e` the rounding error `round(v) - v` (`v = x / s`) inside the grid, `qmin`/`qmax`
-  outside: smooth between rounding edges, so its second derivatives are not zero.
+  outside: linear in dy; x and the scale get none, since the rounding passes straight
+  through (`round' = 1`, as in the first derivative) and so `e` is constant. The second
+  derivative in the step is then `k²`-scaled, the derivative of LSQ's rescaled step.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ import numpy as np
 from xdsl.ir import SSAValue
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.autodiff.emit import reshape_to, scalar, unbroadcast
+from rlx_xdsl.autodiff.emit import scalar, unbroadcast
 from rlx_xdsl.autodiff.registry import VJP_RULES, Cotangents, Gradients, Unsupported, no_gradient
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir.quant import (
@@ -165,12 +167,14 @@ def fake_quantize_lsq_backward_scale(
     e: Emitter, op: FakeQuantizeLsqBackwardScaleOp, cotangents: Cotangents
 ) -> Gradients:
     """With `G` the cotangent broadcast along x, `m` the grid mask, `v = x / s` and `k`
-    LSQ's gradient scale: dy gets `k G e` with `e = fake_quantize_lsq(x, s) / s - m v`;
-    x gets `k G dy ∂e/∂x = -k G m dy / s`; s gets `Σ k G dy ∂e/∂s = Σ -dx · v`."""
+    LSQ's gradient scale: dy gets `k G e` with `e = fake_quantize_lsq(x, s) / s - m v`.
+    x and s get none: under the straight-through rounding (`round' = 1`, as the first
+    derivative has it) the rounding error `e` is constant, so LSQ's second derivative in
+    the step is `k² Σ f''(y) e²`, all through `fake_quantize_lsq`'s own rule, as
+    `jax.jvp(jax.grad(...))` of LSQ written with the gradient-scale trick."""
     (g,) = cotangents
     props = lsq_props(op)
-    k = lsq_gradient_scale(e, op)
-    weight = e.mir.mul(along_channel(e, op, g), k)
+    weight = e.mir.mul(along_channel(e, op, g), lsq_gradient_scale(e, op))
     step = along_channel(e, op, op.scale)
 
     def d_dy():
@@ -178,15 +182,4 @@ def fake_quantize_lsq_backward_scale(
         error = e.mir.div(e.mir.sub(e.mir.fake_quantize_lsq(op.x, op.scale, **props), inside), step)
         return unbroadcast(e, e.mir.mul(weight, error), op.dy)  # a rank-0 x against a [1] scale
 
-    def d_x_broadcast():
-        masked = e.mir.fake_quantize_lsq_backward_x(op.x, op.scale, op.dy, **props)  # m dy
-        return e.mir.neg(e.mir.div(e.mir.mul(weight, masked), step))
-
-    def d_x():
-        return unbroadcast(e, d_x_broadcast(), op.x)
-
-    def d_scale():
-        per_element = e.mir.neg(e.mir.mul(d_x_broadcast(), e.mir.div(op.x, step)))
-        return reshape_to(e, unbroadcast(e, per_element, step), tensor_type(op.scale).get_shape())
-
-    return [d_x, d_scale, d_dy]
+    return [None, None, d_dy]

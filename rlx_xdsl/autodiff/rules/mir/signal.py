@@ -10,6 +10,8 @@ from __future__ import annotations
 
 import math
 
+from xdsl.ir import SSAValue
+
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
 from rlx_xdsl.autodiff.registry import COMPLEX_RULES, VJP_RULES, Cotangents, Gradients, always
 from rlx_xdsl.dialects.base import tensor_type
@@ -80,6 +82,38 @@ def log_mel(e: Emitter, op: LogMelOp, cotangents: Cotangents) -> Gradients:
     return [lambda: e.mir.log_mel_backward(op.spectrum, op.filters, g, eps=eps), d_filters]
 
 
-COMPLEX_RULES.register(ConjugateOp, ComplexNormSqOp, ComplexNormSqBackwardOp, FftOp)(always)
+@VJP_RULES.register(LogMelBackwardOp)
+def log_mel_backward(e: Emitter, op: LogMelBackwardOp, cotangents: Cotangents) -> Gradients:
+    """The op is `inner Fᵀ` with `inner = kept dy / (mel ln 10)`, `mel = s F`, `kept = mel >= eps`
+    (RLX has no rule). With `H = G F` (G the cotangent, `[..., n_freq]`) and
+    `d_mel = -H inner / mel` (kept cells): dy gets `kept H / (mel ln 10)`, the spectrum
+    `d_mel Fᵀ`, the filters `sᵀ d_mel + Gᵀ inner` summed over the frames."""
+    (g,) = cotangents
+    eps = op.eps.value.data
+    mel = e.mir.matmul(op.spectrum, op.filters)
+    kept = e.mir.compare(mel, scalar(e, eps, mel), "ge")
+    safe_mel = e.mir.where(kept, mel, scalar(e, 1, mel))  # no division by a dropped 0
+    denominator = e.mir.mul(safe_mel, scalar(e, math.log(10), mel))
+    h = e.mir.matmul(g, op.filters)
+    leading = list(range(tensor_type(op.spectrum).get_num_dims() - 1))
 
-PENDING = {LogMelBackwardOp: "a second-order log-mel gradient: no rule yet (RLX has none either)"}
+    def over_frames(lhs: SSAValue, rhs: SSAValue) -> SSAValue:
+        return e.mir.dot_general(lhs, rhs, lhs_contracting=leading, rhs_contracting=leading)
+
+    def d_mel() -> tuple[SSAValue, SSAValue]:
+        """`inner` and the cotangent of `mel`."""
+        inner = e.mir.div(e.mir.where(kept, op.dy, scalar(e, 0, op.dy)), denominator)
+        return inner, e.mir.neg(e.mir.div(e.mir.mul(h, inner), safe_mel))
+
+    def d_filters() -> SSAValue:
+        inner, dm = d_mel()
+        return e.mir.add(over_frames(op.spectrum, dm), over_frames(g, inner))
+
+    return [
+        lambda: e.mir.matmul(d_mel()[1], e.mir.transpose(op.filters, perm=[1, 0])),
+        d_filters,
+        lambda: e.mir.where(kept, e.mir.div(h, denominator), scalar(e, 0, h)),
+    ]
+
+
+COMPLEX_RULES.register(ConjugateOp, ComplexNormSqOp, ComplexNormSqBackwardOp, FftOp)(always)

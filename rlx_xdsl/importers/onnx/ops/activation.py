@@ -46,10 +46,10 @@ def hard_sigmoid(t, node):
 
 @rule("Softplus")
 def softplus(t, node):
-    """`log(1 + exp(x))` as `max(x, 0) + log(1 + exp(-|x|))`, which does not overflow."""
+    """`log(1 + exp(x))` as `max(x, 0) + log1p(exp(-|x|))`: no overflow for large x, and
+    no rounding of `1 + exp(-|x|)` to 1 for very negative x (`Softplus(-20)` is 2.06e-9, not 0)."""
     x = t.value(0)
-    one = t.constant(1, t.dtype(x))
-    tail = t.e.mir.log(t.e.mir.add(one, t.e.mir.exp(t.e.mir.neg(t.e.mir.abs(x)))))
+    tail = t.e.mir.log1p(t.e.mir.exp(t.e.mir.neg(t.e.mir.abs(x))))
     return t.e.mir.add(t.e.mir.relu(x), tail)
 
 
@@ -57,7 +57,7 @@ def softplus(t, node):
 def elu(t, node):
     x = t.value(0)
     dtype = t.dtype(x)
-    negative = t.e.mir.mul(t.constant(t.attr("alpha", 1.0), dtype), t.e.mir.sub(t.e.mir.exp(x), t.constant(1, dtype)))
+    negative = t.e.mir.mul(t.constant(t.attr("alpha", 1.0), dtype), t.e.mir.expm1(x))  # precise near 0
     return t.e.mir.where(t.e.mir.compare(x, t.constant(0, dtype), "gt"), x, negative)
 
 

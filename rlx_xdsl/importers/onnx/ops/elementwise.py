@@ -152,8 +152,9 @@ def floor_ceil(t, node):
 
 @rule("Mod")
 def mod(t, node):
-    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already).
-    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
+    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already),
+    a zero signed as `a`. `fmod = 0`: that remainder moved by `b` where its sign differs
+    from `b`'s (Python's %)."""
     a, b = t.value(0), t.value(1)
     dtype = t.dtype(a)
     e = t.e.mir
@@ -162,7 +163,7 @@ def mod(t, node):
         quotient = common.trunc(t.e, quotient, dtype)
     rest = e.sub(a, e.mul(b, quotient))
     if t.attr("fmod", 0):
-        return rest
+        return common.zero_signed_as(t.e, rest, a, dtype)
     zero = t.constant(0, dtype)
     differs = e.compare(e.compare(rest, zero, "lt"), e.compare(b, zero, "lt"), "ne")
     move = e.where(e.compare(rest, zero, "ne"), differs, t.constant(False, "i1"))

@@ -1,4 +1,5 @@
-"""Gather along one axis (negative indices wrap, as ONNX allows)."""
+"""Gather along one axis. A negative index counts from the end, as ONNX says: constant
+indices are normalised at import; `mir.gather` counts a run-time one from the end itself."""
 
 from __future__ import annotations
 
@@ -19,9 +20,4 @@ def gather(t, node):
         if size != DYNAMIC:
             indices = np.where(indices < 0, indices + size, indices)
         return t.e.mir.gather(table, t.constant(indices, "i64"), axis=axis)
-    indices = t.value(1)
-    if size != DYNAMIC:  # idx < 0 ? idx + size : idx
-        dtype = t.dtype(indices)
-        negative = t.e.mir.compare(indices, t.constant(0, dtype), "lt")
-        indices = t.e.mir.where(negative, t.e.mir.add(indices, t.constant(size, dtype)), indices)
-    return t.e.mir.gather(table, indices, axis=axis)
+    return t.e.mir.gather(table, t.value(1), axis=axis)

@@ -61,6 +61,8 @@ _UNARY = {
     "cos": aten.cos.default,
     "tan": aten.tan.default,
     "atan": aten.atan.default,
+    "log1p": aten.log1p.default,  # the precise ops, not log(1 + x) and exp(x) - 1 (0 at x = 1e-8);
+    "expm1": aten.expm1.default,  # torch's softplus, mish, logsigmoid, celu and BCE decompose to them
 }
 
 
@@ -94,18 +96,6 @@ def _shared_rule(formula):
 
 for _overload, _formula in _SHARED.items():
     rule(_overload)(_shared_rule(_formula))
-
-
-@rule(aten.expm1.default)
-def expm1(t, node):
-    dtype = t.dtype(node)
-    return t.e.mir.sub(t.e.mir.exp(t.value(node.args[0], dtype)), t.value(1.0, dtype))
-
-
-@rule(aten.log1p.default)
-def log1p(t, node):
-    dtype = t.dtype(node)
-    return t.e.mir.log(t.e.mir.add(t.value(node.args[0], dtype), t.value(1.0, dtype)))
 
 
 @rule(aten.reciprocal.default)

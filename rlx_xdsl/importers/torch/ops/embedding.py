@@ -3,16 +3,25 @@
 Indexing several dims at once (`x[i, j]`, as Hugging Face's mask builders write it)
 and `torch.gather` pick single elements: the indexed dims are merged by one reshape
 and the index tensors combined into one flat (row-major) index for one `mir.gather`.
+
+`x[idx]` counts a negative index from the end (`x[..., [-2, 1]]`): a constant index
+tensor is normalised at import; a run-time one is left to `mir.gather`, which counts
+an index in `[-n, 0)` from the end itself, except where several indices are combined
+into one flat index (each but the first gets its dim's size added where negative).
 """
 
 from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
+from xdsl.ir import SSAValue
 
+from rlx_xdsl.dialects.mir.elementwise import ConstantOp
 from rlx_xdsl.importers.torch.ops.shape import reshape_to
 from rlx_xdsl.importers.torch.table import rule
+from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.shapes import DYNAMIC
 
 aten = torch.ops.aten
@@ -40,9 +49,32 @@ def index(t, node):
     axes = [axis for axis, _ in given]
     if axes != list(range(axes[0], axes[0] + len(axes))):
         raise t.fail("index tensors on dims that are not adjacent are not supported")
+    shape = t.shape(x)
     if len(given) == 1:
-        return t.e.mir.gather(t.value(x), t.value(given[0][1]), axis=axes[0])
-    return _gather_elements(t, x, axes, [t.value(i, "i64") for _, i in given])
+        ids = _from_the_end(t, t.value(given[0][1]), shape[axes[0]], at_run_time=False)
+        return t.e.mir.gather(t.value(x), ids, axis=axes[0])
+    coordinates = [
+        _from_the_end(t, t.value(i, "i64"), shape[axis], at_run_time=k > 0) for k, (axis, i) in enumerate(given)
+    ]
+    return _gather_elements(t, x, axes, coordinates)
+
+
+def _from_the_end(t, ids: SSAValue, size: int, at_run_time: bool) -> SSAValue:
+    """`ids` into `size` slices with `size` added to each negative one (PyTorch indexing): a
+    constant at import, a run-time value only when `at_run_time` (else `mir.gather` does it)."""
+    owner = ids.owner
+    if size == DYNAMIC:
+        return ids
+    if isinstance(owner, ConstantOp):
+        array = dense_to_numpy(owner.value)
+        if not (array < 0).any():
+            return ids
+        return t.e.mir.constant(np.where(array < 0, array + size, array).astype(array.dtype), ids.type.element_type)
+    if not at_run_time:
+        return ids
+    dtype = ids.type.element_type
+    negative = t.e.mir.compare(ids, t.e.mir.constant(0, dtype), "lt")
+    return t.e.mir.where(negative, t.e.mir.add(ids, t.e.mir.constant(size, dtype)), ids)
 
 
 @rule(aten.gather.default)

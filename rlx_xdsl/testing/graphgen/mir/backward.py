@@ -32,7 +32,7 @@ from rlx_xdsl.testing.graphgen.values import (
     shape_of,
 )
 
-POSITIVE_DOMAIN = (Activation.LOG, Activation.SQRT, Activation.RSQRT)
+POSITIVE_DOMAIN = (Activation.LOG, Activation.SQRT, Activation.RSQRT, Activation.LOG1P)
 
 
 def cotangent(s: GraphState, like: SSAValue) -> SSAValue:
@@ -48,7 +48,7 @@ def relu_backward(s: GraphState, op: OpClass) -> None:
 
 @RECIPES.register(bw.ActivationBackwardOp)
 def activation_backward(s: GraphState, op: OpClass) -> None:
-    """Any of the 17 kinds; log, sqrt and rsqrt get a positive `x` (`abs(x) + 1`)."""
+    """Any kind; log, sqrt, rsqrt and log1p get a positive `x` (`abs(x) + 1`)."""
     x = s.need(is_float)
     kind = s.choice(list(Activation))
     if kind in POSITIVE_DOMAIN:

@@ -18,10 +18,12 @@ from rlx_xdsl.dialects.mir.elementwise import (
     ConstantOp,
     CosOp,
     DivOp,
+    Expm1Op,
     ExpOp,
     GeluApproxOp,
     GeluOp,
     IotaOp,
+    Log1pOp,
     LogOp,
     MaxOp,
     MinOp,
@@ -124,9 +126,9 @@ def binary_recipe(guard_rhs: bool = False) -> Recipe:
 RECIPES.register(AddOp, SubOp, MulOp, MaxOp, MinOp)(binary_recipe())
 RECIPES.register(DivOp)(binary_recipe(guard_rhs=True))
 RECIPES.register(
-    GeluOp, GeluApproxOp, SiluOp, SigmoidOp, TanhOp, ExpOp, SinOp, CosOp, TanOp, AtanOp, RoundOp
+    GeluOp, GeluApproxOp, SiluOp, SigmoidOp, TanhOp, ExpOp, SinOp, CosOp, TanOp, AtanOp, RoundOp, Expm1Op
 )(unary_recipe(is_float))
-RECIPES.register(LogOp, SqrtOp, RsqrtOp)(unary_recipe(is_float, guard=True))
+RECIPES.register(LogOp, SqrtOp, RsqrtOp, Log1pOp)(unary_recipe(is_float, guard=True))
 RECIPES.register(ReluOp, NegOp, AbsOp)(unary_recipe(is_numeric))
 
 

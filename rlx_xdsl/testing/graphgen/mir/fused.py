@@ -28,8 +28,10 @@ from rlx_xdsl.testing.graphgen.values import (
     shape_of,
 )
 
-# Activations that stay finite on any finite input (log/sqrt/rsqrt need positive inputs).
-TAME_ACTIVATIONS = tuple(a for a in Activation if a not in (Activation.LOG, Activation.SQRT, Activation.RSQRT))
+# Activations that stay finite on any finite input (log/sqrt/rsqrt need positive inputs, log1p x > -1).
+TAME_ACTIVATIONS = tuple(
+    a for a in Activation if a not in (Activation.LOG, Activation.SQRT, Activation.RSQRT, Activation.LOG1P)
+)
 
 
 @RECIPES.register(FusedMatmulBiasActOp)

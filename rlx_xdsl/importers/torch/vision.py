@@ -1,4 +1,4 @@
-"""Making PyPI's `torchvision` importable beside a CPU-only torch, for tests (test-only).
+"""Making PyPI's `torchvision` importable beside a CPU-only torch.
 
 PyPI's `torchvision` wheel is built against CUDA torch: beside the CPU torch its C
 extension (`torchvision/_C.so`, which links `libtorch_cuda.so`) does not load, and
@@ -8,8 +8,10 @@ defines. `transformers` imports torchvision whenever it is installed, so the fai
 breaks `transformers` model imports. `prepare()` tries the extension as torchvision would
 and, where it does not load, defines the two schemas first (without kernels: calling them
 fails, and no test does) so both import. With a torchvision matching the torch build (the
-CPU wheel from PyTorch's own index) the extension loads and nothing is defined. The test
-session calls `prepare()` before anything imports `transformers` (`tests/conftest.py`).
+CPU wheel from PyTorch's own index) the extension loads and nothing is defined. Importing
+`rlx_xdsl.importers.torch` calls `prepare()`, so a model of `transformers` or torchvision
+built after that imports with no extra step (only PyPI's CUDA-built wheel of torchvision
+exists for torch 2.13.0 on PyPI, and `pip install torch==2.13.0` gives the CPU build).
 """
 
 from __future__ import annotations
