@@ -75,7 +75,7 @@ def __getattr__(name: str):
     # lazily, so this package imports nothing above it.
     if name == "run_function":
         warnings.warn(
-            "rlx_xdsl.run.run_function moved to rlx_xdsl.run.run_function",
+            "rlx_xdsl.interpreters.run_function moved to rlx_xdsl.run.run_function",
             DeprecationWarning,
             stacklevel=2,
         )
