@@ -91,7 +91,7 @@ def ulp_distance(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
     NaN, the dtype's largest integer where only one is)."""
     if got.dtype.kind == "c":
         return np.maximum(ulp_distance(got.real, expected.real), ulp_distance(got.imag, expected.imag))
-    wrapped = _ordered(got).view(np.uint64) - _ordered(expected).view(np.uint64)  # |difference| < 2^63 here
+    wrapped = _ordered(got).view(np.uint64) - _ordered(expected).view(np.uint64)  # the shorter way round
     apart = np.minimum(wrapped, -wrapped).astype(np.int64)
     g, e = np.isnan(got), np.isnan(expected)
     return np.where(g & e, 0, np.where(g | e, np.iinfo(np.int64).max, apart))
