@@ -1,9 +1,12 @@
 """Reductions and softmax."""
 
+import math
+
 import jax
 import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
+from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import reduction
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 
@@ -14,14 +17,20 @@ _REDUCERS = {
     ReduceKind.MIN: jnp.min,
     ReduceKind.PROD: jnp.prod,
 }
-JAX_OPS.add(
-    reduction.ReduceOp,
-    with_op(
-        lambda op, x: _REDUCERS[op.kind.data](
-            x, axis=op.normalized_axes(), keepdims=op.keep_dim is not None
-        )
-    ),
-)
+
+
+def _reduce(op: reduction.ReduceOp, x):
+    """The reduction; over zero elements, a max/min (and an integer mean) is the
+    interpreter's run-time error, raised when tracing (shapes are static there)."""
+    axes = op.normalized_axes()
+    kind = op.kind.data
+    empty = math.prod(x.shape[a] for a in axes) == 0
+    if empty and (kind in (ReduceKind.MAX, ReduceKind.MIN) or (kind == ReduceKind.MEAN and not jnp.issubdtype(x.dtype, jnp.inexact))):
+        raise OpError(op, f"{kind.value} over zero elements (axes {list(axes)} of shape {list(x.shape)})")
+    return _REDUCERS[kind](x, axis=axes, keepdims=op.keep_dim is not None)
+
+
+JAX_OPS.add(reduction.ReduceOp, with_op(_reduce))
 JAX_OPS.add(
     reduction.SoftmaxOp,
     with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)),
