@@ -103,7 +103,7 @@ class XlaModule:
                     lowered = jitted.lower(*abstract_args(f))
             finally:
                 CUDA_KERNELS.reset(on_gpu)
-                self._executables[shapes] = (lowered, lowered.compile())
+            self._executables[shapes] = (lowered, lowered.compile())
         self._last, self._last_shapes = self._executables[shapes], shapes
         return self._last[1]
 

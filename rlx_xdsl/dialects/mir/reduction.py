@@ -110,6 +110,22 @@ class ReduceOp(RlxOperation):
         )
         return tuple(sorted(axes))
 
+    def zero_size_refusal(self) -> str | None:
+        """Why this reduction has no value on its static shape, or None: a `max`/`min`, or
+        an integer `mean`, over a reduced axis of static size 0 (the interpreter's run-time
+        error, known before running; the compiled backends refuse it when lowering)."""
+        t = tensor_type(self.input)
+        shape = t.get_shape()
+        axes = self.normalized_axes()
+        if not any(shape[a] == 0 for a in axes):
+            return None
+        kind = self.kind.data
+        if kind in (ReduceKind.MAX, ReduceKind.MIN) or (
+            kind == ReduceKind.MEAN and not dtypes.dtype_of(t.element_type).is_float
+        ):
+            return f"{kind.value} over zero elements (axes {list(axes)} of shape {list(shape)})"
+        return None
+
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)
         require_not_bool(self, t)

@@ -50,7 +50,7 @@ UNARY = {
     ew.GeluOp: gelu,
     ew.GeluApproxOp: gelu_approx,
     ew.SiluOp: lambda x: x * sigmoid(x),
-    ew.ReluOp: lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    ew.ReluOp: lambda x: numerics.maximum(x, np.zeros((), x.dtype)),
     ew.SigmoidOp: sigmoid,
     ew.TanhOp: np.tanh,
     ew.ExpOp: np.exp,
@@ -74,8 +74,8 @@ BINARY = {
     ew.SubOp: numerics.on_integers(np.subtract),
     ew.MulOp: numerics.on_integers(np.multiply),
     ew.DivOp: numerics.divide,
-    ew.MaxOp: numerics.on_integers(np.maximum),
-    ew.MinOp: numerics.on_integers(np.minimum),
+    ew.MaxOp: numerics.maximum,
+    ew.MinOp: numerics.minimum,
     ew.PowOp: numerics.power,
 }
 
