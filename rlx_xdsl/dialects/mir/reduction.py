@@ -64,8 +64,10 @@ class ReduceOp(RlxOperation):
 
     Reduced dims are dropped, or kept as size 1 with `keep_dim`. Integer `mean`
     divides the (64-bit) integer sum by the count, truncating toward zero as Rust's
-    integer division does. NaN propagates through every kind; `max`/`min` of zero
-    elements, and an integer `mean` of zero elements, are run-time errors; a float
+    integer division does. NaN propagates through every kind; `max`/`min` order -0
+    below +0 (IEEE 754-2019 `maximum`/`minimum`); `max`/`min` of zero
+    elements, and an integer `mean` of zero elements, are run-time errors (the
+    compiled backends refuse a static zero-size axis when lowering); a float
     `mean` of zero elements is NaN, a `sum` 0, a `prod` 1.
     """
 
