@@ -77,6 +77,7 @@ def divide(a, b):
         return jnp.divide(a, b)
     if a.dtype == jnp.bool_:  # a / true = a; a / false is inf or NaN, both true
         return a | ~b
+    a, b = jnp.broadcast_arrays(a, b)  # `lax.div` does not broadcast
     zero = b == 0
     if jnp.issubdtype(a.dtype, jnp.signedinteger):
         minus_one = b == -1
@@ -93,6 +94,7 @@ def power(a, b):
         return a | ~b
     if not jnp.issubdtype(a.dtype, jnp.integer):
         return jnp.power(a, b)
+    a, b = jnp.broadcast_arrays(a, b)
     result, base = jnp.ones_like(a), a
     for bit in range(np.dtype(a.dtype).itemsize * 8):
         is_set = (jax.lax.shift_right_logical(b, jnp.asarray(bit, b.dtype)) & 1) != 0
