@@ -10,12 +10,12 @@ from __future__ import annotations
 
 import math
 
+import mpmath  # the test extra: an independent oracle at high precision
 import numpy as np
 import pytest
 
 pytest.importorskip("jax")
 pytest.importorskip("iree.compiler")
-mpmath = pytest.importorskip("mpmath")
 
 from rlx_xdsl.backends.iree import IreeModule  # noqa: E402
 from rlx_xdsl.backends.xla import XlaModule  # noqa: E402
