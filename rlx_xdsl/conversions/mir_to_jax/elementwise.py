@@ -95,11 +95,12 @@ JAX_OPS.add(ew.CompareOp, lambda op, a, b, **_: (_compare(op, a, b),))
 
 
 def _binary(fn):
-    """Float results compute in the result dtype (i32 * f32 -> f64 is exact in f64)."""
+    """Float results compute in the result dtype (i32 * f32 -> f64 is exact in f64);
+    integer results in the result dtype too (i8 / i32 divides in i32)."""
 
     def formula(op, a, b):
         dtype = result_dtype(op)
-        if np.issubdtype(dtype, np.inexact) and dtype not in (jnp.float16, jnp.bfloat16):
+        if dtype not in (jnp.float16, jnp.bfloat16):
             a, b = a.astype(dtype), b.astype(dtype)
         return fn(a, b)
 
@@ -116,9 +117,45 @@ def _negative(x):
     return x if x.dtype == jnp.bool_ else jnp.negative(x)
 
 
+def divide(a, b):
+    """`a / b`: IEEE for floats; integers truncate toward zero, with the lowering's rule
+    where the interpreter raises (`x / 0` is 0, `MIN / -1` wraps to `MIN`), as IREE does.
+    (`jnp.divide` of integers would divide in f64, inexact past 2**53.)"""
+    if not jnp.issubdtype(a.dtype, jnp.integer) and a.dtype != jnp.bool_:
+        return jnp.divide(a, b)
+    if a.dtype == jnp.bool_:  # a / true = a; a / false is inf or NaN, both true
+        return a | ~b
+    a, b = jnp.broadcast_arrays(a, b)  # `lax.div` does not broadcast
+    zero = b == 0
+    if jnp.issubdtype(a.dtype, jnp.signedinteger):
+        minus_one = b == -1
+        quotient = jax.lax.div(a, jnp.where(zero | minus_one, 1, b).astype(b.dtype))
+        return jnp.where(zero, 0, jnp.where(minus_one, -a, quotient)).astype(a.dtype)
+    return jnp.where(zero, 0, jax.lax.div(a, jnp.where(zero, 1, b).astype(b.dtype))).astype(a.dtype)
+
+
+def power(a, b):
+    """`a ** b`: IEEE `pow` for floats; integers multiply with wrapping, by squaring over
+    every bit of `b` (`jnp.power` of i64 stops early: 7**100 is wrong), and a negative
+    exponent gives 0, as IREE (the interpreter raises)."""
+    if a.dtype == jnp.bool_:  # a ** false = 1, a ** true = a
+        return a | ~b
+    if not jnp.issubdtype(a.dtype, jnp.integer):
+        return jnp.power(a, b)
+    a, b = jnp.broadcast_arrays(a, b)
+    result, base = jnp.ones_like(a), a
+    for bit in range(np.dtype(a.dtype).itemsize * 8):
+        is_set = (jax.lax.shift_right_logical(b, jnp.asarray(bit, b.dtype)) & 1) != 0
+        result = jnp.where(is_set, result * base, result)
+        base = base * base
+    if jnp.issubdtype(a.dtype, jnp.signedinteger):
+        result = jnp.where(b < 0, 0, result).astype(a.dtype)
+    return result
+
+
 for _op, _fn in {
-    ew.AddOp: jnp.add, ew.SubOp: _subtract, ew.MulOp: jnp.multiply, ew.DivOp: jnp.divide,
-    ew.MaxOp: jnp.maximum, ew.MinOp: jnp.minimum, ew.PowOp: jnp.power,
+    ew.AddOp: jnp.add, ew.SubOp: _subtract, ew.MulOp: jnp.multiply, ew.DivOp: divide,
+    ew.MaxOp: jnp.maximum, ew.MinOp: jnp.minimum, ew.PowOp: power,
 }.items():  # fmt: skip
     JAX_OPS.add(_op, _binary(_fn))
 

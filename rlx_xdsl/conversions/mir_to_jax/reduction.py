@@ -5,6 +5,7 @@ import math
 import jax
 import jax.numpy as jnp
 
+from rlx_xdsl.conversions.mir_to_jax.elementwise import divide
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.dialects.mir import reduction
@@ -20,14 +21,15 @@ _REDUCERS = {
 
 
 def _reduce(op: reduction.ReduceOp, x):
-    """The reduction; over zero elements, a max/min (and an integer mean) is the
-    interpreter's run-time error, raised when tracing (shapes are static there)."""
-    axes = op.normalized_axes()
-    kind = op.kind.data
-    empty = math.prod(x.shape[a] for a in axes) == 0
-    if empty and (kind in (ReduceKind.MAX, ReduceKind.MIN) or (kind == ReduceKind.MEAN and not jnp.issubdtype(x.dtype, jnp.inexact))):
-        raise OpError(op, f"{kind.value} over zero elements (axes {list(axes)} of shape {list(x.shape)})")
-    return _REDUCERS[kind](x, axis=axes, keepdims=op.keep_dim is not None)
+    """An integer mean sums in i64 and truncates (`jnp.mean` would divide in floats); a
+    max/min or integer mean of zero elements is a located error, as on IREE."""
+    if (refusal := op.zero_size_refusal()) is not None:
+        raise OpError(op, f"'{op.name}' {refusal}")
+    axes, keepdims = op.normalized_axes(), op.keep_dim is not None
+    if op.kind.data == ReduceKind.MEAN and not jnp.issubdtype(x.dtype, jnp.inexact):
+        count = math.prod(x.shape[a] for a in axes)
+        return divide(jnp.sum(x.astype(jnp.int64), axis=axes, keepdims=keepdims), jnp.int64(count))
+    return _REDUCERS[op.kind.data](x, axis=axes, keepdims=keepdims)
 
 
 JAX_OPS.add(reduction.ReduceOp, with_op(_reduce))

@@ -320,10 +320,46 @@ class Scalars:
     def pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         refuse_complex(dt, "pow")
         if dt.is_float:
-            return self.emit(math.PowFOp(a, b))
+            return self._float_pow(a, b, dt)
         if dt.kind == "bool":  # a ** false = 1, a ** true = a
             return self.emit(arith.OrIOp(a, self.logical_not(b)))
         return self._integer_pow(a, b, dt)
+
+    def _float_pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """IEEE 754 `pow` (C's `pow`, numpy's `power`): `math.powf` of `|a|`, then the
+        cases it gets wrong fixed around it (IREE expands `powf` as `exp(b log a)`, NaN for
+        any negative base and for `0 ** 0`, `NaN ** 0`, `1 ** NaN`, `(-1) ** inf`):
+
+        - `b == 0` or `a == 1` gives 1, and `|a| == 1` with `b = ±inf` gives 1;
+        - a negative base (`-0` and `-inf` included) with an odd integer `b` negates the
+          result, with an even integer or infinite `b` keeps it; a finite negative base
+          with a non-integer `b` gives NaN.
+        """
+        one = self.constant(1.0, dt)
+        magnitude = self.unary(math.AbsFOp, a)
+        result = self.emit(math.PowFOp(magnitude, b))
+        whole = self.unary(math.FloorOp, b)
+        is_integer = self.compare("eq", whole, b, dt)  # false for NaN, true for ±inf
+        half = self.unary(math.FloorOp, self.mul(b, self.constant(0.5, dt), dt))
+        is_odd = self.emit(arith.AndIOp(is_integer, self.compare("ne", self.add(half, half, dt), b, dt)))
+        result = self.select(self.emit(arith.AndIOp(self.sign_bit(a, dt), is_odd)), self.neg(result, dt), result)
+        inf = self.constant(float("inf"), dt)
+        finite_negative = self.emit(
+            arith.AndIOp(self.compare("lt", a, self.constant(0.0, dt), dt), self.compare("ne", magnitude, inf, dt))
+        )
+        nan = self.constant(float("nan"), dt)
+        result = self.select(self.emit(arith.AndIOp(finite_negative, self.logical_not(is_integer))), nan, result)
+        b_infinite = self.compare("eq", self.unary(math.AbsFOp, b), inf, dt)
+        unit = self.emit(arith.AndIOp(self.compare("eq", magnitude, one, dt), b_infinite))
+        result = self.select(unit, one, result)
+        result = self.select(self.compare("eq", a, one, dt), one, result)
+        return self.select(self.compare("eq", b, self.constant(0.0, dt), dt), one, result)
+
+    def sign_bit(self, x: SSAValue, dt: DType) -> SSAValue:
+        """Whether float `x` has its sign bit set (true for -0.0 and -NaN), as i1."""
+        bits = IntegerType(_FLOAT_BITS[dt.name])
+        as_int = self.emit(arith.BitcastOp(x, bits))
+        return self.emit(arith.CmpiOp(as_int, self.emit(arith.ConstantOp(IntegerAttr(0, bits))), "slt"))
 
     def _integer_pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """`a ** b` with wrapping products, by squaring over every bit of `b`.

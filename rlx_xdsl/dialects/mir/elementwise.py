@@ -371,7 +371,8 @@ class DivOp(BinaryOperation):
 
 @irdl_op_definition
 class MaxOp(BinaryOperation):
-    """Elementwise maximum with broadcasting; NaN if either operand is NaN."""
+    """Elementwise maximum with broadcasting; NaN if either operand is NaN; on floats
+    IEEE 754-2019 `maximum`, so `max(+0, -0)` is +0 in either order."""
 
     name = "mir.max"
     lhs = operand_def(TensorType)
@@ -383,7 +384,8 @@ class MaxOp(BinaryOperation):
 
 @irdl_op_definition
 class MinOp(BinaryOperation):
-    """Elementwise minimum with broadcasting; NaN if either operand is NaN."""
+    """Elementwise minimum with broadcasting; NaN if either operand is NaN; on floats
+    IEEE 754-2019 `minimum`, so `min(+0, -0)` is -0 in either order."""
 
     name = "mir.min"
     lhs = operand_def(TensorType)
@@ -472,7 +474,7 @@ class SiluOp(UnaryOperation):
 
 @irdl_op_definition
 class ReluOp(UnaryOperation):
-    """`max(x, 0)`; NaN stays NaN."""
+    """`max(x, 0)` (IEEE 754-2019 `maximum`, so `relu(-0)` is +0); NaN stays NaN."""
 
     name = "mir.relu"
     input = operand_def(TensorType)
