@@ -200,7 +200,8 @@ def full_like(t, node):
     if DYNAMIC not in shape:
         return t.e.mir.expand(fill, target_shape=shape)
     like_dims = [i if d == DYNAMIC else -1 for i, d in enumerate(shape)]
-    return t.e.mir.expand(fill, target_shape=shape, like=t.value(node.args[0]), like_dims=like_dims)
+    target = [-1 if d == DYNAMIC else d for d in shape]
+    return t.e.mir.expand(fill, target_shape=target, like=t.value(node.args[0]), like_dims=like_dims)
 
 
 @rule(aten.arange.start_step, aten.arange.default, aten.arange.start)
