@@ -258,6 +258,39 @@ def test_reshape_and_narrow_like_take_their_sizes_from_like_at_run_time(case, ba
         np.testing.assert_array_equal(got, oracle(x, pos, batch, length))
 
 
+def _gradient_module(build, wrt: str):
+    """`f(p [1, 6], x [?, ?, 4], ids [?, ?]) = build(g, p, x, ids)` with its `f_grad` over `wrt`."""
+    from rlx_xdsl.autodiff.grad import GradPass
+    from rlx_xdsl.context import make_context
+
+    g = GraphBuilder("f")
+    p, x = g.param("p", [1, 6], "f32"), g.param("x", [D, D, 4], "f32")
+    g.output(build(g, p, x, g.input("ids", [D, D], "i64")))
+    module = g.module()
+    GradPass(func="f", wrt=(wrt,)).apply(make_context(), module)
+    module.verify()
+    return module
+
+
+def test_narrow_like_and_two_dynamic_dims_reshape_gradients_at_two_sizes():
+    """d sum(c * narrow(p, 1, len(ids))) / dp is c placed at [1, 1 + len) with zeros
+    around; d sum(c * reshape(x, [-1, 4])) / dx is c reshaped to x's `?x?x4` (read from x)."""
+    narrowed = _gradient_module(
+        lambda g, p, x, ids: g.mir.narrow(p, axis=1, start=1, len=-1, like=ids, like_dims=[-1, 1]), "p"
+    )
+    flat = _gradient_module(lambda g, p, x, ids: g.mir.reshape(x, new_shape=[-1, 4]), "x")
+    for batch, length in ((1, 2), (3, 4)):
+        args = [np.zeros((1, 6), np.float32), np.zeros((batch, length, 4), np.float32), np.zeros((batch, length), np.int64)]
+        c_p = RNG.standard_normal((1, length)).astype(np.float32)
+        c_x = RNG.standard_normal((batch * length, 4)).astype(np.float32)
+        _, dp = run_function(narrowed, "f_grad", [*args, c_p])
+        want = np.zeros((1, 6), np.float32)
+        want[:, 1 : 1 + length] = c_p
+        np.testing.assert_array_equal(dp, want)
+        _, dx = run_function(flat, "f_grad", [*args, c_x])
+        np.testing.assert_array_equal(dx, c_x.reshape(batch, length, 4))
+
+
 def test_narrow_like_past_the_end_is_a_run_time_error():
     module = _like_module(LIKE_CASES["narrow"][0])
     x, pos = np.zeros((5, 4), np.float32), np.zeros((1, 5), np.int64)
