@@ -176,7 +176,7 @@ def test_the_dynamic_llama_runs_on_xla_at_two_sequence_lengths(zoo_dynamic):
             close(compute(module, args, backend="xla"), model(x).numpy())
 
 
-def test_the_dynamic_llama_fuses_and_runs_on_iree_cpu_at_two_batch_sizes(zoo_dynamic):
+def test_the_dynamic_llama_fuses_and_runs_on_iree_cpu_at_two_sizes(zoo_dynamic):
     """The `like` operands survive the fusion pipeline and lower to `tensor.dim` for IREE
     at both sizes (batch and sequence length)."""
     model, module, weights, example = zoo_dynamic("llama")
