@@ -424,8 +424,10 @@ class IreeModule:
 
     @staticmethod
     def _to_host(result, dt: dtypes.DType) -> np.ndarray:
+        """A copy: `to_host` maps the device buffer, which may be an argument's buffer (a
+        result that is a view of an input, such as a reshape) freed when the call returns."""
         host = np.asarray(result.to_host() if hasattr(result, "to_host") else result)
-        return np.array(host, order="C", copy=None).view(dt.numpy).reshape(host.shape)
+        return np.array(host, order="C", copy=True).view(dt.numpy).reshape(host.shape)
 
 
 def run_function(

@@ -135,6 +135,25 @@ class Translator:
             raise self.fail("dynamic sizes read from several tensors are not supported")
         return self.value(sources.pop()), dims
 
+    def like_sizes(self, node: torch.fx.Node, which: Sequence[int] | None = None) -> tuple[SSAValue, list[int]]:
+        """`like` and `like_dims` (`mir.reshape`, `mir.narrow`, `mir.expand`) for `node`'s
+        dynamic result dims at positions `which` (default: all its dynamic dims): each
+        must be a size of a user input (`Dim("seq")`), all of one same input, read at
+        run time as that input's dim. A size computed from others (`S + 1`, `B * S`) is
+        a located error."""
+        shape = self.meta(node).shape
+        which = [i for i, d in enumerate(shape) if not isinstance(d, int)] if which is None else which
+        sources, dims = set(), [-1] * len(shape)
+        for i in which:
+            found = self.input_sizes.get(str(shape[i]))
+            if found is None:
+                raise self.fail(f"the size {shape[i]} (dim {i}) is computed from input sizes: not supported")
+            sources.add(found[0])
+            dims[i] = found[1]
+        if len(sources) != 1:
+            raise self.fail("dynamic sizes read from several tensors are not supported")
+        return self.value(sources.pop()), dims
+
     # The walk ---------------------------------------------------------------------------
 
     def run(self) -> ModuleOp:
@@ -142,6 +161,7 @@ class Translator:
         kinds = {spec.arg.name: spec for spec in signature.input_specs}
         self.tied = tied_weights(self.program)
         self.weights: dict[str, SSAValue] = {}
+        self.input_sizes: dict[str, tuple[torch.fx.Node, int]] = {}
         idioms = find_idioms(self.program.graph, self.hir)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
         for node in self.program.graph.nodes:
@@ -184,6 +204,9 @@ class Translator:
             self.values[node] = self.constant(array, dtype)
         elif spec.kind == InputKind.USER_INPUT:
             self.values[node] = self.b.input(node.name, shape, dtype)
+            for d, size in enumerate(val.shape):  # the symbols a `Dim` names, by their first input dim
+                if not isinstance(size, int):
+                    self.input_sizes.setdefault(str(size), (node, d))
         else:
             raise self.fail(f"input '{node.name}' of kind {spec.kind.name} is not supported")
 

@@ -177,11 +177,14 @@ def copy(t, node):
 
 @rule(aten.full.default)
 def full(t, node):
-    shape, fill = node.args[:2]
-    if any(not isinstance(d, int) for d in shape):
-        raise t.fail("a dynamic shape is not supported")
-    dtype = t.dtype(node)
-    return t.e.mir.expand(t.value(fill, dtype), target_shape=list(shape))
+    """The fill broadcast to the shape; its dynamic sizes (input sizes, `Dim`s) are read at
+    run time from the input they come from (`like`)."""
+    shape, dtype = t.shape(node), t.dtype(node)
+    fill = t.value(node.args[1], dtype)
+    if DYNAMIC not in shape:
+        return t.e.mir.expand(fill, target_shape=shape)
+    like, like_dims = t.like_sizes(node)
+    return t.e.mir.expand(fill, target_shape=[-1 if d == DYNAMIC else d for d in shape], like=like, like_dims=like_dims)
 
 
 @rule(aten.scalar_tensor.default)
@@ -197,7 +200,8 @@ def full_like(t, node):
     if DYNAMIC not in shape:
         return t.e.mir.expand(fill, target_shape=shape)
     like_dims = [i if d == DYNAMIC else -1 for i, d in enumerate(shape)]
-    return t.e.mir.expand(fill, target_shape=shape, like=t.value(node.args[0]), like_dims=like_dims)
+    target = [-1 if d == DYNAMIC else d for d in shape]
+    return t.e.mir.expand(fill, target_shape=target, like=t.value(node.args[0]), like_dims=like_dims)
 
 
 @rule(aten.arange.start_step, aten.arange.default, aten.arange.start)

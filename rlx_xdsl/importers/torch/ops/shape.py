@@ -15,10 +15,18 @@ aten = torch.ops.aten
 
 
 def reshape_to(t, x, shape: list[int]):
+    """One `mir.reshape` to `shape` (the node's result shape); with several dynamic dims,
+    those that are input sizes (`Dim`s) are read at run time from that input (`like`),
+    and one other (`B * S`) is inferred."""
     new_shape = [-1 if d == DYNAMIC else d for d in shape]
-    if new_shape.count(-1) > 1:
-        raise t.fail(f"a reshape to {len(new_shape)} dims with several dynamic dims is not supported")
-    return t.e.mir.reshape(x, new_shape=new_shape)
+    if new_shape.count(-1) <= 1:
+        return t.e.mir.reshape(x, new_shape=new_shape)
+    sizes = t.meta(t.node).shape
+    named = [i for i, d in enumerate(sizes) if not isinstance(d, int) and str(d) in t.input_sizes]
+    if new_shape.count(-1) - len(named) > 1:
+        raise t.fail(f"a reshape to {len(new_shape)} dims with several computed dynamic sizes is not supported")
+    like, like_dims = t.like_sizes(t.node, named)
+    return t.e.mir.reshape(x, new_shape=new_shape, like=like, like_dims=like_dims)
 
 
 @rule(
@@ -94,10 +102,15 @@ def slice_(t, node):
     x, dim, start, end, step = args[:5]
     if (step or 1) != 1:
         raise t.fail(f"a slice with step {step} is not supported")
-    for bound in (start, end):
-        if bound is not None and not isinstance(bound, int):
-            raise t.fail("a slice with a dynamic bound is not supported")
-    return _narrow(t, x, (dim or 0) % t.rank(x), start, end)
+    axis = (dim or 0) % t.rank(x)
+    if not isinstance(start, int | None):
+        raise t.fail("a slice with a dynamic start is not supported")
+    if isinstance(end, torch.fx.Node):  # `x[:, :seq]`: the length is an input's size
+        if (start or 0) < 0:
+            raise t.fail("a slice with a dynamic end and a negative start is not supported")
+        like, like_dims = t.like_sizes(node, [axis])
+        return t.e.mir.narrow(t.value(x), axis=axis, start=start or 0, len=-1, like=like, like_dims=like_dims)
+    return _narrow(t, x, axis, start, end)
 
 
 @rule(aten.select.int)
