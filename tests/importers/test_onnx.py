@@ -195,14 +195,14 @@ def test_activation_and_elementwise_rules_match_the_reference():
     assert run(m, {"x": nan})[len(ops) + 2][0, 0]
 
 
-def _erf_model() -> onnx.ModelProto:
-    nodes = [helper.make_node("Erf", ["x"], ["y"], name="the_erf")]
-    return model(nodes, [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])])
+def _decoder_model() -> onnx.ModelProto:
+    nodes = [helper.make_node("ImageDecoder", ["x"], ["y"], name="the_decoder")]
+    return model(nodes, [vi("x", T.UINT8, [3])], [vi("y", T.UINT8, [2, 2, 3])], opset=20)
 
 
 def test_unsupported_op_names_the_op_and_the_node():
-    with pytest.raises(ImportFailure, match=r"node 'the_erf' \(Erf\): unsupported ONNX op 'Erf'"):
-        import_model(_erf_model())
+    with pytest.raises(ImportFailure, match=r"node 'the_decoder' \(ImageDecoder\): unsupported ONNX op 'ImageDecoder'"):
+        import_model(_decoder_model())
 
 
 def test_a_malformed_node_is_one_located_error():
@@ -275,13 +275,13 @@ def test_tool_reports_a_corrupt_file_in_one_line(tmp_path):
 
 
 def test_tool_leaves_the_output_untouched_on_an_unsupported_op(tmp_path, capsys):
-    source, out = tmp_path / "erf.onnx", tmp_path / "out.mlir"
-    onnx.save(_erf_model(), source)
+    source, out = tmp_path / "decoder.onnx", tmp_path / "out.mlir"
+    onnx.save(_decoder_model(), source)
     out.write_text("previous\n")
     assert import_onnx.main([str(source), "-o", str(out)]) == 1
-    assert capsys.readouterr().err == f"{source}: error: node 'the_erf' (Erf): unsupported ONNX op 'Erf'\n"
+    assert capsys.readouterr().err == f"{source}: error: node 'the_decoder' (ImageDecoder): unsupported ONNX op 'ImageDecoder'\n"
     assert out.read_text() == "previous\n"
-    assert sorted(p.name for p in tmp_path.iterdir()) == ["erf.onnx", "out.mlir"]  # no temporary left
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["decoder.onnx", "out.mlir"]  # no temporary left
 
 
 def test_softplus_and_elu_keep_their_digits_near_zero():

@@ -20,6 +20,7 @@ _UNARY = {
     "Cos": "cos",
     "Tan": "tan",
     "Atan": "atan",
+    "Erf": "erf",
 }
 _COMPARE = {
     "Equal": "eq",
