@@ -153,15 +153,12 @@ def floor_ceil(t, node):
 
 @rule("Mod")
 def mod(t, node):
-    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already).
+    """`fmod = 1`: C's fmod (`common.fmod`: `a - b * trunc(a / b)`, floats in f64).
     `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
     a, b = t.value(0), t.value(1)
     dtype = t.dtype(a)
     e = t.e.mir
-    quotient = e.div(a, b)
-    if dtype.startswith(("f", "bf")):
-        quotient = common.trunc(t.e, quotient, dtype)
-    rest = e.sub(a, e.mul(b, quotient))
+    rest = common.fmod(t.e, a, b, dtype)
     if t.attr("fmod", 0):
         return rest
     zero = t.constant(0, dtype)
