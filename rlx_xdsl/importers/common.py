@@ -153,7 +153,7 @@ def floor_divide(e: Emitter, a: SSAValue, b: SSAValue, dtype: str) -> SSAValue:
         return e.mir.where(step, e.mir.sub(q, _const(e, 1, dtype)), q)
 
     def formula(a, b):
-        f64 = lambda v: _const(e, v, "f64")  # noqa: E731
+        f64 = lambda v: _const(e, v, "f64")
         rest = fmod(e, a, b, "f64")
         div = e.mir.div(e.mir.sub(a, rest), b)
         differs = e.mir.compare(e.mir.compare(rest, f64(0.0), "lt"), e.mir.compare(b, f64(0.0), "lt"), "ne")
