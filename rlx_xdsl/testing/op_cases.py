@@ -134,7 +134,7 @@ def solvable(n: int, *rhs: int, dtype=np.float32, batch: tuple[int, ...] = ()) -
 T23 = "tensor<2x3xf32>"
 C23 = "tensor<2x3xcomplex<f32>>"
 UNARY_FLOAT = ["gelu", "gelu_approx", "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs", "log1p", "expm1"]  # fmt: skip
+               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs", "log1p", "expm1", "erf"]  # fmt: skip
 
 
 def _unary_cases() -> list[OpCase]:

@@ -222,17 +222,17 @@ def test_hand_written_rms_norms_become_one_op_each_and_match_torch():
     assert sum(op.name == "mir.rsqrt" for op in module.walk()) == 2
 
 
-class Erf(torch.nn.Module):
+class Erfinv(torch.nn.Module):
     def forward(self, x):
-        return torch.special.erf(x) + 1
+        return torch.special.erfinv(x) + 1
 
 
 def test_unsupported_op_names_the_op_and_the_source_line():
     with pytest.raises(ImportFailure) as info:
-        import_module(Erf(), (torch.randn(3),))
+        import_module(Erfinv(), (torch.rand(3),))
     message = str(info.value)
-    assert "unsupported ATen op 'aten.erf.default'" in message
-    line = Erf.forward.__code__.co_firstlineno + 1
+    assert "unsupported ATen op 'aten.erfinv.default'" in message
+    line = Erfinv.forward.__code__.co_firstlineno + 1
     assert f"test_torch.py:{line}" in message
 
 

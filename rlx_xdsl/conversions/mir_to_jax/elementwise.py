@@ -177,6 +177,7 @@ ACTIVATIONS = {
     Activation.SIN: jnp.sin, Activation.COS: jnp.cos, Activation.TAN: jnp.tan, Activation.ATAN: jnp.arctan,
     Activation.ABS: jnp.abs, Activation.ROUND: round_half_away,
     Activation.LOG1P: jnp.log1p, Activation.EXPM1: jnp.expm1,
+    Activation.ERF: jax.lax.erf,
 }  # fmt: skip
 """Each activation kind's function (shared with the fused and backward ops)."""
 

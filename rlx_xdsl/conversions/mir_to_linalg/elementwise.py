@@ -186,6 +186,7 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.RoundOp: _math(math.RoundOp),  # halves away from zero, as Rust's f32::round
     ew.Log1pOp: _math(math.Log1pOp),
     ew.Expm1Op: _math(math.ExpM1Op),
+    ew.ErfOp: _math(math.ErfOp),
 }
 
 

@@ -674,9 +674,24 @@ class Expm1Op(UnaryOperation):
     KIND: ClassVar[Activation] = Activation.EXPM1
 
 
+@irdl_op_definition
+class ErfOp(UnaryOperation):
+    """The error function `erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt` (C's `erf`;
+    ONNX `Erf`, `torch.erf`): odd, -1 at -inf, 1 at inf, NaN kept. Float operands only;
+    f16/bf16 compute in f32 and round once."""
+
+    name = "mir.erf"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.ERF
+
+
 ACTIVATION_OPS: tuple[type[UnaryOperation], ...] = (
     GeluOp, GeluApproxOp, SiluOp, ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp,
     RsqrtOp, NegOp, AbsOp, SinOp, CosOp, TanOp, AtanOp, RoundOp, Log1pOp, Expm1Op,
+    ErfOp,
 )  # fmt: skip
 
 _BY_KIND: dict[Activation, type[UnaryOperation]] = {op.KIND: op for op in ACTIVATION_OPS}

@@ -67,6 +67,7 @@ UNARY = {
     ew.RoundOp: numerics.round_half_away,
     ew.Log1pOp: np.log1p,
     ew.Expm1Op: np.expm1,
+    ew.ErfOp: _erf,  # float64 (math.erf per element), rounded once to the result dtype
 }
 
 

@@ -20,6 +20,7 @@ _UNARY = {
     "Cos": "cos",
     "Tan": "tan",
     "Atan": "atan",
+    "Erf": "erf",
 }
 _COMPARE = {
     "Equal": "eq",
@@ -152,16 +153,12 @@ def floor_ceil(t, node):
 
 @rule("Mod")
 def mod(t, node):
-    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already),
-    a zero signed as `a`. `fmod = 0`: that remainder moved by `b` where its sign differs
-    from `b`'s (Python's %)."""
+    """`fmod = 1`: C's fmod (`common.fmod`: `a - b * trunc(a / b)`, floats in f64).
+    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
     a, b = t.value(0), t.value(1)
     dtype = t.dtype(a)
     e = t.e.mir
-    quotient = e.div(a, b)
-    if dtype.startswith(("f", "bf")):
-        quotient = common.trunc(t.e, quotient, dtype)
-    rest = e.sub(a, e.mul(b, quotient))
+    rest = common.fmod(t.e, a, b, dtype)
     if t.attr("fmod", 0):
         return common.zero_signed_as(t.e, rest, a, dtype)
     zero = t.constant(0, dtype)

@@ -1,4 +1,4 @@
-"""ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2, ArgMax/ArgMin, CumSum.
+"""ReduceSum/Mean/Max/Min/Prod/SumSquare/L1/L2, ArgMax/ArgMin, TopK, CumSum.
 
 Axes come from the `axes` input (ReduceSum from opset 13, the others from 18) or
 attribute; no axes reduce everything unless `noop_with_empty_axes`.
@@ -59,6 +59,22 @@ def cumsum(t, node):
 @rule("ReduceL1")
 def reduce_l1(t, node):
     return _reduce(t, t.e.mir.abs(t.value(0)), "sum")
+
+
+@rule("TopK")
+def top_k(t, node):
+    """The `K` largest (or, `largest = 0`, smallest) along `axis`, sorted, ties lower index
+    first, NaN largest: `mir.topk`; the smallest are the first `K` of `common.sort`'s
+    ascending sort (exact for integers, no negation). `K` must be a constant."""
+    x = t.value(0)
+    k = int(t.static(1, "K").reshape(-1)[0])
+    axis = t.attr("axis", -1) % t.rank(x)
+    if t.attr("largest", 1):
+        return common.top_k(t.e, x, k, axis, True, t.dtype(x))
+    values, indices = common.sort(t.e, x, axis, False, t.dtype(x))
+    if k == t.shape(x)[axis]:
+        return values, indices
+    return tuple(t.e.mir.narrow(v, axis=axis, start=0, len=k) for v in (values, indices))
 
 
 @rule("ArgMax", "ArgMin")

@@ -63,6 +63,7 @@ _UNARY = {
     "atan": aten.atan.default,
     "log1p": aten.log1p.default,  # the precise ops, not log(1 + x) and exp(x) - 1 (0 at x = 1e-8);
     "expm1": aten.expm1.default,  # torch's softplus, mish, logsigmoid, celu and BCE decompose to them
+    "erf": aten.erf.default,
 }
 
 
@@ -96,6 +97,34 @@ def _shared_rule(formula):
 
 for _overload, _formula in _SHARED.items():
     rule(_overload)(_shared_rule(_formula))
+
+
+_ROUNDED_DIVISION = {"floor": common.floor_divide, "trunc": common.trunc_divide}
+
+
+@rule(aten.div.Tensor_mode, aten.div.Scalar_mode)
+def div_mode(t, node):
+    """`torch.div(a, b, rounding_mode=None | "trunc" | "floor")`."""
+    mode = node.kwargs.get("rounding_mode")
+    dtype = t.dtype(node)
+    a, b = (t.value(v, dtype) for v in node.args[:2])
+    if mode is None:
+        return t.e.mir.div(a, b)
+    return _ROUNDED_DIVISION[mode](t.e, a, b, dtype)
+
+
+@rule(aten.floor_divide.default, aten.floor_divide.Scalar)
+def floor_divide(t, node):
+    """`a // b`."""
+    dtype = t.dtype(node)
+    return common.floor_divide(t.e, *(t.value(v, dtype) for v in node.args[:2]), dtype)
+
+
+@rule(aten.fmod.Tensor, aten.fmod.Scalar)
+def fmod(t, node):
+    """C's `fmod`: the remainder of truncating division, with the sign of `a`."""
+    dtype = t.dtype(node)
+    return common.fmod(t.e, *(t.value(v, dtype) for v in node.args[:2]), dtype)
 
 
 @rule(aten.reciprocal.default)

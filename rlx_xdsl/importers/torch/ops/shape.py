@@ -6,6 +6,8 @@ size-changing view becomes one `mir.reshape`; a dynamic dim becomes its -1 (at m
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from rlx_xdsl.importers.torch.table import rule
@@ -139,3 +141,46 @@ def split_with_sizes(t, node):
         parts.append(t.e.mir.narrow(t.value(x), axis=axis, start=start, len=size))
         start += size
     return tuple(parts)
+
+
+def _dense_order(shape, strides) -> list[int] | None:
+    """The dims from outermost to innermost in memory when `strides` lay `shape` out densely
+    (row-major after some permutation: contiguous, channels-last, a transpose), else None.
+    Dims of size 1 have any stride."""
+    order = sorted(range(len(shape)), key=lambda d: (shape[d] != 1, -strides[d]))
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1 and strides[d] != expected:
+            return None
+        expected *= shape[d]
+    return order
+
+
+@rule(aten.as_strided.default)
+def as_strided(t, node):
+    """A strided view that reads its input's memory densely: the input laid out as PyTorch
+    holds it (its dims in memory order: contiguous or channels-last), flattened, narrowed
+    to the view's first element and count, reshaped to the view's dims in memory order and
+    permuted back. A view that overlaps, skips elements or reads a non-dense input is a
+    located error."""
+    args = list(node.args) + [None] * (4 - len(node.args))
+    x, size, stride, offset = args[:4]
+    meta = t.meta(x)
+    in_shape, out_shape = t.shape(x), list(size)
+    if DYNAMIC in in_shape or not all(isinstance(v, int) for v in [*out_shape, *stride]):
+        raise t.fail("as_strided with dynamic sizes is not supported")
+    in_order = _dense_order(in_shape, list(meta.stride()))
+    out_order = _dense_order(out_shape, list(stride))
+    start = (offset or 0) - meta.storage_offset()
+    count = math.prod(out_shape)
+    if in_order is None or out_order is None or start < 0 or start + count > math.prod(in_shape):
+        raise t.fail(
+            f"as_strided(size={out_shape}, stride={list(stride)}, storage_offset={offset or 0}) of a tensor "
+            f"of shape {in_shape} and strides {list(meta.stride())} is not a dense view of a contiguous or "
+            "channels-last tensor"
+        )
+    memory = t.e.mir.reshape(t.e.mir.transpose(t.value(x), perm=in_order), new_shape=[-1])
+    if start or count != math.prod(in_shape):
+        memory = t.e.mir.narrow(memory, axis=0, start=start, len=count)
+    view = t.e.mir.reshape(memory, new_shape=[out_shape[d] for d in out_order])
+    return t.e.mir.transpose(view, perm=[out_order.index(d) for d in range(len(out_shape))])
