@@ -54,7 +54,8 @@ def run_case(case) -> Outcome:
     op_types = tuple(sorted({n.op_type for n in model.graph.node}))
     versions = [o.version for o in model.opset_import if o.domain in ("", "ai.onnx")]
     if not versions or versions[0] not in OPSETS:
-        return Outcome(case.name, op_types, "opset", f"opset {versions[0] if versions else 'none'}")
+        domains = ", ".join(sorted({o.domain for o in model.opset_import}))
+        return Outcome(case.name, op_types, "opset", f"opset {versions[0]}" if versions else f"domain {domains}")
     missing = [op for op in op_types if op not in ONNX_OPS and op != "Constant"]
     if missing:
         return Outcome(case.name, op_types, "uncovered", ", ".join(missing))
@@ -62,6 +63,7 @@ def run_case(case) -> Outcome:
         from rlx_xdsl.importers.onnx import import_model
 
         names = [i.name for i in model.graph.input]
+        data_sets = [([_array(v) for v in inputs], [_array(v) for v in expected]) for inputs, expected in case.data_sets]
         bind = None
         try:
             module = import_model(model)
@@ -69,11 +71,11 @@ def run_case(case) -> Outcome:
             if "must be a constant" not in str(e):
                 raise
             # Shapes, axes and bounds fed as inputs: bind the case's integer and boolean inputs.
-            inputs = dict(zip(names, case.data_sets[0][0]))
+            inputs = dict(zip(names, data_sets[0][0]))
             bind = {n: v for n, v in inputs.items() if np.asarray(v).dtype.kind in "iub"}
             module = import_model(model, bind=bind)
         f = find_function(module)
-        for inputs, expected in case.data_sets:
+        for inputs, expected in data_sets:
             feeds = dict(zip(names, inputs))
             args = [np.asarray(feeds[argument_name(f, i)]) for i in range(len(f.args))]
             with warnings.catch_warnings():
@@ -97,6 +99,14 @@ def run_case(case) -> Outcome:
     except Exception as e:  # a kernel's run-time error, or a bug: reported with its type
         return Outcome(case.name, op_types, "fail", f"{type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     return Outcome(case.name, op_types, "pass", "inputs bound" if bind else "")
+
+
+def _array(value) -> np.ndarray:
+    """A case's input or expected output (some cases store them as `TensorProto`s)."""
+    import onnx
+    from onnx import numpy_helper
+
+    return numpy_helper.to_array(value) if isinstance(value, onnx.TensorProto) else np.asarray(value)
 
 
 def report(outcomes: list[Outcome]) -> str:

@@ -6,6 +6,8 @@ attribute; no axes reduce everything unless `noop_with_empty_axes`.
 
 from __future__ import annotations
 
+import numpy as np
+
 from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.shapes import DYNAMIC
@@ -63,12 +65,20 @@ def reduce_l1(t, node):
 
 @rule("ArgMax", "ArgMin")
 def arg_extreme(t, node):
-    """`mir.topk` with k = 1; ties keep the first index, as ONNX's default `select_last_index = 0`."""
-    if t.attr("select_last_index", 0):
-        raise t.fail("select_last_index = 1 is not supported")
+    """`mir.topk` with k = 1; ties keep the first index, as ONNX's default `select_last_index = 0`.
+    With `select_last_index = 1` the axis is read backwards (a gather at `n-1 .. 0`, so the
+    first of the reversed ties is the last one) and the index mapped back, `n - 1 - i`."""
     x = t.value(0)
     axis = t.attr("axis", 0) % t.rank(x)
+    last = bool(t.attr("select_last_index", 0))
+    size = t.shape(x)[axis]
+    if last:
+        if size == DYNAMIC:
+            raise t.fail("select_last_index = 1 along a dynamic axis is not supported")
+        x = t.e.mir.gather(x, t.constant(np.arange(size - 1, -1, -1), "i64"), axis=axis)
     _, indices = common.top_k(t.e, x, 1, axis, node.op_type == "ArgMax", t.dtype(x))
+    if last:
+        indices = t.e.mir.sub(t.constant(size - 1, t.dtype(indices)), indices)
     if not t.attr("keepdims", 1):
         shape = [-1 if d == DYNAMIC else d for i, d in enumerate(t.shape(indices)) if i != axis]
         if shape.count(-1) > 1:
