@@ -1,6 +1,8 @@
-"""Gather along one axis (negative indices wrap, as ONNX allows)."""
+"""Gather along one axis, GatherElements (negative indices wrap, as ONNX allows)."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -25,3 +27,30 @@ def gather(t, node):
         negative = t.e.mir.compare(indices, t.constant(0, dtype), "lt")
         indices = t.e.mir.where(negative, t.e.mir.add(indices, t.constant(size, dtype)), indices)
     return t.e.mir.gather(table, indices, axis=axis)
+
+
+@rule("GatherElements")
+def gather_elements(t, node):
+    """`out[p] = data[p with p[axis] = indices[p]]` (`numpy.take_along_axis`)."""
+    return take_along_axis(t, t.value(0), t.value(1), t.attr("axis", 0))
+
+
+def take_along_axis(t, data, indices, axis: int):
+    """`data` picked at `indices` along `axis` (same rank, static shapes): one `mir.gather`
+    from the flattened `data` at `sum_d coordinate_d * stride_d`, the coordinates iotas but
+    along `axis`, where they are `indices` (negative ones wrapped)."""
+    shape, index_shape = t.shape(data), t.shape(indices)
+    if DYNAMIC in shape or DYNAMIC in index_shape:
+        raise t.fail("GatherElements of dynamic shape is not supported")
+    axis %= len(shape)
+    indices = t.e.mir.cast(indices, "i64") if t.dtype(indices) != "i64" else indices
+    negative = t.e.mir.compare(indices, t.constant(0, "i64"), "lt")
+    indices = t.e.mir.where(negative, t.e.mir.add(indices, t.constant(shape[axis], "i64")), indices)
+    flat = None
+    for d in range(len(shape)):
+        coordinate = indices if d == axis else t.e.mir.iota(index_shape, "i64", dimension=d)
+        stride = math.prod(shape[d + 1 :])
+        term = t.e.mir.mul(coordinate, t.constant(stride, "i64")) if stride != 1 else coordinate
+        flat = term if flat is None else t.e.mir.add(flat, term)
+    table = t.e.mir.reshape(data, new_shape=[math.prod(shape)])
+    return t.e.mir.gather(table, flat, axis=0)

@@ -27,10 +27,31 @@ def _reduce(t, x, kind: str):
     if axes is None:
         return x
     keep = bool(t.attr("keepdims", 1))
+    shape = t.shape(x)
+    if kind in ("max", "min") and any(shape[a] == 0 for a in axes):  # ONNX: the identity, -inf / +inf
+        return _empty_extreme(t, x, axes, keep, kind)
     if t.dtype(x) == "i1" and kind in ("max", "min"):  # any / all: reduce 0/1 as i8
         reduced = t.e.mir.reduce(t.e.mir.cast(x, "i8"), kind=kind, axes=axes, keep_dim=keep)
         return t.e.mir.compare(reduced, t.constant(0, "i8"), "ne")
     return t.e.mir.reduce(x, kind=kind, axes=axes, keep_dim=keep)
+
+
+def _empty_extreme(t, x, axes: list[int], keep: bool, kind: str):
+    """Max/min over zero elements: the reduction's identity (the dtype's lowest or highest
+    value: -inf/+inf for floats), as ONNX's reference."""
+    from rlx_xdsl.dtypes import dtype_named
+
+    shape = t.shape(x)
+    if DYNAMIC in shape:
+        raise t.fail(f"{kind} over zero elements of a dynamic shape is not supported")
+    dtype = t.dtype(x)
+    numpy = dtype_named(dtype).numpy
+    info = np.finfo(numpy) if np.issubdtype(numpy, np.floating) else np.iinfo(numpy)
+    fill = (-np.inf if kind == "max" else np.inf) if np.issubdtype(numpy, np.floating) else None
+    if fill is None:
+        fill = info.min if kind == "max" else info.max
+    result = [1 if a in axes else d for a, d in enumerate(shape)] if keep else [d for a, d in enumerate(shape) if a not in axes]
+    return t.constant(np.full(result, fill), dtype)
 
 
 @rule(*_KINDS)
@@ -42,6 +63,29 @@ def reduce_(t, node):
 def reduce_sum_square(t, node):
     x = t.value(0)
     return _reduce(t, t.e.mir.mul(x, x), "sum")
+
+
+@rule("ReduceLogSum")
+def reduce_log_sum(t, node):
+    return t.e.mir.log(_reduce(t, t.value(0), "sum"))
+
+
+@rule("ReduceLogSumExp")
+def reduce_log_sum_exp(t, node):
+    """`log(sum(exp(x - m))) + m` with `m` the max (kept finite), over the axes."""
+    x = t.value(0)
+    axes = _axes(t, x)
+    if axes is None:
+        return x
+    if any(t.shape(x)[a] == 0 for a in axes):  # log(0) = -inf
+        return t.e.mir.log(_reduce(t, t.e.mir.exp(x), "sum"))
+    e = t.e.mir
+    peak = e.reduce(x, kind="max", axes=axes, keep_dim=True)
+    total = e.log(e.reduce(e.exp(e.sub(x, peak)), kind="sum", axes=axes, keep_dim=True))
+    result = e.add(total, peak)
+    if not t.attr("keepdims", 1):  # drop the size-1 axes (a sum over one element)
+        result = e.reduce(result, kind="sum", axes=axes, keep_dim=False)
+    return result
 
 
 @rule("ReduceL2")
