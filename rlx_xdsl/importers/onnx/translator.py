@@ -216,7 +216,10 @@ class Translator:
         newest = RULE_OPSETS.stop - 1
         if self.opset <= newest:
             return
-        new, old = (onnx.defs.get_schema(node.op_type, v, "") for v in (self.opset, newest))
+        new = onnx.defs.get_schema(node.op_type, self.opset, "")
+        if new.since_version > newest and not onnx.defs.has(node.op_type, newest, ""):
+            return  # an op newer than the rules' opsets: its rule follows its first version
+        old = onnx.defs.get_schema(node.op_type, newest, "")
         if new.since_version == old.since_version:
             return
         since = f"(new in opset {new.since_version}, after the opsets {RULE_OPSETS.start}-{newest} the importer follows)"
