@@ -64,16 +64,23 @@ def run_case(case) -> Outcome:
 
         names = [i.name for i in model.graph.input]
         data_sets = [([_array(v) for v in inputs], [_array(v) for v in expected]) for inputs, expected in case.data_sets]
-        bind = None
-        try:
-            module = import_model(model)
-        except ImportFailure as e:
-            if "must be a constant" not in str(e):
-                raise
-            # Shapes, axes and bounds fed as inputs: bind the case's integer and boolean inputs.
-            inputs = dict(zip(names, data_sets[0][0]))
-            bind = {n: v for n, v in inputs.items() if np.asarray(v).dtype.kind in "iub"}
-            module = import_model(model, bind=bind)
+        bind: dict[str, np.ndarray] = {}
+        inputs = dict(zip(names, data_sets[0][0]))
+        while True:  # shapes, axes, bounds fed as graph inputs: bind each one the importer needs
+            try:
+                module = import_model(model, bind=bind)
+                break
+            except ImportFailure as e:
+                needed = getattr(e, "needs_constant", None)
+                if needed is None:
+                    raise
+                if needed in inputs:
+                    more = {needed: inputs[needed]}
+                else:  # computed from inputs: bind the integer and boolean ones
+                    more = {n: v for n, v in inputs.items() if np.asarray(v).dtype.kind in "iub"}
+                if set(more) <= set(bind):
+                    raise
+                bind.update(more)
         f = find_function(module)
         for inputs, expected in data_sets:
             feeds = dict(zip(names, inputs))

@@ -105,7 +105,9 @@ class Translator:
         if name is None:
             return None
         if name not in self.consts:
-            raise self.fail(f"{what} (input {index}) must be a constant or an initializer")
+            failure = self.fail(f"{what} (input {index}) must be a constant or an initializer")
+            failure.needs_constant = name
+            raise failure
         return self.consts[name]
 
     def shape(self, value: SSAValue) -> list[int]:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.importers.onnx.table import rule
+from rlx_xdsl.shapes import DYNAMIC
 
 
 @rule("Relu", "Sigmoid", "Tanh")
@@ -90,9 +91,12 @@ def dropout(t, node):
     training = t.static(2, "training_mode") if t.input(2) is not None else None
     if training is not None and bool(np.asarray(training).reshape(())):
         raise t.fail("Dropout in training mode is not supported")
-    if len(node.output) > 1 and node.output[1]:
-        raise t.fail("the mask output of Dropout is not supported")
-    return t.value(0)
+    x = t.value(0)
+    if len(node.output) > 1 and node.output[1]:  # nothing is dropped: an all-true mask
+        if DYNAMIC in t.shape(x):
+            raise t.fail("the mask output of Dropout of a dynamic shape is not supported")
+        return [x, t.constant(np.ones(t.shape(x), dtype=bool), "i1")]
+    return x
 
 
 @rule("Swish")

@@ -54,3 +54,26 @@ def take_along_axis(t, data, indices, axis: int):
         flat = term if flat is None else t.e.mir.add(flat, term)
     table = t.e.mir.reshape(data, new_shape=[math.prod(shape)])
     return t.e.mir.gather(table, flat, axis=0)
+
+
+@rule("OneHot")
+def one_hot(t, node):
+    """`values[1]` where the position along the new `axis` equals the index (negative ones
+    wrapped by `depth`), `values[0]` elsewhere; out-of-range indices give a row of `values[0]`."""
+    indices = t.value(0)
+    depth = int(np.asarray(t.static(1, "depth")).reshape(-1)[0])
+    values = t.value(2)
+    shape = t.shape(indices)
+    if DYNAMIC in shape:
+        raise t.fail("OneHot of a dynamic shape is not supported")
+    axis = t.attr("axis", -1) % (len(shape) + 1)
+    e = t.e.mir
+    indices = e.cast(indices, "i64") if t.dtype(indices) != "i64" else indices
+    negative = e.compare(indices, t.constant(0, "i64"), "lt")
+    indices = e.where(negative, e.add(indices, t.constant(depth, "i64")), indices)
+    out_shape = [*shape[:axis], depth, *shape[axis:]]
+    expanded = e.reshape(indices, new_shape=[*shape[:axis], 1, *shape[axis:]])
+    hot = e.compare(e.iota(out_shape, "i64", dimension=axis), expanded, "eq")
+    off = e.gather(values, t.constant(0, "i64"), axis=0)
+    on = e.gather(values, t.constant(1, "i64"), axis=0)
+    return e.where(hot, on, off)

@@ -96,10 +96,17 @@ def reduce_l2(t, node):
 
 @rule("CumSum")
 def cumsum(t, node):
-    if t.attr("reverse", 0):
-        raise t.fail("a reversed CumSum is not supported")
-    axis = int(t.static(1, "axis").reshape(()))
-    return t.e.mir.cumsum(t.value(0), axis=axis, exclusive=bool(t.attr("exclusive", 0)))
+    """`mir.cumsum`; `reverse` reads the axis backwards (a gather at `n-1 .. 0`) before and after."""
+    x = t.value(0)
+    axis = int(t.static(1, "axis").reshape(())) % t.rank(x)
+    reverse = bool(t.attr("reverse", 0))
+    if reverse:
+        if t.shape(x)[axis] == DYNAMIC:
+            raise t.fail("a reversed CumSum along a dynamic axis is not supported")
+        backwards = t.constant(np.arange(t.shape(x)[axis] - 1, -1, -1), "i64")
+        x = t.e.mir.gather(x, backwards, axis=axis)
+    y = t.e.mir.cumsum(x, axis=axis, exclusive=bool(t.attr("exclusive", 0)))
+    return t.e.mir.gather(y, backwards, axis=axis) if reverse else y
 
 
 @rule("ReduceL1")
@@ -129,3 +136,42 @@ def arg_extreme(t, node):
             raise t.fail("keepdims = 0 with several dynamic dims is not supported")
         indices = t.e.mir.reshape(indices, new_shape=shape)
     return indices
+
+
+@rule("Hardmax")
+def hardmax(t, node):
+    """1 at the first maximum along `axis` (opset 13), 0 elsewhere."""
+    x = t.value(0)
+    axis = t.attr("axis", -1) % t.rank(x)
+    _, first = common.top_k(t.e, x, 1, axis, True, t.dtype(x))
+    if DYNAMIC in t.shape(x):
+        raise t.fail("Hardmax of a dynamic shape is not supported")
+    positions = t.e.mir.iota(t.shape(x), t.dtype(first), dimension=axis)
+    return t.e.mir.cast(t.e.mir.compare(positions, first, "eq"), t.dtype(x))
+
+
+@rule("TopK")
+def top_k(t, node):
+    """`mir.topk` (sorted, ties keep the lower index first) for a compile-time `k`."""
+    if not t.attr("sorted", 1):
+        raise t.fail("TopK with sorted = 0 is not supported")
+    x = t.value(0)
+    k = int(np.asarray(t.static(1, "k")).reshape(-1)[0])
+    values, indices = common.top_k(t.e, x, k, t.attr("axis", -1), bool(t.attr("largest", 1)), t.dtype(x))
+    return [values, indices]
+
+
+@rule("LpNormalization")
+def lp_normalization(t, node):
+    """`x / ||x||_p` along `axis`, p 1 or 2."""
+    x = t.value(0)
+    p = t.attr("p", 2)
+    axis = t.attr("axis", -1) % t.rank(x)
+    e = t.e.mir
+    if p == 1:
+        norm = e.reduce(e.abs(x), kind="sum", axes=[axis], keep_dim=True)
+    elif p == 2:
+        norm = e.sqrt(e.reduce(e.mul(x, x), kind="sum", axes=[axis], keep_dim=True))
+    else:
+        raise t.fail(f"p = {p} is not supported (1 or 2)")
+    return e.div(x, norm)
