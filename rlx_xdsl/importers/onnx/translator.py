@@ -283,9 +283,14 @@ class Translator:
 
 
 def _converted(model: onnx.ModelProto, version: int, target: int) -> onnx.ModelProto:
-    """`model` of opset `version` converted to opset `target` by `onnx.version_converter`."""
+    """`model` of opset `version` converted to opset `target` by `onnx.version_converter`;
+    a node whose op has no definition at `version` is refused first, located at the node."""
     from onnx import version_converter
 
+    for index, node in enumerate(model.graph.node):
+        if node.domain in ("", "ai.onnx") and not onnx.defs.has(node.op_type, version, ""):
+            where = f"node '{node_label(node, index)}' ({node.op_type})"
+            raise ImportFailure(f"op '{node.op_type}' is not defined at opset {version}", where)
     try:
         return version_converter.convert_version(model, target)
     except Exception as e:
