@@ -4,7 +4,8 @@
     module = import_model("model.onnx")      # or a loaded onnx.ModelProto
 
 Default-domain opsets 1 to the installed `onnx`'s newest (the rules follow 13-23: older
-models are upgraded by `onnx.version_converter`, see `translator.Translator`). Initializers become `rlx.param` arguments named by
+models are upgraded by `onnx.version_converter`, see `translator.Translator`).
+Initializers become `rlx.param` arguments named by
 the initializer; symbolic dims (`dim_param`) and unknown dims become `?`; each op is
 located at `NameLoc(node name)`. `rlx-import-onnx FILE.onnx -o OUT.mlir` is the tool.
 """

@@ -224,7 +224,8 @@ class Translator:
         old = onnx.defs.get_schema(node.op_type, newest, "")
         if new.since_version == old.since_version:
             return
-        since = f"(new in opset {new.since_version}, after the opsets {RULE_OPSETS.start}-{newest} the importer follows)"
+        rules = f"{RULE_OPSETS.start}-{newest}"
+        since = f"(new in opset {new.since_version}, after the opsets {rules} the importer follows)"
         for a in node.attribute:
             declared = new.attributes.get(a.name)
             if a.name not in old.attributes and declared is not None and a != declared.default_value:

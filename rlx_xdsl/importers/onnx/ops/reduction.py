@@ -50,7 +50,7 @@ def _empty_extreme(t, x, axes: list[int], keep: bool, kind: str):
     fill = (-np.inf if kind == "max" else np.inf) if np.issubdtype(numpy, np.floating) else None
     if fill is None:
         fill = info.min if kind == "max" else info.max
-    result = [1 if a in axes else d for a, d in enumerate(shape)] if keep else [d for a, d in enumerate(shape) if a not in axes]
+    result = [1 if a in axes else d for a, d in enumerate(shape) if keep or a not in axes]
     return t.constant(np.full(result, fill), dtype)
 
 
@@ -163,7 +163,7 @@ def top_k(t, node):
 
 @rule("LpNormalization")
 def lp_normalization(t, node):
-    """`x / ||x||_p` along `axis`, p 1 or 2."""
+    """`x / ||x||_p` along `axis`, p 1 or 2 (0 where the norm is 0)."""
     x = t.value(0)
     p = t.attr("p", 2)
     axis = t.attr("axis", -1) % t.rank(x)
@@ -174,4 +174,5 @@ def lp_normalization(t, node):
         norm = e.sqrt(e.reduce(e.mul(x, x), kind="sum", axes=[axis], keep_dim=True))
     else:
         raise t.fail(f"p = {p} is not supported (1 or 2)")
-    return e.div(x, norm)
+    zero = e.compare(norm, t.constant(0, t.dtype(x)), "eq")  # an all-zero slice stays 0, as ONNX's
+    return e.div(x, e.where(zero, t.constant(1, t.dtype(x)), norm))
