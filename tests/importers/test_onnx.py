@@ -254,10 +254,47 @@ def test_a_missing_weight_is_one_located_error():
         import_model(m)
 
 
-def test_opsets_outside_13_to_23_are_refused():
-    m = model([helper.make_node("Relu", ["x"], ["y"])], [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])], opset=12)
-    with pytest.raises(ImportFailure, match="opset 12 is not supported"):
+def test_an_older_opset_is_converted_by_onnx_version_converter():
+    """Opset 11's ReduceSum takes its axes as an attribute and Squeeze as well: both are
+    upgraded to opset 13's axes inputs by `onnx.version_converter`, then imported."""
+    nodes = [
+        helper.make_node("ReduceSum", ["x"], ["s"], axes=[1], keepdims=1),
+        helper.make_node("Squeeze", ["s"], ["y"], axes=[1]),
+    ]
+    m = model(nodes, [vi("x", T.FLOAT, [2, 3, 4])], [vi("y", T.FLOAT, [2, 4])], opset=11)
+    x = RNG.standard_normal((2, 3, 4)).astype(np.float32)
+    (got,) = run(m, {"x": x})
+    np.testing.assert_allclose(got, x.sum(axis=1), rtol=1e-6)
+
+
+def test_an_older_opset_with_an_op_it_does_not_define_is_refused_at_the_node():
+    """Before `onnx.version_converter` (whose own error names no node) sees the model."""
+    nodes = [helper.make_node("Relu", ["x"], ["r"]), helper.make_node("NoSuchOp", ["r"], ["y"], name="odd")]
+    graph = helper.make_graph(nodes, "g", [vi("x", T.FLOAT, [3])], [vi("y", T.FLOAT, [3])])
+    m = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 12)])
+    with pytest.raises(ImportFailure, match=r"node 'odd' \(NoSuchOp\): op 'NoSuchOp' is not defined at opset 12"):
         import_model(m)
+
+
+def test_the_newest_opset_of_the_installed_onnx_is_read():
+    newest = onnx.defs.onnx_opset_version()
+    nodes = [helper.make_node("Cast", ["x"], ["c"], to=T.DOUBLE), helper.make_node("Relu", ["c"], ["y"])]
+    m = model(nodes, [vi("x", T.FLOAT, [3])], [vi("y", T.DOUBLE, [3])], opset=newest)
+    expect_same(m, {"x": np.array([-1.5, 0.0, 2.5], dtype=np.float32)})
+
+
+def test_what_an_op_gained_after_opset_23_is_refused_at_its_node():
+    """Opset 25's Attention has `left_window_size` (a sliding window): set, it is refused,
+    located at the node; at its default (-1, no window) the node imports."""
+    q = vi("q", T.FLOAT, [1, 2, 4, 8])
+    window = helper.make_node("Attention", ["q", "q", "q"], ["y"], name="attn", left_window_size=2)
+    m = model([window], [q], [vi("y", T.FLOAT, [1, 2, 4, 8])], opset=25)
+    refused = r"node 'attn' \(Attention\): attribute 'left_window_size' \(new in opset 25"
+    with pytest.raises(ImportFailure, match=refused):
+        import_model(m)
+    default = helper.make_node("Attention", ["q", "q", "q"], ["y"], left_window_size=-1)
+    m = model([default], [q], [vi("y", T.FLOAT, [1, 2, 4, 8])], opset=25)
+    expect_same(m, {"q": RNG.standard_normal((1, 2, 4, 8)).astype(np.float32)})
 
 
 # The tool ----------------------------------------------------------------------------
