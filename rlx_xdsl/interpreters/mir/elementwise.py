@@ -25,6 +25,7 @@ from rlx_xdsl.interpreters.common import (
 )
 from rlx_xdsl.shapes import sized_like
 
+_erf = np.vectorize(math.erf, otypes=[np.float64])
 _erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
