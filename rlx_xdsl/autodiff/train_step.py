@@ -51,11 +51,11 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
-from rlx_xdsl.autodiff.grad import Mode, _arg_attrs, _find_function, build_gradient, replace_return, resolve_wrt
+from rlx_xdsl.autodiff.grad import Mode, _arg_attrs, _find_function, build_gradient, replace_return
 from rlx_xdsl.autodiff.hvp import plain_gradient
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.emitter import Emitter
-from rlx_xdsl.graph import NAME_ATTR, argument_name
+from rlx_xdsl.graph import NAME_ATTR, argument_name, is_param
 from rlx_xdsl.shapes import tensor
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 
@@ -147,7 +147,9 @@ def build_train_step(module: ModuleOp, name: str, optimizer: Optimizer) -> func.
     existing = SymbolTable.lookup_symbol(module, step_name)
     if existing is not None:
         raise OpError(existing, f"'{WHO}' cannot add @{step_name}: the symbol already exists")
-    params = resolve_wrt(function, (), WHO)
+    params = [i for i in range(len(function.body.block.args)) if is_param(function, i)]
+    if not params:
+        raise OpError(function, f"'{WHO}' @{name} has no rlx.param argument: mark the parameters to train with rlx.param")
     scratch = ModuleOp([function.clone()])
     built = build_gradient(scratch, name, [str(i) for i in params], Mode.TRAINING)
     plain_gradient(built, len(params))

@@ -91,3 +91,25 @@ def test_ten_steps_match_torch_optim(options, states, make_optimizer):
     for ours, theirs in zip(got, expected, strict=True):
         np.testing.assert_allclose(ours, theirs, rtol=1e-6, atol=1e-12)
     assert not np.allclose(got[0], params[0])  # the steps moved the parameters
+
+
+def test_a_parameter_the_loss_does_not_use_is_decayed():
+    """docs/deviations.md: the unused `u` gets a zero gradient, so AdamW only decays it,
+    `u * (1 - lr * wd)` (PyTorch would skip it); its moments stay zero."""
+    module = parse_module(
+        """
+func.func @f(%w: tensor<2xf64> {rlx.name = "w", rlx.param}, %u: tensor<2xf64> {rlx.name = "u", rlx.param}) -> tensor<f64> {
+  %s = mir.mul %w, %w : (tensor<2xf64>, tensor<2xf64>) -> tensor<2xf64>
+  %l = mir.reduce sum %s axes = [0] : (tensor<2xf64>) -> tensor<f64>
+  func.return %l : tensor<f64>
+}
+"""
+    )
+    TrainStepPass(func="f", lr=0.1, weight_decay=0.5).apply(make_context(), module)
+    w, u, zeros = np.array([1.0, -2.0]), np.array([3.0, 4.0]), np.zeros(2)
+    _, new_w, new_u, *states = run_function(module, "f_train_step", [w, u, zeros, zeros, zeros, zeros, np.float32(1)])
+    np.testing.assert_allclose(new_u, u * (1 - 0.1 * 0.5), rtol=1e-12)
+    np.testing.assert_array_equal(states[2], zeros)  # u's first moment
+    np.testing.assert_array_equal(states[3], zeros)  # u's second moment
+    # w's first AdamW step moves each entry by lr against its gradient's sign (m / sqrt(v) = sign(g)).
+    np.testing.assert_allclose(new_w, w * (1 - 0.05) - 0.1 * np.sign(2 * w), rtol=1e-6)
