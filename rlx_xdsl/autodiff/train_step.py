@@ -200,8 +200,10 @@ class TrainStepPass(ModulePass):
     and the updated state, in the same order. The update is PyTorch's `AdamW`
     (decoupled weight decay, bias correction) or `SGD`; `weight-decay` defaults to
     PyTorch's (0.01 for adamw, 0 for sgd); `beta1`, `beta2`, `eps` are AdamW's and
-    `momentum` is SGD's. Mixed precision (f32 master weights, bf16 forward and
-    backward): follow with `rlx-amp{policy=torch-cuda low=bf16}`.
+    `momentum` is SGD's. A parameter the loss does not use gets a zero gradient
+    (weight decay still applies; PyTorch skips it). Mixed precision (f32 master
+    weights and state, bf16 forward and backward matmuls): follow with
+    `rlx-amp{policy=torch-cuda low=bf16}`.
 
     Run `rlx-prepare-ad` first when the function has fused or control-flow ops.
     """
