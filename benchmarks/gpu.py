@@ -1,7 +1,8 @@
 """GPU benchmark (issues 20 and 36): the LLaMA graphs on one GPU, side by side in one run, against
 PyTorch eager, `torch.compile` and JAX jit of the same model (also with cuDNN attention); one
 training step (loss and gradients, f32); the whole training step with AdamW in bf16 mixed
-precision; and the throughput of data-parallel training over 1, 2 and 4 GPUs.
+precision; one greedy decode step with a static KV cache; and the throughput of data-parallel
+training over 1, 2 and 4 GPUs.
 
     python benchmarks/gpu.py                                   # everything, on the GPU(s)
     python benchmarks/gpu.py --rows small --no-train --no-dp   # one graph row
@@ -29,6 +30,13 @@ bf16 copies of the weights, then a hand-written AdamW), and ours (`@llama_train_
 XLA). PyTorch updates its parameters in place; JAX feeds its updated state back (donated
 on the GPU); ours keeps the same bound parameters, state and step for every call (the same
 work per call). Its "rel. error" is the first step's loss against PyTorch eager's.
+
+The decode row (`--decode`) is one greedy step of the 7b4 model with vocab 32,000 in bf16, batch
+1, a static cache of 2,048 positions filled up to position 1,024 (`rlx_xdsl/testing/llama_decode.py`:
+ours is `@decode` through XLA; PyTorch updates its cache in place with `index_copy_`, eager and
+`torch.compile(mode="reduce-overhead")`; JAX jit with `dynamic_update_slice`, caches donated on the
+GPU). Each cell's percentage is the memory-bandwidth limit (weights and the cache up to the
+position, read once at `HBM_BYTES_PER_S`) over its time; "token" is the greedy token it picked.
 
 Parameters are on the device before timing in every column (ours: `bind`), the
 activations too (torch tensors, `jax.Array`s, IREE buffers): a timed call moves nothing
@@ -67,6 +75,14 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rlx_xdsl.graph import graph_args  # noqa: E402
+from rlx_xdsl.testing.llama_decode import (  # noqa: E402
+    build_llama_decode,
+    cache_names,
+    decode_bytes,
+    decode_inputs,
+    jax_decode,
+    torch_decode,
+)
 from rlx_xdsl.testing.llama_reference import (  # noqa: E402
     LlamaConfig,
     init_inputs,
@@ -104,6 +120,14 @@ STEP_ROWS = TRAIN_ROWS
 
 SMOKE_STEP_ROWS = SMOKE_TRAIN_ROWS
 
+DECODE_ROW = replace(ROWS["7b4"], seq=2048, vocab=32000)
+"""The decode row: `seq` is the static cache's length; the step is at `DECODE_POS`."""
+DECODE_POS = 1024
+SMOKE_DECODE_ROW = replace(SMOKE_ROWS["7b4"], seq=32, vocab=64)
+SMOKE_DECODE_POS = 16
+HBM_BYTES_PER_S = 4.8e12
+"""The H200's memory bandwidth: the decode row's limit."""
+
 AMP = "rlx-amp{policy=torch-cuda low=bf16}"
 GRAD = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
 ADAMW = {"lr": 1e-4, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01}
@@ -120,6 +144,7 @@ FORWARD_COLUMNS = (
 )  # fmt: skip
 TRAIN_COLUMNS = ("PyTorch autograd", "JAX jit grad", "ours XLA f32", "ours XLA f32 TF32", "ours IREE")
 STEP_COLUMNS = ("PyTorch eager", "torch.compile", "JAX jit", "ours XLA")
+DECODE_COLUMNS = STEP_COLUMNS
 
 
 class NotAvailable(Exception):
@@ -628,6 +653,92 @@ def step_row(name: str, config: LlamaConfig, env: Env) -> dict:
     return row_of(name, config, columns)
 
 
+# One greedy decode step with a static KV cache --------------------------------------
+
+
+@dataclass
+class DecodeWorkload:
+    config: LlamaConfig
+    pos: int
+    params: dict[str, np.ndarray]
+    inputs: dict[str, np.ndarray]
+
+    def cell(self, median: float, low: float, token) -> Cell:
+        limit_ms = decode_bytes(self.config, self.pos) / HBM_BYTES_PER_S * 1e3
+        return Cell(median, low, extra={"token": int(np.asarray(token).reshape(-1)[0]),
+                                        "limit_pct": 100 * limit_ms / median})  # fmt: skip
+
+
+def torch_decode_cell(w: DecodeWorkload, env: Env, *, compiled: bool = False) -> Cell:
+    torch, dev = torch_device(env)
+    if compiled and env.device == "cpu" and not env.torch_compile:
+        raise NotAvailable("skipped on the CPU smoke run (slow to compile; --torch-compile runs it)")
+    params = {k: torch.from_numpy(v).to(dev, torch.bfloat16) for k, v in w.params.items()}
+    inputs = {k: torch.from_numpy(np.array(v)).to(dev) for k, v in w.inputs.items()}
+    inputs = {k: v if k == "pos" else v.to(torch.bfloat16) for k, v in inputs.items()}
+    step = torch.compile(torch_decode, mode="reduce-overhead") if compiled else torch_decode
+    with torch.no_grad():
+        median, low, token = measure(lambda: step(params, inputs, w.config), torch_sync(env), env)
+    return w.cell(median, low, token.cpu().numpy())
+
+
+def jax_decode_cell(w: DecodeWorkload, env: Env) -> Cell:
+    jax, devices = jax_device(env)
+    bf16 = numpy_dtype("bf16")
+    params = jax.device_put({k: v.astype(bf16) for k, v in w.params.items()}, devices[0])
+    values = {k: v if k == "pos" else v.astype(bf16) for k, v in w.inputs.items()}
+    caches = jax.device_put({k: values[k] for k in cache_names(w.config)}, devices[0])
+    rest = jax.device_put({k: v for k, v in values.items() if k not in caches}, devices[0])
+    fn = jax.jit(lambda p, c, r: jax_decode(p, r | c, w.config), donate_argnums=(1,) if env.device == "gpu" else ())
+    state = [caches]
+
+    def call():
+        token, state[0] = fn(params, state[0], rest)
+        return token
+
+    median, low, token = measure(call, block, env)
+    return w.cell(median, low, token)
+
+
+def xla_decode_cell(w: DecodeWorkload, env: Env) -> Cell:
+    XlaModule = xla_module_class()
+    jax, devices = jax_device(env)
+    module = build_llama_decode(w.config)
+    params, names = ordered(module, w.params, "decode")
+    xm = XlaModule(module, device=env.device, function="decode")
+    xm.bind(params)
+    bf16 = numpy_dtype("bf16")
+    args = [jax.device_put(w.inputs[n] if n == "pos" else w.inputs[n].astype(bf16), devices[0]) for n in names]
+    median, low, out = measure(lambda: xm(*args), block, env)
+    return w.cell(median, low, out[0])
+
+
+def decode_row(config: LlamaConfig, pos: int, env: Env) -> dict:
+    print(f"# decode row: {config}, position {pos}", file=sys.stderr)
+    w = DecodeWorkload(config, pos, init_params(config), decode_inputs(config, pos))
+    columns = {
+        "PyTorch eager": lambda: torch_decode_cell(w, env),
+        "torch.compile": lambda: torch_decode_cell(w, env, compiled=True),
+        "JAX jit": lambda: jax_decode_cell(w, env),
+        "ours XLA": lambda: xla_decode_cell(w, env),
+    }
+    row = row_of(f"decode at {pos}", config, columns)
+    row["limit_ms"] = decode_bytes(config, pos) / HBM_BYTES_PER_S * 1e3
+    row["bytes"] = decode_bytes(config, pos)
+    return row
+
+
+def decode_lines(rows: list[dict]) -> list[str]:
+    """The decode table, then each column's % of the memory-bandwidth limit and its token."""
+    lines = table("One greedy decode step, static KV cache (ms)", DECODE_COLUMNS, rows)
+    for r in rows:
+        parts = [f"{k} {c['extra']['limit_pct']:.0f}% (token {c['extra']['token']})"
+                 for k, c in r["cells"].items() if c["ms"] is not None]  # fmt: skip
+        lines += [f"Memory-bandwidth limit: {r['bytes'] / 1e9:.3f} GB read per token at "
+                  f"{HBM_BYTES_PER_S / 1e12:.1f} TB/s = {r['limit_ms']:.3f} ms; reached: " + ", ".join(parts) + ".", ""]  # fmt: skip
+    return lines
+
+
 # Data-parallel training -----------------------------------------------------------
 
 
@@ -804,6 +915,8 @@ def render(results: list[dict]) -> str:
             lines += table("One training step: loss and every parameter's gradient (ms)", TRAIN_COLUMNS, res["train"])
         if res.get("step"):
             lines += table("The whole training step with AdamW, bf16 mixed precision (ms)", STEP_COLUMNS, res["step"])
+        if res.get("decode"):
+            lines += decode_lines(res["decode"])
     dp = [r for res in results for r in res.get("dp", [])]
     if dp:
         best = {}
@@ -860,6 +973,7 @@ def main(argv=None) -> int:
     parser.add_argument("--train-rows", default="small,7b4", help=f"training rows, of {', '.join(TRAIN_ROWS)} (or none)")
     parser.add_argument("--step-rows", default="small,7b4", help=f"AdamW step rows, of {', '.join(STEP_ROWS)} (or none)")
     parser.add_argument("--no-train", action="store_true")
+    parser.add_argument("--no-decode", action="store_true")
     parser.add_argument("--no-dp", action="store_true")
     parser.add_argument("--dp-row", default="small", choices=list(TRAIN_ROWS))
     parser.add_argument("--dp-devices", default="1,2,4")
@@ -892,13 +1006,16 @@ def main(argv=None) -> int:
             {n: rows[n] for n in forward_names}, {n: train_rows[n] for n in train_names}, args.iree_compile_only
         )
     result = {"machine": machine(env), "versions": versions(), "warmup": env.warmup, "repeat": env.repeat,
-              "smoke": args.smoke, "forward": [], "train": [], "step": [], "dp": []}  # fmt: skip
+              "smoke": args.smoke, "forward": [], "train": [], "step": [], "decode": [], "dp": []}  # fmt: skip
     for name in forward_names:
         result["forward"].append(forward_row(name, rows[name], env))
     for name in train_names:
         result["train"].append(train_row(name, train_rows[name], env))
     for name in step_names:
         result["step"].append(step_row(name, step_rows[name], env))
+    if not args.no_decode:
+        config, pos = (SMOKE_DECODE_ROW, SMOKE_DECODE_POS) if args.smoke else (DECODE_ROW, DECODE_POS)
+        result["decode"].append(decode_row(config, pos, env))
     if not args.no_dp:
         counts = [int(n) for n in args.dp_devices.split(",")]
         result["dp"] = dp_rows(train_rows[args.dp_row], counts, args.dp_batch if not args.smoke else 2, env)

@@ -49,3 +49,14 @@ def test_the_cudnn_attention_column_runs_on_the_smoke_run(gpu):
     cell = gpu.cell_of(lambda: gpu.jax_forward(w, smoke_env(gpu), cudnn=True))
     assert cell.ms is not None, cell.note
     assert "JAX jit (cuDNN attention)" in gpu.FORWARD_COLUMNS
+
+
+def test_the_decode_row_runs_every_column_and_the_tokens_agree(gpu):
+    row = gpu.decode_row(gpu.SMOKE_DECODE_ROW, gpu.SMOKE_DECODE_POS, smoke_env(gpu))
+    cells = row["cells"]
+    assert list(cells) == list(gpu.DECODE_COLUMNS)
+    ran = [c for c in cells.values() if c["ms"] is not None]
+    assert len(ran) == 3, [c["note"] for c in cells.values()]  # all but torch.compile
+    assert len({c["extra"]["token"] for c in ran}) == 1  # one greedy token in every framework
+    text = "\n".join(gpu.decode_lines([row]))
+    assert "read per token at 4.8 TB/s" in text and "ours XLA" in text
