@@ -23,8 +23,7 @@ import numpy as np
 
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.autodiff.train_step import TrainStepPass
-from rlx_xdsl.context import make_context
-from rlx_xdsl.context import parse_module
+from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.interpreters import run_function
 
 GRAPH = Path(__file__).with_name("rnn_scan.mlir")

@@ -51,7 +51,13 @@ from xdsl.rewriter import InsertPoint
 from xdsl.traits import SymbolTable
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
-from rlx_xdsl.autodiff.grad import Mode, _arg_attrs, _find_function, build_gradient, replace_return
+from rlx_xdsl.autodiff.grad import (
+    Mode,
+    _arg_attrs,
+    _find_function,
+    build_gradient,
+    replace_return,
+)
 from rlx_xdsl.autodiff.hvp import plain_gradient
 from rlx_xdsl.diagnostics import OpError
 from rlx_xdsl.emitter import Emitter
@@ -106,7 +112,7 @@ class Optimizer:
 
     def _adamw(self, e: Emitter, p: SSAValue, g: SSAValue, state: list[SSAValue], step: SSAValue):
         m, v = state
-        c = lambda value: scalar(e, value, p)  # noqa: E731
+        c = lambda value: scalar(e, value, p)
         mir = e.mir
         if self.weight_decay:
             p = mir.mul(p, c(1 - self.lr * self.weight_decay))
@@ -119,7 +125,7 @@ class Optimizer:
         return p, [m, v]
 
     def _sgd(self, e: Emitter, p: SSAValue, g: SSAValue, state: list[SSAValue]):
-        c = lambda value: scalar(e, value, p)  # noqa: E731
+        c = lambda value: scalar(e, value, p)
         mir = e.mir
         if self.weight_decay:
             g = mir.add(g, mir.mul(p, c(self.weight_decay)))

@@ -155,6 +155,7 @@ def jax_decode(params, inputs, config: LlamaConfig):
         a, b = h[..., :half], h[..., half:]
         return jnp.concatenate([a * cos - b * sin, b * cos + a * sin], axis=-1)
 
+    zero = jnp.zeros_like(pos)  # the update's start indices share pos's dtype (i64 under jax_enable_x64)
     caches = {}
     for i in range(config.layers):
         p = f"layers.{i}"
@@ -163,7 +164,7 @@ def jax_decode(params, inputs, config: LlamaConfig):
         k = rope((h @ params[f"{p}.wk"]).reshape(B, 1, config.n_kv_heads, D))
         v = (h @ params[f"{p}.wv"]).reshape(B, 1, config.n_kv_heads, D)
         for name, new in ((f"k_cache.{i}", k), (f"v_cache.{i}", v)):  # caches are [B, Hkv, S, D]
-            caches[name] = jax.lax.dynamic_update_slice(inputs[name], new.transpose(0, 2, 1, 3), (0, 0, pos, 0))
+            caches[name] = jax.lax.dynamic_update_slice(inputs[name], new.transpose(0, 2, 1, 3), (zero, zero, pos, zero))
         kt, vt = (caches[f"{kv}_cache.{i}"].transpose(0, 2, 1, 3) for kv in ("k", "v"))
         a = jax.nn.dot_product_attention(q, kt, vt, mask=keep)
         x = x + a.reshape(B, 1, config.dim) @ params[f"{p}.wo"]

@@ -7,11 +7,11 @@ import pytest
 
 torch = pytest.importorskip("torch")
 
-from rlx_xdsl.autodiff.train_step import TrainStepPass  # noqa: E402
-from rlx_xdsl.context import make_context, parse_module  # noqa: E402
-from rlx_xdsl.interpreters import run_function  # noqa: E402
-from rlx_xdsl.transforms import get_all_passes  # noqa: E402
-from rlx_xdsl.transforms.pipeline import parse_pipeline  # noqa: E402
+from rlx_xdsl.autodiff.train_step import TrainStepPass
+from rlx_xdsl.context import make_context, parse_module
+from rlx_xdsl.interpreters import run_function
+from rlx_xdsl.transforms import get_all_passes
+from rlx_xdsl.transforms.pipeline import parse_pipeline
 
 MLP = """
 func.func @loss(%x: tensor<5x3xf64> {rlx.name = "x"}, %w1: tensor<3x4xf64> {rlx.name = "w1", rlx.param},

@@ -6,7 +6,14 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.interpreters import run_function
-from rlx_xdsl.testing.llama_decode import build_llama_decode, cache_names, decode_bytes, decode_inputs, jax_decode, torch_decode
+from rlx_xdsl.testing.llama_decode import (
+    build_llama_decode,
+    cache_names,
+    decode_bytes,
+    decode_inputs,
+    jax_decode,
+    torch_decode,
+)
 from rlx_xdsl.testing.llama_reference import LlamaConfig, init_params
 
 CONFIG = LlamaConfig(2, batch=1, seq=8, dim=16, n_heads=4, n_kv_heads=2, ffn=24, vocab=11)
