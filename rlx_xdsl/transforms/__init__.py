@@ -108,6 +108,11 @@ FUSION_PASSES: dict[str, Callable[[], type[ModulePass]]] = {
     "rlx-mark-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "MarkElementwiseRegionsPass"),
     "rlx-unfuse-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "UnfuseElementwiseRegionsPass"),
     "rlx-clip-elementwise-regions": _lazy(_FUSION + "elementwise_regions", "ClipElementwiseRegionsPass"),
+    "rlx-mark-batch-slice-regions": _lazy(_FUSION + "fk_regions", "MarkBatchSliceRegionsPass"),
+    "rlx-mark-transform-regions": _lazy(_FUSION + "fk_regions", "MarkTransformRegionsPass"),
+    "rlx-fuse-region-prologue": _lazy(_FUSION + "fk_regions", "FuseRegionProloguePass"),
+    "rlx-fuse-batch-preprocess": _lazy(_FUSION + "fk_regions", "FuseBatchPreprocessPass"),
+    "rlx-decompose-fusion-regions": _lazy(_FUSION + "fk_regions", "DecomposeFusionRegionsPass"),
     "rlx-fusion-pipeline": _lazy(_FUSION + "pipeline", "FusionPipelinePass"),
     "rlx-constant-fold": _lazy("rlx_xdsl.transforms.constant_fold", "ConstantFoldPass"),
 }
