@@ -532,6 +532,24 @@ def test_inline_values_must_fit_the_argument(tmp_path, gradient_file, capsys):
     )
 
 
+def test_a_real_value_for_a_complex_argument_says_how_to_write_a_complex_one(capsys):
+    """The argument is complex: the error shows the (real, imag) form (it was "malformed number literal '.'")."""
+    example = Path(__file__).parents[2] / "examples" / "complex_filter.mlir"
+    err = expect_error(
+        capsys,
+        [example, "--input", "h=1.0"],
+        "rlx-run: error: --input h=1.0: real literal 1.0 for complex type complex<f32>: "
+        "write a complex value as (real, imag), e.g. (1.0, 0.0)\n  h=1.0\n    ^\n",
+    )
+    code, out, err = run(capsys, example, "--input", "h=(1.0, 0.0)", "--input", "x=[" + ", ".join(["[1.0" + ", 0.0" * 15 + "]"] * 4) + "]")
+    assert code == 0, err
+    # With h = 1 the filter only keeps the first 8 bins; numpy's FFT is the oracle.
+    x = np.zeros((4, 16), np.complex64)
+    x[:, 0] = 1
+    expected = (np.abs(np.fft.ifft(np.fft.fft(x, norm="ortho")[:, :8], norm="ortho")) ** 2).sum()
+    assert f"values: [{expected:.6g}]" in out
+
+
 def test_a_file_that_looks_like_a_number_is_read_by_its_path(tmp_path, capsys):
     np.save(tmp_path / "1.npy", np.zeros((4, 16), np.float32))
     code, _, err = run(capsys, MLP, "--input", f"x={tmp_path / '1.npy'}")
