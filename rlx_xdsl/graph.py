@@ -9,10 +9,11 @@ name is positional (`arg0`, `arg1`, ...). Outputs are the `func.return` operands
 from __future__ import annotations
 
 from dataclasses import dataclass
+from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, StringAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 
 from rlx_xdsl import dtypes
@@ -69,10 +70,30 @@ def graph_args(f: func.FuncOp) -> list[GraphArg]:
     return result
 
 
+def result_name(f: func.FuncOp, index: int) -> str | None:
+    """Result `index`'s `rlx.name` (a result attribute, as `rlx-grad` sets), or None."""
+    if f.res_attrs is None or index >= len(f.res_attrs.data):
+        return None
+    entry = f.res_attrs.data[index]
+    name = entry.data.get(NAME_ATTR) if isinstance(entry, DictionaryAttr) else None
+    return name.data if isinstance(name, StringAttr) else None
+
+
+def set_result_names(f: func.FuncOp, names: Sequence[str | None]) -> None:
+    """Give `f`'s results these `rlx.name`s (None: unnamed), replacing its result attributes."""
+    if not any(names):
+        f.res_attrs = None
+        return
+    f.res_attrs = ArrayAttr(
+        [DictionaryAttr({NAME_ATTR: StringAttr(name)} if name else {}) for name in names]
+    )
+
+
 def output_names(f: func.FuncOp) -> list[str]:
+    """The names of `f`'s outputs: each result's `rlx.name`, else `out<i>`."""
     ret = f.body.block.last_op
     n = len(ret.operands) if ret is not None else 0
-    return [f"out{i}" for i in range(n)]
+    return [result_name(f, i) or f"out{i}" for i in range(n)]
 
 
 def random_array(t: TensorType, rng: np.random.Generator, ids: int | None = None) -> np.ndarray:
