@@ -9,7 +9,7 @@ name is positional (`arg0`, `arg1`, ...). Outputs are the `func.return` operands
 from __future__ import annotations
 
 from dataclasses import dataclass
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
@@ -94,6 +94,26 @@ def output_names(f: func.FuncOp) -> list[str]:
     ret = f.body.block.last_op
     n = len(ret.operands) if ret is not None else 0
     return [result_name(f, i) or f"out{i}" for i in range(n)]
+
+
+def inputs_by_name(f: func.FuncOp, named: Mapping[str, object]) -> list:
+    """`named` (argument name -> value) as a list in `f`'s argument order. An argument
+    answers to its `rlx.name` (else `argN`) and to its SSA name (`x`); a missing or an
+    unknown name is a `KeyError` that lists the argument names."""
+    names = argument_names(f)
+    index = {arg.name_hint: i for i, arg in enumerate(f.body.block.args) if arg.name_hint}
+    index.update({name: i for i, name in enumerate(names)})
+    values: dict[int, object] = {}
+    for key, value in named.items():
+        if key not in index:
+            raise KeyError(f"@{f.sym_name.data} has no argument '{key}' (arguments: {', '.join(names)})")
+        if index[key] in values:
+            raise KeyError(f"argument '{names[index[key]]}' of @{f.sym_name.data} is given twice")
+        values[index[key]] = value
+    missing = [name for i, name in enumerate(names) if i not in values]
+    if missing:
+        raise KeyError(f"no value for argument{'s' if len(missing) > 1 else ''} {', '.join(missing)} of @{f.sym_name.data}")
+    return [values[i] for i in range(len(names))]
 
 
 def random_array(t: TensorType, rng: np.random.Generator, ids: int | None = None) -> np.ndarray:
