@@ -221,6 +221,19 @@ def lower_hir(module: ModuleOp) -> None:
         LowerHirPass(policy="fusable").apply(Context(), module)
 
 
+def without_hir(module: ModuleOp) -> ModuleOp:
+    """`module` when it has no HIR block ops, else a copy with them expanded into MIR by
+    `lower_hir` (what XLA's export and run take, as `rlx-opt --emit=stablehlo` and
+    `rlx-run --backend=xla` do)."""
+    from rlx_xdsl.dialects.hir.base import HirOperation
+
+    if not any(isinstance(op, HirOperation) for op in module.walk()):
+        return module
+    lowered = module.clone()
+    lower_hir(lowered)
+    return lowered
+
+
 _COMPILED: dict[str, bytes] = {}
 
 

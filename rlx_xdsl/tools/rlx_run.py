@@ -416,12 +416,10 @@ def execute_on_xla(
     (or too few for the mesh), or a failure while running, is one `rlx-run: error:` line.
     """
     from rlx_xdsl.backends import xla
-    from rlx_xdsl.backends.iree import lower_hir
+    from rlx_xdsl.backends.iree import without_hir
 
-    lowered = module.clone()
-    lower_hir(lowered)
     try:
-        compiled = xla.XlaModule(lowered, xla_device(device), f.sym_name.data, tf32)
+        compiled = xla.XlaModule(without_hir(module), xla_device(device), f.sym_name.data, tf32)
     except OpError as e:
         raise SourceError(op_diagnostic(e.op, e.message, e.note), source) from None
     except (xla.XlaUnavailable, xla.DeviceUnavailable) as e:

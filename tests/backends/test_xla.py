@@ -16,6 +16,7 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
+from rlx_xdsl.backends.iree import lower_hir  # noqa: E402
 from rlx_xdsl.backends.xla import DeviceUnavailable, XlaModule, to_stablehlo  # noqa: E402
 from rlx_xdsl.builder import GraphBuilder  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
@@ -132,10 +133,13 @@ def test_an_op_without_a_translation_is_an_error_at_the_op():
     assert isinstance(error.value.op, TanhOp)
 
 
-def test_an_hir_op_asks_for_rlx_lower_hir():
+def test_an_hir_op_is_lowered_before_export_and_xla_module_asks_for_rlx_lower_hir():
     module = parse_module((ROOT / "examples" / "llama_hir.mlir").read_text())
+    lowered = module.clone()
+    lower_hir(lowered)
+    assert to_stablehlo(module) == to_stablehlo(lowered)
     with pytest.raises(OpError, match="is an HIR op: run rlx-lower-hir first"):
-        to_stablehlo(module)
+        XlaModule(module, "cpu")
 
 
 def test_a_dynamic_argument_is_an_error():
