@@ -321,8 +321,12 @@ class IreeModule:
     """
 
     def __init__(self, module: ModuleOp, device: str = "cpu", *, cuda_target: str | None = None):
+        from rlx_xdsl.progress import status
+
         self._lower(module, device, cuda_target)
-        self._load(compile_text(self.text, self.device))
+        names = ", ".join(f"@{name}" for name in self.signatures)
+        with status(f"iree-compile: {names} for {self.device.name}"):
+            self._load(compile_text(self.text, self.device))
 
     @classmethod
     def compile_all(
@@ -335,7 +339,9 @@ class IreeModule:
         compiled = [cls.__new__(cls) for _ in modules]
         for c, module in zip(compiled, modules):
             c._lower(module, device, cuda_target)
-        with ThreadPoolExecutor(max(1, len(compiled))) as pool:
+        from rlx_xdsl.progress import status
+
+        with status(f"iree-compile: {len(compiled)} modules for {device}"), ThreadPoolExecutor(max(1, len(compiled))) as pool:
             binaries = list(pool.map(lambda c: compile_text(c.text, c.device), compiled))
         for c, vmfb in zip(compiled, binaries):
             c._load(vmfb)

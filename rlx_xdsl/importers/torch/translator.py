@@ -32,6 +32,7 @@ from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the r
 from rlx_xdsl.importers.torch.idioms import find_idioms
 from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
+from rlx_xdsl.progress import track
 from rlx_xdsl.shapes import DYNAMIC
 
 _TORCH_DIR = os.path.dirname(torch.__file__)
@@ -167,7 +168,8 @@ class Translator:
         self.weights: dict[str, SSAValue] = {}
         idioms = find_idioms(self.program.graph, self.hir)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
-        for node in self.program.graph.nodes:
+        nodes = self.program.graph.nodes
+        for node in track(nodes, "translating the ATen graph to MIR", total=len(nodes)):
             self.node = node
             self.b.emitter.location = self.location(node)
             if node.op == "placeholder":
