@@ -224,6 +224,19 @@ def lower_hir(module: ModuleOp) -> None:
         LowerHirPass(policy="fusable").apply(Context(), module)
 
 
+def without_hir(module: ModuleOp) -> ModuleOp:
+    """`module` when it has no HIR block ops, else a copy with them expanded into MIR by
+    `lower_hir` (what XLA's export and run take, as `rlx-opt --emit=stablehlo` and
+    `rlx-run --backend=xla` do)."""
+    from rlx_xdsl.dialects.hir.base import HirOperation
+
+    if not any(isinstance(op, HirOperation) for op in module.walk()):
+        return module
+    lowered = module.clone()
+    lower_hir(lowered)
+    return lowered
+
+
 _COMPILED: dict[str, bytes] = {}
 
 
@@ -311,8 +324,12 @@ class IreeModule:
     """
 
     def __init__(self, module: ModuleOp, device: str = "cpu", *, cuda_target: str | None = None):
+        from rlx_xdsl.progress import status
+
         self._lower(module, device, cuda_target)
-        self._load(compile_text(self.text, self.device))
+        names = ", ".join(f"@{name}" for name in self.signatures)
+        with status(f"iree-compile: {names} for {self.device.name}"):
+            self._load(compile_text(self.text, self.device))
 
     @classmethod
     def compile_all(
@@ -325,7 +342,9 @@ class IreeModule:
         compiled = [cls.__new__(cls) for _ in modules]
         for c, module in zip(compiled, modules):
             c._lower(module, device, cuda_target)
-        with ThreadPoolExecutor(max(1, len(compiled))) as pool:
+        from rlx_xdsl.progress import status
+
+        with status(f"iree-compile: {len(compiled)} modules for {device}"), ThreadPoolExecutor(max(1, len(compiled))) as pool:
             binaries = list(pool.map(lambda c: compile_text(c.text, c.device), compiled))
         for c, vmfb in zip(compiled, binaries):
             c._load(vmfb)

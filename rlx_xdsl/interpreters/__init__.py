@@ -21,7 +21,7 @@ function argument, or a region argument taken from checked operands.)
 from __future__ import annotations
 
 import warnings
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
 
 import numpy as np
@@ -182,11 +182,14 @@ def find_function(module: ModuleOp, name: str | None = None) -> func.FuncOp:
 def run_function(
     module: ModuleOp,
     name: str | None,
-    inputs: Sequence[np.ndarray],
+    inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
     backend: str = "interpreter",
     device: str = "cpu",
 ) -> list[np.ndarray]:
     """Run one function on numpy inputs and return its outputs.
+
+    `inputs` are by position, or a mapping by argument name (`rlx.name`, `argN` or the
+    SSA name; see `graph.inputs_by_name`: a missing or unknown name is a `KeyError`).
 
     A planned (LIR) function runs on its arena (`interpreters.lir`), with the same kernels.
     `backend="iree"` lowers the module to upstream MLIR and runs it compiled by IREE on
@@ -194,7 +197,10 @@ def run_function(
     compiled by XLA on `device` ("cpu" or "gpu"; see `rlx_xdsl.backends.xla`).
     """
     from rlx_xdsl.dialects.lir import plan_of
+    from rlx_xdsl.graph import inputs_by_name
 
+    if isinstance(inputs, Mapping):
+        inputs = inputs_by_name(find_function(module, name), inputs)
     if backend == "iree":
         from rlx_xdsl.backends import iree
 

@@ -222,11 +222,9 @@ class XlaModule:
 def run_function(module: ModuleOp, name: str | None, inputs: Sequence[Any], device: str = "cpu") -> list[np.ndarray]:
     """Run one function on XLA (the first when `name` is None): numpy in, numpy out. HIR block
     ops are lowered to MIR first, on a copy (as `rlx-run --backend=xla` and IREE do)."""
-    from rlx_xdsl.backends.iree import lower_hir
+    from rlx_xdsl.backends.iree import without_hir
 
-    lowered = module.clone()
-    lower_hir(lowered)
-    return [np.asarray(output) for output in XlaModule(lowered, device, name)(*inputs)]
+    return [np.asarray(output) for output in XlaModule(without_hir(module), device, name)(*inputs)]
 
 
 def _devices(device: str, layout: Layout) -> Sequence[Any]:

@@ -10,9 +10,11 @@ the innermost frame of the node's stack trace outside PyTorch (and outside this 
 
 from __future__ import annotations
 
+import linecache
 import operator
 import os
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -30,6 +32,7 @@ from rlx_xdsl.importers.torch import ops as _ops  # noqa: F401  (registers the r
 from rlx_xdsl.importers.torch.idioms import find_idioms
 from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
+from rlx_xdsl.progress import track
 from rlx_xdsl.shapes import DYNAMIC
 
 _TORCH_DIR = os.path.join(os.path.dirname(torch.__file__), "")  # with its separator: not torchvision's
@@ -47,10 +50,35 @@ def user_frame(node: torch.fx.Node) -> tuple[str, int] | None:
     return (outside or frames or [None])[-1]
 
 
+def source_name(path: str) -> str:
+    """`path` as a location names it: relative to the working directory when under it, else
+    to the `sys.path` entry holding it (`transformers/models/llama/modeling_llama.py`), else
+    as given; so imported IR does not carry the importing machine's absolute paths."""
+    roots = [os.getcwd(), *sorted((p for p in sys.path if p and os.path.isabs(p)), key=len, reverse=True)]
+    for root in roots:
+        relative = os.path.relpath(path, root) if os.path.isabs(path) else path
+        if not relative.startswith(os.pardir):
+            return relative
+    return path
+
+
+def source_location(node: torch.fx.Node):
+    """`file:line:col` of `node`'s user frame (`user_frame`): the file by `source_name`, the
+    column that of the statement on that line (the trace gives no finer position); unknown
+    without a stack trace."""
+    frame = user_frame(node)
+    if frame is None:
+        return UnknownLoc()
+    path, line = frame
+    text = linecache.getline(path, line)
+    column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+    return FileLineColLoc(StringAttr(source_name(path)), IntAttr(line), IntAttr(column))
+
+
 def describe(node: torch.fx.Node) -> str:
     """Where `node` comes from, for messages: `file:line` of its source, else its name."""
     frame = user_frame(node)
-    return f"{frame[0]}:{frame[1]}" if frame else f"node '{node.name}'"
+    return f"{source_name(frame[0])}:{frame[1]}" if frame else f"node '{node.name}'"
 
 
 class Translator:
@@ -164,7 +192,8 @@ class Translator:
         self.input_sizes: dict[str, tuple[torch.fx.Node, int]] = {}
         idioms = find_idioms(self.program.graph, self.hir)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
-        for node in self.program.graph.nodes:
+        nodes = self.program.graph.nodes
+        for node in track(nodes, "translating the ATen graph to MIR", total=len(nodes)):
             self.node = node
             self.b.emitter.location = self.location(node)
             if node.op == "placeholder":
@@ -183,10 +212,7 @@ class Translator:
         return module
 
     def location(self, node: torch.fx.Node):
-        frame = user_frame(node)
-        if frame is None:
-            return UnknownLoc()
-        return FileLineColLoc(StringAttr(frame[0]), IntAttr(frame[1]), IntAttr(1))
+        return source_location(node)
 
     def placeholder(self, node: torch.fx.Node, spec) -> None:
         val = self.meta(node)
