@@ -111,6 +111,8 @@ PASS_OPTIONS: dict[str, dict] = {
     # decoder mapped over 8 input sequences.
     "rlx-jvp": {"func": "llama"},
     "rlx-hvp": {"func": "llama"},
+    # One AdamW step over every weight (the gradient as rlx-grad builds it, then the update).
+    "rlx-train-step": {"func": "llama"},
     "rlx-vmap": {"func": "llama", "batched": ("x",), "size": 8},
     # Q/DQ after the input; weight-only int8 quantisation of every projection.
     "rlx-insert-qdq": {"calibration": _calibration_file({"x": {"scales": [0.05]}})},
@@ -144,6 +146,7 @@ PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     "rlx-grad": build_llama_loss,
     "rlx-jvp": build_llama_loss,
     "rlx-hvp": build_llama_loss,
+    "rlx-train-step": build_llama_loss,
     "rlx-prepare-ad": build_llama_training,
 }
 """Graphs for passes that only rewrite ops the LLaMA graph does not contain."""

@@ -1,6 +1,8 @@
-"""GPU benchmark (issue 20): the LLaMA graphs on one GPU, side by side in one run, against
-PyTorch eager, `torch.compile` and JAX jit of the same model; one training step; and the
-throughput of data-parallel training over 1, 2 and 4 GPUs.
+"""GPU benchmark (issues 20 and 36): the LLaMA graphs on one GPU, side by side in one run, against
+PyTorch eager, `torch.compile` and JAX jit of the same model (also with cuDNN attention); one
+training step (loss and gradients, f32); the whole training step with AdamW in bf16 mixed
+precision; one greedy decode step with a static KV cache; and the throughput of data-parallel
+training over 1, 2 and 4 GPUs.
 
     python benchmarks/gpu.py                                   # everything, on the GPU(s)
     python benchmarks/gpu.py --rows small --no-train --no-dp   # one graph row
@@ -16,6 +18,25 @@ by `tests/testing/test_llama_reference.py`); "ours" runs the MIR graph:
   graph with TF32 matmuls, the f32 graph after `rlx-amp{policy=torch-cuda low=bf16}`, and
   the graph built in bf16;
 * IREE CUDA (`rlx_xdsl.backends.iree.IreeModule`, the GPU's own CUDA target).
+
+"JAX jit (cuDNN attention)" is JAX jit with `jax.nn.dot_product_attention(...,
+implementation="cudnn")` (on a CPU smoke run, XLA's attention: the column's code runs).
+
+The AdamW table times one whole step, forward, backward and update, f32 master weights
+and optimizer state, bf16 matmuls: PyTorch (`torch.autocast(bfloat16)`, `AdamW(fused=True)`;
+eager, and `torch.compile` of the loss), JAX (jit of `value_and_grad` of the loss on
+bf16 copies of the weights, then a hand-written AdamW), and ours (`@llama_train_step` of
+`rlx-train-step{optimizer=adamw}` after `rlx-amp{policy=torch-cuda low=bf16}`, through
+XLA). PyTorch updates its parameters in place; JAX feeds its updated state back (donated
+on the GPU); ours keeps the same bound parameters, state and step for every call (the same
+work per call). Its "rel. error" is the first step's loss against PyTorch eager's.
+
+The decode row (`--decode`) is one greedy step of the 7b4 model with vocab 32,000 in bf16, batch
+1, a static cache of 2,048 positions filled up to position 1,024 (`rlx_xdsl/testing/llama_decode.py`:
+ours is `@decode` through XLA; PyTorch updates its cache in place with `index_copy_`, eager and
+`torch.compile(mode="reduce-overhead")`; JAX jit with `dynamic_update_slice`, caches donated on the
+GPU). Each cell's percentage is the memory-bandwidth limit (weights and the cache up to the
+position, read once at `HBM_BYTES_PER_S`) over its time; "token" is the greedy token it picked.
 
 Parameters are on the device before timing in every column (ours: `bind`), the
 activations too (torch tensors, `jax.Array`s, IREE buffers): a timed call moves nothing
@@ -54,6 +75,14 @@ from pathlib import Path  # noqa: E402
 import numpy as np  # noqa: E402
 
 from rlx_xdsl.ir.graph import graph_args  # noqa: E402
+from rlx_xdsl.testing.llama_decode import (  # noqa: E402
+    build_llama_decode,
+    cache_names,
+    decode_bytes,
+    decode_inputs,
+    jax_decode,
+    torch_decode,
+)
 from rlx_xdsl.testing.llama_reference import (  # noqa: E402
     LlamaConfig,
     init_inputs,
@@ -86,14 +115,36 @@ TRAIN_ROWS = {
 
 SMOKE_TRAIN_ROWS = {"small": replace(SMOKE_ROWS["small"], vocab=64), "7b4": replace(SMOKE_ROWS["7b4"], dtype="f32", vocab=64)}
 
+STEP_ROWS = TRAIN_ROWS
+"""The whole training step (forward, backward, AdamW) in bf16 mixed precision: f32 weights and state."""
+
+SMOKE_STEP_ROWS = SMOKE_TRAIN_ROWS
+
+DECODE_ROW = replace(ROWS["7b4"], seq=2048, vocab=32000)
+"""The decode row: `seq` is the static cache's length; the step is at `DECODE_POS`."""
+DECODE_POS = 1024
+SMOKE_DECODE_ROW = replace(SMOKE_ROWS["7b4"], seq=32, vocab=64)
+SMOKE_DECODE_POS = 16
+HBM_BYTES_PER_S = 4.8e12
+"""The H200's memory bandwidth: the decode row's limit."""
+
 AMP = "rlx-amp{policy=torch-cuda low=bf16}"
 GRAD = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
+ADAMW = {"lr": 1e-4, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01}
+"""The step rows' AdamW (PyTorch's defaults but the learning rate)."""
+TRAIN_STEP = (
+    "rlx-prepare-ad,rlx-train-step{func=llama optimizer=adamw "
+    + " ".join(f"{k.replace('_', '-')}={v:.6e}" for k, v in ADAMW.items())  # 1.000000e-08: a number to xDSL
+    + f"}},rlx-dce,{AMP}"
+)
 
 FORWARD_COLUMNS = (
-    "PyTorch eager", "torch.compile", "JAX jit", "JAX jit (f32 highest)",
+    "PyTorch eager", "torch.compile", "JAX jit", "JAX jit (cuDNN attention)", "JAX jit (f32 highest)",
     "ours XLA f32", "ours XLA f32 TF32", "ours XLA bf16 (amp)", "ours XLA bf16 graph", "ours IREE",
 )  # fmt: skip
 TRAIN_COLUMNS = ("PyTorch autograd", "JAX jit grad", "ours XLA f32", "ours XLA f32 TF32", "ours IREE")
+STEP_COLUMNS = ("PyTorch eager", "torch.compile", "JAX jit", "ours XLA")
+DECODE_COLUMNS = STEP_COLUMNS
 
 
 class NotAvailable(Exception):
@@ -337,14 +388,17 @@ def reference_output(w: Workload, env: Env) -> np.ndarray | None:
     return out
 
 
-def jax_forward(w: Workload, env: Env, *, highest: bool = False) -> Cell:
+def jax_forward(w: Workload, env: Env, *, highest: bool = False, cudnn: bool = False) -> Cell:
     if highest and w.config.dtype != "f32":
         raise NotAvailable("an f32 row's column")
+    if cudnn and env.device == "gpu" and w.config.dtype == "f32":
+        raise NotAvailable("cuDNN attention takes bf16/f16 only")
     jax, devices = jax_device(env)
     dt = numpy_dtype(w.config.dtype)
     params = jax.device_put({k: v.astype(dt) for k, v in w.params.items()}, devices[0])
     inputs = jax.device_put({k: v.astype(dt) for k, v in w.inputs.items()}, devices[0])
-    fn = jax.jit(lambda p, x, cos, sin: jax_llama(p, x, cos, sin, w.config))
+    implementation = "cudnn" if cudnn and env.device == "gpu" else None
+    fn = jax.jit(lambda p, x, cos, sin: jax_llama(p, x, cos, sin, w.config, implementation))
     precision = "highest" if highest else None
     with jax.default_matmul_precision(precision):
         median, low, out = measure(lambda: fn(params, **inputs), block, env)
@@ -388,6 +442,7 @@ def forward_row(name: str, config: LlamaConfig, env: Env) -> dict:
         "PyTorch eager": lambda: torch_forward(w, env),
         "torch.compile": lambda: torch_forward(w, env, compiled=True),
         "JAX jit": lambda: jax_forward(w, env),
+        "JAX jit (cuDNN attention)": lambda: jax_forward(w, env, cudnn=True),
         "JAX jit (f32 highest)": lambda: jax_forward(w, env, highest=True),
         "ours XLA f32": lambda: xla_forward(w, env, graph_dtype="f32"),
         "ours XLA f32 TF32": lambda: xla_forward(w, env, graph_dtype="f32", tf32=True),
@@ -489,6 +544,199 @@ def train_row(name: str, config: LlamaConfig, env: Env) -> dict:
         "ours IREE": lambda: iree_train(w, env),
     }
     return row_of(name, config, columns)
+
+
+# The whole training step: forward, backward, AdamW, bf16 mixed precision -----------
+
+
+def loss_error(loss: float, w: TrainWorkload) -> float | None:
+    return None if w.reference is None else abs(loss - w.reference[0]) / abs(w.reference[0])
+
+
+def torch_step(w: TrainWorkload, env: Env, *, compiled: bool = False) -> Cell:
+    torch, dev = torch_device(env)
+    if compiled and env.device == "cpu" and not env.torch_compile:
+        raise NotAvailable("skipped on the CPU smoke run (slow to compile; --torch-compile runs it)")
+    params = {k: torch.from_numpy(v).to(dev).requires_grad_() for k, v in w.params.items()}
+    inputs = {k: torch.from_numpy(v).to(dev) for k, v in w.inputs.items()}
+    target = torch.from_numpy(labels(w.config)).to(dev)
+    optimizer = torch.optim.AdamW(
+        params.values(), lr=ADAMW["lr"], betas=(ADAMW["beta1"], ADAMW["beta2"]), eps=ADAMW["eps"],
+        weight_decay=ADAMW["weight_decay"], fused=True,
+    )  # fmt: skip
+
+    def loss_of():
+        with torch.autocast(dev.type, dtype=torch.bfloat16):
+            return torch_loss(params, **inputs, target=target, config=w.config)
+
+    forward = torch.compile(loss_of) if compiled else loss_of
+    losses = []
+
+    def step():
+        loss = forward()
+        loss.backward()
+        optimizer.step()
+        optimizer.zero_grad(set_to_none=True)
+        losses.append(loss.detach())
+        return loss
+
+    median, low, _ = measure(step, torch_sync(env), env)
+    first = float(losses[0])
+    if w.reference is None:
+        w.reference = (first, {})
+    return Cell(median, low, loss_error(first, w), extra={"loss": first})
+
+
+def jax_step(w: TrainWorkload, env: Env) -> Cell:
+    jax, devices = jax_device(env)
+    import jax.numpy as jnp
+
+    low = numpy_dtype("bf16")
+    b1, b2, lr, eps, wd = (ADAMW[k] for k in ("beta1", "beta2", "lr", "eps", "weight_decay"))
+
+    def loss_of(p, x, cos, sin, t):
+        half = jax.tree.map(lambda a: a.astype(low), p)
+        return jax_loss(half, x.astype(low), cos.astype(low), sin.astype(low), t, w.config)
+
+    def step(p, m, v, n, x, cos, sin, t):
+        loss, g = jax.value_and_grad(loss_of)(p, x, cos, sin, t)
+        m = jax.tree.map(lambda m, g: b1 * m + (1 - b1) * g, m, g)
+        v = jax.tree.map(lambda v, g: b2 * v + (1 - b2) * g * g, v, g)
+        c1, c2 = 1 - b1**n, 1 - b2**n
+        p = jax.tree.map(lambda p, m, v: p * (1 - lr * wd) - lr / c1 * m / (jnp.sqrt(v) / jnp.sqrt(c2) + eps), p, m, v)
+        return loss, p, m, v, n + 1
+
+    fn = jax.jit(step, donate_argnums=(0, 1, 2) if env.device == "gpu" else ())
+    zeros = {k: np.zeros_like(v) for k, v in w.params.items()}
+    state = list(jax.device_put([w.params, zeros, zeros, np.float32(1)], devices[0]))
+    inputs = jax.device_put(w.inputs, devices[0])
+    target = jax.device_put(labels(w.config), devices[0])
+    losses = []
+
+    def call():
+        loss, *state[:] = fn(*state, **inputs, t=target)
+        losses.append(loss)
+        return loss
+
+    median, low_ms, _ = measure(call, block, env)
+    first = float(losses[0])
+    return Cell(median, low_ms, loss_error(first, w), extra={"loss": first})
+
+
+def train_step_module(config: LlamaConfig):
+    return apply(config.module(loss=True), TRAIN_STEP)
+
+
+def xla_step(w: TrainWorkload, env: Env) -> Cell:
+    XlaModule = xla_module_class()
+    jax, devices = jax_device(env)
+    module = train_step_module(w.config)
+    params, names = ordered(module, w.params, "llama_train_step")
+    states = {n: np.zeros_like(w.params[n[2:]]) for n in names if n[:2] in ("m_", "v_")}
+    xm = XlaModule(module, device=env.device, function="llama_train_step")
+    xm.bind(params | states | {"step": np.ones((), np.float32)})
+    args = [jax.device_put(w.inputs[n], devices[0]) for n in names if n in w.inputs]
+    median, low, out = measure(lambda: xm(*args), block, env)
+    loss = float(np.asarray(out[0]))
+    return Cell(median, low, loss_error(loss, w), extra={"loss": loss})
+
+
+def step_row(name: str, config: LlamaConfig, env: Env) -> dict:
+    print(f"# AdamW step row {name}: {config}", file=sys.stderr)
+    w = TrainWorkload(name, config, init_params(config), init_inputs(config))
+    columns = {
+        "PyTorch eager": lambda: torch_step(w, env),
+        "torch.compile": lambda: torch_step(w, env, compiled=True),
+        "JAX jit": lambda: jax_step(w, env),
+        "ours XLA": lambda: xla_step(w, env),
+    }
+    return row_of(name, config, columns)
+
+
+# One greedy decode step with a static KV cache --------------------------------------
+
+
+@dataclass
+class DecodeWorkload:
+    config: LlamaConfig
+    pos: int
+    params: dict[str, np.ndarray]
+    inputs: dict[str, np.ndarray]
+
+    def cell(self, median: float, low: float, token) -> Cell:
+        limit_ms = decode_bytes(self.config, self.pos) / HBM_BYTES_PER_S * 1e3
+        return Cell(median, low, extra={"token": int(np.asarray(token).reshape(-1)[0]),
+                                        "limit_pct": 100 * limit_ms / median})  # fmt: skip
+
+
+def torch_decode_cell(w: DecodeWorkload, env: Env, *, compiled: bool = False) -> Cell:
+    torch, dev = torch_device(env)
+    if compiled and env.device == "cpu" and not env.torch_compile:
+        raise NotAvailable("skipped on the CPU smoke run (slow to compile; --torch-compile runs it)")
+    params = {k: torch.from_numpy(v).to(dev, torch.bfloat16) for k, v in w.params.items()}
+    inputs = {k: torch.from_numpy(np.array(v)).to(dev) for k, v in w.inputs.items()}
+    inputs = {k: v if k == "pos" else v.to(torch.bfloat16) for k, v in inputs.items()}
+    step = torch.compile(torch_decode, mode="reduce-overhead") if compiled else torch_decode
+    with torch.no_grad():
+        median, low, token = measure(lambda: step(params, inputs, w.config), torch_sync(env), env)
+    return w.cell(median, low, token.cpu().numpy())
+
+
+def jax_decode_cell(w: DecodeWorkload, env: Env) -> Cell:
+    jax, devices = jax_device(env)
+    bf16 = numpy_dtype("bf16")
+    params = jax.device_put({k: v.astype(bf16) for k, v in w.params.items()}, devices[0])
+    values = {k: v if k == "pos" else v.astype(bf16) for k, v in w.inputs.items()}
+    caches = jax.device_put({k: values[k] for k in cache_names(w.config)}, devices[0])
+    rest = jax.device_put({k: v for k, v in values.items() if k not in caches}, devices[0])
+    fn = jax.jit(lambda p, c, r: jax_decode(p, r | c, w.config), donate_argnums=(1,) if env.device == "gpu" else ())
+    state = [caches]
+
+    def call():
+        token, state[0] = fn(params, state[0], rest)
+        return token
+
+    median, low, token = measure(call, block, env)
+    return w.cell(median, low, token)
+
+
+def xla_decode_cell(w: DecodeWorkload, env: Env) -> Cell:
+    XlaModule = xla_module_class()
+    jax, devices = jax_device(env)
+    module = build_llama_decode(w.config)
+    params, names = ordered(module, w.params, "decode")
+    xm = XlaModule(module, device=env.device, function="decode")
+    xm.bind(params)
+    bf16 = numpy_dtype("bf16")
+    args = [jax.device_put(w.inputs[n] if n == "pos" else w.inputs[n].astype(bf16), devices[0]) for n in names]
+    median, low, out = measure(lambda: xm(*args), block, env)
+    return w.cell(median, low, out[0])
+
+
+def decode_row(config: LlamaConfig, pos: int, env: Env) -> dict:
+    print(f"# decode row: {config}, position {pos}", file=sys.stderr)
+    w = DecodeWorkload(config, pos, init_params(config), decode_inputs(config, pos))
+    columns = {
+        "PyTorch eager": lambda: torch_decode_cell(w, env),
+        "torch.compile": lambda: torch_decode_cell(w, env, compiled=True),
+        "JAX jit": lambda: jax_decode_cell(w, env),
+        "ours XLA": lambda: xla_decode_cell(w, env),
+    }
+    row = row_of(f"decode at {pos}", config, columns)
+    row["limit_ms"] = decode_bytes(config, pos) / HBM_BYTES_PER_S * 1e3
+    row["bytes"] = decode_bytes(config, pos)
+    return row
+
+
+def decode_lines(rows: list[dict]) -> list[str]:
+    """The decode table, then each column's % of the memory-bandwidth limit and its token."""
+    lines = table("One greedy decode step, static KV cache (ms)", DECODE_COLUMNS, rows)
+    for r in rows:
+        parts = [f"{k} {c['extra']['limit_pct']:.0f}% (token {c['extra']['token']})"
+                 for k, c in r["cells"].items() if c["ms"] is not None]  # fmt: skip
+        lines += [f"Memory-bandwidth limit: {r['bytes'] / 1e9:.3f} GB read per token at "
+                  f"{HBM_BYTES_PER_S / 1e12:.1f} TB/s = {r['limit_ms']:.3f} ms; reached: " + ", ".join(parts) + ".", ""]  # fmt: skip
+    return lines
 
 
 # Data-parallel training -----------------------------------------------------------
@@ -665,6 +913,10 @@ def render(results: list[dict]) -> str:
             lines += goal_lines(res["forward"])
         if res.get("train"):
             lines += table("One training step: loss and every parameter's gradient (ms)", TRAIN_COLUMNS, res["train"])
+        if res.get("step"):
+            lines += table("The whole training step with AdamW, bf16 mixed precision (ms)", STEP_COLUMNS, res["step"])
+        if res.get("decode"):
+            lines += decode_lines(res["decode"])
     dp = [r for res in results for r in res.get("dp", [])]
     if dp:
         best = {}
@@ -719,7 +971,9 @@ def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--rows", default="small,7b4,7b4-2048", help=f"graph rows, of {', '.join(ROWS)} (or none)")
     parser.add_argument("--train-rows", default="small,7b4", help=f"training rows, of {', '.join(TRAIN_ROWS)} (or none)")
+    parser.add_argument("--step-rows", default="small,7b4", help=f"AdamW step rows, of {', '.join(STEP_ROWS)} (or none)")
     parser.add_argument("--no-train", action="store_true")
+    parser.add_argument("--no-decode", action="store_true")
     parser.add_argument("--no-dp", action="store_true")
     parser.add_argument("--dp-row", default="small", choices=list(TRAIN_ROWS))
     parser.add_argument("--dp-devices", default="1,2,4")
@@ -743,18 +997,25 @@ def main(argv=None) -> int:
     if args.smoke:
         env.warmup, env.repeat = min(env.warmup, 1), min(env.repeat, 3)
     rows, train_rows = (SMOKE_ROWS, SMOKE_TRAIN_ROWS) if args.smoke else (ROWS, TRAIN_ROWS)
+    step_rows = SMOKE_STEP_ROWS if args.smoke else STEP_ROWS
     forward_names = picked(parser, args.rows, rows)
     train_names = [] if args.no_train else picked(parser, args.train_rows, train_rows)
+    step_names = [] if args.no_train else picked(parser, args.step_rows, step_rows)
     if args.iree_compile_only:
         return iree_compile_only(
             {n: rows[n] for n in forward_names}, {n: train_rows[n] for n in train_names}, args.iree_compile_only
         )
     result = {"machine": machine(env), "versions": versions(), "warmup": env.warmup, "repeat": env.repeat,
-              "smoke": args.smoke, "forward": [], "train": [], "dp": []}  # fmt: skip
+              "smoke": args.smoke, "forward": [], "train": [], "step": [], "decode": [], "dp": []}  # fmt: skip
     for name in forward_names:
         result["forward"].append(forward_row(name, rows[name], env))
     for name in train_names:
         result["train"].append(train_row(name, train_rows[name], env))
+    for name in step_names:
+        result["step"].append(step_row(name, step_rows[name], env))
+    if not args.no_decode:
+        config, pos = (SMOKE_DECODE_ROW, SMOKE_DECODE_POS) if args.smoke else (DECODE_ROW, DECODE_POS)
+        result["decode"].append(decode_row(config, pos, env))
     if not args.no_dp:
         counts = [int(n) for n in args.dp_devices.split(",")]
         result["dp"] = dp_rows(train_rows[args.dp_row], counts, args.dp_batch if not args.smoke else 2, env)

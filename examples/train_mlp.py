@@ -1,12 +1,13 @@
-"""Train the MLP of `examples/train_mlp.mlir` with the gradient function `rlx-grad` builds.
+"""Train the MLP of `examples/train_mlp.mlir` with the training step `rlx-train-step` builds.
 
-    python examples/train_mlp.py [--steps 30] [--lr 0.5]
+    python examples/train_mlp.py [--steps 30] [--optimizer adamw|sgd] [--lr 0.05]
 
-The same pipeline as the README's command line, in process: `rlx-prepare-ad`,
-`rlx-grad{func=loss}`, `rlx-dce`; then plain gradient descent, each step one run
-of `@loss_grad` (the loss and the four parameter gradients, seeded by
-`d_output = 1`) on the reference interpreter. The data: 8 points in 3 classes
-whose labels a random linear map decides, so a good fit exists.
+In process: `rlx-prepare-ad`, `rlx-train-step{func=loss optimizer=adamw lr=0.05}`,
+`rlx-dce`; each step is one run of `@loss_train_step` on the reference
+interpreter: it takes the data, the four parameters, their optimizer state
+(AdamW's two moments per parameter, zeros at first) and the step number, and
+returns the loss, the updated parameters and the updated state. The data: 8
+points in 3 classes whose labels a random linear map decides, so a good fit exists.
 """
 
 from __future__ import annotations
@@ -23,18 +24,22 @@ from rlx_xdsl.transforms import get_all_passes
 from rlx_xdsl.transforms.pipeline import parse_pipeline
 
 GRAPH = Path(__file__).with_name("train_mlp.mlir")
-PIPELINE = "rlx-prepare-ad,rlx-grad{func=loss},rlx-dce"
+PIPELINE = "rlx-prepare-ad,rlx-train-step{{func=loss optimizer={optimizer} lr={lr}}},rlx-dce"
+STATES = {"adamw": 2, "sgd": 0}
+"""Optimizer state tensors per parameter (plain SGD has none)."""
 
 
 def main(argv=None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--steps", type=int, default=30)
-    parser.add_argument("--lr", type=float, default=0.5)
+    parser.add_argument("--optimizer", choices=sorted(STATES), default="adamw")
+    parser.add_argument("--lr", type=float, default=0.05)
     args = parser.parse_args(argv)
 
     ctx = make_context()
     module = parse_module(GRAPH.read_text(), str(GRAPH), ctx)
-    for pass_ in parse_pipeline(PIPELINE, get_all_passes()).passes:
+    pipeline = PIPELINE.format(optimizer=args.optimizer, lr=float(args.lr))
+    for pass_ in parse_pipeline(pipeline, get_all_passes()).passes:
         pass_.apply(ctx, module)
 
     rng = np.random.default_rng(0)
@@ -46,14 +51,15 @@ def main(argv=None) -> int:
         (rng.standard_normal((16, 3)) * 0.5).astype(np.float32),
         np.zeros(3, np.float32),
     ]
-    one = np.array(1.0, np.float32)
+    state = [np.zeros_like(p) for p in params for _ in range(STATES[args.optimizer])]
     losses = []
     for step in range(args.steps + 1):
-        loss, *grads = run_function(module, "loss_grad", [x, labels, *params, one])
+        number = np.array(step + 1, np.float32)  # the optimizer counts steps from 1
+        loss, *rest = run_function(module, "loss_train_step", [x, labels, *params, *state, number])
+        params, state = rest[: len(params)], rest[len(params) :]
         losses.append(float(loss))
         if step % 10 == 0 or step == args.steps:
             print(f"step {step:3d}  loss {losses[-1]:.4f}")
-        params = [p - args.lr * g for p, g in zip(params, grads)]
     print(f"loss decreased: {'yes' if losses[-1] < losses[0] else 'no'}")
     return 0
 

@@ -3,10 +3,11 @@
     python examples/train_rnn_scan.py [--steps 20] [--lr 0.5]
 
 The graph is parsed once; `rlx-prepare-ad` (its scan bcasts become xs, the scan
-saves its trajectory) and `rlx-grad` add `@rnn_loss_grad`, which returns the loss
-and the gradients of the three weights (the scan is differentiated by one
-`mir.scan_backward`). Each step runs that function once on the reference
-interpreter and updates the weights.
+saves its trajectory) and `rlx-train-step{func=rnn_loss optimizer=sgd}` add
+`@rnn_loss_train_step`, which returns the loss and the three weights after one
+step of gradient descent (the gradient is `rlx-grad`'s: the scan is
+differentiated by one `mir.scan_backward`). Each step runs that function once on
+the reference interpreter.
 
 The data is a fixed random sequence batch; the targets come from a "teacher" RNN
 of the same shape with other weights, so a good enough fit exists.
@@ -20,9 +21,9 @@ from pathlib import Path
 
 import numpy as np
 
-from rlx_xdsl.autodiff.grad import build_gradient
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
-from rlx_xdsl.context import parse_module
+from rlx_xdsl.autodiff.train_step import TrainStepPass
+from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.run import run_function
 
 GRAPH = Path(__file__).with_name("rnn_scan.mlir")
@@ -40,18 +41,18 @@ def teacher_targets(h0: np.ndarray, xs: np.ndarray, rng: np.random.Generator) ->
     return (h @ w_o).astype(np.float32)
 
 
-def gradient_module():
-    """The example graph with `@rnn_loss_grad(h0, xs, target, w_h, w_x, w_o, d_output)
-    -> (loss, d_w_h, d_w_x, d_w_o)` added (the weights are its `rlx.param` arguments)."""
+def train_step_module(lr: float):
+    """The example graph with `@rnn_loss_train_step(h0, xs, target, w_h, w_x, w_o, step)
+    -> (loss, w_h, w_x, w_o)` added: one SGD step on the weights (its `rlx.param` arguments)."""
     module = parse_module(GRAPH.read_text())
     prepare_for_ad(module)
-    build_gradient(module, FUNCTION)
+    TrainStepPass(func=FUNCTION, optimizer="sgd", lr=lr).apply(make_context(), module)
     module.verify()
     return module
 
 
 def train(steps: int, lr: float) -> list[float]:
-    module = gradient_module()
+    module = train_step_module(lr)
     rng = np.random.default_rng(0)
     h0 = np.zeros((BATCH, HIDDEN), np.float32)
     xs = rng.normal(0, 1, (STEPS, BATCH, FEATURES)).astype(np.float32)
@@ -60,13 +61,11 @@ def train(steps: int, lr: float) -> list[float]:
         rng.normal(0, 0.3, shape).astype(np.float32)
         for shape in ((HIDDEN, HIDDEN), (FEATURES, HIDDEN), (HIDDEN, OUTPUTS))
     ]
-    seed = np.array(1.0, np.float32)  # d loss / d loss
 
     history = []
-    for _ in range(steps + 1):
-        loss, *grads = run_function(module, f"{FUNCTION}_grad", [h0, xs, target, *weights, seed])
+    for step in range(1, steps + 2):
+        loss, *weights = run_function(module, f"{FUNCTION}_train_step", [h0, xs, target, *weights, np.float32(step)])
         history.append(float(loss))
-        weights = [(w - lr * g).astype(np.float32) for w, g in zip(weights, grads)]
     return history
 
 

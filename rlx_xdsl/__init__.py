@@ -9,6 +9,8 @@ _MOVED = {
     **{name: f"ir.{name}" for name in ("diagnostics", "dominance", "suggest", "graph", "sharding", "emitter")},
     **{name: f"formats.{name}" for name in ("weights", "quantformats", "quantpack", "quantpack_k")},
     "builder": "building.builder",
+    "memo": "support.memo",
+    "progress": "support.progress",
     "structured_builder": "building.structured_builder",
 }
 

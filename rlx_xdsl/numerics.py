@@ -199,6 +199,44 @@ def power(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         return np.power(a, b)
 
 
+
+# Signed-zero-aware max/min ---------------------------------------------------------------
+
+
+def maximum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE 754-2019 `maximum`: NaN propagates and +0 > -0 (numpy's `maximum` may return
+    either zero: `maximum(-0, +0)` can be -0). Bools act as 0 and 1."""
+    if not is_float(a.dtype) or not is_float(b.dtype):
+        return on_integers(np.maximum)(a, b)
+    return np.where(a == b, np.where(np.signbit(a), b, a), np.maximum(a, b))
+
+
+def minimum(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """IEEE 754-2019 `minimum`: NaN propagates and -0 < +0."""
+    if not is_float(a.dtype) or not is_float(b.dtype):
+        return on_integers(np.minimum)(a, b)
+    return np.where(a == b, np.where(np.signbit(a), a, b), np.minimum(a, b))
+
+
+def reduce_max(x: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
+    """`np.max` over `axis` by IEEE 754-2019 `maximum`: a zero result is +0 when any
+    +0 is reduced (numpy's answer depends on the order it visits zeros in)."""
+    m = np.max(x, axis=axis, keepdims=keepdims)
+    if not is_float(x.dtype):
+        return m
+    positive_zero = np.any((x == 0) & ~np.signbit(x), axis=axis, keepdims=keepdims)
+    return np.where(m == 0, np.where(positive_zero, x.dtype.type(0), -x.dtype.type(0)), m)
+
+
+def reduce_min(x: np.ndarray, axis, keepdims: bool = False) -> np.ndarray:
+    """`np.min` over `axis` by IEEE 754-2019 `minimum`: a zero result is -0 when any -0 is reduced."""
+    m = np.min(x, axis=axis, keepdims=keepdims)
+    if not is_float(x.dtype):
+        return m
+    negative_zero = np.any((x == 0) & np.signbit(x), axis=axis, keepdims=keepdims)
+    return np.where(m == 0, np.where(negative_zero, -x.dtype.type(0), x.dtype.type(0)), m)
+
+
 # Accumulation ------------------------------------------------------------------------------
 
 

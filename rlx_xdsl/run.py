@@ -6,12 +6,13 @@ One small module above `interpreters/` and `backends/`, so that neither imports 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
 
 from rlx_xdsl.interpreters import interpret_function
+from rlx_xdsl.ir.graph import find_function, inputs_by_name
 
 BACKENDS = ("interpreter", "iree", "xla")
 
@@ -19,11 +20,14 @@ BACKENDS = ("interpreter", "iree", "xla")
 def run_function(
     module: ModuleOp,
     name: str | None,
-    inputs: Sequence[np.ndarray],
+    inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray],
     backend: str = "interpreter",
     device: str = "cpu",
 ) -> list[np.ndarray]:
     """Run one function on numpy inputs and return its outputs.
+
+    `inputs` are by position, or a mapping by argument name (`rlx.name`, `argN` or the
+    SSA name; see `graph.inputs_by_name`: a missing or unknown name is a `KeyError`).
 
     `backend="interpreter"` runs it on the numpy reference kernels
     (`interpreters.interpret_function`; a planned LIR function on its arena).
@@ -32,6 +36,8 @@ def run_function(
     compiled by XLA on `device` ("cpu" or "gpu"; see `rlx_xdsl.backends.xla`).
     Raises `ValueError` for an unknown backend.
     """
+    if isinstance(inputs, Mapping):
+        inputs = inputs_by_name(find_function(module, name), inputs)
     if backend == "iree":
         from rlx_xdsl.backends import iree
 

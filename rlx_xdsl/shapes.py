@@ -12,7 +12,7 @@ from collections.abc import Sequence
 from xdsl.dialects.builtin import DYNAMIC_INDEX, TensorType
 from xdsl.ir import Attribute
 
-from rlx_xdsl.memo import BoundedMemo, enabled
+from rlx_xdsl.support.memo import BoundedMemo, enabled
 
 DYNAMIC = DYNAMIC_INDEX
 
@@ -149,7 +149,7 @@ def unbroadcast_axes(operand_shape: Sequence[int], result_shape: Sequence[int]) 
 
 def sized_like(sizes: Sequence, like_shape: Sequence | None, like_dims: Sequence[int] | None) -> list:
     """`sizes` with each entry `i` where `like_dims[i] = k >= 0` replaced by
-    `like_shape[k]`: the run-time sizes of `mir.iota` and `mir.expand` with a `like`."""
+    `like_shape[k]`: the run-time sizes of `mir.iota`, `mir.expand`, `mir.reshape` and `mir.narrow` with a `like`."""
     if like_shape is None or like_dims is None:
         return list(sizes)
     return [like_shape[k] if k >= 0 else d for d, k in zip(sizes, like_dims, strict=True)]

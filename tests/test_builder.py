@@ -102,3 +102,27 @@ def test_argument_names_valid_in_ssa_syntax_become_value_names():
     reparsed = parse_module(text)
     assert [a.name for a in graph_args(reparsed.ops.first)] == names
     assert str(reparsed) == text
+
+
+def test_module_twice_returns_the_same_module():
+    b = GraphBuilder("f")
+    b.output(b.neg(b.input("x", [2])))
+    module = b.module()
+    assert b.module() is module and b.function() is module.ops.first
+    module.verify()
+    with pytest.raises(ValueError, match="already built"):
+        b.output(b.input("y", [2]))
+
+
+def test_run_function_takes_inputs_by_name():
+    b = GraphBuilder("f")
+    x, w = b.input("x", [2]), b.param("w", [2])
+    b.output(b.sub(x, w))
+    module = b.module()
+    x_value, w_value = np.float32([5, 7]), np.float32([1, 2])
+    expected = x_value - w_value
+    np.testing.assert_array_equal(run_function(module, "f", {"w": w_value, "x": x_value})[0], expected)
+    with pytest.raises(KeyError, match="no value for argument w of @f"):
+        run_function(module, "f", {"x": x_value})
+    with pytest.raises(KeyError, match=r"@f has no argument 'z' \(arguments: x, w\)"):
+        run_function(module, "f", {"x": x_value, "w": w_value, "z": x_value})

@@ -21,7 +21,7 @@ PACKAGE = pathlib.Path(rlx_xdsl.__file__).parent
 
 LAYERS = [
     ("base", ["rlx_xdsl", "rlx_xdsl.layers", "rlx_xdsl.registry", "rlx_xdsl.dtypes", "rlx_xdsl.numerics",
-              "rlx_xdsl.shapes", "rlx_xdsl.memo"]),
+              "rlx_xdsl.shapes", "rlx_xdsl.support"]),
     ("ir", ["rlx_xdsl.ir"]),
     ("dialects", ["rlx_xdsl.dialects"]),
     ("formats", ["rlx_xdsl.formats"]),

@@ -12,14 +12,14 @@ from xdsl.irdl import irdl_op_definition, result_def, traits_def
 from xdsl.rewriter import Rewriter
 from xdsl.traits import ConstantLike, Pure
 
-from rlx_xdsl import memo
 from rlx_xdsl.context import make_context
 from rlx_xdsl.dialects.base import RlxOperation, i64_array
 from rlx_xdsl.ir.diagnostics import OpError, verify_located
 from rlx_xdsl.ir.locations import LocatingParser
 from rlx_xdsl.ir.printer import print_ir
-from rlx_xdsl.memo import BoundedMemo, without_memos
 from rlx_xdsl.shapes import tensor
+from rlx_xdsl.support import memo
+from rlx_xdsl.support.memo import BoundedMemo, without_memos
 from rlx_xdsl.testing.corpus import lit_inputs
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.llama_hir import build_llama_hir

@@ -93,6 +93,7 @@ def test_f16_and_f32_literals_round_to_nearest_even():
         ("%c = mir.constant dense<0x1FFFFFFFF> : tensor<f32>", "2:27: hexadecimal literal 0x1FFFFFFFF does not fit the 32 bits of f32"),
         ("%c = mir.constant dense<[1.5]> : tensor<1xi32>", "2:28: float literal 1.5 for integer type i32"),
         ("%c = mir.constant dense<[true]> : tensor<1xf32>", "2:28: boolean literal true for type f32"),
+        ("%c = mir.constant dense<[(1.0, 0.0), -2]> : tensor<2xcomplex<f32>>", "2:40: real literal -2 for complex type complex<f32>: write a complex value as (real, imag), e.g. (-2, 0.0)"),
         ('%c = mir.constant dense<"0x0102"> : tensor<3xf32>', "2:27: hexadecimal dense literal has 2 bytes; tensor<3xf32> needs 12 (or 4 for a splat)"),
         ("%c = arith.constant 1.0e39 : f32", "2:23: float literal 1.0e39 is out of range for f32"),
         ("%c = arith.constant 300 : i8", "2:23: integer literal 300 is out of range for i8 [-128, 255]"),

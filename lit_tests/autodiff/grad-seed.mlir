@@ -10,7 +10,7 @@ func.func @f(%x: tensor<4xf32> {rlx.name = "x"}, %y: tensor<4xf32> {rlx.name = "
   func.return %z : tensor<4xf32>
 }
 // CHECK-LABEL: func.func @f_grad(
-// CHECK-SAME:    %d_output: tensor<4xf32> {rlx.name = "d_output"}) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>)
+// CHECK-SAME:    %d_output: tensor<4xf32> {rlx.name = "d_output"}) -> (tensor<4xf32> {rlx.name = "loss"}, tensor<4xf32> {rlx.name = "d_x"}, tensor<4xf32> {rlx.name = "d_y"})
 // CHECK-NEXT:    %z = mir.add %x, %y
 // CHECK-NEXT:    func.return %z, %d_output, %d_output
 

@@ -16,7 +16,7 @@ func.func @loss(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.n
 
 // CHECK-LABEL: func.func @loss(
 // CHECK:         func.return %l, %z : tensor<f32>, tensor<3x2xf32>
-// CHECK-LABEL: func.func @loss_grad(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.name = "w", rlx.param}, %b: tensor<2xf32> {rlx.name = "b", rlx.param}, %d_output: tensor<f32> {rlx.name = "d_output"}) -> (tensor<f32>, tensor<3x2xf32>, tensor<4x2xf32>, tensor<2xf32>) {
+// CHECK-LABEL: func.func @loss_grad(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.name = "w", rlx.param}, %b: tensor<2xf32> {rlx.name = "b", rlx.param}, %d_output: tensor<f32> {rlx.name = "d_output"}) -> (tensor<f32> {rlx.name = "loss"}, tensor<3x2xf32>, tensor<4x2xf32> {rlx.name = "d_w"}, tensor<2xf32> {rlx.name = "d_b"}) {
 // CHECK-NEXT:    %h = mir.matmul %x, %w
 // CHECK-NEXT:    %z = mir.add %h, %b
 // CHECK-NEXT:    %sq = mir.mul %z, %z
@@ -33,7 +33,7 @@ func.func @loss(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.n
 
 // wrt by name and by position; in training mode every named argument gets a result.
 // WRT-LABEL: func.func @loss_grad(
-// WRT-SAME:    -> (tensor<f32>, tensor<3x2xf32>, tensor<3x4xf32>, tensor<4x2xf32>)
+// WRT-SAME:    -> (tensor<f32> {rlx.name = "loss"}, tensor<3x2xf32>, tensor<3x4xf32> {rlx.name = "d_x"}, tensor<4x2xf32> {rlx.name = "d_w"})
 // WRT:         %d_x = mir.dot_general
 // WRT:         %d_w = mir.dot_general
 // WRT:         func.return %l, %z, %d_x, %d_w
@@ -41,7 +41,7 @@ func.func @loss(%x: tensor<3x4xf32> {rlx.name = "x"}, %w: tensor<4x2xf32> {rlx.n
 // loss=drop (RLX's grad()): the same gradients, no loss result; the ops that only
 // computed the loss (z * z, its sum) are gone.
 // DROP-LABEL: func.func @loss_grad(
-// DROP-SAME:    %d_output: tensor<f32> {rlx.name = "d_output"}) -> (tensor<3x2xf32>, tensor<4x2xf32>, tensor<2xf32>) {
+// DROP-SAME:    %d_output: tensor<f32> {rlx.name = "d_output"}) -> (tensor<3x2xf32>, tensor<4x2xf32> {rlx.name = "d_w"}, tensor<2xf32> {rlx.name = "d_b"}) {
 // DROP-NEXT:    %h = mir.matmul %x, %w
 // DROP-NEXT:    %z = mir.add %h, %b
 // DROP-NOT:     %sq
@@ -63,7 +63,7 @@ func.func @loss(%x: tensor<3xf32> {rlx.name = "x", rlx.param}, %y: tensor<3xf32>
 // CHECK:         %d_x = mir.mul %d_output, %s
 // CHECK-NEXT:    func.return %p, %d_x : tensor<3xf32>, tensor<3xf32>
 
-// WRT-LABEL: func.func @loss_grad(%x: tensor<3xf32> {rlx.name = "x", rlx.param}, %y: tensor<3xf32> {rlx.name = "y"}, %d_output: tensor<3xf32> {rlx.name = "d_output"}) -> (tensor<3xf32>, tensor<3xf32>, tensor<3xf32>) {
+// WRT-LABEL: func.func @loss_grad(%x: tensor<3xf32> {rlx.name = "x", rlx.param}, %y: tensor<3xf32> {rlx.name = "y"}, %d_output: tensor<3xf32> {rlx.name = "d_output"}) -> (tensor<3xf32> {rlx.name = "loss"}, tensor<3xf32> {rlx.name = "d_x"}, tensor<3xf32> {rlx.name = "d_y"}) {
 // WRT-NEXT:    %s = mir.stop_gradient %y
 // WRT-NEXT:    %p = mir.mul %x, %s
 // WRT-NEXT:    %d_x = mir.mul %d_output, %s
@@ -71,5 +71,5 @@ func.func @loss(%x: tensor<3xf32> {rlx.name = "x", rlx.param}, %y: tensor<3xf32>
 // WRT-NEXT:    func.return %p, %d_x, %d_y
 
 // DROP-LABEL: func.func @loss_grad(
-// DROP-SAME:    -> tensor<3xf32> {
+// DROP-SAME:    -> (tensor<3xf32> {rlx.name = "d_x"}) {
 // DROP:         func.return %d_x : tensor<3xf32>

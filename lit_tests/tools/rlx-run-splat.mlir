@@ -14,7 +14,7 @@ func.func @render(%p: tensor<3x3xf32> {rlx.param}, %s: tensor<3x3xf32>, %q: tens
 // CHECK-NEXT: min=0 max=[[MAX:[0-9.e-]+]] mean=[[MEAN:[0-9.e-]+]]
 // The gradient function returns the same image, then the gradients of the two parameters.
 // CHECK:      @render_grad: 7 arguments, 3 outputs (seed 0)
-// CHECK-NEXT: out0: shape [6, 8, 3] dtype f32
+// CHECK-NEXT: loss: shape [6, 8, 3] dtype f32
 // CHECK-NEXT: min=0 max=[[MAX]] mean=[[MEAN]]
-// CHECK:      out1: shape [3, 3] dtype f32
-// CHECK:      out2: shape [3, 1, 3] dtype f32
+// CHECK:      d_arg0: shape [3, 3] dtype f32
+// CHECK:      d_arg5: shape [3, 1, 3] dtype f32

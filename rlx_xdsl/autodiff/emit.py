@@ -71,13 +71,18 @@ def zeros_like(e: Emitter, value: SSAValue) -> SSAValue:
     return e.mir.where(splat(e, False, i1, []), value, scalar(e, 0, value))
 
 
-def reshape_to(e: Emitter, value: SSAValue, shape: Sequence[int]) -> SSAValue:
-    """`value` reshaped to `shape`; one `?` is spelled -1, more cannot be expressed."""
+def reshape_to(e: Emitter, value: SSAValue, shape: Sequence[int], like: SSAValue | None = None) -> SSAValue:
+    """`value` reshaped to `shape`; one `?` is spelled -1; with more, `like` (a tensor of
+    `shape`, such as the op's input) gives their sizes at run time."""
     if tuple(shape_of(value.type)) == tuple(shape):
         return value
-    if sum(d == DYNAMIC for d in shape) > 1:
+    new_shape = [-1 if d == DYNAMIC else d for d in shape]
+    if sum(d == DYNAMIC for d in shape) <= 1:
+        return e.mir.reshape(value, new_shape=new_shape)
+    if like is None:
         raise Unsupported(f"reshaping the gradient back to {fmt_shape(shape)} needs at most one ? dim")
-    return e.mir.reshape(value, new_shape=[-1 if d == DYNAMIC else d for d in shape])
+    like_dims = [i if d == DYNAMIC else -1 for i, d in enumerate(shape)]
+    return e.mir.reshape(value, new_shape=new_shape, like=like, like_dims=like_dims)
 
 
 def expand_to(e: Emitter, value: SSAValue, shape: Sequence[int]) -> SSAValue:

@@ -59,7 +59,15 @@ from rlx_xdsl.dialects.base import types_compatible
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
 from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.ir.emitter import Emitter
-from rlx_xdsl.ir.graph import GRADIENT_SEED, NAME_ATTR, PARAM_ATTR, argument_name, argument_names
+from rlx_xdsl.ir.graph import (
+    GRADIENT_SEED,
+    NAME_ATTR,
+    PARAM_ATTR,
+    argument_name,
+    argument_names,
+    result_name,
+    set_result_names,
+)
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 from rlx_xdsl.transforms.statistics import Statistic
 
@@ -303,15 +311,21 @@ def build_gradient(
             gradient.name_hint = f"d_{arg.name_hint}"
         gradients.append(gradient)
 
-    kept = outputs if loss is Loss.KEEP else outputs[1:]
-    replace_return(copy, [*kept, *gradients])
+    forward_names = [result_name(function, i) for i in range(len(outputs))]
+    forward_names[0] = forward_names[0] or "loss"
+    gradient_names = [f"d_{argument_name(function, index)}" for index in indices]
+    kept = slice(None) if loss is Loss.KEEP else slice(1, None)
+    replace_return(copy, [*outputs[kept], *gradients], [*forward_names[kept], *gradient_names])
     eliminate_dead_code(copy)
     module.body.block.insert_op_after(copy, function)
     return copy
 
 
-def replace_return(function: func.FuncOp, values: Sequence[SSAValue]) -> None:
-    """Make `function` return `values` (at its old return's location) and update its type."""
+def replace_return(
+    function: func.FuncOp, values: Sequence[SSAValue], names: Sequence[str | None] | None = None
+) -> None:
+    """Make `function` return `values` (at its old return's location) and update its type;
+    `names` are the results' `rlx.name`s (default: none)."""
     block = function.body.block
     old = block.last_op
     assert isinstance(old, func.ReturnOp)
@@ -320,6 +334,7 @@ def replace_return(function: func.FuncOp, values: Sequence[SSAValue]) -> None:
     block.insert_op_before(new, old)
     block.erase_op(old)
     function.update_function_type()
+    set_result_names(function, names or [None] * len(values))
 
 
 def _find_function(module: ModuleOp, name: str, who: str = "rlx-grad") -> func.FuncOp:

@@ -57,7 +57,7 @@ class DecomposeWithoutJvpRule(RewritePattern):
             e.replace(op, DECOMPOSITIONS[op](e, op))
 
 
-def _plain_gradient(gradient: func.FuncOp, count: int) -> None:
+def plain_gradient(gradient: func.FuncOp, count: int) -> None:
     """Seed the gradient function with ones and keep `(loss, grads...)` (drop the aux results)."""
     block = gradient.body.block
     seed = block.args[-1]
@@ -90,7 +90,7 @@ def build_hvp(module: ModuleOp, name: str, wrt: Sequence[str] = (), mode: Mode =
     indices = _tangent_args(function, module, WHO, wrt)
     scratch = ModuleOp([function.clone()])
     gradient = build_gradient(scratch, name, [str(i) for i in indices], mode)
-    _plain_gradient(gradient, len(indices))
+    plain_gradient(gradient, len(indices))
     apply_patterns(scratch, DecomposeWithoutJvpRule())
     gradient = next(op for op in scratch.ops if isinstance(op, func.FuncOp) and op.sym_name.data == f"{name}_grad")
     built = jvp_function(gradient, indices, f"{name}_hvp", WHO)

@@ -74,6 +74,9 @@ DEVICES = {
             "--iree-hal-target-device=local",
             "--iree-hal-local-target-device-backends=llvm-cpu",
             "--iree-llvmcpu-target-cpu=host",
+            # A system library (not IREE's embedded ELF) links f64 `sin`, `cos`, `tan`,
+            # `tanh`, `atan` to the host's libm; embedded, they are undefined symbols.
+            "--iree-llvmcpu-link-embedded=false",
         ),
     ),
     # The target of a machine without a GPU (compiling ahead of time); `device_named`
@@ -221,6 +224,19 @@ def lower_hir(module: ModuleOp) -> None:
         LowerHirPass(policy="fusable").apply(Context(), module)
 
 
+def without_hir(module: ModuleOp) -> ModuleOp:
+    """`module` when it has no HIR block ops, else a copy with them expanded into MIR by
+    `lower_hir` (what XLA's export and run take, as `rlx-opt --emit=stablehlo` and
+    `rlx-run --backend=xla` do)."""
+    from rlx_xdsl.dialects.hir.base import HirOperation
+
+    if not any(isinstance(op, HirOperation) for op in module.walk()):
+        return module
+    lowered = module.clone()
+    lower_hir(lowered)
+    return lowered
+
+
 _COMPILED: dict[str, bytes] = {}
 
 
@@ -308,8 +324,12 @@ class IreeModule:
     """
 
     def __init__(self, module: ModuleOp, device: str = "cpu", *, cuda_target: str | None = None):
+        from rlx_xdsl.support.progress import status
+
         self._lower(module, device, cuda_target)
-        self._load(compile_text(self.text, self.device))
+        names = ", ".join(f"@{name}" for name in self.signatures)
+        with status(f"iree-compile: {names} for {self.device.name}"):
+            self._load(compile_text(self.text, self.device))
 
     @classmethod
     def compile_all(
@@ -322,7 +342,9 @@ class IreeModule:
         compiled = [cls.__new__(cls) for _ in modules]
         for c, module in zip(compiled, modules):
             c._lower(module, device, cuda_target)
-        with ThreadPoolExecutor(max(1, len(compiled))) as pool:
+        from rlx_xdsl.support.progress import status
+
+        with status(f"iree-compile: {len(compiled)} modules for {device}"), ThreadPoolExecutor(max(1, len(compiled))) as pool:
             binaries = list(pool.map(lambda c: compile_text(c.text, c.device), compiled))
         for c, vmfb in zip(compiled, binaries):
             c._load(vmfb)
@@ -421,8 +443,10 @@ class IreeModule:
 
     @staticmethod
     def _to_host(result, dt: dtypes.DType) -> np.ndarray:
+        """A copy: `to_host` maps the device buffer, which may be an argument's buffer (a
+        result that is a view of an input, such as a reshape) freed when the call returns."""
         host = np.asarray(result.to_host() if hasattr(result, "to_host") else result)
-        return np.array(host, order="C", copy=None).view(dt.numpy).reshape(host.shape)
+        return np.array(host, order="C", copy=True).view(dt.numpy).reshape(host.shape)
 
 
 def run_function(

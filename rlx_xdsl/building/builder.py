@@ -51,6 +51,8 @@ class GraphBuilder(StructuredBuilder):
         self.emitter = Emitter.at_end(self.block)
         self._arg_attrs: list[dict[str, Attribute]] = []
         self._outputs: list[SSAValue] | None = None
+        self._function: func.FuncOp | None = None
+        self._module: ModuleOp | None = None
 
     # Arguments ------------------------------------------------------------
 
@@ -157,23 +159,35 @@ class GraphBuilder(StructuredBuilder):
     # Finishing ------------------------------------------------------------
 
     def output(self, *values: SSAValue) -> None:
+        if self._function is not None:
+            raise ValueError(f"@{self.name} is already built: output(...) must come before function()/module()")
         self._outputs = list(values)
 
     def function(self) -> func.FuncOp:
+        """The built `func.func`; built once, so later calls return the same op."""
+        if self._function is not None:
+            return self._function
         if self._outputs is None:
             raise ValueError("call output(...) before building the function")
         self.emitter.insert(func.ReturnOp(*self._outputs))
         arg_types = [a.type for a in self.block.args]
         out_types = [v.type for v in self._outputs]
-        return func.FuncOp(
+        self._function = func.FuncOp(
             self.name,
             (arg_types, out_types),
             Region(self.block),
             arg_attrs=ArrayAttr([DictionaryAttr(a) for a in self._arg_attrs]),
         )
+        return self._function
 
     def module(self) -> ModuleOp:
-        return ModuleOp([self.function()])
+        """A `builtin.module` holding `function()`; built once, so later calls return the same module."""
+        if self._module is None:
+            function = self.function()
+            if function.parent is not None:
+                raise ValueError(f"@{self.name} already belongs to another module: call module() or function(), not both")
+            self._module = ModuleOp([function])
+        return self._module
 
 
 class _RegionBuilder(GraphBuilder):

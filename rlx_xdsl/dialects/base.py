@@ -39,8 +39,8 @@ from xdsl.traits import OpTraitInvT
 from xdsl.utils.exceptions import VerifyException
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.memo import BoundedMemo, enabled
 from rlx_xdsl.shapes import DYNAMIC, ShapeError, dims_match, fmt_shape
+from rlx_xdsl.support.memo import BoundedMemo, enabled
 
 _PENDING = NoneType()
 

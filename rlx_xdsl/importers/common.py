@@ -9,6 +9,7 @@ from __future__ import annotations
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.ir.emitter import Emitter
+from rlx_xdsl.shapes import DYNAMIC
 
 
 def _const(e: Emitter, value, dtype: str) -> SSAValue:
@@ -90,10 +91,8 @@ def top_k(e: Emitter, x: SSAValue, k: int, axis: int, largest: bool, dtype: str)
 
 def pad_constant(e: Emitter, x: SSAValue, pads: dict[int, tuple[int, int]], fill: SSAValue) -> SSAValue:
     """`x` with `(before, after)` elements of the 0-d `fill` added along each axis of `pads`
-    (blocks concatenated on each side); a negative count removes elements instead. Static
-    shapes only."""
-    from rlx_xdsl.shapes import DYNAMIC
-
+    (blocks concatenated on each side); a negative count removes elements instead. The
+    padded axes must be static; the blocks read other `?` dims from `x`."""
     for axis, (before, after) in sorted(pads.items()):
         shape = list(x.type.get_shape())
         if shape[axis] == DYNAMIC:
@@ -102,14 +101,173 @@ def pad_constant(e: Emitter, x: SSAValue, pads: dict[int, tuple[int, int]], fill
         if start or stop != shape[axis]:
             x = e.mir.narrow(x, axis=axis, start=start, len=stop - start)
             shape[axis] = stop - start
-        if DYNAMIC in shape and (before > 0 or after > 0):
-            raise ValueError("padding a tensor with dynamic dims is not supported")
+        like_dims = [i if d == DYNAMIC else -1 for i, d in enumerate(shape)]  # other dims sized by x
+        like = {"like": x, "like_dims": like_dims} if DYNAMIC in shape else {}
         parts = []
         for size in (max(0, before), None, max(0, after)):
             if size is None:
                 parts.append(x)
             elif size:
-                parts.append(e.mir.expand(fill, target_shape=[*shape[:axis], size, *shape[axis + 1 :]]))
+                parts.append(e.mir.expand(fill, target_shape=[*shape[:axis], size, *shape[axis + 1 :]], **like))
         if len(parts) > 1:
             x = e.mir.concat(*parts, axis=axis)
     return x
+
+
+def _is_float(dtype: str) -> bool:
+    return dtype.startswith(("f", "bf"))
+
+
+def _in_f64(e: Emitter, dtype: str, formula, *operands: SSAValue) -> SSAValue:
+    """`formula(*operands)` computed in f64 for f32/f16/bf16 operands and rounded once back:
+    the quotient and remainder of f32 operands are then exact (a 24-bit `b` times a
+    quotient below 2^29 fits f64's 53 bits)."""
+    if dtype == "f64":
+        return formula(*operands)
+    return e.mir.cast(formula(*(e.mir.cast(v, "f64") for v in operands)), dtype)
+
+
+def fmod(e: Emitter, a: SSAValue, b: SSAValue, dtype: str) -> SSAValue:
+    """C's `fmod` (`torch.fmod`, ONNX `Mod` with `fmod = 1`): `a - b * trunc(a / b)`, the sign
+    of `a`. Integers: truncating division (MIR's). Floats in f64: NaN where `b = 0` or `a` is
+    infinite, `a` where `b` is infinite, a zero remainder keeps `a`'s sign."""
+    if not _is_float(dtype):
+        return e.mir.sub(a, e.mir.mul(b, e.mir.div(a, b)))
+
+    def formula(a, b):
+        rest = e.mir.sub(a, e.mir.mul(b, trunc(e, e.mir.div(a, b), "f64")))
+        infinite_b = e.mir.compare(e.mir.abs(b), _const(e, float("inf"), "f64"), "eq")
+        rest = e.mir.where(infinite_b, e.mir.add(a, e.mir.mul(a, _const(e, 0.0, "f64"))), rest)  # NaN for a = inf
+        zero = e.mir.compare(rest, _const(e, 0.0, "f64"), "eq")
+        return e.mir.where(zero, e.mir.mul(a, _const(e, 0.0, "f64")), rest)  # -0.0 for a < 0
+
+    return _in_f64(e, dtype, formula, a, b)
+
+
+def trunc_divide(e: Emitter, a: SSAValue, b: SSAValue, dtype: str) -> SSAValue:
+    """`a / b` rounded toward zero (`torch.div(rounding_mode="trunc")`): `trunc(a / b)`."""
+    if not _is_float(dtype):
+        return e.mir.div(a, b)
+    return trunc(e, e.mir.div(a, b), dtype)
+
+
+def floor_divide(e: Emitter, a: SSAValue, b: SSAValue, dtype: str) -> SSAValue:
+    """`a // b` (`torch.div(rounding_mode="floor")`, Python's `//`). Integers: the truncated
+    quotient, one less where the remainder is nonzero and its sign differs from `b`'s.
+    Floats: CPython's and PyTorch's `div_floor` from the exact remainder (`1 // 0.1` is 9,
+    where `floor(1 / 0.1)` is 10): `q = (a - fmod(a, b)) / b`, one less where the remainder's
+    sign differs from `b`'s, rounded to the nearest integer; `a / b` where `b = 0`; a zero
+    quotient takes the sign of `a / b`."""
+    zero = _const(e, 0, dtype)
+    if not _is_float(dtype):
+        q = e.mir.div(a, b)
+        rest = e.mir.sub(a, e.mir.mul(b, q))
+        differs = e.mir.compare(e.mir.compare(rest, zero, "lt"), e.mir.compare(b, zero, "lt"), "ne")
+        step = e.mir.where(e.mir.compare(rest, zero, "ne"), differs, _const(e, False, "i1"))
+        return e.mir.where(step, e.mir.sub(q, _const(e, 1, dtype)), q)
+
+    def formula(a, b):
+        f64 = lambda v: _const(e, v, "f64")
+        rest = fmod(e, a, b, "f64")
+        div = e.mir.div(e.mir.sub(a, rest), b)
+        differs = e.mir.compare(e.mir.compare(rest, f64(0.0), "lt"), e.mir.compare(b, f64(0.0), "lt"), "ne")
+        step = e.mir.where(e.mir.compare(rest, f64(0.0), "ne"), differs, _const(e, False, "i1"))
+        div = e.mir.where(step, e.mir.sub(div, f64(1.0)), div)
+        q = floor(e, div, "f64")
+        q = e.mir.where(e.mir.compare(e.mir.sub(div, q), f64(0.5), "gt"), e.mir.add(q, f64(1.0)), q)
+        quotient = e.mir.div(a, b)
+        q = e.mir.where(e.mir.compare(div, f64(0.0), "eq"), e.mir.mul(quotient, f64(0.0)), q)
+        return e.mir.where(e.mir.compare(b, f64(0.0), "eq"), quotient, q)
+
+    return _in_f64(e, dtype, formula, a, b)
+
+
+def vector_norm(e: Emitter, x: SSAValue, order: float, axes: list[int], keep: bool, dtype: str) -> SSAValue:
+    """`torch.linalg.vector_norm`: `sum(|x|^p)^(1/p)` over `axes`; p = 1 a sum of `|x|`, p = 2
+    the square root of a sum of squares, p = inf / -inf the largest / smallest `|x|`, p = 0
+    the count of nonzeros."""
+    magnitude = e.mir.abs(x)
+    if order in (float("inf"), float("-inf")):
+        return e.mir.reduce(magnitude, kind="max" if order > 0 else "min", axes=axes, keep_dim=keep)
+    if order == 0:
+        nonzero = e.mir.cast(e.mir.compare(x, _const(e, 0.0, dtype), "ne"), dtype)
+        return e.mir.reduce(nonzero, kind="sum", axes=axes, keep_dim=keep)
+    if order == 1:
+        return e.mir.reduce(magnitude, kind="sum", axes=axes, keep_dim=keep)
+    if order == 2:
+        return e.mir.sqrt(e.mir.reduce(e.mir.mul(x, x), kind="sum", axes=axes, keep_dim=keep))
+    powered = e.mir.pow(magnitude, _const(e, float(order), dtype))
+    total = e.mir.reduce(powered, kind="sum", axes=axes, keep_dim=keep)
+    return e.mir.pow(total, _const(e, 1.0 / order, dtype))
+
+
+def _reverse(e: Emitter, x: SSAValue, axis: int, size: int) -> SSAValue:
+    return e.mir.gather(x, e.mir.constant(list(range(size - 1, -1, -1)), "i64"), axis=axis)
+
+
+def sort(e: Emitter, x: SSAValue, axis: int, descending: bool, dtype: str) -> tuple[SSAValue, SSAValue]:
+    """A stable sort along `axis` (`torch.sort(stable=True)`): the values and their i64
+    indices, equal values in their original order, NaN largest (last ascending, first
+    descending). Descending is `mir.topk` of every element (ties: lower index first);
+    ascending is that of the reversed axis, read backwards (its ties come out highest
+    index first, reversed: lowest first), indices mapped back by `size - 1 - i`. Exact
+    for every dtype (no negation). Static sizes of `axis` only."""
+    rank = len(x.type.get_shape())
+    if rank == 0:
+        raise ValueError("sorting a 0-d tensor is not supported")
+    axis %= rank
+    size = x.type.get_shape()[axis]
+    if size == DYNAMIC:
+        raise ValueError("sorting along a dynamic dim is not supported")
+    if descending:
+        return top_k(e, x, size, axis, True, dtype)
+    values, indices = top_k(e, _reverse(e, x, axis, size), size, axis, True, dtype)
+    last = e.mir.constant(size - 1, "i64")
+    return _reverse(e, values, axis, size), e.mir.sub(last, _reverse(e, indices, axis, size))
+
+
+def pooled_size(length: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
+    """Windows along one axis (PyTorch's `pooling_output_shape`, ONNX's since opset 19):
+    `(length + 2 pad - dilation (kernel - 1) - 1) / stride + 1`, rounded down, or up with
+    `ceil_mode` unless the last window would start in the right padding."""
+    span = length + 2 * pad - dilation * (kernel - 1) - 1
+    out = -(-span // stride) + 1 if ceil_mode else span // stride + 1
+    if ceil_mode and (out - 1) * stride >= length + pad:
+        out -= 1
+    return out
+
+
+def max_pool(
+    e: Emitter, x: SSAValue, kernel: list[int], stride: list[int], padding: list[int], dilation: list[int],
+    ceil_mode: bool, dtype: str,
+) -> SSAValue:  # fmt: skip
+    """2-D max pooling of an NCHW tensor with dilation and `ceil_mode`. Without either it is
+    `mir.pool`; otherwise the padding (and what `ceil_mode` adds on the right) is explicit,
+    filled with the dtype's lowest value (-inf), and a dilated window is the elementwise max
+    of its `kernel` taps, each a strided subsample (a 1x1 `mir.pool` of stride `stride`)."""
+    if list(dilation) == [1, 1] and not ceil_mode:
+        return e.mir.pool(x, kind="max", kernel_size=kernel, stride=stride, padding=padding)
+    import numpy as np
+
+    from rlx_xdsl.dtypes import dtype_named
+
+    spatial = x.type.get_shape()[2:]
+    if DYNAMIC in spatial:
+        raise ValueError("max pooling with dilation or ceil_mode over dynamic spatial dims is not supported")
+    out = [pooled_size(*args, ceil_mode) for args in zip(spatial, kernel, stride, padding, dilation)]
+    pads = {}
+    for axis, (length, o, k, s, p, d) in enumerate(zip(spatial, out, kernel, stride, padding, dilation), 2):
+        pads[axis] = (p, (o - 1) * s + d * (k - 1) + 1 - length - p)
+    numpy = dtype_named(dtype).numpy
+    lowest = -np.inf if _is_float(dtype) else np.iinfo(numpy).min
+    x = pad_constant(e, x, pads, e.mir.constant(np.array(lowest, numpy), dtype))
+    if list(dilation) == [1, 1]:
+        return e.mir.pool(x, kind="max", kernel_size=kernel, stride=stride, padding=[0, 0])
+    result = None
+    for i in range(kernel[0]):
+        for j in range(kernel[1]):
+            tap = e.mir.narrow(x, axis=2, start=i * dilation[0], len=(out[0] - 1) * stride[0] + 1)
+            tap = e.mir.narrow(tap, axis=3, start=j * dilation[1], len=(out[1] - 1) * stride[1] + 1)
+            tap = e.mir.pool(tap, kind="max", kernel_size=[1, 1], stride=stride, padding=[0, 0])
+            result = tap if result is None else e.mir.max(result, tap)
+    return result

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import importlib
 import warnings
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 from xdsl.dialects.builtin import ModuleOp
@@ -36,7 +36,7 @@ from rlx_xdsl.interpreters.engine import (
     run_region_on,
 )
 from rlx_xdsl.interpreters.lir import run_planned
-from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.ir.graph import find_function, inputs_by_name
 
 __all__ = [
     "KERNELS",
@@ -52,14 +52,21 @@ __all__ = [
 ]
 
 
-def interpret_function(module: ModuleOp, name: str | None, inputs: Sequence[np.ndarray]) -> list[np.ndarray]:
+def interpret_function(
+    module: ModuleOp, name: str | None, inputs: Sequence[np.ndarray] | Mapping[str, np.ndarray]
+) -> list[np.ndarray]:
     """Run one function of `module` on numpy inputs with the reference kernels; its outputs.
+
+    `inputs` are by position, or a mapping by argument name (`rlx.name`, `argN` or the
+    SSA name; see `graph.inputs_by_name`: a missing or unknown name is a `KeyError`).
 
     A planned (LIR) function runs on its arena (`interpreters.lir`), with the same kernels.
     Raises `KeyError` for a missing function and `KernelError` naming the op whose kernel
     rejected its inputs.
     """
     f = find_function(module, name)
+    if isinstance(inputs, Mapping):
+        inputs = inputs_by_name(f, inputs)
     arrays = tuple(np.asarray(x) for x in inputs)
     checks.check_arguments(f, arrays)
     if plan_of(f) is not None:

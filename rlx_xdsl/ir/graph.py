@@ -8,11 +8,12 @@ name is positional (`arg0`, `arg1`, ...). Outputs are the `func.return` operands
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from xdsl.dialects import func
-from xdsl.dialects.builtin import DictionaryAttr, ModuleOp, StringAttr, TensorType
+from xdsl.dialects.builtin import ArrayAttr, DictionaryAttr, ModuleOp, StringAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
 from xdsl.traits import SymbolTable
 
@@ -70,10 +71,50 @@ def graph_args(f: func.FuncOp) -> list[GraphArg]:
     return result
 
 
+def result_name(f: func.FuncOp, index: int) -> str | None:
+    """Result `index`'s `rlx.name` (a result attribute, as `rlx-grad` sets), or None."""
+    if f.res_attrs is None or index >= len(f.res_attrs.data):
+        return None
+    entry = f.res_attrs.data[index]
+    name = entry.data.get(NAME_ATTR) if isinstance(entry, DictionaryAttr) else None
+    return name.data if isinstance(name, StringAttr) else None
+
+
+def set_result_names(f: func.FuncOp, names: Sequence[str | None]) -> None:
+    """Give `f`'s results these `rlx.name`s (None: unnamed), replacing its result attributes."""
+    if not any(names):
+        f.res_attrs = None
+        return
+    f.res_attrs = ArrayAttr(
+        [DictionaryAttr({NAME_ATTR: StringAttr(name)} if name else {}) for name in names]
+    )
+
+
 def output_names(f: func.FuncOp) -> list[str]:
+    """The names of `f`'s outputs: each result's `rlx.name`, else `out<i>`."""
     ret = f.body.block.last_op
     n = len(ret.operands) if ret is not None else 0
-    return [f"out{i}" for i in range(n)]
+    return [result_name(f, i) or f"out{i}" for i in range(n)]
+
+
+def inputs_by_name(f: func.FuncOp, named: Mapping[str, object]) -> list:
+    """`named` (argument name -> value) as a list in `f`'s argument order. An argument
+    answers to its `rlx.name` (else `argN`) and to its SSA name (`x`); a missing or an
+    unknown name is a `KeyError` that lists the argument names."""
+    names = argument_names(f)
+    index = {arg.name_hint: i for i, arg in enumerate(f.body.block.args) if arg.name_hint}
+    index.update({name: i for i, name in enumerate(names)})
+    values: dict[int, object] = {}
+    for key, value in named.items():
+        if key not in index:
+            raise KeyError(f"@{f.sym_name.data} has no argument '{key}' (arguments: {', '.join(names)})")
+        if index[key] in values:
+            raise KeyError(f"argument '{names[index[key]]}' of @{f.sym_name.data} is given twice")
+        values[index[key]] = value
+    missing = [name for i, name in enumerate(names) if i not in values]
+    if missing:
+        raise KeyError(f"no value for argument{'s' if len(missing) > 1 else ''} {', '.join(missing)} of @{f.sym_name.data}")
+    return [values[i] for i in range(len(names))]
 
 
 def random_array(t: TensorType, rng: np.random.Generator, ids: int | None = None) -> np.ndarray:

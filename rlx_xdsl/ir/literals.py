@@ -199,6 +199,13 @@ def element_values(element_type: Attribute, values: list, texts: list[str]) -> n
     array of `element_type`, exactly; a `LiteralError`'s `index` says which is wrong."""
     texts = [literal_text(t) for t in texts]
     if isinstance(element_type, ComplexType):
+        for i, (value, text) in enumerate(zip(values, texts)):
+            if not isinstance(value, tuple):
+                raise LiteralError(
+                    f"real literal {text} for complex type {element_type}: "
+                    f"write a complex value as (real, imag), e.g. ({text}, 0.0)",
+                    i,
+                )
         parts = [p for text in texts for p in complex_parts(text)]
         try:
             real = float_values(parts, element_type.element_type)

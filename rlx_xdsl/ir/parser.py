@@ -37,9 +37,10 @@ from xdsl.utils.exceptions import ParseError, VerifyException
 from xdsl.utils.lexer import Input, Position, Span
 from xdsl.utils.mlir_lexer import MLIRToken, MLIRTokenKind
 
-from rlx_xdsl import dtypes, memo
+from rlx_xdsl import dtypes
 from rlx_xdsl.ir.lexer import RlxLexer, is_hex_literal
 from rlx_xdsl.ir.suggest import close_matches, closest, suggestion
+from rlx_xdsl.support import memo
 
 if TYPE_CHECKING:  # numpy is imported only where literals are read
     import numpy as np

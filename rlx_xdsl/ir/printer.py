@@ -39,7 +39,8 @@ from xdsl.printer import Printer
 from xdsl.syntax_printer import SyntaxPrinter
 from xdsl.targets.mlir import MLIRTarget
 
-from rlx_xdsl import dtypes, memo
+from rlx_xdsl import dtypes
+from rlx_xdsl.support import memo
 
 HEX_BLOB_ELEMENTS = 100
 """Constants with more elements print as one hexadecimal string (as in xDSL and MLIR)."""

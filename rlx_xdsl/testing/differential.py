@@ -12,6 +12,11 @@ same positions.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+
+import ml_dtypes
 import numpy as np
 
 from rlx_xdsl import dtypes
@@ -59,3 +64,184 @@ def mismatch(got: np.ndarray, expected: np.ndarray, approximate: bool) -> str | 
 def assert_matches(got: np.ndarray, expected: np.ndarray, approximate: bool = False, what: str = "") -> None:
     reason = mismatch(np.asarray(got), np.asarray(expected), approximate)
     assert reason is None, f"{what}: {reason}" if what else reason
+
+
+# Bit-for-bit comparison on edge values ---------------------------------------------
+
+ULP_BOUNDS: dict[str, int] = {
+    name: 4
+    for name in ("mir.gelu", "mir.gelu_approx", "mir.silu", "mir.sigmoid", "mir.tanh", "mir.exp", "mir.log",
+                 "mir.sqrt", "mir.rsqrt", "mir.sin", "mir.cos", "mir.tan", "mir.atan", "mir.log1p", "mir.expm1",
+                 "mir.pow", "mir.softmax")  # fmt: skip
+}
+"""Ops whose results may differ from the interpreter's by a few units in the last place
+(libm implementations differ; IEEE 754 requires correct rounding of none of them):
+`op name -> bound in ulps of the result dtype`. Every other op is exact: compared bit for bit."""
+
+
+def _ordered(x: np.ndarray) -> np.ndarray:
+    """Float bits as integers ordered like the floats (-0 and +0 one apart)."""
+    bits = x.view(f"i{x.dtype.itemsize}").astype(np.int64)
+    lowest = np.int64(np.iinfo(f"i{x.dtype.itemsize}").min)
+    return np.where(bits < 0, lowest - bits - 1, bits)
+
+
+def ulp_distance(got: np.ndarray, expected: np.ndarray) -> np.ndarray:
+    """Units in the last place between two float arrays of one dtype (0 where both are
+    NaN, the dtype's largest integer where only one is)."""
+    if got.dtype.kind == "c":
+        return np.maximum(ulp_distance(got.real, expected.real), ulp_distance(got.imag, expected.imag))
+    wrapped = _ordered(got).view(np.uint64) - _ordered(expected).view(np.uint64)  # the shorter way round
+    apart = np.minimum(wrapped, -wrapped).astype(np.int64)
+    g, e = np.isnan(got), np.isnan(expected)
+    return np.where(g & e, 0, np.where(g | e, np.iinfo(np.int64).max, apart))
+
+
+def bit_mismatch(got: np.ndarray, expected: np.ndarray, ulps: int = 0) -> str | None:
+    """Why `got` differs from `expected`: bit for bit (any NaN matches any NaN, the sign of
+    zero counts) when `ulps` is 0, else within `ulps` units in the last place."""
+    if got.shape != expected.shape:
+        return f"shape {got.shape} != expected {expected.shape}"
+    if got.dtype != expected.dtype:
+        return f"dtype {got.dtype} != expected {expected.dtype}"
+    dt = dtypes.dtype_of_numpy(expected.dtype)
+    bad = ulp_distance(got, expected) > ulps if dt.is_float or dt.kind == "complex" else got != expected
+    if not bad.any():
+        return None
+    where = np.argwhere(bad)[:3].tolist()
+    return f"{int(bad.sum())} of {bad.size} elements differ, at {where}: got {got[bad][:3]}, expected {expected[bad][:3]}"
+
+
+@dataclass(frozen=True)
+class Deviation:
+    """A documented way a backend's result differs from the interpreter's on one op.
+
+    `kind` is "flushes-subnormals" (the result is the interpreter's on the inputs with
+    subnormals flushed to zero, flushed again: FTZ/DAZ), "inexact-on-subnormal-inputs"
+    (every element that subnormal inputs do not influence agrees; those that they do may
+    take any value), "value-where-interpreter-errors" (where the interpreter raises, the
+    backend gives the lowering's documented value) or "pending" (a known fault being fixed:
+    any result, or a result where the interpreter errors, is accepted and counted).
+    """
+
+    backend: str
+    op: str
+    kind: str
+    reason: str
+
+
+FTZ_REASON = "the CPU code runs with FTZ/DAZ set: subnormal inputs and results are zero"
+PENDING_REASON = "issue 34, being fixed in the lowerings"
+_FTZ_OPS = ("mir.log", "mir.sqrt", "mir.rsqrt", "mir.relu", "mir.add", "mir.sub", "mir.mul", "mir.div", "mir.max", "mir.min")
+RULE_REASON = "the lowering's documented rule where the interpreter raises: x / 0 is 0, a negative integer exponent gives 0"
+DEVIATIONS: tuple[Deviation, ...] = (
+    *(Deviation(backend, op, "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla") for op in _FTZ_OPS),
+    *(Deviation(backend, "mir.pow", "inexact-on-subnormal-inputs", "pow of a subnormal base goes through the "
+                "backend's log, which reads subnormals as zero (IREE) or approximately (XLA)")
+      for backend in ("iree", "xla")),
+    *(Deviation(backend, op, "value-where-interpreter-errors", RULE_REASON)
+      for backend in ("iree", "xla") for op in ("mir.div", "mir.pow")),
+)  # fmt: skip
+"""Every known per-backend difference on the edge values; docs/deviations.md has one row each."""
+
+
+def deviation(backend: str, op: str, kind: str) -> Deviation | None:
+    """The documented deviation of `kind` of `op` on `backend`, or None."""
+    return next((d for d in DEVIATIONS if (d.backend, d.op, d.kind) == (backend, op, kind)), None)
+
+
+def flush_subnormals(x: np.ndarray) -> np.ndarray:
+    """`x` with its subnormal floats replaced by zeros of their sign (other dtypes unchanged)."""
+    dt = dtypes.dtype_of_numpy(x.dtype)
+    if not dt.is_float:
+        return x
+    tiny = float(ml_dtypes.finfo(x.dtype).smallest_normal)
+    wide = x.astype(np.float64)
+    return np.where((wide != 0) & (np.abs(wide) < tiny), np.copysign(0.0, wide), wide).astype(x.dtype)
+
+
+@dataclass
+class Outcome:
+    """What the differential run found for one output of one case on one backend."""
+
+    case: str
+    backend: str
+    op: str
+    output: int
+    status: str
+    """agrees, documented (a `Deviation` held), refused (a located error compiling it),
+    error-agrees (both error), or a failure: disagrees, silent (a value where the
+    interpreter errors), error (the backend fails where the interpreter computes)."""
+    detail: str = ""
+
+
+FAILURES = ("disagrees", "silent", "error")
+
+
+def _located(error: Exception) -> bool:
+    return ": error: " in str(error) or type(error).__name__ in ("OpError", "LoweringError", "Diagnostic")
+
+
+def _returned_ops(f) -> list[str]:
+    """The name of the op computing each output of `f`."""
+    return [v.owner.name if hasattr(v.owner, "name") and v.owner.name != "func.func" else "argument"
+            for v in f.body.block.last_op.operands]  # fmt: skip
+
+
+def _compare(case: str, backend: str, ops: list[str], got: Sequence, plain: list, flushed: list | None) -> list[Outcome]:
+    outcomes = []
+    for index, (op, g, e) in enumerate(zip(ops, got, plain, strict=True)):
+        g = np.asarray(g)
+        ulps = ULP_BOUNDS.get(op, 0)
+        reason = bit_mismatch(g, e, ulps)
+        if reason is None:
+            outcomes.append(Outcome(case, backend, op, index, "agrees"))
+            continue
+        held = deviation(backend, op, "pending") is not None
+        if not held and flushed is not None and deviation(backend, op, "flushes-subnormals"):
+            held = bit_mismatch(g, flush_subnormals(flushed[index]), ulps) is None
+        if not held and flushed is not None and deviation(backend, op, "inexact-on-subnormal-inputs"):
+            unaffected = ulp_distance(e, flushed[index]) == 0
+            held = bit_mismatch(g[unaffected], e[unaffected], ulps) is None
+        outcomes.append(Outcome(case, backend, op, index, "documented" if held else "disagrees", reason))
+    return outcomes
+
+
+Runner = Callable[[str, list[np.ndarray]], Sequence]
+"""`run(function name, inputs) -> outputs` of one compiled backend."""
+
+
+def differential_run(module, names: Sequence[str], backends: dict[str, Runner], inputs_of) -> list[Outcome]:
+    """Run each function `names` of `module` on the interpreter and on each backend with
+    `inputs_of(f)`, and classify every output (see `Outcome`). A documented
+    "flushes-subnormals" deviation is held only when the backend gives exactly the
+    interpreter's result on the flushed inputs, flushed."""
+    from rlx_xdsl.ir.graph import find_function
+    from rlx_xdsl.run import run_function
+
+    outcomes: list[Outcome] = []
+    for name in names:
+        f = find_function(module, name)
+        inputs, ops = inputs_of(f), _returned_ops(f)
+        try:
+            plain = run_function(module, name, inputs)
+            flushed = run_function(module, name, [flush_subnormals(x) for x in inputs])
+            refused = None
+        except Exception as error:  # the interpreter's run-time error (a KernelError)
+            plain = flushed = None
+            named = re.search(r"'(mir\.\w+)'", str(error))
+            refused = named[1] if named else "?"
+        for backend, run in backends.items():
+            try:
+                got = run(name, inputs)
+            except Exception as error:
+                status = "error-agrees" if refused else "refused" if _located(error) else "error"
+                outcomes.append(Outcome(name, backend, refused or "?", -1, status, str(error)[:300]))
+                continue
+            if refused:
+                held = any(deviation(backend, refused, kind) for kind in ("pending", "value-where-interpreter-errors"))
+                status = "documented" if held else "silent"
+                outcomes.append(Outcome(name, backend, refused, -1, status, "a value where the interpreter errors"))
+                continue
+            outcomes.extend(_compare(name, backend, ops, got, plain, flushed))
+    return outcomes

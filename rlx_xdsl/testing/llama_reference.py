@@ -164,8 +164,9 @@ def torch_loss(params, x, cos, sin, target, config: LlamaConfig):
 # JAX -------------------------------------------------------------------------------
 
 
-def jax_llama(params, x, cos, sin, config: LlamaConfig):
-    """The hidden state (or logits with `vocab`) of `build_llama`, in JAX."""
+def jax_llama(params, x, cos, sin, config: LlamaConfig, attention_implementation: str | None = None):
+    """The hidden state (or logits with `vocab`) of `build_llama`, in JAX; `attention_implementation`
+    is `jax.nn.dot_product_attention`'s `implementation` (None: XLA's choice, "cudnn": cuDNN's)."""
     import jax
     import jax.numpy as jnp
 
@@ -184,7 +185,8 @@ def jax_llama(params, x, cos, sin, config: LlamaConfig):
         return jnp.concatenate([a * c - b * s, b * c + a * s], axis=-1)
 
     def attention(q, k, v):
-        a = jax.nn.dot_product_attention(q, k, v, is_causal=True)  # groups query heads by kv head
+        # groups query heads by kv head
+        a = jax.nn.dot_product_attention(q, k, v, is_causal=True, implementation=attention_implementation)
         return a.reshape(config.batch, config.seq, config.dim)
 
     return _decoder(params, x, config, rms_norm, heads, rope, attention, jax.nn.silu)

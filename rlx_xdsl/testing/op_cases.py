@@ -134,7 +134,7 @@ def solvable(n: int, *rhs: int, dtype=np.float32, batch: tuple[int, ...] = ()) -
 T23 = "tensor<2x3xf32>"
 C23 = "tensor<2x3xcomplex<f32>>"
 UNARY_FLOAT = ["gelu", "gelu_approx", "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs", "log1p", "expm1"]  # fmt: skip
+               "sin", "cos", "tan", "atan", "round", "relu", "neg", "abs", "log1p", "expm1", "erf"]  # fmt: skip
 
 
 def _unary_cases() -> list[OpCase]:
@@ -219,7 +219,16 @@ def _cast_cases() -> list[OpCase]:
                 values.append(random_array(parse_type(f"tensor<6x{a}>"), rng))
         return values
 
-    return [OpCase("casts", lines, args=args, inputs=inputs)]
+    narrowing = tuple(f"mir.cast %{i} : (tensor<6x{a}>) -> tensor<6x{b}>" for i, (a, b) in enumerate(NARROWING_CASTS))
+    return [
+        OpCase("casts", lines, args=args, inputs=inputs),
+        OpCase("casts_narrowing", narrowing, args=tuple(f"tensor<6x{a}>" for a, _ in NARROWING_CASTS)),
+    ]
+
+
+NARROWING_CASTS = [("f64", "bf16"), ("f64", "f16"), ("i64", "bf16"), ("i32", "bf16"), ("i64", "f16"),
+                   ("f64", "i64"), ("f64", "ui32"), ("f32", "i8"), ("f16", "i64"), ("bf16", "ui8")]  # fmt: skip
+"""Conversions that round once (f64/i64 to halves) or saturate (floats to integers)."""
 
 
 def parse_type(text: str) -> Attribute:

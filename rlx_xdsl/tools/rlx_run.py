@@ -247,10 +247,11 @@ def _dtype_name(dt: np.dtype) -> str:
 
 def gather_inputs(
     f: func.FuncOp, specs: dict[str, str], seed: int, params: str | None = None, random_params: bool = False
-) -> list[np.ndarray]:
+) -> tuple[list[np.ndarray], int]:
     """One array per argument: given by `specs` (inline or from a .npy file), a parameter's
     from the weight file `params` (one it lacks is an error unless `random_params`), ones
-    for a gradient seed (`d_output`: the plain gradient, as `jax.grad`), or deterministic random.
+    for a gradient seed (`d_output`: the plain gradient, as `jax.grad`), or deterministic
+    random; and how many are random.
 
     Random arguments draw from one generator seeded with `seed`, in argument
     order, exactly as `graph.random_inputs` does; so with no `--input` the
@@ -275,7 +276,8 @@ def gather_inputs(
     _require_memory_for_random([a for a in args if a.index not in given])
     rng = np.random.default_rng(seed)
     block_args = f.body.block.args
-    return [given[a.index] if a.index in given else _random_for(a, rng, block_args[a.index]) for a in args]
+    inputs = [given[a.index] if a.index in given else _random_for(a, rng, block_args[a.index]) for a in args]
+    return inputs, len(args) - len(given)
 
 
 SHOWN_NAMES = 8
@@ -459,12 +461,10 @@ def execute_on_xla(
     (or too few for the mesh), or a failure while running, is one `rlx-run: error:` line.
     """
     from rlx_xdsl.backends import xla
-    from rlx_xdsl.backends.iree import lower_hir
+    from rlx_xdsl.backends.iree import without_hir
 
-    lowered = module.clone()
-    lower_hir(lowered)
     try:
-        compiled = xla.XlaModule(lowered, xla_device(device), f.sym_name.data, tf32)
+        compiled = xla.XlaModule(without_hir(module), xla_device(device), f.sym_name.data, tf32)
     except OpError as e:
         raise SourceError(op_diagnostic(e.op, e.message, e.note), source) from None
     except (xla.XlaUnavailable, xla.DeviceUnavailable) as e:
@@ -537,14 +537,15 @@ def describe_output(name: str, array: np.ndarray) -> list[str]:
 
 
 def save_arrays(directory: Path, f: func.FuncOp, inputs, outputs) -> None:
-    """Write `out<i>.npy` for the outputs and `inputs/<name>.npy` for the arguments.
+    """Write `<name>.npy` for the outputs (`output_names`: `rlx.name` or `out<i>`) and
+    `inputs/<name>.npy` for the arguments (a `/` in a name is written `_`).
 
     The saved inputs can be fed back with `--input NAME=DIR/inputs/NAME.npy`.
     """
     try:
         (directory / "inputs").mkdir(parents=True, exist_ok=True)
         for name, array in zip(output_names(f), outputs):
-            np.save(directory / f"{name}.npy", array)
+            np.save(directory / f"{name.replace('/', '_')}.npy", array)
         for arg, array in zip(graph_args(f), inputs):
             np.save(directory / "inputs" / f"{arg.name.replace('/', '_')}.npy", array)
     except OSError as e:
@@ -632,7 +633,8 @@ def make_parser() -> argparse.ArgumentParser:
         "--save",
         metavar="DIR",
         type=Path,
-        help="write the outputs as DIR/out0.npy, DIR/out1.npy, ... and the inputs as DIR/inputs/NAME.npy",
+        help="write the outputs as DIR/NAME.npy (a result's rlx.name, as rlx-grad gives its loss and "
+        "gradients: loss.npy, d_w.npy; else out0, out1, ...) and the inputs as DIR/inputs/NAME.npy",
     )
     return parser
 
@@ -646,14 +648,14 @@ def run(args: argparse.Namespace) -> list[str]:
     specs = parse_input_specs(args.input)
     module, source = load_module(args.file, verify=not args.disable_verify)
     f = select_function(module, args.func, source)
-    inputs = gather_inputs(f, specs, args.seed, args.params, args.random_params)
-    on = ""
+    inputs, random = gather_inputs(f, specs, args.seed, args.params, args.random_params)
+    notes = [f"seed {args.seed}"] if random else []
     if args.backend == "iree":
         outputs = execute_on_iree(module, f, inputs, source, "cuda" if args.device == "gpu" else args.device)
-        on = f", IREE {args.device}"
+        notes.append(f"IREE {args.device}")
     elif args.backend == "xla":
         outputs, where = execute_on_xla(module, f, inputs, source, args.device, args.tf32)
-        on = f", {where}"
+        notes.append(where)
     else:
         outputs = execute(module, f, inputs, source)
     if args.save is not None:
@@ -662,7 +664,8 @@ def run(args: argparse.Namespace) -> list[str]:
     plan = plan_of(f)
     on_arena = plan is not None and args.backend == "interpreter"
     arena = f", on an arena of {plan.arena_bytes.value.data} bytes" if on_arena else ""
-    lines = [f"@{f.sym_name.data}: {counts} (seed {args.seed}{on}){arena}"]
+    how = f" ({', '.join(notes)})" if notes else ""
+    lines = [f"@{f.sym_name.data}: {counts}{how}{arena}"]
     for name, array in zip(output_names(f), outputs):
         lines += describe_output(name, array)
     return lines

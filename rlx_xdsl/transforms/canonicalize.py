@@ -217,7 +217,8 @@ class ReshapeOfReshape(RewritePattern):
     def match_and_rewrite(self, op: ReshapeOp, rewriter: PatternRewriter) -> None:
         inner = op.input.owner
         if isinstance(inner, ReshapeOp):
-            merged = ReshapeOp(inner.input, new_shape=op.new_shape.get_values())
+            like_dims = op.like_dims.get_values() if op.like_dims is not None else None
+            merged = ReshapeOp(inner.input, new_shape=op.new_shape.get_values(), like=op.like, like_dims=like_dims)
             replace_by_new_op(op, merged, rewriter)
 
 

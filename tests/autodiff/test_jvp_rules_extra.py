@@ -64,7 +64,7 @@ ACTIVATIONS = {
     "log": positive(2, 3), "sqrt": positive(2, 3), "rsqrt": positive(2, 3), "sin": n(2, 3), "cos": n(2, 3),
     "tan": lambda rng: rng.uniform(-1, 1, (2, 3)), "atan": n(2, 3), "neg": n(2, 3), "abs": away_from_zero(2, 3),
     "relu": away_from_zero(2, 3), "round": lambda rng: rng.uniform(-3, 3, (2, 3)),
-    "log1p": positive(2, 3), "expm1": n(2, 3),
+    "log1p": positive(2, 3), "expm1": n(2, 3), "erf": n(2, 3),
 }  # fmt: skip
 
 N3 = t(2, 3, 4)

@@ -412,13 +412,13 @@ def test_the_prepare_steps_of_structured_ops_are_implemented_in_order():
     assert all(PREPARE_STEPS[n].pending is None for n in names[i : i + 3])
 
 
-def test_the_training_example_uses_rlx_grad_and_lowers_the_loss():
+def test_the_training_example_uses_rlx_train_step_and_lowers_the_loss():
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("train_rnn_scan", EXAMPLE.with_name("train_rnn_scan.py"))
     example = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(example)
-    module = example.gradient_module()
-    assert len(ops_of(module, ScanBackwardOp, "rnn_loss_grad")) == 1
+    module = example.train_step_module(0.5)
+    assert len(ops_of(module, ScanBackwardOp, "rnn_loss_train_step")) == 1
     history = example.train(3, 0.5)
     assert all(later < earlier for earlier, later in zip(history, history[1:])), history

@@ -16,6 +16,9 @@ import pytest
 
 jax = pytest.importorskip("jax")
 
+from xdsl.dialects.builtin import TensorType, f64  # noqa: E402
+
+from rlx_xdsl.backends.iree import lower_hir  # noqa: E402
 from rlx_xdsl.backends.xla import DeviceUnavailable, XlaModule, to_stablehlo  # noqa: E402
 from rlx_xdsl.building.builder import GraphBuilder  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
@@ -132,10 +135,26 @@ def test_an_op_without_a_translation_is_an_error_at_the_op():
     assert isinstance(error.value.op, TanhOp)
 
 
-def test_an_hir_op_asks_for_rlx_lower_hir():
+def test_random_bits_are_identical_but_f64_normals_only_within_ulps():
+    """README: Philox bits (and uniforms) match the interpreter exactly; `rng_normal` goes
+    through log and cos, whose results differ by ulps between XLA's and numpy's libraries."""
+    b = GraphBuilder("f")
+    t = TensorType(f64, [4096])
+    b.output(b.rng_uniform(t, seed=2, low=0.0, high=1.0), b.rng_normal(t, seed=2, mean=0.0, std=1.0))
+    module = b.module()
+    (uniform, normal), (xla_uniform, xla_normal) = run_function(module, "f", []), run_function(module, "f", [], backend="xla", device=DEVICE)
+    np.testing.assert_array_equal(xla_uniform, uniform)
+    assert not np.array_equal(xla_normal, normal)
+    np.testing.assert_allclose(xla_normal, normal, rtol=0, atol=1e-13)
+
+
+def test_an_hir_op_is_lowered_before_export_and_xla_module_asks_for_rlx_lower_hir():
     module = parse_module((ROOT / "examples" / "llama_hir.mlir").read_text())
+    lowered = module.clone()
+    lower_hir(lowered)
+    assert to_stablehlo(module) == to_stablehlo(lowered)
     with pytest.raises(OpError, match="is an HIR op: run rlx-lower-hir first"):
-        to_stablehlo(module)
+        XlaModule(module, "cpu")
 
 
 def test_a_dynamic_argument_is_an_error():

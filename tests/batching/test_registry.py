@@ -45,6 +45,26 @@ def test_ops_sized_by_a_batched_like_read_its_dims_one_axis_on():
         check_vmap(parse_module(LIKE), "f", examples, batched)
 
 
+RESHAPE_NARROW_LIKE = """func.func @f(%x: tensor<8x3xf32>, %ids: tensor<2x4xi64>) -> (tensor<2x4x3xf32>, tensor<4x3xf32>) {
+  %0 = mir.reshape %x new_shape = [-1, -1, 3] like %ids like_dims = [0, 1, -1] : (tensor<8x3xf32>, tensor<2x4xi64>) -> tensor<2x4x3xf32>
+  %1 = mir.narrow %x axis = 0 start = 1 len = -1 like %ids like_dims = [1, -1] : (tensor<8x3xf32>, tensor<2x4xi64>) -> tensor<4x3xf32>
+  func.return %0, %1 : tensor<2x4x3xf32>, tensor<4x3xf32>
+}
+"""
+
+
+def test_reshape_and_narrow_sized_by_like_batch_over_each_argument_and_both():
+    import numpy as np
+
+    from rlx_xdsl.context import parse_module
+    from rlx_xdsl.testing.vmap_check import check_vmap
+
+    rng = np.random.default_rng(4)
+    examples = [[rng.standard_normal((8, 3)).astype(np.float32), np.zeros((2, 4), np.int64)] for _ in range(2)]
+    for batched in ([0], [1], [0, 1]):
+        check_vmap(parse_module(RESHAPE_NARROW_LIKE), "f", examples, batched)
+
+
 def test_an_op_without_a_rule_is_a_located_error():
     """Nothing is silently unrolled: the error names the op, at its line."""
     import pytest

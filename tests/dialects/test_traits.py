@@ -52,7 +52,7 @@ EXPECTED_CLASS = {
     Precision.ELEMENTWISE: {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
-        "neg", "abs", "sin", "cos", "tan", "atan", "round", "log1p", "expm1",
+        "neg", "abs", "sin", "cos", "tan", "atan", "round", "log1p", "expm1", "erf",
         "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
         "quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
         "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale",

@@ -62,7 +62,8 @@ def zoo_export():
 def zoo_dynamic():
     """`zoo_dynamic(name)`: (model, MIR module, its weights by name, example input) of the
     tiny Hugging Face model `name` exported once per session with a dynamic batch (dim 0
-    of its one input)."""
+    of its one input) and, for the text models (token ids), a dynamic sequence length
+    (dim 1)."""
     from torch.export import Dim
 
     from rlx_xdsl.importers.torch import export, import_program, program_weights
@@ -76,7 +77,10 @@ def zoo_dynamic():
             torch.manual_seed(11)
             model, example = hf_models.MODELS[name]()
             model.eval()
-            program = export(model, (example,), dynamic_shapes={"x": {0: Dim("batch", max=64)}})
+            dims = {0: Dim("batch", max=64)}
+            if example.dtype == torch.int64:
+                dims[1] = Dim("seq", max=32)
+            program = export(model, (example,), dynamic_shapes={"x": dims})
             cache[name] = model, import_program(program), program_weights(program), example
         return cache[name]
 

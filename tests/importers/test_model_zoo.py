@@ -13,6 +13,7 @@ from xdsl.context import Context
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
 from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
+from rlx_xdsl.dialects.lir.liveness import PlanError
 from rlx_xdsl.formats.weights import write_weights
 from rlx_xdsl.importers.torch import export, import_program, program_weights
 from rlx_xdsl.ir.graph import argument_name, find_function, is_param
@@ -132,20 +133,32 @@ def test_a_padding_attention_mask_input_imports_and_matches_torch(name):
     close(compute(module, args), expected)
 
 
+def _dynamic_runs(f, weights, example):
+    """(arguments, input) at (batch, length) 1 x 8 and 3 x 5 for token ids (batch 1 and 3
+    for the other inputs)."""
+    for batch, length in ((1, example.shape[1]), (3, 5)):
+        torch.manual_seed(batch)
+        if example.dtype == torch.int64:
+            x = torch.randint(0, hf_models.VOCAB, (batch, length))
+        else:
+            x = torch.randn((batch, *example.shape[1:]))
+        yield [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))], x
+
+
 @pytest.mark.parametrize("name", ["llama", "mistral", "qwen2", "gpt2", "bert", "vit", "whisper_encoder"])
-def test_a_dynamic_batch_imports_as_a_question_mark_and_runs_at_two_batch_sizes(zoo_dynamic, name):
-    """One import with `?` batch, run at batch 1 and 3: the decoders' mask builders take an
-    `arange` over the batch (`mir.iota` sized `like` the ids), BERT's token types and ViT's
-    class token expand from 1 to it (`mir.expand ... like`)."""
+def test_a_dynamic_batch_and_sequence_import_as_question_marks_and_run_at_two_sizes(zoo_dynamic, name):
+    """One import with `?` batch (and `?` sequence length for the text models), run at 1 x 8
+    and 3 x 5 tokens (batch 1 and 3 for ViT and Whisper): the mask builders' `arange`s are
+    `mir.iota` sized `like` the ids, their slices to the length `mir.narrow ... like`, the
+    `[B*S, D] <-> [B, S, D]` views `mir.reshape ... like`, BERT's token types and ViT's
+    class token expand to the batch (`mir.expand ... like`)."""
     model, module, weights, example = zoo_dynamic(name)
     f = find_function(module)
     (user,) = [i for i in range(len(f.args)) if not is_param(f, i)]
-    assert f.args[user].type.get_shape()[0] == DYNAMIC
-    for batch in (1, 3):
-        torch.manual_seed(batch)
-        shape = (batch, *example.shape[1:])
-        x = torch.randint(0, hf_models.VOCAB, shape) if example.dtype == torch.int64 else torch.randn(shape)
-        args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    shape = f.args[user].type.get_shape()
+    assert shape[0] == DYNAMIC
+    assert (shape[1] == DYNAMIC) == (example.dtype == torch.int64)
+    for args, x in _dynamic_runs(f, weights, example):
         with torch.no_grad():
             expected = model(x).numpy()
         got = compute(module, args)
@@ -153,17 +166,47 @@ def test_a_dynamic_batch_imports_as_a_question_mark_and_runs_at_two_batch_sizes(
         close(got, expected)
 
 
-def test_the_dynamic_llama_fuses_and_runs_on_iree_cpu_at_two_batch_sizes(zoo_dynamic):
+def test_the_dynamic_llama_runs_on_xla_at_two_sequence_lengths(zoo_dynamic):
+    """The JAX export of the `like` sizes: XLA compiles once per shape."""
+    model, module, weights, example = zoo_dynamic("llama")
+    f = find_function(module)
+    for args, x in _dynamic_runs(f, weights, example):
+        with torch.no_grad():
+            close(compute(module, args, backend="xla"), model(x).numpy())
+
+
+def test_the_dynamic_llama_fuses_and_runs_on_iree_cpu_at_two_sizes(zoo_dynamic):
     """The `like` operands survive the fusion pipeline and lower to `tensor.dim` for IREE
-    at both sizes."""
+    at both sizes (batch and sequence length)."""
     model, module, weights, example = zoo_dynamic("llama")
     fused = module.clone()
     FusionPipelinePass(target="best").apply(Context(), fused)
     fused.verify()
     f = find_function(fused)
-    for batch in (1, 3):
-        x = torch.randint(0, hf_models.VOCAB, (batch, example.shape[1]))
-        args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    for args, x in _dynamic_runs(f, weights, example):
         with torch.no_grad():
             expected = model(x).numpy()
         close(compute(fused, args, backend="iree"), expected)
+
+
+def test_the_dynamic_llama_through_amp_grad_and_plan_memory(zoo_dynamic):
+    """At 3 x 5 tokens (the export's example is 2 x 8): AMP within half precision, the
+    gradients against torch autograd; memory planning refuses the `?` dims by name."""
+    model, module, weights, example = zoo_dynamic("llama")
+    f = find_function(module)
+    _, (args, x) = _dynamic_runs(f, weights, example)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    amp = compute(transformed(module, AutoMixedPrecisionPass(policy="auto-mixed")), args)
+    assert np.max(np.abs(amp - expected)) <= 2e-2 * np.max(np.abs(expected))
+
+    trained = {k: p for k, p in model.named_parameters() if p.requires_grad}
+    cotangent = np.random.default_rng(6).standard_normal(expected.shape).astype(np.float32)
+    out, *gradients = rlx_gradients(module, trained, args, cotangent)
+    close(out, expected)
+    torch_grads = torch_gradients(model, x, cotangent)
+    for key, got in zip(trained, gradients, strict=True):
+        close(got, torch_grads[key], rtol=2e-4)
+
+    with pytest.raises(PlanError, match=r"has dynamic type tensor<\?x\?xi64>: memory planning needs static shapes"):
+        transformed(module, PlanMemoryPass())

@@ -3,6 +3,8 @@ interpreter against PyTorch's own output (the independent oracle)."""
 
 from __future__ import annotations
 
+import os
+import sys
 from pathlib import Path
 
 import numpy as np
@@ -15,6 +17,7 @@ from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir.attention import AttentionOp
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import import_module, supported_ops
+from rlx_xdsl.importers.torch.translator import source_name
 from rlx_xdsl.ir.graph import argument_name, find_function, is_param
 from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.run import run_function
@@ -108,7 +111,26 @@ def test_a_library_beside_torch_is_the_models_source_and_the_importer_never_is()
     assert translator.user_frame(node) == (str(site / "torchvision/models/resnet.py"), 268)
     module = import_module(torch.nn.Sequential(torch.nn.Linear(2, 3)), (torch.ones(1, 2),))
     files = {op.location.filename.data for op in find_function(module).body.block.ops if isinstance(op.location, FileLineColLoc)}
-    assert files == {str(site / "torch/nn/modules/linear.py")}
+    assert files == {"torch/nn/modules/linear.py"}  # relative to its sys.path entry
+
+
+def test_locations_are_relative_with_the_statement_column(mlp, monkeypatch):
+    """No absolute paths in imported IR: the model file relative to the working directory (or
+    its sys.path entry), the column where the statement starts on its line (from the source)."""
+    _, module = mlp
+    ours = [op.location for op in find_function(module).body.block.ops if isinstance(op.location, FileLineColLoc)]
+    assert ours and all(not os.path.isabs(loc.filename.data) for loc in ours)
+    source = open(MLP.forward.__code__.co_filename).read().splitlines()
+    for loc in ours:
+        text = source[loc.line.data - 1] if loc.filename.data.endswith(MODELS_FILE) else None
+        if text is not None:
+            assert loc.column.data == len(text) - len(text.lstrip()) + 1 > 1
+    monkeypatch.chdir(os.path.dirname(MLP.forward.__code__.co_filename))
+    assert source_name(MLP.forward.__code__.co_filename) == MODELS_FILE
+    monkeypatch.setattr(sys, "path", ["/nowhere", "/a"])
+    assert source_name("/a/b/model.py") == "b/model.py"
+    monkeypatch.setattr(sys, "path", [])
+    assert source_name("/a/b/model.py") == "/a/b/model.py"
 
 
 def test_conv_net_matches_torch(convnet):
@@ -222,17 +244,17 @@ def test_hand_written_rms_norms_become_one_op_each_and_match_torch():
     assert sum(op.name == "mir.rsqrt" for op in module.walk()) == 2
 
 
-class Erf(torch.nn.Module):
+class Erfinv(torch.nn.Module):
     def forward(self, x):
-        return torch.special.erf(x) + 1
+        return torch.special.erfinv(x) + 1
 
 
 def test_unsupported_op_names_the_op_and_the_source_line():
     with pytest.raises(ImportFailure) as info:
-        import_module(Erf(), (torch.randn(3),))
+        import_module(Erfinv(), (torch.rand(3),))
     message = str(info.value)
-    assert "unsupported ATen op 'aten.erf.default'" in message
-    line = Erf.forward.__code__.co_firstlineno + 1
+    assert "unsupported ATen op 'aten.erfinv.default'" in message
+    line = Erfinv.forward.__code__.co_firstlineno + 1
     assert f"test_torch.py:{line}" in message
 
 

@@ -34,3 +34,22 @@ def test_llama_block_from_torch_onnx_export_matches_torch():
     with torch.no_grad():
         expected = model(x).numpy()
     np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)
+
+
+def test_llama_block_from_the_dynamo_onnx_exporter_matches_torch():
+    """`torch.onnx.export(dynamo=True)` (onnxscript, its newest opset) imports as well."""
+    torch.manual_seed(6)
+    model = LlamaBlock(kv_heads=4).eval()
+    x = torch.randn(2, 8, 16)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        program = torch.onnx.export(model, (x,), dynamo=True, verbose=False)
+    exported = program.model_proto
+    module = import_model(exported)
+    f = find_function(module)
+    weights = initializers(exported)
+    args = [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+    (got,) = run_function(module, None, args)
+    with torch.no_grad():
+        expected = model(x).numpy()
+    np.testing.assert_allclose(got, expected, rtol=1e-5, atol=1e-5)

@@ -479,14 +479,26 @@ def test_the_gradient_seed_is_ones_by_default(gradient_file, tmp_path, capsys):
     assert code == 0, err
     x = np.load(tmp_path / "o" / "inputs" / "x.npy")
     np.testing.assert_array_equal(np.load(tmp_path / "o" / "inputs" / "d_output.npy"), np.float32(1))
-    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out1.npy"), x)
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "d_w.npy"), x)
 
 
 def test_the_gradient_seed_can_be_given_inline(gradient_file, tmp_path, capsys):
     args = ["--func", "loss_grad", "--input", "d_output=2.5", "--input", "x=[[1, 2, 3], [4, 5, -6]]"]
     code, out, err = run(capsys, gradient_file, *args, "--save", tmp_path / "o")
     assert code == 0, err
-    np.testing.assert_array_equal(np.load(tmp_path / "o" / "out1.npy"), np.float32([[2.5, 5, 7.5], [10, 12.5, -15]]))
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "d_w.npy"), np.float32([[2.5, 5, 7.5], [10, 12.5, -15]]))
+
+
+def test_outputs_are_named_by_rlx_grad_and_the_seed_shows_only_for_random_inputs(gradient_file, tmp_path, capsys):
+    """rlx-grad names its results (the loss, d_<param>); with every input given nothing is random."""
+    args = ["--func", "loss_grad", "--input", "x=[[1, 2, 3], [4, 5, -6]]", "--input", "w=2", "--save", tmp_path / "o"]
+    code, out, err = run(capsys, gradient_file, *args)
+    assert code == 0, err
+    assert out.splitlines()[0] == "@loss_grad: 3 arguments, 2 outputs"
+    assert "\nloss: shape [] dtype f32\n" in out and "\nd_w: shape [2, 3] dtype f32\n" in out
+    np.testing.assert_array_equal(np.load(tmp_path / "o" / "d_w.npy"), np.float32([[1, 2, 3], [4, 5, -6]]))
+    code, out, err = run(capsys, gradient_file, "--func", "loss_grad", "--input", "w=2", "--seed", "4")
+    assert out.splitlines()[0] == "@loss_grad: 3 arguments, 2 outputs (seed 4)"
 
 
 def test_help_says_the_gradient_seed_is_ones():
@@ -555,6 +567,24 @@ def test_inline_values_must_fit_the_argument(tmp_path, gradient_file, capsys):
         [write(tmp_path, DYNAMIC, "dyn.mlir"), "--input", "x=1.0"],
         "input 'x': one value cannot give the dims of the dynamic type tensor<?x2xf32>",
     )
+
+
+def test_a_real_value_for_a_complex_argument_says_how_to_write_a_complex_one(capsys):
+    """The argument is complex: the error shows the (real, imag) form (it was "malformed number literal '.'")."""
+    example = Path(__file__).parents[2] / "examples" / "complex_filter.mlir"
+    err = expect_error(
+        capsys,
+        [example, "--input", "h=1.0"],
+        "rlx-run: error: --input h=1.0: real literal 1.0 for complex type complex<f32>: "
+        "write a complex value as (real, imag), e.g. (1.0, 0.0)\n  h=1.0\n    ^\n",
+    )
+    code, out, err = run(capsys, example, "--input", "h=(1.0, 0.0)", "--input", "x=[" + ", ".join(["[1.0" + ", 0.0" * 15 + "]"] * 4) + "]")
+    assert code == 0, err
+    # With h = 1 the filter only keeps the first 8 bins; numpy's FFT is the oracle.
+    x = np.zeros((4, 16), np.complex64)
+    x[:, 0] = 1
+    expected = (np.abs(np.fft.ifft(np.fft.fft(x, norm="ortho")[:, :8], norm="ortho")) ** 2).sum()
+    assert f"values: [{expected:.6g}]" in out
 
 
 def test_a_file_that_looks_like_a_number_is_read_by_its_path(tmp_path, capsys):

@@ -181,6 +181,16 @@ def test_third_party_ops_are_classified_by_their_traits():
     assert element(by_class[ThirdPartyUnclassifiedOp].result) == bf16
 
 
+def test_stop_gradient_is_data_movement_not_the_compute_fallback():
+    """RLX's op_kind has no StopGradient arm (its fallback is compute); ours is data movement
+    (docs/deviations.md): under compute=bf16 data-movement=f16 it takes f16."""
+    b = GraphBuilder("f")
+    b.output(b.stop_gradient(b.input("x", [4])))
+    module = amp(b.module(), policy="custom", compute="bf16", data_movement="f16")
+    (stop,) = [op for op in module.walk() if op.name == "mir.stop_gradient"]
+    assert element(stop.results[0]) == f16
+
+
 def test_ops_of_other_frameworks_keep_their_types():
     """`test.op` cannot re-infer its types: its operand is cast back to what it was written with."""
     b = GraphBuilder("f")

@@ -73,7 +73,7 @@ CASES = [
       ("sigmoid", torch.sigmoid), ("tanh", torch.tanh), ("exp", torch.exp), ("log", torch.log),
       ("sqrt", torch.sqrt), ("rsqrt", torch.rsqrt), ("neg", torch.neg), ("abs", torch.abs),
       ("sin", torch.sin), ("cos", torch.cos), ("tan", torch.tan), ("atan", torch.atan),
-      ("round", torch.round), ("log1p", torch.log1p), ("expm1", torch.expm1)]),
+      ("round", torch.round), ("log1p", torch.log1p), ("expm1", torch.expm1), ("erf", torch.erf)]),
     unary("gelu_approx", lambda x: F.gelu(x, approximate="tanh")),
     Case("where", [(2, 4), (2, 4)],
          lambda b, x, y: b.where(b.constant(np.eye(2, 4, dtype=bool)), x, y),

@@ -384,3 +384,21 @@ SHAPE_AND_ARITHMETIC_OPS = (
 def test_random_shape_op_graphs_keep_their_outputs(case):
     """Graphs of the ops the patterns match, where stacked reshapes and transposes arise by themselves."""
     check_pass_on(*case)
+
+
+def test_a_merged_reshape_keeps_the_outer_reshapes_like():
+    """`reshape(reshape(x, [-1]), [?, ?, 4] like ids)` is one reshape of x sized by `ids`:
+    the merge keeps the sizes read at run time (the same values at two sizes)."""
+    module = parse_module("""
+func.func @f(%x: tensor<?x4xf32>, %ids: tensor<?x?xi64>) -> tensor<?x?x4xf32> {
+  %flat = mir.reshape %x new_shape = [-1] : (tensor<?x4xf32>) -> tensor<?xf32>
+  %r = mir.reshape %flat new_shape = [-1, -1, 4] like %ids like_dims = [0, 1, -1] : (tensor<?xf32>, tensor<?x?xi64>) -> tensor<?x?x4xf32>
+  func.return %r : tensor<?x?x4xf32>
+}""")
+    run_pass(module)
+    (merged,) = [op for op in module.walk() if op.name == "mir.reshape"]
+    assert merged.like is not None and merged.like_dims.get_values() == (0, 1, -1)
+    for batch, length in ((1, 3), (2, 2)):
+        x = np.arange(batch * length * 4, dtype=np.float32).reshape(-1, 4)
+        (got,) = run_function(module, "f", [x, np.zeros((batch, length), np.int64)])
+        np.testing.assert_array_equal(got, x.reshape(batch, length, 4))

@@ -30,6 +30,7 @@ from rlx_xdsl.transforms.pipeline import parse_pipeline
 
 NOT_IDEMPOTENT = {
     "rlx-grad": "adds @F_grad; running it again on the same F is an error (test_grad_twice_is_a_located_error)",
+    "rlx-train-step": "adds @F_train_step; running it again on the same F is an error (lit_tests/autodiff/train-step-errors.mlir)",
 }
 """Passes that cannot be idempotent, and why."""
 

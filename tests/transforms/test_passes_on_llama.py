@@ -60,7 +60,7 @@ def test_every_pass_is_checked_here():
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
         "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
-        "rlx-vmap", "rlx-jvp", "rlx-hvp",
+        "rlx-vmap", "rlx-jvp", "rlx-hvp", "rlx-train-step",
     } | set(FUSION_PASSES) | set(BACKEND_PASSES)  # fmt: skip
 
 
@@ -381,6 +381,22 @@ def test_hvp_matches_central_differences_of_the_llama_gradient(llama):
         numeric = (p.astype(np.float64) - m) / 2e-2
         np.testing.assert_allclose(got, numeric, rtol=3e-2, atol=3e-2 * np.abs(numeric).max())
     assert all(np.abs(g).max() > 0 for g in gradients)
+
+
+def test_train_step_keeps_the_llama_graph_and_steps_against_its_gradient(llama):
+    """@llama is untouched; one SGD step of @llama_train_step moves every weight (the
+    rlx.param arguments) by -lr times rlx-grad's gradient of sum(out)."""
+    from rlx_xdsl.autodiff.train_step import TrainStepPass
+
+    text, inputs, expected = llama
+    module = added_beside_llama(text, TrainStepPass(func="llama", optimizer="sgd", lr=0.5))
+    GradPass(func="llama", wrt=weights_of(inputs)).apply(make_context(), module)
+    out, *new_weights = run_function(module, "llama_train_step", [*inputs, np.float32(1)])
+    np.testing.assert_array_equal(out, expected[0])
+    _, *gradients = run_function(module, "llama_grad", [*inputs, np.ones_like(expected[0])])
+    assert len(new_weights) == len(gradients) == len(inputs) - 3
+    for new, old, g in zip(new_weights, inputs[3:], gradients, strict=True):
+        np.testing.assert_allclose(new, old - 0.5 * g, rtol=1e-5, atol=1e-6)
 
 
 def test_vmap_keeps_the_llama_graph_and_batches_it_example_by_example(llama):

@@ -76,6 +76,17 @@ func.func @log1p_expm1(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>) {
 
 // -----
 
+// erf is math.erf.
+// CHECK-LABEL: func.func @erf
+// CHECK:         math.erf %{{.*}} : f32
+// CHECK:         func.return
+func.func @erf(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %0 = mir.erf %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %0 : tensor<4xf32>
+}
+
+// -----
+
 // Casts: float to int truncates (fptosi), anything to i1 is `!= 0`; constants become arith.constant.
 // CHECK-LABEL: func.func @casts
 // CHECK:         arith.constant dense<[1.500000e+00, -2.000000e+00]> : tensor<2xf32>

@@ -84,7 +84,9 @@ func.func @activations(%x: tensor<8xf32>) -> tensor<8xf32> {
   %17 = mir.log1p %16 : (tensor<8xf32>) -> tensor<8xf32>
   // CHECK-NEXT: %18 = mir.expm1 %17 : (tensor<8xf32>) -> tensor<8xf32>
   %18 = mir.expm1 %17 : (tensor<8xf32>) -> tensor<8xf32>
-  func.return %18 : tensor<8xf32>
+  // CHECK-NEXT: %19 = mir.erf %18 : (tensor<8xf32>) -> tensor<8xf32>
+  %19 = mir.erf %18 : (tensor<8xf32>) -> tensor<8xf32>
+  func.return %19 : tensor<8xf32>
 }
 
 // -----

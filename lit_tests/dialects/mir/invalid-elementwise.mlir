@@ -450,6 +450,13 @@ func.func @expm1_integer(%a: tensor<3xi32>) -> tensor<3xi32> {
 }
 // -----
 
+func.func @erf_integer(%a: tensor<3xi32>) -> tensor<3xi32> {
+  // expected-error@+1 {{'mir.erf' operand must have a floating-point element type, got i32}}
+  %0 = mir.erf %a : (tensor<3xi32>) -> tensor<3xi32>
+  func.return %0 : tensor<3xi32>
+}
+// -----
+
 func.func @round_result_type(%a: tensor<2x3xbf16>) -> tensor<3x2xbf16> {
   // expected-error@+1 {{'mir.round' inferred result type tensor<2x3xbf16> does not match declared type tensor<3x2xbf16>}}
   %0 = mir.round %a : (tensor<2x3xbf16>) -> tensor<3x2xbf16>

@@ -57,7 +57,7 @@ func.func @fmba_result(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf3
 // -----
 
 func.func @fmba_unknown_activation(%x: tensor<3x4xf32>, %w: tensor<4x2xf32>, %b: tensor<2xf32>) -> tensor<3x2xf32> {
-  // expected-error@+1 {{Expected `gelu`, `gelu_approx`, `silu`, `relu`, `sigmoid`, `tanh`, `exp`, `log`, `sqrt`, `rsqrt`, `neg`, `abs`, `sin`, `cos`, `tan`, `atan`, `round`, `log1p`, or `expm1`.}}
+  // expected-error@+1 {{Expected `gelu`, `gelu_approx`, `silu`, `relu`, `sigmoid`, `tanh`, `exp`, `log`, `sqrt`, `rsqrt`, `neg`, `abs`, `sin`, `cos`, `tan`, `atan`, `round`, `log1p`, `expm1`, or `erf`.}}
   %0 = mir.fused_matmul_bias_act %x, %w, %b activation = swish : (tensor<3x4xf32>, tensor<4x2xf32>, tensor<2xf32>) -> tensor<3x2xf32>
   func.return %0 : tensor<3x2xf32>
 }

@@ -221,3 +221,35 @@ func.func @expand_like_without_dims(%x: tensor<1x8xf32>, %ids: tensor<?x8xi64>) 
   %0 = "mir.expand"(%x, %ids) <{target_shape = array<i64: -1, 8>}> : (tensor<1x8xf32>, tensor<?x8xi64>) -> tensor<1x8xf32>
   func.return %0 : tensor<1x8xf32>
 }
+
+// -----
+
+func.func @reshape_like_entry(%x: tensor<?x32xf32>, %ids: tensor<?x?xi64>) -> tensor<?x?x32xf32> {
+  // expected-error@+1 {{'mir.reshape' new_shape entry 1 must be -1: `like` gives its size}}
+  %0 = mir.reshape %x new_shape = [-1, 4, 32] like %ids like_dims = [0, 1, -1] : (tensor<?x32xf32>, tensor<?x?xi64>) -> tensor<?x?x32xf32>
+  func.return %0 : tensor<?x?x32xf32>
+}
+
+// -----
+
+func.func @reshape_like_two_inferred(%x: tensor<?x32xf32>, %ids: tensor<?x?xi64>) -> tensor<?x?x?xf32> {
+  // expected-error@+1 {{'mir.reshape' new_shape [-1, -1, -1] has more than one -1}}
+  %0 = mir.reshape %x new_shape = [-1, -1, -1] like %ids like_dims = [0, -1, -1] : (tensor<?x32xf32>, tensor<?x?xi64>) -> tensor<?x?x?xf32>
+  func.return %0 : tensor<?x?x?xf32>
+}
+
+// -----
+
+func.func @narrow_like_len(%x: tensor<1x32xi64>, %ids: tensor<?x?xi64>) -> tensor<1x?xi64> {
+  // expected-error@+1 {{'mir.narrow' len must be -1: `like` gives the length}}
+  %0 = mir.narrow %x axis = 1 start = 0 len = 4 like %ids like_dims = [-1, 1] : (tensor<1x32xi64>, tensor<?x?xi64>) -> tensor<1x?xi64>
+  func.return %0 : tensor<1x?xi64>
+}
+
+// -----
+
+func.func @narrow_like_other_dim(%x: tensor<1x32xi64>, %ids: tensor<?x?xi64>) -> tensor<?x?xi64> {
+  // expected-error@+1 {{'mir.narrow' like_dims must size axis 1 and no other dim}}
+  %0 = mir.narrow %x axis = 1 start = 0 len = -1 like %ids like_dims = [0, 1] : (tensor<1x32xi64>, tensor<?x?xi64>) -> tensor<?x?xi64>
+  func.return %0 : tensor<?x?xi64>
+}

@@ -81,3 +81,16 @@ func.func @expand_like(%b: tensor<1x8xf32>, %c: tensor<32xf32>, %ids: tensor<?x8
   %1 = mir.expand %c target_shape = [-1, 1, 32] like %ids like_dims = [0, -1, -1] : (tensor<32xf32>, tensor<?x8xi64>) -> tensor<?x1x32xf32>
   func.return %0, %1 : tensor<?x8xf32>, tensor<?x1x32xf32>
 }
+
+// -----
+
+// Several ? dims of a reshape, and a narrow's length, read at run time from `like`.
+// CHECK-LABEL: func.func @reshape_narrow_like
+func.func @reshape_narrow_like(%x: tensor<?x32xf32>, %pos: tensor<1x32xi64>, %ids: tensor<?x?xi64>) -> (tensor<?x?x4x8xf32>, tensor<1x?xi64>) {
+  // CHECK-NEXT: %0 = mir.reshape %x new_shape = [-1, -1, 4, 8] like %ids like_dims = [0, 1, -1, -1] : (tensor<?x32xf32>, tensor<?x?xi64>) -> tensor<?x?x4x8xf32>
+  // GENERIC: "mir.reshape"(%x, %ids) <{new_shape = array<i64: -1, -1, 4, 8>, like_dims = array<i64: 0, 1, -1, -1>}> : (tensor<?x32xf32>, tensor<?x?xi64>) -> tensor<?x?x4x8xf32>
+  %0 = mir.reshape %x new_shape = [-1, -1, 4, 8] like %ids like_dims = [0, 1, -1, -1] : (tensor<?x32xf32>, tensor<?x?xi64>) -> tensor<?x?x4x8xf32>
+  // CHECK-NEXT: %1 = mir.narrow %pos axis = 1 start = 1 len = -1 like %ids like_dims = [-1, 1] : (tensor<1x32xi64>, tensor<?x?xi64>) -> tensor<1x?xi64>
+  %1 = mir.narrow %pos axis = 1 start = 1 len = -1 like %ids like_dims = [-1, 1] : (tensor<1x32xi64>, tensor<?x?xi64>) -> tensor<1x?xi64>
+  func.return %0, %1 : tensor<?x?x4x8xf32>, tensor<1x?xi64>
+}

@@ -103,11 +103,15 @@ def to_stablehlo(module: ModuleOp, function: str | None = None, tf32: bool = Fal
     Its entry point is `@main`, taking the arguments in order and returning the
     results as a tuple. Sharding attributes are checked but not applied: the text
     is the one-device program (`XlaModule(...).stablehlo()` has the partitioned one's
-    input). Unexportable ops are `OpError`s; no JAX is `XlaUnavailable`.
+    input). HIR block ops are expanded into MIR first, on a copy (`without_hir`), as
+    `rlx-run --backend=xla` runs them. Unexportable ops are `OpError`s; no JAX is
+    `XlaUnavailable`.
     """
+    from rlx_xdsl.backends.iree import without_hir
     from rlx_xdsl.ir.sharding import read_layout
 
     jax = require_jax()
+    module = without_hir(module)
     f = find_function(module, function)
     check_exportable(f)
     read_layout(module, f)

@@ -102,7 +102,7 @@ class XlaModule:
                     lowered = jitted.lower(*abstract_args(f))
             finally:
                 CUDA_KERNELS.reset(on_gpu)
-                self._executables[shapes] = (lowered, lowered.compile())
+            self._executables[shapes] = (lowered, lowered.compile())
         self._last, self._last_shapes = self._executables[shapes], shapes
         return self._last[1]
 
@@ -221,11 +221,9 @@ class XlaModule:
 def run_function(module: ModuleOp, name: str | None, inputs: Sequence[Any], device: str = "cpu") -> list[np.ndarray]:
     """Run one function on XLA (the first when `name` is None): numpy in, numpy out. HIR block
     ops are lowered to MIR first, on a copy (as `rlx-run --backend=xla` and IREE do)."""
-    from rlx_xdsl.backends.iree import lower_hir
+    from rlx_xdsl.backends.iree import without_hir
 
-    lowered = module.clone()
-    lower_hir(lowered)
-    return [np.asarray(output) for output in XlaModule(lowered, device, name)(*inputs)]
+    return [np.asarray(output) for output in XlaModule(without_hir(module), device, name)(*inputs)]
 
 
 def _devices(device: str, layout: Layout) -> Sequence[Any]:

@@ -4,6 +4,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from rlx_xdsl import dtypes
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
 from rlx_xdsl.dialects.base import like_at_run_time, tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
@@ -38,7 +39,37 @@ def convert(x, dtype):
         low, high = t < info.min, t >= float(info.max) + 1.0
         inside = jnp.where(jnp.isnan(t) | low | high, 0.0, t).astype(dtype)
         return jnp.where(high, info.max, jnp.where(low, info.min, inside)).astype(dtype)
+    if dtype in (jnp.bfloat16, jnp.float16) and x.dtype.itemsize >= 4 and x.dtype.kind in "iuf":
+        if x.dtype.kind in "iu":
+            x = _int_to_f64(x)
+        if x.dtype == jnp.float64:
+            x = _round_to_odd_f32(x)
     return x.astype(dtype)
+
+
+def _round_to_odd_f32(x):
+    """f64 `x` rounded to f32 to odd (toward zero, the last bit set when inexact): rounding
+    that again to bf16/f16 equals rounding `x` once (Boldo & Melquiond 2008). XLA's own
+    f64 -> bf16/f16 convert rounds through f32, twice."""
+    nearest = x.astype(jnp.float32)
+    back = nearest.astype(jnp.float64)
+    bits = jax.lax.bitcast_convert_type(nearest, jnp.int32)
+    fix = (back != x) & ~jnp.isnan(x) & ((bits & 1) == 0)
+    step = jnp.where(jnp.abs(back) > jnp.abs(x), np.int32(-1), np.int32(1))
+    return jax.lax.bitcast_convert_type(jnp.where(fix, bits + step, bits), jnp.float32)
+
+
+def _int_to_f64(x):
+    """An integer as f64, exactly, or (64-bit, above 2^53) with the bits below bit 12 folded
+    into a sticky bit 11, so any later rounding to 51 bits or fewer is the rounding of `x`."""
+    if x.dtype.itemsize <= 4:
+        return x.astype(jnp.float64)
+    negative = x < 0
+    magnitude = jnp.where(negative, -x, x).astype(jnp.uint64)  # |INT64_MIN| wraps to 2^63 unsigned
+    low = magnitude & np.uint64(0xFFF)
+    folded = (magnitude & ~np.uint64(0xFFF)) | jnp.where(low != 0, np.uint64(0x800), np.uint64(0))
+    value = jnp.where(magnitude >= np.uint64(1 << 53), folded, magnitude).astype(jnp.float64)
+    return jnp.where(negative, -value, value)
 
 
 JAX_OPS.add(ew.CastOp, lambda op, x, **_: (convert(x, result_dtype(op)),))
@@ -51,26 +82,80 @@ _COMPARE = {
     "gt": jnp.greater,
     "ge": jnp.greater_equal,
 }
-JAX_OPS.add(
-    ew.CompareOp, lambda op, a, b, **_: (_COMPARE[op.predicate.data.value](a, b),)
-)
+
+
+def _compare(op, a, b):
+    """In the operands' promoted dtype, as the interpreter (i32 against f32 compares in f64;
+    JAX's own promotion would round the i32 to f32)."""
+    common = dtypes.numpy_dtype(dtypes.promote(op.lhs.type.element_type, op.rhs.type.element_type))
+    return _COMPARE[op.predicate.data.value](a.astype(common), b.astype(common))
+
+
+JAX_OPS.add(ew.CompareOp, lambda op, a, b, **_: (_compare(op, a, b),))
 
 
 def _binary(fn):
-    """Float results compute in the result dtype (i32 * f32 -> f64 is exact in f64)."""
+    """Float results compute in the result dtype (i32 * f32 -> f64 is exact in f64);
+    integer results in the result dtype too (i8 / i32 divides in i32)."""
 
     def formula(op, a, b):
         dtype = result_dtype(op)
-        if np.issubdtype(dtype, np.inexact) and dtype not in (jnp.float16, jnp.bfloat16):
+        if dtype not in (jnp.float16, jnp.bfloat16):
             a, b = a.astype(dtype), b.astype(dtype)
         return fn(a, b)
 
     return with_op(formula)
 
 
+def _subtract(a, b):
+    """On i1 operands, `a - b` is nonzero where they differ (jnp refuses bool subtraction)."""
+    return a != b if a.dtype == b.dtype == jnp.bool_ else jnp.subtract(a, b)
+
+
+def _negative(x):
+    """`-x`; on i1, `-1` is nonzero: true stays true (jnp refuses bool negation)."""
+    return x if x.dtype == jnp.bool_ else jnp.negative(x)
+
+
+def divide(a, b):
+    """`a / b`: IEEE for floats; integers truncate toward zero, with the lowering's rule
+    where the interpreter raises (`x / 0` is 0, `MIN / -1` wraps to `MIN`), as IREE does.
+    (`jnp.divide` of integers would divide in f64, inexact past 2**53.)"""
+    if not jnp.issubdtype(a.dtype, jnp.integer) and a.dtype != jnp.bool_:
+        return jnp.divide(a, b)
+    if a.dtype == jnp.bool_:  # a / true = a; a / false is inf or NaN, both true
+        return a | ~b
+    a, b = jnp.broadcast_arrays(a, b)  # `lax.div` does not broadcast
+    zero = b == 0
+    if jnp.issubdtype(a.dtype, jnp.signedinteger):
+        minus_one = b == -1
+        quotient = jax.lax.div(a, jnp.where(zero | minus_one, 1, b).astype(b.dtype))
+        return jnp.where(zero, 0, jnp.where(minus_one, -a, quotient)).astype(a.dtype)
+    return jnp.where(zero, 0, jax.lax.div(a, jnp.where(zero, 1, b).astype(b.dtype))).astype(a.dtype)
+
+
+def power(a, b):
+    """`a ** b`: IEEE `pow` for floats; integers multiply with wrapping, by squaring over
+    every bit of `b` (`jnp.power` of i64 stops early: 7**100 is wrong), and a negative
+    exponent gives 0, as IREE (the interpreter raises)."""
+    if a.dtype == jnp.bool_:  # a ** false = 1, a ** true = a
+        return a | ~b
+    if not jnp.issubdtype(a.dtype, jnp.integer):
+        return jnp.power(a, b)
+    a, b = jnp.broadcast_arrays(a, b)
+    result, base = jnp.ones_like(a), a
+    for bit in range(np.dtype(a.dtype).itemsize * 8):
+        is_set = (jax.lax.shift_right_logical(b, jnp.asarray(bit, b.dtype)) & 1) != 0
+        result = jnp.where(is_set, result * base, result)
+        base = base * base
+    if jnp.issubdtype(a.dtype, jnp.signedinteger):
+        result = jnp.where(b < 0, 0, result).astype(a.dtype)
+    return result
+
+
 for _op, _fn in {
-    ew.AddOp: jnp.add, ew.SubOp: jnp.subtract, ew.MulOp: jnp.multiply, ew.DivOp: jnp.divide,
-    ew.MaxOp: jnp.maximum, ew.MinOp: jnp.minimum, ew.PowOp: jnp.power,
+    ew.AddOp: jnp.add, ew.SubOp: _subtract, ew.MulOp: jnp.multiply, ew.DivOp: divide,
+    ew.MaxOp: jnp.maximum, ew.MinOp: jnp.minimum, ew.PowOp: power,
 }.items():  # fmt: skip
     JAX_OPS.add(_op, _binary(_fn))
 
@@ -86,12 +171,13 @@ def round_half_away(x):
 ACTIVATIONS = {
     Activation.RELU: jax.nn.relu, Activation.SIGMOID: jax.nn.sigmoid, Activation.SILU: jax.nn.silu,
     Activation.TANH: jnp.tanh, Activation.EXP: jnp.exp, Activation.LOG: jnp.log,
-    Activation.NEG: jnp.negative, Activation.SQRT: jnp.sqrt, Activation.RSQRT: jax.lax.rsqrt,
+    Activation.NEG: _negative, Activation.SQRT: jnp.sqrt, Activation.RSQRT: jax.lax.rsqrt,
     Activation.GELU: lambda x: jax.nn.gelu(x, approximate=False),
     Activation.GELU_APPROX: lambda x: jax.nn.gelu(x, approximate=True),
     Activation.SIN: jnp.sin, Activation.COS: jnp.cos, Activation.TAN: jnp.tan, Activation.ATAN: jnp.arctan,
     Activation.ABS: jnp.abs, Activation.ROUND: round_half_away,
     Activation.LOG1P: jnp.log1p, Activation.EXPM1: jnp.expm1,
+    Activation.ERF: jax.lax.erf,
 }  # fmt: skip
 """Each activation kind's function (shared with the fused and backward ops)."""
 

@@ -14,5 +14,30 @@ def _epilogue(op: fr.FusedMatmulEpilogueOp, lhs, rhs, *extras, run_block):
     return run_block(op.body.block, (product, *extras))
 
 
-JAX_OPS.add(fr.ElementwiseRegionOp, lambda op, *xs, run_block: run_block(op.body.block, xs))
+def _resize(x):
+    return jnp.repeat(jnp.repeat(x, 2, axis=2), 2, axis=3)
+
+
+def _elementwise_region(op: fr.ElementwiseRegionOp, *xs, run_block):
+    """The body on the inputs, the prologue's input upsampled (XLA fuses the repeat into the kernel)."""
+    index = op.prologue_index
+    if op.prologue is not None and index is not None:
+        xs = (*xs[:index], _resize(xs[index]), *xs[index + 1 :])
+    return run_block(op.body.block, xs)
+
+
+def _transform_region(op: fr.TransformRegionOp, x):
+    for _ in op.layouts:
+        x = _resize(x)
+    return (x,)
+
+
+def _batch_region(op: fr.BatchElementwiseRegionOp, *xs, run_block):
+    slices, shared = xs[: len(op.slices)], xs[len(op.slices) :]
+    return (jnp.concatenate([run_block(op.body.block, (s, *shared))[0] for s in slices], axis=0),)
+
+
+JAX_OPS.add(fr.ElementwiseRegionOp, _elementwise_region)
+JAX_OPS.add(fr.TransformRegionOp, _transform_region)
+JAX_OPS.add(fr.BatchElementwiseRegionOp, _batch_region)
 JAX_OPS.add(fr.FusedMatmulEpilogueOp, _epilogue)

@@ -1,11 +1,15 @@
 """Reductions and softmax."""
 
+import math
+
 import jax
 import jax.numpy as jnp
 
+from rlx_xdsl.conversions.mir_to_jax.elementwise import divide
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.dialects.mir import reduction
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
+from rlx_xdsl.ir.diagnostics import OpError
 
 _REDUCERS = {
     ReduceKind.SUM: jnp.sum,
@@ -14,14 +18,21 @@ _REDUCERS = {
     ReduceKind.MIN: jnp.min,
     ReduceKind.PROD: jnp.prod,
 }
-JAX_OPS.add(
-    reduction.ReduceOp,
-    with_op(
-        lambda op, x: _REDUCERS[op.kind.data](
-            x, axis=op.normalized_axes(), keepdims=op.keep_dim is not None
-        )
-    ),
-)
+
+
+def _reduce(op: reduction.ReduceOp, x):
+    """An integer mean sums in i64 and truncates (`jnp.mean` would divide in floats); a
+    max/min or integer mean of zero elements is a located error, as on IREE."""
+    if (refusal := op.zero_size_refusal()) is not None:
+        raise OpError(op, f"'{op.name}' {refusal}")
+    axes, keepdims = op.normalized_axes(), op.keep_dim is not None
+    if op.kind.data == ReduceKind.MEAN and not jnp.issubdtype(x.dtype, jnp.inexact):
+        count = math.prod(x.shape[a] for a in axes)
+        return divide(jnp.sum(x.astype(jnp.int64), axis=axes, keepdims=keepdims), jnp.int64(count))
+    return _REDUCERS[op.kind.data](x, axis=axes, keepdims=keepdims)
+
+
+JAX_OPS.add(reduction.ReduceOp, with_op(_reduce))
 JAX_OPS.add(
     reduction.SoftmaxOp,
     with_op(lambda op, x: jax.nn.softmax(x, axis=op.axis.value.data)),

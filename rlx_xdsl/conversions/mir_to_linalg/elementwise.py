@@ -24,6 +24,8 @@ from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LoweringError,
 )
 from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars, storage_type
+
+F64 = dtypes.dtype_named("f64")
 from rlx_xdsl.conversions.mir_to_linalg.tensors import (
     PARALLEL,
     Dim,
@@ -152,6 +154,18 @@ def _math(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
     return lambda s, x, dt: s.unary(op_class, x)
 
 
+def _widened(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
+    """`op_class` computed in f64 and rounded once for narrower floats: IREE's f32 `sin`,
+    `cos`, `tan` reduce large arguments wrongly (±inf at 3.4e38); its f64 ones are libm's."""
+
+    def rule(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
+        if dt.name == "f64" or not dt.is_float:
+            return s.unary(op_class, x)
+        return s.cast(s.unary(op_class, s.cast(x, dt, F64)), F64, dt)
+
+    return rule
+
+
 UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.GeluOp: gelu,
     ew.GeluApproxOp: gelu_approx,
@@ -165,13 +179,14 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.RsqrtOp: _math(math.RsqrtOp),
     ew.NegOp: Scalars.neg,
     ew.AbsOp: Scalars.abs,
-    ew.SinOp: _math(math.SinOp),
-    ew.CosOp: _math(math.CosOp),
-    ew.TanOp: _math(math.TanOp),
+    ew.SinOp: _widened(math.SinOp),
+    ew.CosOp: _widened(math.CosOp),
+    ew.TanOp: _widened(math.TanOp),
     ew.AtanOp: _math(math.AtanOp),
     ew.RoundOp: _math(math.RoundOp),  # halves away from zero, as Rust's f32::round
     ew.Log1pOp: _math(math.Log1pOp),
     ew.Expm1Op: _math(math.ExpM1Op),
+    ew.ErfOp: _math(math.ErfOp),
 }
 
 

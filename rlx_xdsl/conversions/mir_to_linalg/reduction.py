@@ -13,7 +13,7 @@ from collections.abc import Callable, Sequence
 
 from xdsl.ir import SSAValue
 
-from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering
+from rlx_xdsl.conversions.mir_to_linalg.lowering import LOWERINGS, Lowering, LoweringError
 from rlx_xdsl.conversions.mir_to_linalg.scalars import (
     BOOL,
     I64,
@@ -42,8 +42,10 @@ def reduce_axes(
     lw: Tensors, x: SSAValue, dt: DType, axes: Sequence[int], kind: ReduceKind
 ) -> tuple[SSAValue, DType]:
     """`x` reduced over `axes` with `kind` (mean included); returns the result and its
-    dtype (the accumulator dtype of `dt`). The reduced dims are dropped."""
-    acc = accumulator(dt)
+    dtype (the accumulator dtype of `dt`; i64 for an integer mean, which sums in 64 bits
+    as the interpreter does). The reduced dims are dropped."""
+    integer = not dt.is_float and dt.kind != "complex"
+    acc = I64 if kind == ReduceKind.MEAN and integer else accumulator(dt)
     dims = lw.dims(x)
     start = {ReduceKind.MAX: lowest_value(acc), ReduceKind.MIN: highest_value(acc)}.get(
         kind, _IDENTITY.get(kind)
@@ -81,8 +83,12 @@ def keep_reduced_dims(lw: Tensors, value: SSAValue, rank: int, axes: Sequence[in
 
 @LOWERINGS.register(red.ReduceOp)
 def lower_reduce(lw: Lowering, op: red.ReduceOp) -> Sequence[SSAValue]:
+    """A max/min (or integer mean) over a static zero-size axis is a located error: the
+    interpreter refuses it at run time and there is no value to return."""
     dt = lw.result_dtype()
     axes = op.normalized_axes()
+    if (refusal := op.zero_size_refusal()) is not None:
+        raise LoweringError(refusal)
     result, acc = reduce_axes(lw, op.input, dt, axes, op.kind.data)
     result = lw.convert(result, acc, dt)
     if op.keep_dim is not None:

@@ -38,10 +38,12 @@ from rlx_xdsl.ir.emitter import Emitter
 
 F32 = dtypes.dtype_named("f32")
 I64 = dtypes.dtype_named("i64")
+F64 = dtypes.dtype_named("f64")
 BOOL = dtypes.dtype_named("i1")
 
 _FLOAT_ORDER = {"bf16": 0, "f16": 1, "f32": 2, "f64": 3}
 _FLOAT_BITS = {"bf16": 16, "f16": 16, "f32": 32, "f64": 64}
+_HALF = ("bf16", "f16")
 
 
 def lowest_value(dt: DType) -> float | int:
@@ -160,14 +162,17 @@ class Scalars:
         if src.is_float and dst.is_float:
             if {src.name, dst.name} == {"f16", "bf16"}:
                 return self.cast(self.cast(x, src, F32), F32, dst)
+            if src.name == "f64" and dst.name in _HALF:
+                return self.cast(self._round_to_odd_f32(x), F32, dst)
             wider = _FLOAT_ORDER[dst.name] > _FLOAT_ORDER[src.name]
             return self.emit(arith.ExtFOp(x, target) if wider else arith.TruncFOp(x, target))
         if dst.is_float:
+            if dst.name in _HALF and _width(src) >= 32:
+                return self.cast(self._int_to_f64(x, src), F64, dst)
             signed = src.kind == "int"
             return self.emit(arith.SIToFPOp(x, target) if signed else arith.UIToFPOp(x, target))
         if src.is_float:
-            signed = dst.kind == "int"
-            return self.emit(arith.FPToSIOp(x, target) if signed else arith.FPToUIOp(x, target))
+            return self._float_to_int(x, src, dst)
         src_bits, dst_bits = _width(src), _width(dst)
         if dst_bits == src_bits:
             return x  # same storage, other signedness
@@ -175,6 +180,66 @@ class Scalars:
             return self.emit(arith.TruncIOp(x, target))
         extend = arith.ExtSIOp if src.kind == "int" else arith.ExtUIOp
         return self.emit(extend(x, target))
+
+    def _round_to_odd_f32(self, x: SSAValue) -> SSAValue:
+        """f64 `x` rounded to f32 to odd: truncated toward zero, with the last bit set when
+        inexact. Rounding that again to bf16/f16 (fewer than 22 bits) equals rounding `x`
+        once to nearest-even (Boldo & Melquiond, "Emulation of FMA and correctly rounded
+        sums: proved algorithms using rounding to odd", 2008); a plain f64 -> f32 -> bf16
+        rounds twice (one ulp low on ties made by the first rounding)."""
+        i32 = IntegerType(32)
+        nearest = self.emit(arith.TruncFOp(x, F32.element_type))
+        back = self.emit(arith.ExtFOp(nearest, F64.element_type))
+        inexact = self.emit(arith.CmpfOp(back, x, "one"))  # false on NaN and on exact values
+        bits = self.emit(arith.BitcastOp(nearest, i32))
+        even = self.emit(arith.CmpiOp(self.emit(arith.AndIOp(bits, self._int(1, i32))), self._int(0, i32), "eq"))
+        away = self.emit(arith.CmpfOp(self.emit(math.AbsFOp(back)), self.emit(math.AbsFOp(x)), "ogt"))
+        # An even nearest value is one step from the odd one on x's side (magnitude bits).
+        odd = self.emit(arith.AddiOp(bits, self.select(away, self._int(-1, i32), self._int(1, i32))))
+        fix = self.emit(arith.AndIOp(inexact, even))
+        return self.emit(arith.BitcastOp(self.select(fix, odd, bits), F32.element_type))
+
+    def _int_to_f64(self, x: SSAValue, src: DType) -> SSAValue:
+        """An integer of 32 or 64 bits as f64, exactly, or (above 2^53) with the bits below
+        bit 12 folded into a sticky bit 11: every rounding of the result to 51 bits or fewer
+        equals the rounding of `x` itself."""
+        if _width(src) == 32:
+            return self.cast(x, src, F64)
+        negative = self.compare("lt", x, self.constant(0, src), src)
+        magnitude = x
+        if src.kind == "int":  # two's complement |x|, read as unsigned (|INT64_MIN| = 2^63)
+            magnitude = self.select(negative, self.emit(arith.SubiOp(self._int(0, i64), x)), x)
+        low = self.emit(arith.AndIOp(magnitude, self._int(0xFFF, i64)))
+        sticky = self.select(self.emit(arith.CmpiOp(low, self._int(0, i64), "ne")), self._int(0x800, i64), self._int(0, i64))
+        folded = self.emit(arith.OrIOp(self.emit(arith.AndIOp(magnitude, self._int(~0xFFF, i64))), sticky))
+        large = self.emit(arith.CmpiOp(magnitude, self._int(1 << 53, i64), "uge"))
+        value = self.emit(arith.UIToFPOp(self.select(large, folded, magnitude), F64.element_type))
+        if src.kind != "int":
+            return value
+        return self.select(negative, self.emit(arith.NegfOp(value)), value)
+
+    def _float_to_int(self, x: SSAValue, src: DType, dst: DType) -> SSAValue:
+        """Float to integer as MIR casts (docs/mir.md, Rust's `as`): truncated toward zero,
+        saturated at the type's range, NaN giving 0. (`arith.fptosi` of a value out of
+        range is poison; IREE's CPU code gives INT_MIN or wraps.)"""
+        if src.name in _HALF:
+            x, src = self.cast(x, src, F32), F32
+        signed = dst.kind == "int"
+        target = storage_type(dst)
+        raw = self.emit(arith.FPToSIOp(x, target) if signed else arith.FPToUIOp(x, target))
+        bits = _width(dst)
+        low, high = (-(2.0 ** (bits - 1)), 2.0 ** (bits - 1)) if signed else (0.0, 2.0**bits)  # exact powers of 2
+        below = self.compare("lt", x, self.constant(low, src), src)
+        above = self.compare("ge", x, self.constant(high, src), src)
+        value = self.select(above, self.constant(highest_value(dst), dst), raw)
+        value = self.select(below, self.constant(lowest_value(dst), dst), value)
+        return self.select(self.is_nan(x), self.constant(0, dst), value)
+
+    def _int(self, value: int, t: Attribute) -> SSAValue:
+        """A signless integer constant of type `t` (two's complement bits)."""
+        width = t.width.data
+        raw = value % (1 << width)
+        return self.emit(arith.ConstantOp(IntegerAttr(raw - (1 << width) if raw >= 1 << (width - 1) else raw, t)))
 
     def is_true(self, x: SSAValue, dt: DType) -> SSAValue:
         """`x != 0` as i1 (NaN counts as true, as `bool(nan)` does)."""
@@ -255,10 +320,46 @@ class Scalars:
     def pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         refuse_complex(dt, "pow")
         if dt.is_float:
-            return self.emit(math.PowFOp(a, b))
+            return self._float_pow(a, b, dt)
         if dt.kind == "bool":  # a ** false = 1, a ** true = a
             return self.emit(arith.OrIOp(a, self.logical_not(b)))
         return self._integer_pow(a, b, dt)
+
+    def _float_pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
+        """IEEE 754 `pow` (C's `pow`, numpy's `power`): `math.powf` of `|a|`, then the
+        cases it gets wrong fixed around it (IREE expands `powf` as `exp(b log a)`, NaN for
+        any negative base and for `0 ** 0`, `NaN ** 0`, `1 ** NaN`, `(-1) ** inf`):
+
+        - `b == 0` or `a == 1` gives 1, and `|a| == 1` with `b = ±inf` gives 1;
+        - a negative base (`-0` and `-inf` included) with an odd integer `b` negates the
+          result, with an even integer or infinite `b` keeps it; a finite negative base
+          with a non-integer `b` gives NaN.
+        """
+        one = self.constant(1.0, dt)
+        magnitude = self.unary(math.AbsFOp, a)
+        result = self.emit(math.PowFOp(magnitude, b))
+        whole = self.unary(math.FloorOp, b)
+        is_integer = self.compare("eq", whole, b, dt)  # false for NaN, true for ±inf
+        half = self.unary(math.FloorOp, self.mul(b, self.constant(0.5, dt), dt))
+        is_odd = self.emit(arith.AndIOp(is_integer, self.compare("ne", self.add(half, half, dt), b, dt)))
+        result = self.select(self.emit(arith.AndIOp(self.sign_bit(a, dt), is_odd)), self.neg(result, dt), result)
+        inf = self.constant(float("inf"), dt)
+        finite_negative = self.emit(
+            arith.AndIOp(self.compare("lt", a, self.constant(0.0, dt), dt), self.compare("ne", magnitude, inf, dt))
+        )
+        nan = self.constant(float("nan"), dt)
+        result = self.select(self.emit(arith.AndIOp(finite_negative, self.logical_not(is_integer))), nan, result)
+        b_infinite = self.compare("eq", self.unary(math.AbsFOp, b), inf, dt)
+        unit = self.emit(arith.AndIOp(self.compare("eq", magnitude, one, dt), b_infinite))
+        result = self.select(unit, one, result)
+        result = self.select(self.compare("eq", a, one, dt), one, result)
+        return self.select(self.compare("eq", b, self.constant(0.0, dt), dt), one, result)
+
+    def sign_bit(self, x: SSAValue, dt: DType) -> SSAValue:
+        """Whether float `x` has its sign bit set (true for -0.0 and -NaN), as i1."""
+        bits = IntegerType(_FLOAT_BITS[dt.name])
+        as_int = self.emit(arith.BitcastOp(x, bits))
+        return self.emit(arith.CmpiOp(as_int, self.emit(arith.ConstantOp(IntegerAttr(0, bits))), "slt"))
 
     def _integer_pow(self, a: SSAValue, b: SSAValue, dt: DType) -> SSAValue:
         """`a ** b` with wrapping products, by squaring over every bit of `b`.

@@ -17,13 +17,12 @@ from rlx_xdsl.shapes import normalize_axis
 
 @LOWERINGS.register(sh.ReshapeOp)
 def lower_reshape(lw: Lowering, op: sh.ReshapeOp) -> Sequence[SSAValue]:
-    """Collapse to one dim and expand to the new shape; a -1 is computed from the element count."""
-    new_shape = op.new_shape.get_values()
-    known = [d for d in new_shape if d != -1]
-    out: list[Dim] = list(new_shape)
-    if -1 in new_shape:
-        missing = lw.quotient(lw.product(lw.dims(op.input)), lw.product(known))
-        out[new_shape.index(-1)] = missing
+    """Collapse to one dim and expand to the new shape; the dims `like` sizes are its
+    `tensor.dim`s, and a remaining -1 is computed from the element count."""
+    out: list[Dim] = lw.sized_like(op.new_shape.get_values(), op)
+    if -1 in out:
+        known = [d for d in out if d != -1]
+        out[out.index(-1)] = lw.quotient(lw.product(lw.dims(op.input)), lw.product(known))
     return [lw.reshape(op.input, out)]
 
 
@@ -44,7 +43,7 @@ def lower_narrow(lw: Lowering, op: sh.NarrowOp) -> Sequence[SSAValue]:
     offsets: list[Dim] = [0] * rank
     offsets[axis] = op.start.value.data
     sizes = lw.dims(op.input)
-    sizes[axis] = op.len.value.data
+    sizes[axis] = lw.sized_like([op.len.value.data] * rank, op)[axis]
     return [lw.extract_slice(op.input, offsets, sizes)]
 
 

@@ -101,8 +101,8 @@ class Tensors:
         return [d if d != DYNAMIC else self.dim(value, i) for i, d in enumerate(t.get_shape())]
 
     def sized_like(self, dims: Sequence[Dim], op) -> list[Dim]:
-        """`dims` with the entries `op`'s `like_dims` names (`mir.iota`, `mir.expand`)
-        read from its `like` (`tensor.dim` where `?`)."""
+        """`dims` with the entries `op`'s `like_dims` names (`mir.iota`, `mir.expand`,
+        `mir.reshape`, `mir.narrow`) read from its `like` (`tensor.dim` where `?`)."""
         if op.like is None:
             return list(dims)
         return [self.dim(op.like, k) if k >= 0 else d for d, k in zip(dims, op.like_dims.get_values(), strict=True)]

@@ -45,8 +45,8 @@ class ReduceKindAttr(EnumAttribute[ReduceKind], SpacedOpaqueSyntaxAttribute):
 
 
 class Activation(StrEnum):
-    """RLX's 17 activations (`Activation` enum) and our `log1p` and `expm1` (the
-    precise `log(1 + x)` and `exp(x) - 1`, which RLX lacks); each value is also the
+    """RLX's 17 activations (`Activation` enum) and our `log1p`, `expm1` (the
+    precise `log(1 + x)` and `exp(x) - 1`) and `erf`, which RLX lacks; each value is also the
     short name of its MIR op (`mir.gelu`, ...). `elementwise.activation_op(kind)`
     gives the op class."""
 
@@ -69,6 +69,7 @@ class Activation(StrEnum):
     ROUND = "round"
     LOG1P = "log1p"
     EXPM1 = "expm1"
+    ERF = "erf"
 
 
 @irdl_attr_definition

@@ -371,7 +371,8 @@ class DivOp(BinaryOperation):
 
 @irdl_op_definition
 class MaxOp(BinaryOperation):
-    """Elementwise maximum with broadcasting; NaN if either operand is NaN."""
+    """Elementwise maximum with broadcasting; NaN if either operand is NaN; on floats
+    IEEE 754-2019 `maximum`, so `max(+0, -0)` is +0 in either order."""
 
     name = "mir.max"
     lhs = operand_def(TensorType)
@@ -383,7 +384,8 @@ class MaxOp(BinaryOperation):
 
 @irdl_op_definition
 class MinOp(BinaryOperation):
-    """Elementwise minimum with broadcasting; NaN if either operand is NaN."""
+    """Elementwise minimum with broadcasting; NaN if either operand is NaN; on floats
+    IEEE 754-2019 `minimum`, so `min(+0, -0)` is -0 in either order."""
 
     name = "mir.min"
     lhs = operand_def(TensorType)
@@ -472,7 +474,7 @@ class SiluOp(UnaryOperation):
 
 @irdl_op_definition
 class ReluOp(UnaryOperation):
-    """`max(x, 0)`; NaN stays NaN."""
+    """`max(x, 0)` (IEEE 754-2019 `maximum`, so `relu(-0)` is +0); NaN stays NaN."""
 
     name = "mir.relu"
     input = operand_def(TensorType)
@@ -672,9 +674,24 @@ class Expm1Op(UnaryOperation):
     KIND: ClassVar[Activation] = Activation.EXPM1
 
 
+@irdl_op_definition
+class ErfOp(UnaryOperation):
+    """The error function `erf(x) = 2/sqrt(pi) * integral_0^x exp(-t^2) dt` (C's `erf`;
+    ONNX `Erf`, `torch.erf`): odd, -1 at -inf, 1 at inf, NaN kept. Float operands only;
+    f16/bf16 compute in f32 and round once."""
+
+    name = "mir.erf"
+    input = operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), Elementwise(), ELEMENTWISE, WritesInPlace())
+    assembly_format = UNARY_FORMAT
+    KIND: ClassVar[Activation] = Activation.ERF
+
+
 ACTIVATION_OPS: tuple[type[UnaryOperation], ...] = (
     GeluOp, GeluApproxOp, SiluOp, ReluOp, SigmoidOp, TanhOp, ExpOp, LogOp, SqrtOp,
     RsqrtOp, NegOp, AbsOp, SinOp, CosOp, TanOp, AtanOp, RoundOp, Log1pOp, Expm1Op,
+    ErfOp,
 )  # fmt: skip
 
 _BY_KIND: dict[Activation, type[UnaryOperation]] = {op.KIND: op for op in ACTIVATION_OPS}

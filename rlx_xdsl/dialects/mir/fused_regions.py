@@ -12,7 +12,23 @@ and every input must broadcast to the region's one iteration shape.
 chain on each element of a matmul's result before it is stored: bias,
 activation, residual add, scale... in the matmul's kernel.
 
-Both ops are `IsolatedFromAbove` (every value the body reads is a block
+The kernels of RLX's newer fusion pipeline (its "FK" regions, rlx-fusion 0.2.6):
+
+* a region's optional prologue, `prologue = resize_nearest_2x on i` (RLX's
+  `RegionPrologue::ResizeNearest2x`, `prologue_input`): input `i` is a
+  half-resolution NCHW tensor that the body reads upsampled 2x in H and W, so
+  the body's argument `i` is typed `[N, C, 2H, 2W]`;
+* `mir.transform_region` (RLX's `TransformRegion`): a chain of layout steps on
+  one input as one kernel; the steps are RLX's `TransformStep`s (the 2x nearest
+  resize);
+* `mir.batch_elementwise_region` (RLX's `BatchElementwiseRegion`): one body
+  applied to each of N slices, the results joined along axis 0 (RLX's horizontal
+  fusion of batch pre-processing). RLX's per-input `scalar_input_mask` and
+  `input_modulus` describe how the chain's other inputs broadcast; here those are
+  the `shared` operands, handed whole to every slice's body and broadcast by the
+  body's own NumPy rule (see docs/deviations.md).
+
+The region ops are `IsolatedFromAbove` (every value the body reads is a block
 argument) and pure exactly when their bodies are.
 """
 
@@ -20,25 +36,42 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from xdsl.dialects.builtin import TensorType
-from xdsl.ir import Attribute, Region, SSAValue
+from xdsl.dialects.builtin import I64, ArrayAttr, IntegerAttr, StringAttr, TensorType
+from xdsl.dialects.utils import EnumAttribute
+from xdsl.ir import Attribute, Region, SpacedOpaqueSyntaxAttribute, SSAValue
 from xdsl.irdl import (
+    AttrSizedOperandSegments,
+    irdl_attr_definition,
     irdl_op_definition,
     operand_def,
+    opt_prop_def,
+    prop_def,
     region_def,
     result_def,
     traits_def,
     var_operand_def,
     var_result_def,
 )
+from xdsl.irdl.declarative_assembly_format import TypeDirective, irdl_custom_directive
 from xdsl.traits import (
     ConstantLike,
     IsolatedFromAbove,
+    Pure,
     RecursivelySpeculatable,
     RecursiveMemoryEffect,
 )
+from xdsl.utils.str_enum import StrEnum
 
-from rlx_xdsl.dialects.base import FUNCTIONAL, RlxOperation, require, tensor_type
+from rlx_xdsl.dialects.base import (
+    FUNCTIONAL,
+    RlxOperation,
+    SignatureDirective,
+    i64_attr,
+    require,
+    require_rank,
+    signature_format,
+    tensor_type,
+)
 from rlx_xdsl.dialects.mir.contraction import matmul_type
 from rlx_xdsl.dialects.mir.regions import (
     YieldOp,
@@ -49,12 +82,36 @@ from rlx_xdsl.dialects.mir.regions import (
 )
 from rlx_xdsl.dialects.traits import (
     COMPUTE,
+    DATA_MOVEMENT,
     ELEMENTWISE,
     RegionOperandsInterface,
     RegionSignatureInterface,
     is_elementwise,
 )
-from rlx_xdsl.shapes import broadcasts_to, dims_match, fmt_shape
+from rlx_xdsl.shapes import DYNAMIC, broadcasts_to, dims_match, fmt_shape
+
+
+class Layout(StrEnum):
+    """A layout step of a transform region or a region prologue (RLX's `TransformStep`,
+    `RegionPrologue`)."""
+
+    RESIZE_NEAREST_2X = "resize_nearest_2x"
+    """`x[N, C, H, W]` read as `[N, C, 2H, 2W]`, each pixel a 2x2 block (as `mir.resize_nearest_2x`)."""
+
+
+@irdl_attr_definition
+class LayoutAttr(EnumAttribute[Layout], SpacedOpaqueSyntaxAttribute):
+    """`#mir<layout resize_nearest_2x>`, or bare `resize_nearest_2x` in the op."""
+
+    name = "mir.layout"
+
+
+def layout_type(op: RlxOperation, step: Layout, t: TensorType, what: str) -> TensorType:
+    """The type `step` gives a tensor of type `t` (the verifier's shape rule of each step)."""
+    require_rank(op, t, 4, what)
+    n, c, h, w = t.get_shape()
+    double = lambda d: DYNAMIC if d == DYNAMIC else 2 * d  # noqa: E731
+    return TensorType(t.element_type, (n, c, double(h), double(w)))
 
 
 def check_elementwise_body(op: RlxOperation, region: Region) -> YieldOp:
@@ -91,21 +148,58 @@ class ElementwiseRegionOp(RlxOperation, RegionOperandsInterface):
     The body receives the inputs as block arguments and yields the results.
     All yielded values share one shape, the iteration space, and every input
     broadcasts to it.
+
+    With `prologue = resize_nearest_2x on i` (RLX's region prologue), input `i`
+    is a rank-4 `[N, C, H, W]` tensor that the body receives upsampled, as
+    `mir.resize_nearest_2x` of it: the body's argument `i` is `[N, C, 2H, 2W]`.
     """
 
     name = "mir.elementwise_region"
     inputs = var_operand_def(TensorType)
     outputs = var_result_def(TensorType)
+    prologue = opt_prop_def(LayoutAttr)
+    prologue_input = opt_prop_def(IntegerAttr[I64])
     body = region_def("single_block")
     traits = traits_def(RecursiveMemoryEffect(), RecursivelySpeculatable(), IsolatedFromAbove(), ELEMENTWISE)
-    assembly_format = "` ` `(` $inputs `)` " + FUNCTIONAL + " $body"
+    assembly_format = (
+        "` ` `(` $inputs `)` (`prologue` `=` $prologue^ `on` $prologue_input)? " + FUNCTIONAL + " $body"
+    )
 
-    def __init__(self, inputs: Sequence[SSAValue], body: Region):
-        super().__init__(operands=[inputs], regions=[body], result_types=[yielded_types(body)])
+    def __init__(self, inputs: Sequence[SSAValue], body: Region, prologue: tuple[Layout, int] | None = None):
+        properties = {}
+        if prologue is not None:
+            properties = {"prologue": LayoutAttr(prologue[0]), "prologue_input": i64_attr(prologue[1])}
+        super().__init__(operands=[inputs], regions=[body], result_types=[yielded_types(body)], properties=properties)
         self.refresh_result_types()  # runs the body checks now, not only at verify time
+
+    @property
+    def prologue_index(self) -> int | None:
+        """The input the prologue upsamples, or None without a prologue."""
+        return None if self.prologue_input is None else self.prologue_input.value.data
 
     def region_operands(self, region: Region) -> Sequence[SSAValue]:
         return self.inputs
+
+    def region_arg_types(self, region: Region) -> Sequence[Attribute]:
+        """The inputs' types, the prologue's input read upsampled."""
+        types = [v.type for v in self.inputs]
+        index = self.prologue_index
+        if self.prologue is not None and index is not None:
+            types[index] = layout_type(self, self.prologue.data, tensor_type(types[index]), "prologue input")
+        return types
+
+    def check_prologue(self) -> None:
+        require(
+            (self.prologue is None) == (self.prologue_input is None),
+            self,
+            "prologue and its input are given together ('prologue = resize_nearest_2x on <input>')",
+        )
+        index = self.prologue_index
+        require(
+            index is None or 0 <= index < len(self.inputs),
+            self,
+            lambda: f"prologue input {index} is not one of the {len(self.inputs)} inputs",
+        )
 
     @property
     def steps(self) -> int:
@@ -113,12 +207,13 @@ class ElementwiseRegionOp(RlxOperation, RegionOperandsInterface):
         return len(self.body.block.ops) - 1
 
     def infer_result_types(self) -> Sequence[Attribute]:
+        self.check_prologue()
         check_region_args(self, self.body, "body", "input")
         terminator = check_elementwise_body(self, self.body)
         types = [v.type for v in terminator.values]
         shapes = {tuple(tensor_type(t).get_shape()) for t in types}
         require(len(shapes) == 1, self, f"yielded values {fmt_types(types)} must share one shape")
-        check_inputs_broadcast(self, self.inputs, shapes.pop(), "input")
+        check_inputs_broadcast(self, self.body.block.args, shapes.pop(), "input")
         return types
 
 
@@ -174,5 +269,110 @@ class FusedMatmulEpilogueOp(RlxOperation, RegionSignatureInterface):
         return [result]
 
 
-OPS = [ElementwiseRegionOp, FusedMatmulEpilogueOp]
-ATTRIBUTES: list[type] = []
+@irdl_op_definition
+class TransformRegionOp(RlxOperation):
+    """A chain of layout steps on one input, as one kernel (RLX's `TransformRegion`).
+
+    `steps` are applied in order; each is a `Layout` step (today the 2x nearest
+    resize, `mir.resize_nearest_2x`'s rule: `x[N, C, H, W]` to `[N, C, 2H, 2W]`).
+    At least one step; any dtype.
+    """
+
+    name = "mir.transform_region"
+    input = operand_def(TensorType)
+    steps = prop_def(ArrayAttr[StringAttr])
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT)
+    assembly_format = "$input `steps` `=` $steps " + FUNCTIONAL
+
+    def __init__(self, input: SSAValue, steps: Sequence[Layout]):
+        super().__init__(operands=[input], properties={"steps": ArrayAttr([StringAttr(s) for s in steps])})
+
+    @property
+    def layouts(self) -> list[Layout]:
+        return [Layout(step.data) for step in self.steps.data]
+
+    def check_attributes(self) -> None:
+        require(len(self.steps.data) >= 1, self, "a transform region needs at least one step")
+        known = {str(layout) for layout in Layout}
+        for step in self.steps.data:
+            require(
+                step.data in known,
+                self,
+                lambda: f"unknown transform step '{step.data}' (expected one of: {', '.join(sorted(known))})",
+            )
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        t = tensor_type(self.input)
+        for index, step in enumerate(self.layouts):
+            t = layout_type(self, step, t, f"step #{index}'s operand")
+        return [t]
+
+
+@irdl_custom_directive
+class BatchSignature(SignatureDirective):
+    """The `(types) -> type` tail of `mir.batch_elementwise_region` (two operand groups)."""
+
+    slices: TypeDirective
+    shared: TypeDirective
+    result_types: TypeDirective
+
+
+@irdl_op_definition
+class BatchElementwiseRegionOp(RlxOperation, RegionSignatureInterface):
+    """One elementwise body applied to N slices, joined along axis 0 (RLX's `BatchElementwiseRegion`).
+
+    `body(slice_i, *shared)` runs for each of the `slices` operands (all of one
+    type, their dim 0 the slice length); the `shared` operands are read whole by
+    every slice and broadcast to it by the body's NumPy rule (RLX's per-input
+    `scalar_input_mask` / `input_modulus`). The body yields one value shaped like a
+    slice; the result is `concat(body(slice_0), ..., body(slice_N-1), axis = 0)`.
+    """
+
+    name = "mir.batch_elementwise_region"
+    slices = var_operand_def(TensorType)
+    shared = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    body = region_def("single_block")
+    irdl_options = (AttrSizedOperandSegments(as_property=True),)
+    traits = traits_def(RecursiveMemoryEffect(), RecursivelySpeculatable(), IsolatedFromAbove(), ELEMENTWISE)
+    custom_directives = (BatchSignature,)
+    assembly_format = (
+        "` ` `(` $slices `)` `shared` `(` $shared `)` " + signature_format(BatchSignature, ["slices", "shared"]) + " $body"
+    )
+
+    def __init__(self, slices: Sequence[SSAValue], shared: Sequence[SSAValue], body: Region):
+        super().__init__(operands=[slices, shared], regions=[body])
+
+    def region_arg_types(self, region: Region) -> Sequence[Attribute]:
+        return [self.slices[0].type if self.slices else None, *(v.type for v in self.shared)]
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        require(len(self.slices) >= 1, self, "a batch region needs at least one slice")
+        types = {v.type for v in self.slices}
+        require(len(types) == 1, self, lambda: f"slices {fmt_types([v.type for v in self.slices])} must share one type")
+        slice_type = tensor_type(self.slices[0])
+        require(slice_type.get_shape() != (), self, "slices must have a dim 0 to join along")
+        actual, expected = tuple(self.body.block.arg_types), tuple(self.region_arg_types(self.body))
+        require(
+            actual == expected,
+            self,
+            lambda: f"body argument types {fmt_types(actual)} do not match a slice and the shared inputs "
+            f"{fmt_types(expected)}",
+        )
+        terminator = check_elementwise_body(self, self.body)
+        require(len(terminator.values) == 1, self, f"body must yield one value, got {len(terminator.values)}")
+        result = tensor_type(terminator.values[0])
+        shape = slice_type.get_shape()
+        require(
+            len(result.get_shape()) == len(shape) and all(map(dims_match, result.get_shape(), shape)),
+            self,
+            lambda: f"body result shape {fmt_shape(result.get_shape())} differs from the slice shape {fmt_shape(shape)}",
+        )
+        check_inputs_broadcast(self, self.shared, shape, "shared input")
+        n, first = len(self.slices), shape[0]
+        return [TensorType(result.element_type, (DYNAMIC if first == DYNAMIC else n * first, *shape[1:]))]
+
+
+OPS = [ElementwiseRegionOp, FusedMatmulEpilogueOp, TransformRegionOp, BatchElementwiseRegionOp]
+ATTRIBUTES: list[type] = [LayoutAttr]

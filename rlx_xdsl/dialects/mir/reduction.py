@@ -64,8 +64,10 @@ class ReduceOp(RlxOperation):
 
     Reduced dims are dropped, or kept as size 1 with `keep_dim`. Integer `mean`
     divides the (64-bit) integer sum by the count, truncating toward zero as Rust's
-    integer division does. NaN propagates through every kind; `max`/`min` of zero
-    elements, and an integer `mean` of zero elements, are run-time errors; a float
+    integer division does. NaN propagates through every kind; `max`/`min` order -0
+    below +0 (IEEE 754-2019 `maximum`/`minimum`); `max`/`min` of zero
+    elements, and an integer `mean` of zero elements, are run-time errors (the
+    compiled backends refuse a static zero-size axis when lowering); a float
     `mean` of zero elements is NaN, a `sum` 0, a `prod` 1.
     """
 
@@ -109,6 +111,22 @@ class ReduceOp(RlxOperation):
             lambda: f"axes {list(raw)} name the same axis more than once",
         )
         return tuple(sorted(axes))
+
+    def zero_size_refusal(self) -> str | None:
+        """Why this reduction has no value on its static shape, or None: a `max`/`min`, or
+        an integer `mean`, over a reduced axis of static size 0 (the interpreter's run-time
+        error, known before running; the compiled backends refuse it when lowering)."""
+        t = tensor_type(self.input)
+        shape = t.get_shape()
+        axes = self.normalized_axes()
+        if not any(shape[a] == 0 for a in axes):
+            return None
+        kind = self.kind.data
+        if kind in (ReduceKind.MAX, ReduceKind.MIN) or (
+            kind == ReduceKind.MEAN and not dtypes.dtype_of(t.element_type).is_float
+        ):
+            return f"{kind.value} over zero elements (axes {list(axes)} of shape {list(shape)})"
+        return None
 
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)

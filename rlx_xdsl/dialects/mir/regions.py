@@ -71,6 +71,7 @@ def _yield_parents() -> tuple[type[RlxOperation], ...]:
         structured.CustomFnOp,
         fused_regions.ElementwiseRegionOp,
         fused_regions.FusedMatmulEpilogueOp,
+        fused_regions.BatchElementwiseRegionOp,
     )
 
 
@@ -113,9 +114,10 @@ def region_yield(op: RlxOperation, region: Region, what: str) -> YieldOp:
 
 
 def check_region_args(op: RegionOperandsInterface, region: Region, what: str, of: str) -> None:
-    """The region's entry-block argument types must equal those of the operands it receives."""
+    """The region's entry-block argument types must equal those of the operands it receives
+    (as the op states them: `region_arg_types`)."""
     actual = region.block.arg_types
-    expected = [v.type for v in op.region_operands(region)]
+    expected = list(op.region_arg_types(region))
     require(
         tuple(actual) == tuple(expected),
         op,

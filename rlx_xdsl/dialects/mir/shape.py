@@ -69,27 +69,63 @@ def reshaped(in_shape: Sequence[int], new_shape: Sequence[int]) -> list[int]:
 
 @irdl_op_definition
 class ReshapeOp(RlxOperation):
-    """Reinterprets the elements in a new shape (`Reshape{new_shape}`); one -1 is inferred."""
+    """Reinterprets the elements in a new shape (`Reshape{new_shape}`); one -1 is inferred.
+
+    With `like %t like_dims = [...]`, result dim `i` with `like_dims[i] = k >= 0` has the
+    size of `%t`'s dim `k` at run time (its `new_shape` entry must be -1); one other -1
+    is still inferred from the element count. This is how a view with several run-time
+    sizes (an imported model's `[B*S, 32] -> [B, S, 32]`) is one reshape. `like_dims` has
+    one entry per result dim, -1 for the others.
+    """
 
     name = "mir.reshape"
     input = operand_def(TensorType)
+    like = opt_operand_def(TensorType)
     new_shape = prop_def(I64_ARRAY)
+    like_dims = opt_prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT, ViewOf())
-    assembly_format = "$input `new_shape` `=` $new_shape " + FUNCTIONAL
+    traits = traits_def(Pure(), DATA_MOVEMENT, ViewOf(), OperandRoles.of(like=Role.SHAPE))
+    assembly_format = (
+        "$input `new_shape` `=` $new_shape (`like` $like^ `like_dims` `=` $like_dims)? "
+        + FUNCTIONAL
+    )
 
-    def __init__(self, input: SSAValue, *, new_shape: Sequence[int]):
-        super().__init__(operands=[input], properties={"new_shape": i64_array(new_shape)})
+    def __init__(
+        self,
+        input: SSAValue,
+        *,
+        new_shape: Sequence[int],
+        like: SSAValue | None = None,
+        like_dims: Sequence[int] | None = None,
+    ):
+        properties = {"new_shape": i64_array(new_shape)}
+        if like_dims is not None:
+            properties["like_dims"] = i64_array(like_dims)
+        super().__init__(operands=[input, [like] if like is not None else []], properties=properties)
 
     def check_attributes(self) -> None:
         shape = self.new_shape.get_values()
         for d in shape:
             require(d >= -1, self, lambda: f"new_shape entries must be >= -1, got {d}")
-        require(shape.count(-1) <= 1, self, lambda: f"new_shape {fmt_list(shape)} has more than one -1")
+        sized = self.sizes_from_like()
+        for i in sized:
+            require(shape[i] == -1, self, lambda: f"new_shape entry {i} must be -1: `like` gives its size")
+        inferred = [i for i, d in enumerate(shape) if d == -1 and i not in sized]
+        require(len(inferred) <= 1, self, lambda: f"new_shape {fmt_list(shape)} has more than one -1")
+
+    def sizes_from_like(self) -> dict[int, int]:
+        """Result dim -> its size in `like`'s type, for the dims `like` sizes."""
+        return sizes_from_like(self, self.like, self.like_dims, len(self.new_shape.get_values()))
 
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)
-        return [tensor(t.element_type, reshaped(t.get_shape(), self.new_shape.get_values()))]
+        sized = self.sizes_from_like()
+        if not sized:
+            return [tensor(t.element_type, reshaped(t.get_shape(), self.new_shape.get_values()))]
+        shape = [sized.get(i, d) for i, d in enumerate(self.new_shape.get_values())]
+        if DYNAMIC in sized.values():  # the element count of the like-sized dims is not known here
+            return [tensor(t.element_type, [DYNAMIC if d == -1 else d for d in shape])]
+        return [tensor(t.element_type, reshaped(t.get_shape(), shape))]
 
 
 @irdl_op_definition
@@ -138,33 +174,68 @@ def run_start(op: Operation) -> int:
 
 @irdl_op_definition
 class NarrowOp(RlxOperation):
-    """The slice `[start, start + len)` along `axis` (`Narrow{axis, start, len}`)."""
+    """The slice `[start, start + len)` along `axis` (`Narrow{axis, start, len}`).
+
+    With `like %t like_dims = [...]`, the length is read at run time: `like_dims` has
+    one entry per result dim, `k >= 0` at `axis` only (the slice is as long as `%t`'s
+    dim `k`; `len` must then be -1) and -1 elsewhere. This is an imported model's
+    `x[:, :seq]` (a position buffer cut to the input's length). A slice past the end
+    of the input is a run-time error.
+    """
 
     name = "mir.narrow"
     input = operand_def(TensorType)
+    like = opt_operand_def(TensorType)
     axis = prop_def(IntegerAttr[I64])
     start = prop_def(IntegerAttr[I64])
     len = prop_def(IntegerAttr[I64])
+    like_dims = opt_prop_def(I64_ARRAY)
     result = result_def(TensorType)
-    traits = traits_def(Pure(), DATA_MOVEMENT, ViewOf(when=selects_contiguous_run, offset=run_start))
-    assembly_format = "$input `axis` `=` $axis `start` `=` $start `len` `=` $len " + FUNCTIONAL
+    traits = traits_def(
+        Pure(), DATA_MOVEMENT, ViewOf(when=selects_contiguous_run, offset=run_start), OperandRoles.of(like=Role.SHAPE)
+    )
+    assembly_format = (
+        "$input `axis` `=` $axis `start` `=` $start `len` `=` $len "
+        "(`like` $like^ `like_dims` `=` $like_dims)? " + FUNCTIONAL
+    )
 
-    def __init__(self, input: SSAValue, *, axis: int, start: int, len: int):
-        super().__init__(
-            operands=[input],
-            properties={"axis": i64_attr(axis), "start": i64_attr(start), "len": i64_attr(len)},
-        )
+    def __init__(
+        self,
+        input: SSAValue,
+        *,
+        axis: int,
+        start: int,
+        len: int,
+        like: SSAValue | None = None,
+        like_dims: Sequence[int] | None = None,
+    ):
+        properties = {"axis": i64_attr(axis), "start": i64_attr(start), "len": i64_attr(len)}
+        if like_dims is not None:
+            properties["like_dims"] = i64_array(like_dims)
+        super().__init__(operands=[input, [like] if like is not None else []], properties=properties)
 
     def check_attributes(self) -> None:
-        require_non_negative(self, start=self.start.value.data, len=self.len.value.data)
+        if self.like is None:
+            require_non_negative(self, start=self.start.value.data, len=self.len.value.data)
+        else:
+            require_non_negative(self, start=self.start.value.data)
+            require(self.len.value.data == -1, self, "len must be -1: `like` gives the length")
+
+    def sizes_from_like(self) -> dict[int, int]:
+        """Result dim -> its size in `like`'s type, for the dim `like` sizes (the axis)."""
+        return sizes_from_like(self, self.like, self.like_dims, tensor_type(self.input).get_num_dims())
 
     def infer_result_types(self) -> Sequence[Attribute]:
         t = tensor_type(self.input)
         shape = list(t.get_shape())
         axis = normalize_axis(self.axis.value.data, len(shape))
         start, length = self.start.value.data, self.len.value.data
+        sized = self.sizes_from_like()
+        if self.like is not None:
+            require(list(sized) == [axis], self, lambda: f"like_dims must size axis {axis} and no other dim")
+            length = sized[axis]
         require(
-            shape[axis] == DYNAMIC or start + length <= shape[axis],
+            DYNAMIC in (shape[axis], length) or start + length <= shape[axis],
             self,
             lambda: f"start {start} + len {length} exceeds dim {shape[axis]} of axis {axis}",
         )

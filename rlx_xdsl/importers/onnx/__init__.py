@@ -3,7 +3,9 @@
     from rlx_xdsl.importers.onnx import import_model
     module = import_model("model.onnx")      # or a loaded onnx.ModelProto
 
-Default-domain opsets 13 to 23. Initializers become `rlx.param` arguments named by
+Default-domain opsets 1 to the installed `onnx`'s newest (the rules follow 13-23: older
+models are upgraded by `onnx.version_converter`, see `translator.Translator`).
+Initializers become `rlx.param` arguments named by
 the initializer; symbolic dims (`dim_param`) and unknown dims become `?`; each op is
 located at `NameLoc(node name)`. `rlx-import-onnx FILE.onnx -o OUT.mlir` is the tool.
 """

@@ -16,6 +16,8 @@ ONNX_OPS: dict[str, Callable[..., Any]] = {}
 def rule(*op_types: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         for op_type in op_types:
+            if op_type in ONNX_OPS:  # two rules for one op: the later would silently win
+                raise ValueError(f"{op_type} already has an import rule")
             ONNX_OPS[op_type] = fn
         return fn
 

@@ -25,7 +25,7 @@ from rlx_xdsl.dtypes import dtype_named
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.onnx import ops as _ops  # noqa: F401  (registers the rules)
 from rlx_xdsl.importers.onnx.table import ONNX_OPS
-from rlx_xdsl.importers.onnx.types import DTYPES, OPSETS, P, dtype_name  # noqa: F401
+from rlx_xdsl.importers.onnx.types import DTYPES, OPSETS, RULE_OPSETS, P, dtype_name  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
 
 
@@ -39,8 +39,8 @@ class Translator:
     def __init__(self, model: onnx.ModelProto, name: str, bind: dict[str, np.ndarray] | None = None):
         self.model = model
         self.bind = dict(bind or {})
-        self.graph = model.graph
         self.opset = self._opset()
+        self.graph = self.model.graph
         self.b = GraphBuilder(name)
         self.values: dict[str, SSAValue] = {}
         self.consts: dict[str, np.ndarray] = {}
@@ -56,6 +56,9 @@ class Translator:
         version = versions[0]
         if version not in OPSETS:
             raise ImportFailure(f"opset {version} is not supported (supported: {OPSETS.start}-{OPSETS.stop - 1})")
+        if version < RULE_OPSETS.start:
+            self.model = _converted(self.model, version, RULE_OPSETS.start)
+            return RULE_OPSETS.start
         return version
 
     @property
@@ -102,7 +105,9 @@ class Translator:
         if name is None:
             return None
         if name not in self.consts:
-            raise self.fail(f"{what} (input {index}) must be a constant or an initializer")
+            failure = self.fail(f"{what} (input {index}) must be a constant or an initializer")
+            failure.needs_constant = name
+            raise failure
         return self.consts[name]
 
     def shape(self, value: SSAValue) -> list[int]:
@@ -189,6 +194,7 @@ class Translator:
         rule = ONNX_OPS.get(node.op_type)
         if rule is None:
             raise self.fail(f"unsupported ONNX op '{node.op_type}'")
+        self._check_schema(node)
         try:
             results = rule(self, node)
         except (VerifyException, ValueError) as e:
@@ -204,6 +210,32 @@ class Translator:
         for name, result in zip(node.output, results):
             if name and result is None and self._used(name):
                 raise self.fail(f"output '{name}' is not supported")
+
+    def _check_schema(self, node: onnx.NodeProto) -> None:
+        """In a model newer than the rules' opsets, refuse a node using what its op gained since:
+        a new attribute set to other than its default, a new optional input given. (Element
+        types an op gained need no check: MIR's types are checked where values are made.)"""
+        newest = RULE_OPSETS.stop - 1
+        if self.opset <= newest:
+            return
+        new = onnx.defs.get_schema(node.op_type, self.opset, "")
+        if new.since_version > newest and not onnx.defs.has(node.op_type, newest, ""):
+            return  # an op newer than the rules' opsets: its rule follows its first version
+        old = onnx.defs.get_schema(node.op_type, newest, "")
+        if new.since_version == old.since_version:
+            return
+        rules = f"{RULE_OPSETS.start}-{newest}"
+        since = f"(new in opset {new.since_version}, after the opsets {rules} the importer follows)"
+        for a in node.attribute:
+            declared = new.attributes.get(a.name)
+            if a.name not in old.attributes and declared is not None and a != declared.default_value:
+                raise self.fail(f"attribute '{a.name}' {since} is not supported")
+        names = [i.name for i in old.inputs]
+        if [i.name for i in new.inputs[: len(names)]] != names:
+            raise self.fail(f"the inputs of {node.op_type} {since} are not supported")
+        for index, declared in enumerate(new.inputs[len(names) :], len(names)):
+            if self.input(index):
+                raise self.fail(f"input '{declared.name}' {since} is not supported")
 
     def _foldable(self, node: onnx.NodeProto) -> bool:
         """Shape arithmetic: every input a compile-time value, none of them a float weight
@@ -249,6 +281,22 @@ class Translator:
             raise self.fail(f"a Constant with '{attribute.name}' is not supported")
         self._dtype_of_array(array)
         self.consts[node.output[0]] = array
+
+
+def _converted(model: onnx.ModelProto, version: int, target: int) -> onnx.ModelProto:
+    """`model` of opset `version` converted to opset `target` by `onnx.version_converter`;
+    a node whose op has no definition at `version` is refused first, located at the node."""
+    from onnx import version_converter
+
+    for index, node in enumerate(model.graph.node):
+        if node.domain in ("", "ai.onnx") and not onnx.defs.has(node.op_type, version, ""):
+            where = f"node '{node_label(node, index)}' ({node.op_type})"
+            raise ImportFailure(f"op '{node.op_type}' is not defined at opset {version}", where)
+    try:
+        return version_converter.convert_version(model, target)
+    except Exception as e:
+        first = str(e).strip().splitlines()[0] if str(e).strip() else type(e).__name__
+        raise ImportFailure(f"converting the model from opset {version} to {target} failed: {first}") from None
 
 
 def _value_info(name: str, array: np.ndarray) -> onnx.ValueInfoProto:

@@ -22,8 +22,14 @@ DTYPES = {
 }
 """ONNX element types -> RLX dtype names (the others have no MIR twin)."""
 
-OPSETS = range(13, 24)
-"""The default-domain opset versions whose semantics the rules follow."""
+RULE_OPSETS = range(13, 24)
+"""The default-domain opset versions whose semantics the rules follow. An older model is
+first converted to the oldest of them by `onnx.version_converter`; in a newer one, a node
+whose op changed after the newest of them other than by accepting more element types is
+refused (see `Translator._check_schema`)."""
+
+OPSETS = range(1, onnx.defs.onnx_opset_version() + 1)
+"""The default-domain opset versions the importer reads: up to the installed `onnx`'s newest."""
 
 
 def dtype_name(elem_type: int, where: str | None = None) -> str:

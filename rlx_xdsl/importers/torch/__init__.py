@@ -39,16 +39,20 @@ def export(model: Any, example_args: tuple, dynamic_shapes: Any = None):
     """`model` exported and decomposed to core ATen, except the ops `kept_whole()`."""
     import torch
 
+    from rlx_xdsl.support.progress import status
+
     decompositions = torch.export.default_decompositions()
     for op in kept_whole():
         decompositions.pop(op, None)
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*LeafSpec", category=FutureWarning)  # torch's own
         try:
-            program = torch.export.export(model, tuple(example_args), dynamic_shapes=dynamic_shapes, strict=False)
+            with status(f"torch.export: tracing {type(model).__name__}"):
+                program = torch.export.export(model, tuple(example_args), dynamic_shapes=dynamic_shapes, strict=False)
         except Exception as e:  # torch raises many kinds: report them all as one import failure
             raise ImportFailure(f"torch.export failed: {type(e).__name__}: {e}") from e
-        return program.run_decompositions(decompositions)
+        with status("torch.export: decomposing to core ATen"):
+            return program.run_decompositions(decompositions)
 
 
 def import_program(program: Any, name: str = "forward", hir: bool = False) -> ModuleOp:
@@ -79,8 +83,10 @@ def import_module(
     module = import_program(program, name, hir)
     if weights is not None:
         from rlx_xdsl.formats.weights import write_weights
+        from rlx_xdsl.support.progress import status
 
-        write_weights(weights, program_weights(program))
+        with status(f"writing the weights to {weights}"):
+            write_weights(weights, program_weights(program))
     return module
 
 

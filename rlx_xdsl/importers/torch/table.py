@@ -19,6 +19,8 @@ def rule(*overloads: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
 
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:
         for overload in overloads:
+            if overload in ATEN:  # two rules for one op: the later would silently win
+                raise ValueError(f"{overload} already has an import rule")
             ATEN[overload] = fn
         return fn
 

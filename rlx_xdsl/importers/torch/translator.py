@@ -10,9 +10,11 @@ the innermost frame of the node's stack trace outside PyTorch (and outside this 
 
 from __future__ import annotations
 
+import linecache
 import operator
 import os
 import re
+import sys
 from collections.abc import Sequence
 from typing import Any
 
@@ -31,6 +33,7 @@ from rlx_xdsl.importers.torch.idioms import find_idioms
 from rlx_xdsl.importers.torch.table import ATEN
 from rlx_xdsl.importers.torch.types import DTYPES, dtype_name, to_numpy  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.support.progress import track
 
 _TORCH_DIR = os.path.join(os.path.dirname(torch.__file__), "")  # with its separator: not torchvision's
 _IMPORTER_DIR = os.path.join(os.path.dirname(__file__), "")
@@ -47,10 +50,35 @@ def user_frame(node: torch.fx.Node) -> tuple[str, int] | None:
     return (outside or frames or [None])[-1]
 
 
+def source_name(path: str) -> str:
+    """`path` as a location names it: relative to the working directory when under it, else
+    to the `sys.path` entry holding it (`transformers/models/llama/modeling_llama.py`), else
+    as given; so imported IR does not carry the importing machine's absolute paths."""
+    roots = [os.getcwd(), *sorted((p for p in sys.path if p and os.path.isabs(p)), key=len, reverse=True)]
+    for root in roots:
+        relative = os.path.relpath(path, root) if os.path.isabs(path) else path
+        if not relative.startswith(os.pardir):
+            return relative
+    return path
+
+
+def source_location(node: torch.fx.Node):
+    """`file:line:col` of `node`'s user frame (`user_frame`): the file by `source_name`, the
+    column that of the statement on that line (the trace gives no finer position); unknown
+    without a stack trace."""
+    frame = user_frame(node)
+    if frame is None:
+        return UnknownLoc()
+    path, line = frame
+    text = linecache.getline(path, line)
+    column = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+    return FileLineColLoc(StringAttr(source_name(path)), IntAttr(line), IntAttr(column))
+
+
 def describe(node: torch.fx.Node) -> str:
     """Where `node` comes from, for messages: `file:line` of its source, else its name."""
     frame = user_frame(node)
-    return f"{frame[0]}:{frame[1]}" if frame else f"node '{node.name}'"
+    return f"{source_name(frame[0])}:{frame[1]}" if frame else f"node '{node.name}'"
 
 
 class Translator:
@@ -135,6 +163,25 @@ class Translator:
             raise self.fail("dynamic sizes read from several tensors are not supported")
         return self.value(sources.pop()), dims
 
+    def like_sizes(self, node: torch.fx.Node, which: Sequence[int] | None = None) -> tuple[SSAValue, list[int]]:
+        """`like` and `like_dims` (`mir.reshape`, `mir.narrow`, `mir.expand`) for `node`'s
+        dynamic result dims at positions `which` (default: all its dynamic dims): each
+        must be a size of a user input (`Dim("seq")`), all of one same input, read at
+        run time as that input's dim. A size computed from others (`S + 1`, `B * S`) is
+        a located error."""
+        shape = self.meta(node).shape
+        which = [i for i, d in enumerate(shape) if not isinstance(d, int)] if which is None else which
+        sources, dims = set(), [-1] * len(shape)
+        for i in which:
+            found = self.input_sizes.get(str(shape[i]))
+            if found is None:
+                raise self.fail(f"the size {shape[i]} (dim {i}) is computed from input sizes: not supported")
+            sources.add(found[0])
+            dims[i] = found[1]
+        if len(sources) != 1:
+            raise self.fail("dynamic sizes read from several tensors are not supported")
+        return self.value(sources.pop()), dims
+
     # The walk ---------------------------------------------------------------------------
 
     def run(self) -> ModuleOp:
@@ -142,9 +189,11 @@ class Translator:
         kinds = {spec.arg.name: spec for spec in signature.input_specs}
         self.tied = tied_weights(self.program)
         self.weights: dict[str, SSAValue] = {}
+        self.input_sizes: dict[str, tuple[torch.fx.Node, int]] = {}
         idioms = find_idioms(self.program.graph, self.hir)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
-        for node in self.program.graph.nodes:
+        nodes = self.program.graph.nodes
+        for node in track(nodes, "translating the ATen graph to MIR", total=len(nodes)):
             self.node = node
             self.b.emitter.location = self.location(node)
             if node.op == "placeholder":
@@ -163,10 +212,7 @@ class Translator:
         return module
 
     def location(self, node: torch.fx.Node):
-        frame = user_frame(node)
-        if frame is None:
-            return UnknownLoc()
-        return FileLineColLoc(StringAttr(frame[0]), IntAttr(frame[1]), IntAttr(1))
+        return source_location(node)
 
     def placeholder(self, node: torch.fx.Node, spec) -> None:
         val = self.meta(node)
@@ -184,6 +230,9 @@ class Translator:
             self.values[node] = self.constant(array, dtype)
         elif spec.kind == InputKind.USER_INPUT:
             self.values[node] = self.b.input(node.name, shape, dtype)
+            for d, size in enumerate(val.shape):  # the symbols a `Dim` names, by their first input dim
+                if not isinstance(size, int):
+                    self.input_sizes.setdefault(str(size), (node, d))
         else:
             raise self.fail(f"input '{node.name}' of kind {spec.kind.name} is not supported")
 

@@ -69,6 +69,7 @@ DERIVATIVES = {
     Activation.ROUND: np.ones_like,  # straight-through, as RLX
     Activation.LOG1P: lambda x: 1.0 / (1.0 + x),
     Activation.EXPM1: np.exp,
+    Activation.ERF: lambda x: (2.0 / np.sqrt(np.pi)) * np.exp(-x * x),
 }
 """`f'(x)` of each activation (the exact derivative; see `ActivationBackwardOp` for conventions)."""
 

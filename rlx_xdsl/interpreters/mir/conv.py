@@ -14,7 +14,7 @@ from numpy.lib.stride_tricks import sliding_window_view
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
 from rlx_xdsl.dialects.mir.conv import ConvOp, PoolOp, WindowOperation
 from rlx_xdsl.interpreters.common import as_result
-from rlx_xdsl.numerics import accumulate_matmul, accumulate_sum
+from rlx_xdsl.numerics import accumulate_matmul, accumulate_sum, reduce_max
 
 
 def pad_hw(x: np.ndarray, padding, value) -> np.ndarray:
@@ -54,7 +54,7 @@ def lowest(dtype: np.dtype):
 def run_pool(op: PoolOp, x: np.ndarray) -> tuple[np.ndarray]:
     padding = op.pair("padding")
     if op.kind.data == ReduceKind.MAX:
-        return (as_result(op, windows(op, pad_hw(x, padding, lowest(x.dtype))).max(axis=(-2, -1))),)
+        return (as_result(op, reduce_max(windows(op, pad_hw(x, padding, lowest(x.dtype))), axis=(-2, -1))),)
     total = accumulate_sum(windows(op, pad_hw(x, padding, 0)), axis=(-2, -1))
     # Count the real (unpadded) cells of each window.
     ones = np.ones((1, 1, *x.shape[2:]), total.dtype)

@@ -26,11 +26,13 @@ from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.shapes import sized_like
 
 _erf = np.vectorize(math.erf, otypes=[np.float64])
+_erfc = np.vectorize(math.erfc, otypes=[np.float64])
 
 
 def gelu_cdf(x: np.ndarray) -> np.ndarray:
-    """The standard normal CDF `Phi(x)`, in float64 (exact gelu is `x * Phi(x)`)."""
-    return 0.5 * (1.0 + _erf(x.astype(np.float64) / math.sqrt(2.0)))
+    """The standard normal CDF `Phi(x) = erfc(-x / sqrt(2)) / 2`, in float64 (exact gelu is
+    `x * Phi(x)`); `(1 + erf(x / sqrt(2))) / 2` would cancel to nothing below x = -6."""
+    return 0.5 * _erfc(-x.astype(np.float64) / math.sqrt(2.0))
 
 
 def gelu(x: np.ndarray) -> np.ndarray:
@@ -50,7 +52,7 @@ UNARY = {
     ew.GeluOp: gelu,
     ew.GeluApproxOp: gelu_approx,
     ew.SiluOp: lambda x: x * sigmoid(x),
-    ew.ReluOp: lambda x: np.maximum(x, np.zeros((), x.dtype)),
+    ew.ReluOp: lambda x: numerics.maximum(x, np.zeros((), x.dtype)),
     ew.SigmoidOp: sigmoid,
     ew.TanhOp: np.tanh,
     ew.ExpOp: np.exp,
@@ -66,6 +68,7 @@ UNARY = {
     ew.RoundOp: numerics.round_half_away,
     ew.Log1pOp: np.log1p,
     ew.Expm1Op: np.expm1,
+    ew.ErfOp: _erf,  # float64 (math.erf per element), rounded once to the result dtype
 }
 
 
@@ -74,8 +77,8 @@ BINARY = {
     ew.SubOp: numerics.on_integers(np.subtract),
     ew.MulOp: numerics.on_integers(np.multiply),
     ew.DivOp: numerics.divide,
-    ew.MaxOp: numerics.on_integers(np.maximum),
-    ew.MinOp: numerics.on_integers(np.minimum),
+    ew.MaxOp: numerics.maximum,
+    ew.MinOp: numerics.minimum,
     ew.PowOp: numerics.power,
 }
 

@@ -1,7 +1,10 @@
 """numpy semantics of the MIR kernels with a body: the interpreter runs the body itself.
 
-`mir.elementwise_region` runs its region on its inputs; `mir.fused_matmul_epilogue`
-runs the matmul kernel's formula, then its region on the product and the extras.
+`mir.elementwise_region` runs its region on its inputs (the prologue's input upsampled
+first); `mir.fused_matmul_epilogue` runs the matmul kernel's formula, then its region on
+the product and the extras; `mir.transform_region` applies its steps in turn;
+`mir.batch_elementwise_region` runs its region on each slice and joins the results
+along axis 0.
 """
 
 from __future__ import annotations
@@ -13,10 +16,32 @@ from rlx_xdsl.interpreters.common import RegionRunner
 from rlx_xdsl.interpreters.mir.fused import matmul
 
 
+def layout(step: fr.Layout, x: np.ndarray) -> np.ndarray:
+    """One layout step: the 2x nearest resize makes each pixel of `x[N, C, H, W]` a 2x2 block."""
+    assert step is fr.Layout.RESIZE_NEAREST_2X
+    return x.repeat(2, axis=2).repeat(2, axis=3)
+
+
 def run_elementwise_region(
     op: fr.ElementwiseRegionOp, *inputs: np.ndarray, run_region: RegionRunner
 ) -> tuple[np.ndarray, ...]:
+    index = op.prologue_index
+    if op.prologue is not None and index is not None:
+        inputs = (*inputs[:index], layout(op.prologue.data, inputs[index]), *inputs[index + 1 :])
     return run_region(op.body, inputs)
+
+
+def run_transform_region(op: fr.TransformRegionOp, x: np.ndarray) -> tuple[np.ndarray, ...]:
+    for step in op.layouts:
+        x = layout(step, x)
+    return (x,)
+
+
+def run_batch_elementwise_region(
+    op: fr.BatchElementwiseRegionOp, *inputs: np.ndarray, run_region: RegionRunner
+) -> tuple[np.ndarray, ...]:
+    slices, shared = inputs[: len(op.slices)], inputs[len(op.slices) :]
+    return (np.concatenate([run_region(op.body, (s, *shared))[0] for s in slices], axis=0),)
 
 
 def run_fused_matmul_epilogue(
@@ -25,4 +50,9 @@ def run_fused_matmul_epilogue(
     return run_region(op.body, (matmul(lhs, rhs), *extras))
 
 
-KERNELS = {fr.ElementwiseRegionOp: run_elementwise_region, fr.FusedMatmulEpilogueOp: run_fused_matmul_epilogue}
+KERNELS = {
+    fr.ElementwiseRegionOp: run_elementwise_region,
+    fr.FusedMatmulEpilogueOp: run_fused_matmul_epilogue,
+    fr.TransformRegionOp: run_transform_region,
+    fr.BatchElementwiseRegionOp: run_batch_elementwise_region,
+}

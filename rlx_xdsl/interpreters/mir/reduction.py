@@ -28,9 +28,9 @@ def reduce(x: np.ndarray, kind: ReduceKind, axes: tuple[int, ...], keep_dim: boo
     if count == 0 and (kind != ReduceKind.MEAN or numerics.is_integer(x.dtype)):
         raise KernelError(f"{kind.value} over zero elements (axes {list(axes)} of shape {list(x.shape)})")
     if kind == ReduceKind.MAX:
-        return np.max(x, **opts)
+        return numerics.reduce_max(x, **opts)
     if kind == ReduceKind.MIN:
-        return np.min(x, **opts)
+        return numerics.reduce_min(x, **opts)
     if numerics.is_integer(x.dtype):  # summed in 64 bits, so the mean is exact
         wide = np.dtype(np.uint64 if x.dtype.kind == "u" else np.int64)
         return numerics.divide(np.sum(x, dtype=wide, **opts), np.asarray(count, wide))

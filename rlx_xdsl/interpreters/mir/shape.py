@@ -32,16 +32,22 @@ def expand(x: np.ndarray, target_shape: tuple[int, ...]) -> np.ndarray:
     return np.array(np.broadcast_to(x, shape))
 
 
-def run_reshape(op: sh.ReshapeOp, x: np.ndarray) -> tuple[np.ndarray]:
-    return (x.reshape(op.new_shape.get_values()),)
+def run_reshape(op: sh.ReshapeOp, x: np.ndarray, like: np.ndarray | None = None) -> tuple[np.ndarray]:
+    shape = sized_like(op.new_shape.get_values(), *like_at_run_time(op, like))
+    try:
+        return (x.reshape(shape),)
+    except ValueError:
+        raise KernelError(f"cannot reshape {list(x.shape)} to {list(shape)}") from None
 
 
 def run_transpose(op: sh.TransposeOp, x: np.ndarray) -> tuple[np.ndarray]:
     return (x.transpose(op.perm.get_values()),)
 
 
-def run_narrow(op: sh.NarrowOp, x: np.ndarray) -> tuple[np.ndarray]:
-    return (narrow(x, op.axis.value.data, op.start.value.data, op.len.value.data),)
+def run_narrow(op: sh.NarrowOp, x: np.ndarray, like: np.ndarray | None = None) -> tuple[np.ndarray]:
+    axis = op.axis.value.data % x.ndim
+    length = sized_like([op.len.value.data] * x.ndim, *like_at_run_time(op, like))[axis]
+    return (narrow(x, axis, op.start.value.data, length),)
 
 
 def run_concat(op: sh.ConcatOp, *inputs: np.ndarray) -> tuple[np.ndarray]:

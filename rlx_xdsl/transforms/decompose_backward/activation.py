@@ -122,6 +122,7 @@ DERIVATIVES: dict[Activation, Derivative] = {
     Activation.ROUND: lambda e, x: filled(e, 1.0, x),  # straight-through, as the kernel
     Activation.LOG1P: lambda e, x: e.mir.div(scalar(e, 1.0, x), e.mir.add(scalar(e, 1.0, x), x)),
     Activation.EXPM1: lambda e, x: e.mir.exp(x),
+    Activation.ERF: lambda e, x: e.mir.mul(scalar(e, 2.0 / math.sqrt(math.pi), x), e.mir.exp(e.mir.neg(e.mir.mul(x, x)))),
 }
 """`f'(x)` of each activation as primitives; they follow the kernel's conventions."""
 

@@ -45,7 +45,6 @@ from rlx_xdsl.transforms.fusion.matching import (
     is_fusable_step,
     sole_user,
 )
-from rlx_xdsl.transforms.inlining import inline_block
 from rlx_xdsl.transforms.statistics import pattern_statistic
 
 KERNEL_BODIES = (ElementwiseRegionOp, FusedMatmulEpilogueOp)
@@ -151,8 +150,10 @@ class UnfuseRegion(RewritePattern):
     def match_and_rewrite(self, region: ElementwiseRegionOp, rewriter: PatternRewriter) -> None:
         if self.caps.allow(region.steps, len(region.inputs)):
             return
+        from rlx_xdsl.transforms.unfuse_rules.fused_regions import unfuse_elementwise_region
+
         e = Emitter.replacing(region, rewriter)
-        e.replace(region, *inline_block(e, region.body.block, region.inputs))
+        e.replace(region, *unfuse_elementwise_region(e, region))
 
 
 FOREVER = Caps(max_steps=-1)

@@ -13,6 +13,10 @@ target claims, always in this order (the CPU target gets all 13):
      9 rlx-fuse-shared-input-matmul    (MatMul)
     10 rlx-fuse-swiglu                 (FusedSwiGLU)
     11 rlx-mark-elementwise-regions    (always; the target's caps)
+       where regions are kept, RLX 0.2.6's FK passes (fk-fusion): rlx-mark-batch-slice-regions,
+       rlx-mark-transform-regions, rlx-fuse-region-prologue (fuse-region-prologue),
+       rlx-fuse-batch-preprocess (fuse-batch-preprocess), then rlx-decompose-fusion-regions
+       unless native-fk-regions and the target claims TransformRegion/BatchElementwiseRegion
     12 rlx-unfuse-elementwise-regions  (unless the target keeps regions)
     13 rlx-dce
 
@@ -79,6 +83,13 @@ from rlx_xdsl.transforms.fusion.elementwise_regions import (
     MarkElementwiseRegionsPass,
     UnfuseElementwiseRegionsPass,
 )
+from rlx_xdsl.transforms.fusion.fk_regions import (
+    DecomposeFusionRegionsPass,
+    FuseBatchPreprocessPass,
+    FuseRegionProloguePass,
+    MarkBatchSliceRegionsPass,
+    MarkTransformRegionsPass,
+)
 from rlx_xdsl.transforms.fusion.matmul_bias_act import FuseMatmulBiasActPass
 from rlx_xdsl.transforms.fusion.matmul_epilogue import FuseMatmulEpiloguePass
 from rlx_xdsl.transforms.fusion.residual_norm import (
@@ -94,6 +105,7 @@ ALL = frozenset(
     {
         "FusedAttentionBlock", "FusedMatMulBiasAct", "FusedResidualLN", "FusedResidualRmsNorm",
         "FusedSwiGLU", "FusedTransformerLayer", "MatMul", "ElementwiseRegion",
+        "TransformRegion", "BatchElementwiseRegion",
     }
 )  # fmt: skip
 """The RLX op kinds whose support decides which fusion passes a target runs."""
@@ -114,6 +126,8 @@ FUSED_OPS = {
     "FusedSwiGLU": fused.FusedSwigluOp,
     "FusedTransformerLayer": fused.FusedTransformerLayerOp,
     "ElementwiseRegion": fused_regions.ElementwiseRegionOp,
+    "TransformRegion": fused_regions.TransformRegionOp,
+    "BatchElementwiseRegion": fused_regions.BatchElementwiseRegionOp,
 }
 """The MIR op of each fused RLX kind a target may claim."""
 
@@ -139,6 +153,8 @@ class Target:
     max_inputs: int = 16
     beyond_rlx: bool = False
     library: str = "forward"
+    native_fk_regions: bool = True
+    """RLX's `apply_native_fk_defaults`: GPU-class targets and tpu keep FK regions; cpu does not."""
 
     @property
     def kernels(self) -> frozenset[str]:
@@ -152,7 +168,7 @@ class Target:
 
 
 TARGETS: dict[str, Target] = {
-    "cpu": Target(ALL, keep_regions=False, max_steps=0, max_inputs=0, library="full"),
+    "cpu": Target(ALL, keep_regions=False, max_steps=0, max_inputs=0, library="full", native_fk_regions=False),
     "metal": Target(ALL - {"FusedAttentionBlock"}, keep_regions=True),
     "cuda": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
     "rocm": Target(ALL - {"FusedSwiGLU"}, keep_regions=True),
@@ -186,8 +202,35 @@ def _constant_fold() -> ModulePass:
     return ConstantFoldPass()
 
 
+@dataclass(frozen=True)
+class FkOptions:
+    """RLX's FK region toggles (`FusionOptions`), defaults as RLX's."""
+
+    fk_fusion: bool = True
+    fuse_region_prologue: bool = True
+    fuse_batch_preprocess: bool = True
+    native_fk_regions: bool | None = None
+    """None: the target's default."""
+
+
+def fk_passes(profile: Target, fk: FkOptions) -> list[ModulePass]:
+    """RLX's FK passes after the regions are marked, then the decomposition for targets
+    that do not keep (or claim) transform and batch regions."""
+    passes: list[ModulePass] = []
+    if fk.fk_fusion:
+        passes += [MarkBatchSliceRegionsPass(), MarkTransformRegionsPass()]
+        if fk.fuse_region_prologue:
+            passes.append(FuseRegionProloguePass())
+        if fk.fuse_batch_preprocess:
+            passes.append(FuseBatchPreprocessPass())
+    native = profile.native_fk_regions if fk.native_fk_regions is None else fk.native_fk_regions
+    if not (native and {"TransformRegion", "BatchElementwiseRegion"} <= profile.supports):
+        passes.append(DecomposeFusionRegionsPass())
+    return passes
+
+
 def fusion_passes(
-    target: str = "cpu", skip_fusion: bool = False, keep_regions: bool | None = None
+    target: str = "cpu", skip_fusion: bool = False, keep_regions: bool | None = None, fk: FkOptions = FkOptions()
 ) -> list[ModulePass]:
     """The passes `rlx-fusion-pipeline` runs for `target`, in RLX's order."""
     profile = TARGETS.get(target)
@@ -204,6 +247,8 @@ def fusion_passes(
         passes += [_constant_fold(), FuseMatmulEpiloguePass()]
     keep = profile.keep_regions if keep_regions is None else keep_regions
     passes.append(MarkElementwiseRegionsPass(max_steps=profile.max_steps, max_inputs=profile.max_inputs))
+    if keep:
+        passes += fk_passes(profile, fk)
     if not keep:
         passes.append(UnfuseElementwiseRegionsPass())
     passes.append(DeadCodeEliminationPass())
@@ -218,7 +263,12 @@ class FusionPipelinePass(ModulePass):
 
     target: cpu, metal, cuda, rocm, tpu, wgpu (RLX's lists) or best (adds our
     beyond-RLX passes); skip-fusion keeps only the two lowerings; keep-regions
-    overrides whether the target keeps elementwise regions.
+    overrides whether the target keeps elementwise regions. Where regions are kept,
+    RLX's FK passes follow the marking: fk-fusion (all of them), fuse-region-prologue
+    and fuse-batch-preprocess (default true, as RLX); native-fk-regions keeps transform
+    and batch regions (default: true on GPU-class targets and tpu, false on cpu, as
+    RLX's `apply_native_fk_defaults`) where the target claims them, else
+    rlx-decompose-fusion-regions expands them.
     """
 
     name = "rlx-fusion-pipeline"
@@ -226,17 +276,25 @@ class FusionPipelinePass(ModulePass):
     target: str = field(default="cpu", metadata={"syntax": "|".join(TARGETS), "example": "best"})
     skip_fusion: bool = False
     keep_regions: bool | None = field(default=None, metadata={"syntax": "true|false"})
+    fk_fusion: bool = True
+    fuse_region_prologue: bool = True
+    fuse_batch_preprocess: bool = True
+    native_fk_regions: bool | None = field(default=None, metadata={"syntax": "true|false"})
 
     def __post_init__(self) -> None:
         if self.target not in TARGETS:  # a bad option is a usage error, before any IR is read
             raise ValueError(f"target={self.target}: '{self.target}' is not one of {', '.join(TARGETS)}")
 
     @property
+    def fk(self) -> FkOptions:
+        return FkOptions(self.fk_fusion, self.fuse_region_prologue, self.fuse_batch_preprocess, self.native_fk_regions)
+
+    @property
     def STATISTICS(self) -> tuple[Statistic, ...]:  # noqa: N802  (the statistics protocol's name)
         """Its passes' counters: their patterns count while it runs them."""
-        passes = fusion_passes(self.target, self.skip_fusion, self.keep_regions)
+        passes = fusion_passes(self.target, self.skip_fusion, self.keep_regions, self.fk)
         return tuple(dict.fromkeys(stat for pass_ in passes for stat in declared(pass_)))
 
     def apply(self, ctx: Context, op: ModuleOp) -> None:
-        for pass_ in fusion_passes(self.target, self.skip_fusion, self.keep_regions):
+        for pass_ in fusion_passes(self.target, self.skip_fusion, self.keep_regions, self.fk):
             pass_.apply(ctx, op)

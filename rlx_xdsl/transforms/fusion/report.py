@@ -57,8 +57,10 @@ from rlx_xdsl.dialects.mir.fused import (
     FusedTransformerLayerOp,
 )
 from rlx_xdsl.dialects.mir.fused_regions import (
+    BatchElementwiseRegionOp,
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
+    TransformRegionOp,
 )
 from rlx_xdsl.dialects.mir.norm import LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.shape import NarrowOp
@@ -205,9 +207,12 @@ COUNTED: dict[str, type[Operation]] = {
     "fused_attention_block": FusedAttentionBlockOp,
     "fused_transformer_layer": FusedTransformerLayerOp,
     "elementwise_region": ElementwiseRegionOp,
+    "transform_region": TransformRegionOp,
+    "batch_elementwise_region": BatchElementwiseRegionOp,
     "fused_matmul_epilogue": FusedMatmulEpilogueOp,
 }
-"""RLX's per-kind counters (plus our epilogue op), by the op class they count."""
+"""RLX's per-kind counters (plus our epilogue op), by the op class they count; `fk_prologue_region`
+counts the elementwise regions with a prologue (also counted in `elementwise_region`, as RLX)."""
 
 
 def functions(root: ModuleOp | func.FuncOp) -> list[func.FuncOp]:
@@ -418,6 +423,9 @@ class FusionReport:
             matmul_after=counts[MatmulOp],
             missed=scan_misses(after),
             **{name: counts[op_class] for name, op_class in COUNTED.items()},
+            fk_prologue_region=sum(
+                1 for op in graph_ops(after) if isinstance(op, ElementwiseRegionOp) and op.prologue is not None
+            ),
         )
 
     @classmethod

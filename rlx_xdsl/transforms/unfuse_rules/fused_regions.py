@@ -7,18 +7,53 @@ from collections.abc import Sequence
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.dialects.mir.fused_regions import (
+    BatchElementwiseRegionOp,
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
+    Layout,
+    TransformRegionOp,
 )
 from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.transforms.inlining import inline_block
 from rlx_xdsl.transforms.unfuse import UNFUSE_RULES
 
 
+def emit_layout(e: Emitter, step: Layout, x: SSAValue) -> SSAValue:
+    """The primitive op of one layout step."""
+    assert step is Layout.RESIZE_NEAREST_2X
+    return e.mir.resize_nearest_2x(x)
+
+
+def prologue_inputs(e: Emitter, op: ElementwiseRegionOp) -> list[SSAValue]:
+    """The values the body reads: the inputs, the prologue's input upsampled by its primitive op."""
+    inputs = list(op.inputs)
+    index = op.prologue_index
+    if op.prologue is not None and index is not None:
+        inputs[index] = emit_layout(e, op.prologue.data, inputs[index])
+    return inputs
+
+
 @UNFUSE_RULES.register(ElementwiseRegionOp)
 def unfuse_elementwise_region(e: Emitter, op: ElementwiseRegionOp) -> Sequence[SSAValue]:
-    """The body's ops on the inputs (compare steps keep their i1 results: they are real ops)."""
-    return inline_block(e, op.body.block, op.inputs)
+    """The prologue's primitive op, then the body's ops on the inputs (compare steps keep
+    their i1 results: they are real ops)."""
+    return inline_block(e, op.body.block, prologue_inputs(e, op))
+
+
+@UNFUSE_RULES.register(TransformRegionOp)
+def unfuse_transform_region(e: Emitter, op: TransformRegionOp) -> Sequence[SSAValue]:
+    """Each step's primitive op (`mir.resize_nearest_2x`), in order."""
+    x = op.input
+    for step in op.layouts:
+        x = emit_layout(e, step, x)
+    return [x]
+
+
+@UNFUSE_RULES.register(BatchElementwiseRegionOp)
+def unfuse_batch_elementwise_region(e: Emitter, op: BatchElementwiseRegionOp) -> Sequence[SSAValue]:
+    """The body's ops on each slice (with the shared inputs), then `mir.concat` along axis 0."""
+    parts = [inline_block(e, op.body.block, [s, *op.shared])[0] for s in op.slices]
+    return [e.mir.concat(*parts, axis=0) if len(parts) > 1 else parts[0]]
 
 
 @UNFUSE_RULES.register(FusedMatmulEpilogueOp)

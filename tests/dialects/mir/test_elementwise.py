@@ -25,7 +25,7 @@ RNG = np.random.default_rng(7)
 X = RNG.standard_normal((3, 4)).astype(np.float32)
 POS = (np.abs(X) + 0.1).astype(np.float32)
 
-ONNX_UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "neg", "abs", "sin", "cos", "tan", "atan", "gelu"]
+ONNX_UNARY = ["relu", "sigmoid", "tanh", "exp", "log", "sqrt", "neg", "abs", "sin", "cos", "tan", "atan", "gelu", "erf"]
 """Unary ops whose ONNX operator is the capitalised op name."""
 POSITIVE_DOMAIN = {"log", "sqrt"}
 
@@ -51,6 +51,19 @@ FORMULAS = {
 @pytest.mark.parametrize("op", sorted(FORMULAS))
 def test_unary_matches_formula(op):
     np.testing.assert_allclose(run_op(op, [POS]), FORMULAS[op](POS.astype(np.float64)), rtol=1e-5)
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16], ids=str)
+def test_erf_edge_values_match_torch(dtype):
+    """Odd, saturating to +-1, -0.0 kept, NaN kept; torch's float64 erf is the oracle."""
+    import torch
+
+    x = np.array([0.0, -0.0, 1e-20, -0.3, 0.5, 1.7, -3.0, 6.0, -30.0, np.inf, -np.inf, np.nan], dtype)
+    got = run_op("erf", [x])
+    expected = torch.erf(torch.from_numpy(x.astype(np.float64))).numpy().astype(dtype)
+    assert got.dtype == x.dtype
+    np.testing.assert_allclose(got, expected, rtol={np.float64: 1e-15}.get(dtype, 1e-6), atol=0)
+    assert np.signbit(got[1]) and not np.signbit(got[0])
 
 
 TINY = np.array([1e-8, -1e-8, 3e-6, -3e-6, 1e-30, 0.5, -0.5, 20.0, -20.0, -0.99], np.float32)

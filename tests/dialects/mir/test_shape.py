@@ -219,6 +219,85 @@ def test_expand_like_gradient_sums_over_the_run_time_batch():
         np.testing.assert_array_equal(grad, np.full((1, 3), batch, np.float32))
 
 
+def _like_module(build):
+    """`build(g, x [?, 4], pos [1, 5], ids [?, ?])`'s one result: sizes from `ids` at run time."""
+    g = GraphBuilder("f")
+    x, pos = g.input("x", [D, 4], "f32"), g.input("pos", [1, 5], "i64")
+    ids = g.input("ids", [D, D], "i64")
+    g.output(build(g, x, pos, ids))
+    return g.module()
+
+
+LIKE_CASES = {  # a module, and its ONNX oracle at (batch, length)
+    "reshape-two-sizes": (
+        lambda g, x, pos, ids: g.mir.reshape(x, new_shape=[-1, -1, 4], like=ids, like_dims=[0, 1, -1]),
+        lambda x, pos, b, n: onnx_run("Reshape", [x, i64s(b, n, 4)]),
+    ),
+    "reshape-one-inferred": (
+        lambda g, x, pos, ids: g.mir.reshape(x, new_shape=[-1, 2, -1], like=ids, like_dims=[0, -1, -1]),
+        lambda x, pos, b, n: onnx_run("Reshape", [x, i64s(b, 2, -1)]),
+    ),
+    "narrow": (
+        lambda g, x, pos, ids: g.mir.narrow(pos, axis=1, start=1, len=-1, like=ids, like_dims=[-1, 1]),
+        lambda x, pos, b, n: onnx_run("Slice", [pos, i64s(1), i64s(1 + n), i64s(1)]),
+    ),
+}
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "iree", "xla"])
+@pytest.mark.parametrize("case", LIKE_CASES)
+def test_reshape_and_narrow_like_take_their_sizes_from_like_at_run_time(case, backend):
+    """Against ONNX's Reshape and Slice given the sizes as data, at two (batch, length)
+    pairs: one module, several `?` dims."""
+    build, oracle = LIKE_CASES[case]
+    module = _like_module(build)
+    pos = np.arange(10, 15, dtype=np.int64)[None]
+    for batch, length in ((1, 3), (2, 4)):
+        x = RNG.standard_normal((batch * length, 4)).astype(np.float32)
+        (got,) = run_function(module, "f", [x, pos, np.zeros((batch, length), np.int64)], backend=backend)
+        np.testing.assert_array_equal(got, oracle(x, pos, batch, length))
+
+
+def _gradient_module(build, wrt: str):
+    """`f(p [1, 6], x [?, ?, 4], ids [?, ?]) = build(g, p, x, ids)` with its `f_grad` over `wrt`."""
+    from rlx_xdsl.autodiff.grad import GradPass
+    from rlx_xdsl.context import make_context
+
+    g = GraphBuilder("f")
+    p, x = g.param("p", [1, 6], "f32"), g.param("x", [D, D, 4], "f32")
+    g.output(build(g, p, x, g.input("ids", [D, D], "i64")))
+    module = g.module()
+    GradPass(func="f", wrt=(wrt,)).apply(make_context(), module)
+    module.verify()
+    return module
+
+
+def test_narrow_like_and_two_dynamic_dims_reshape_gradients_at_two_sizes():
+    """d sum(c * narrow(p, 1, len(ids))) / dp is c placed at [1, 1 + len) with zeros
+    around; d sum(c * reshape(x, [-1, 4])) / dx is c reshaped to x's `?x?x4` (read from x)."""
+    narrowed = _gradient_module(
+        lambda g, p, x, ids: g.mir.narrow(p, axis=1, start=1, len=-1, like=ids, like_dims=[-1, 1]), "p"
+    )
+    flat = _gradient_module(lambda g, p, x, ids: g.mir.reshape(x, new_shape=[-1, 4]), "x")
+    for batch, length in ((1, 2), (3, 4)):
+        args = [np.zeros((1, 6), np.float32), np.zeros((batch, length, 4), np.float32), np.zeros((batch, length), np.int64)]
+        c_p = RNG.standard_normal((1, length)).astype(np.float32)
+        c_x = RNG.standard_normal((batch * length, 4)).astype(np.float32)
+        _, dp = run_function(narrowed, "f_grad", [*args, c_p])
+        want = np.zeros((1, 6), np.float32)
+        want[:, 1 : 1 + length] = c_p
+        np.testing.assert_array_equal(dp, want)
+        _, dx = run_function(flat, "f_grad", [*args, c_x])
+        np.testing.assert_array_equal(dx, c_x.reshape(batch, length, 4))
+
+
+def test_narrow_like_past_the_end_is_a_run_time_error():
+    module = _like_module(LIKE_CASES["narrow"][0])
+    x, pos = np.zeros((5, 4), np.float32), np.zeros((1, 5), np.int64)
+    with pytest.raises(KernelError, match="start 1 \\+ len 5 exceeds dim 5 of axis 1"):
+        run_function(module, "f", [x, pos, np.zeros((1, 5), np.int64)])
+
+
 # Structure and verifier --------------------------------------------------------
 
 

@@ -76,8 +76,11 @@ def test_target_claims_decide_the_fusions():
     assert tpu == [
         "rlx-lower-control-flow", "rlx-lower-dot-general", "rlx-dce", "rlx-fuse-matmul-bias-act",
         "rlx-fuse-residual-layer-norm", "rlx-fuse-rms-norm-reshape", "rlx-fuse-shared-input-matmul",
-        "rlx-mark-elementwise-regions", "rlx-dce", "rlx-clip-elementwise-regions",
-    ]  # fmt: skip
+        "rlx-mark-elementwise-regions", "rlx-mark-batch-slice-regions", "rlx-mark-transform-regions",
+        "rlx-fuse-region-prologue", "rlx-fuse-batch-preprocess", "rlx-decompose-fusion-regions",
+        "rlx-dce", "rlx-clip-elementwise-regions",
+    ]  # fmt: skip  (tpu claims no transform / batch region: RLX decomposes them)
+    assert "rlx-decompose-fusion-regions" not in cuda  # GPU targets keep native FK regions (RLX's default)
 
 
 def test_regions_are_unfused_on_cpu_and_kept_elsewhere():

@@ -26,8 +26,10 @@ from rlx_xdsl.shapes import DYNAMIC, is_static, normalize_axis
 
 @VJP_RULES.register(ReshapeOp)
 def reshape(e: Emitter, op: ReshapeOp, cotangents: Cotangents) -> Gradients:
+    """The gradient reshaped back to the input's shape (its `?` dims read from the input;
+    `like`, read for its shape only, gets none)."""
     (g,) = cotangents
-    return [reshape_to(e, g, tensor_type(op.input).get_shape())]
+    return [reshape_to(e, g, tensor_type(op.input).get_shape(), op.input), *([None] if op.like is not None else [])]
 
 
 @VJP_RULES.register(TransposeOp)
@@ -61,6 +63,13 @@ def narrow(e: Emitter, op: NarrowOp, cotangents: Cotangents) -> Gradients:
     shape = tensor_type(op.input).get_shape()
     axis = normalize_axis(op.axis.value.data, len(shape))
     start, length = op.start.value.data, op.len.value.data
+    if op.like is not None:  # padded past the end, then cut to the input's length
+        before = [_zeros_along(e, op.input, axis, start)] if start else []
+        padded = e.mir.concat(*before, g, zeros_like(e, op.input), axis=axis)
+        if shape[axis] != DYNAMIC:
+            return [e.mir.narrow(padded, axis=axis, start=0, len=shape[axis]), None]
+        like_dims = [axis if i == axis else -1 for i in range(len(shape))]
+        return [e.mir.narrow(padded, axis=axis, start=0, len=-1, like=op.input, like_dims=like_dims), None]
     if shape[axis] == DYNAMIC:
         raise Unsupported(f"the narrowed axis {axis} must be static to pad the gradient back")
     after = shape[axis] - start - length

@@ -3,7 +3,14 @@ are typed per example)."""
 
 from rlx_xdsl.batching.emit import map_over_batch
 from rlx_xdsl.batching.registry import BATCH_RULES
-from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, FusedMatmulEpilogueOp
+from rlx_xdsl.dialects.mir.fused_regions import (
+    BatchElementwiseRegionOp,
+    ElementwiseRegionOp,
+    FusedMatmulEpilogueOp,
+    TransformRegionOp,
+)
 
 BATCH_RULES.add(ElementwiseRegionOp, map_over_batch)
 BATCH_RULES.add(FusedMatmulEpilogueOp, map_over_batch)
+BATCH_RULES.add(TransformRegionOp, map_over_batch)
+BATCH_RULES.add(BatchElementwiseRegionOp, map_over_batch)

@@ -6,6 +6,7 @@ from rlx_xdsl.importers.onnx.ops import (  # noqa: F401
     conv,
     elementwise,
     gather,
+    loss,
     matmul,
     norm,
     reduction,

@@ -5,6 +5,7 @@ from __future__ import annotations
 import numpy as np
 
 from rlx_xdsl.importers.onnx.table import rule
+from rlx_xdsl.shapes import DYNAMIC
 
 
 @rule("Relu", "Sigmoid", "Tanh")
@@ -90,6 +91,62 @@ def dropout(t, node):
     training = t.static(2, "training_mode") if t.input(2) is not None else None
     if training is not None and bool(np.asarray(training).reshape(())):
         raise t.fail("Dropout in training mode is not supported")
-    if len(node.output) > 1 and node.output[1]:
-        raise t.fail("the mask output of Dropout is not supported")
-    return t.value(0)
+    x = t.value(0)
+    if len(node.output) > 1 and node.output[1]:  # nothing is dropped: an all-true mask
+        if DYNAMIC in t.shape(x):
+            raise t.fail("the mask output of Dropout of a dynamic shape is not supported")
+        return [x, t.constant(np.ones(t.shape(x), dtype=bool), "i1")]
+    return x
+
+
+@rule("Swish")
+def swish(t, node):
+    """`x * sigmoid(alpha * x)` (opset 24)."""
+    x = t.value(0)
+    return t.e.mir.mul(x, t.e.mir.sigmoid(t.e.mir.mul(x, t.constant(t.attr("alpha", 1.0), t.dtype(x)))))
+
+
+@rule("Selu", "Celu")
+def selu_celu(t, node):
+    """Selu: `gamma * (x if x > 0 else alpha * (exp(x) - 1))`;
+    Celu: `max(0, x) + min(0, alpha * (exp(x / alpha) - 1))`."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    e = t.e.mir
+    positive = e.compare(x, t.constant(0, dtype), "gt")
+    if node.op_type == "Selu":
+        alpha, gamma = t.attr("alpha", 1.67326319217681884765625), t.attr("gamma", 1.05070102214813232421875)
+        negative = e.mul(t.constant(alpha, dtype), e.expm1(x))
+        return e.mul(t.constant(gamma, dtype), e.where(positive, x, negative))
+    alpha = t.attr("alpha", 1.0)
+    negative = e.mul(t.constant(alpha, dtype), e.expm1(e.div(x, t.constant(alpha, dtype))))
+    return e.where(positive, x, negative)
+
+
+@rule("ThresholdedRelu")
+def thresholded_relu(t, node):
+    x = t.value(0)
+    dtype = t.dtype(x)
+    above = t.e.mir.compare(x, t.constant(t.attr("alpha", 1.0), dtype), "gt")
+    return t.e.mir.where(above, x, t.constant(0, dtype))
+
+
+@rule("Mish")
+def mish(t, node):
+    """`x * tanh(softplus(x))`, the softplus as `Softplus`'s."""
+    x = t.value(0)
+    tail = t.e.mir.log1p(t.e.mir.exp(t.e.mir.neg(t.e.mir.abs(x))))
+    return t.e.mir.mul(x, t.e.mir.tanh(t.e.mir.add(t.e.mir.relu(x), tail)))
+
+
+@rule("Shrink")
+def shrink(t, node):
+    """`x + bias` below `-lambd`, `x - bias` above `lambd`, 0 between."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    e = t.e.mir
+    lambd, bias = t.attr("lambd", 0.5), t.attr("bias", 0.0)
+    below = e.compare(x, t.constant(-lambd, dtype), "lt")
+    above = e.compare(x, t.constant(lambd, dtype), "gt")
+    zero = t.constant(0, dtype)
+    return e.where(below, e.add(x, t.constant(bias, dtype)), e.where(above, e.sub(x, t.constant(bias, dtype)), zero))

@@ -1,7 +1,8 @@
-"""Conv, MaxPool, AveragePool, GlobalAveragePool/GlobalMaxPool on 2-D NCHW tensors."""
+"""Conv, MaxPool (with dilations and ceil_mode), AveragePool, GlobalAveragePool/GlobalMaxPool on 2-D NCHW tensors."""
 
 from __future__ import annotations
 
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 
 
@@ -36,14 +37,16 @@ def pool(t, node):
     if t.rank(x) != 4:
         raise t.fail(f"only 2-D pooling is supported (input of rank {t.rank(x)})")
     strides, pads, dilations = _window(t)
-    if dilations != [1, 1] or t.attr("ceil_mode", 0):
-        raise t.fail("pooling with dilations or ceil_mode is not supported")
     if len(node.output) > 1 and node.output[1]:
         raise t.fail("the Indices output of MaxPool is not supported")
-    kind = "max" if node.op_type == "MaxPool" else "mean"
+    kernel = list(t.attr("kernel_shape"))
+    if node.op_type == "MaxPool":  # dilations and ceil_mode through common.max_pool
+        return common.max_pool(t.e, x, kernel, strides, pads, dilations, bool(t.attr("ceil_mode", 0)), t.dtype(x))
+    if dilations != [1, 1] or t.attr("ceil_mode", 0):
+        raise t.fail("average pooling with dilations or ceil_mode is not supported")
+    kind = "mean"
     if kind == "mean" and t.attr("count_include_pad", 0) and pads != [0, 0]:
         raise t.fail("average pooling that counts padding (count_include_pad=1) is not supported")
-    kernel = list(t.attr("kernel_shape"))
     return t.e.mir.pool(x, kind=kind, kernel_size=kernel, stride=strides, padding=pads)
 
 

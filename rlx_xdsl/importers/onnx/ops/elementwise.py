@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from functools import reduce
 
+import numpy as np
+
 from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.importers.onnx.types import dtype_name
@@ -20,6 +22,7 @@ _UNARY = {
     "Cos": "cos",
     "Tan": "tan",
     "Atan": "atan",
+    "Erf": "erf",
 }
 _COMPARE = {
     "Equal": "eq",
@@ -152,19 +155,67 @@ def floor_ceil(t, node):
 
 @rule("Mod")
 def mod(t, node):
-    """`fmod = 1`: `a - b * trunc(a / b)` (C's fmod; integer division truncates already),
-    a zero signed as `a`. `fmod = 0`: that remainder moved by `b` where its sign differs
-    from `b`'s (Python's %)."""
+    """`fmod = 1`: C's fmod (`common.fmod`: `a - b * trunc(a / b)`, floats in f64).
+    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
     a, b = t.value(0), t.value(1)
     dtype = t.dtype(a)
     e = t.e.mir
-    quotient = e.div(a, b)
-    if dtype.startswith(("f", "bf")):
-        quotient = common.trunc(t.e, quotient, dtype)
-    rest = e.sub(a, e.mul(b, quotient))
+    rest = common.fmod(t.e, a, b, dtype)
     if t.attr("fmod", 0):
         return common.zero_signed_as(t.e, rest, a, dtype)
     zero = t.constant(0, dtype)
     differs = e.compare(e.compare(rest, zero, "lt"), e.compare(b, zero, "lt"), "ne")
     move = e.where(e.compare(rest, zero, "ne"), differs, t.constant(False, "i1"))
     return e.where(move, e.add(rest, b), rest)
+
+
+@rule("Sinh", "Cosh")
+def sinh_cosh(t, node):
+    """`(exp(x) -+ exp(-x)) / 2`."""
+    x = t.value(0)
+    e = t.e.mir
+    up, down = e.exp(x), e.exp(e.neg(x))
+    both = e.sub(up, down) if node.op_type == "Sinh" else e.add(up, down)
+    return e.mul(both, t.constant(0.5, t.dtype(x)))
+
+
+@rule("Asinh", "Acosh")
+def asinh_acosh(t, node):
+    """asinh: `sign(x) * log(|x| + sqrt(x^2 + 1))` (odd, so no cancellation for x < 0);
+    acosh: `log(x + sqrt(x^2 - 1))`."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    e = t.e.mir
+    one = t.constant(1, dtype)
+    if node.op_type == "Acosh":
+        return e.log(e.add(x, e.sqrt(e.sub(e.mul(x, x), one))))
+    magnitude = e.abs(x)
+    result = e.log(e.add(magnitude, e.sqrt(e.add(e.mul(x, x), one))))
+    return e.where(e.compare(x, t.constant(0, dtype), "lt"), e.neg(result), result)
+
+
+@rule("Atanh")
+def atanh(t, node):
+    """`log1p(2x / (1 - x)) / 2`."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    e = t.e.mir
+    ratio = e.div(e.add(x, x), e.sub(t.constant(1, dtype), x))
+    return e.mul(e.log1p(ratio), t.constant(0.5, dtype))
+
+
+@rule("Asin", "Acos")
+def asin_acos(t, node):
+    """asin: `atan(x / sqrt(1 - x^2))` (±pi/2 at ±1); acos: `pi/2 - asin(x)`."""
+    x = t.value(0)
+    dtype = t.dtype(x)
+    e = t.e.mir
+    asin = e.atan(e.div(x, e.sqrt(e.sub(t.constant(1, dtype), e.mul(x, x)))))
+    return asin if node.op_type == "Asin" else e.sub(t.constant(np.pi / 2, dtype), asin)
+
+
+@rule("Mean")
+def mean(t, node):
+    """The elementwise sum of the (broadcast) inputs over their count."""
+    total = reduce(t.e.mir.add, [t.value(i) for i in range(len(node.input))])
+    return t.e.mir.div(total, t.constant(len(node.input), t.dtype(total)))

@@ -1,7 +1,10 @@
-"""Gather along one axis. A negative index counts from the end, as ONNX says: constant
-indices are normalised at import; `mir.gather` counts a run-time one from the end itself."""
+"""Gather along one axis, GatherElements, OneHot. A negative index counts from the end, as
+ONNX says: constant indices are normalised at import; `mir.gather` counts a run-time one
+from the end itself."""
 
 from __future__ import annotations
+
+import math
 
 import numpy as np
 
@@ -21,3 +24,53 @@ def gather(t, node):
             indices = np.where(indices < 0, indices + size, indices)
         return t.e.mir.gather(table, t.constant(indices, "i64"), axis=axis)
     return t.e.mir.gather(table, t.value(1), axis=axis)
+
+
+@rule("GatherElements")
+def gather_elements(t, node):
+    """`out[p] = data[p with p[axis] = indices[p]]` (`numpy.take_along_axis`)."""
+    return take_along_axis(t, t.value(0), t.value(1), t.attr("axis", 0))
+
+
+def take_along_axis(t, data, indices, axis: int):
+    """`data` picked at `indices` along `axis` (same rank, static shapes): one `mir.gather`
+    from the flattened `data` at `sum_d coordinate_d * stride_d`, the coordinates iotas but
+    along `axis`, where they are `indices` (negative ones wrapped)."""
+    shape, index_shape = t.shape(data), t.shape(indices)
+    if DYNAMIC in shape or DYNAMIC in index_shape:
+        raise t.fail("GatherElements of dynamic shape is not supported")
+    axis %= len(shape)
+    indices = t.e.mir.cast(indices, "i64") if t.dtype(indices) != "i64" else indices
+    negative = t.e.mir.compare(indices, t.constant(0, "i64"), "lt")
+    indices = t.e.mir.where(negative, t.e.mir.add(indices, t.constant(shape[axis], "i64")), indices)
+    flat = None
+    for d in range(len(shape)):
+        coordinate = indices if d == axis else t.e.mir.iota(index_shape, "i64", dimension=d)
+        stride = math.prod(shape[d + 1 :])
+        term = t.e.mir.mul(coordinate, t.constant(stride, "i64")) if stride != 1 else coordinate
+        flat = term if flat is None else t.e.mir.add(flat, term)
+    table = t.e.mir.reshape(data, new_shape=[math.prod(shape)])
+    return t.e.mir.gather(table, flat, axis=0)
+
+
+@rule("OneHot")
+def one_hot(t, node):
+    """`values[1]` where the position along the new `axis` equals the index (negative ones
+    wrapped by `depth`), `values[0]` elsewhere; out-of-range indices give a row of `values[0]`."""
+    indices = t.value(0)
+    depth = int(np.asarray(t.static(1, "depth")).reshape(-1)[0])
+    values = t.value(2)
+    shape = t.shape(indices)
+    if DYNAMIC in shape:
+        raise t.fail("OneHot of a dynamic shape is not supported")
+    axis = t.attr("axis", -1) % (len(shape) + 1)
+    e = t.e.mir
+    indices = e.cast(indices, "i64") if t.dtype(indices) != "i64" else indices
+    negative = e.compare(indices, t.constant(0, "i64"), "lt")
+    indices = e.where(negative, e.add(indices, t.constant(depth, "i64")), indices)
+    out_shape = [*shape[:axis], depth, *shape[axis:]]
+    expanded = e.reshape(indices, new_shape=[*shape[:axis], 1, *shape[axis:]])
+    hot = e.compare(e.iota(out_shape, "i64", dimension=axis), expanded, "eq")
+    off = e.gather(values, t.constant(0, "i64"), axis=0)
+    on = e.gather(values, t.constant(1, "i64"), axis=0)
+    return e.where(hot, on, off)

@@ -13,9 +13,26 @@ def layer_norm(t, node):
     beta = t.value(2) if t.input(2) is not None else t.constant(0, t.dtype(x))
     if t.input(2) is None:
         beta = t.e.mir.expand(beta, target_shape=t.shape(gamma))
-    if len(node.output) > 1 and any(node.output[1:]):
-        raise t.fail("the Mean and InvStdDev outputs are not supported")
-    return t.e.mir.layer_norm(x, gamma, beta, axis=axis, eps=t.attr("epsilon", 1e-5))
+    eps = t.attr("epsilon", 1e-5)
+    y = t.e.mir.layer_norm(x, gamma, beta, axis=axis, eps=eps)
+    if len(node.output) == 1 or not any(node.output[1:]):
+        return y
+    return [y, *_mean_inv_std(t, x, axis, eps)]
+
+
+def _mean_inv_std(t, x, axis: int, eps: float):
+    """LayerNormalization's optional outputs: the mean and `1 / sqrt(var + eps)` over the
+    normalized axes (kept as size 1), computed in `stash_type` (default f32), as ONNX's."""
+    from rlx_xdsl.importers.onnx.types import dtype_name
+
+    e = t.e.mir
+    stash = dtype_name(t.attr("stash_type", 1), t.where)
+    axes = list(range(axis % t.rank(x), t.rank(x)))
+    x = e.cast(x, stash) if t.dtype(x) != stash else x
+    mean = e.reduce(x, kind="mean", axes=axes, keep_dim=True)
+    centered = e.sub(x, mean)
+    var = e.reduce(e.mul(centered, centered), kind="mean", axes=axes, keep_dim=True)
+    return [mean, e.rsqrt(e.add(var, t.constant(eps, stash)))]
 
 
 @rule("GroupNormalization")

@@ -198,3 +198,54 @@ def pad(t, node):
     per_axis = {axis: (pads[i], pads[i + len(axes)]) for i, axis in enumerate(axes)}
     fill = t.value(2) if t.input(2) is not None else t.constant(0, t.dtype(x))
     return common.pad_constant(t.e, x, per_axis, t.e.mir.reshape(fill, new_shape=[]))
+
+
+@rule("Tile")
+def tile(t, node):
+    """Each axis `d` repeated `repeats[d]` times: the tensor concatenated with itself."""
+    x = t.value(0)
+    for axis, count in enumerate(int(r) for r in t.static(1, "repeats")):
+        if count != 1:
+            x = t.e.mir.concat(*[x] * count, axis=axis) if count > 0 else _empty_axis(t, x, axis)
+    return x
+
+
+def _empty_axis(t, x, axis: int):
+    shape = t.shape(x)
+    if DYNAMIC in shape:
+        raise t.fail("Tile with a zero repeat of a dynamic shape is not supported")
+    return t.constant(np.zeros([0 if d == axis else n for d, n in enumerate(shape)]), t.dtype(x))
+
+
+@rule("DepthToSpace", "SpaceToDepth")
+def depth_space(t, node):
+    """NCHW blocks moved between channels and space by reshape, transpose, reshape, as
+    ONNX's definition (DepthToSpace `mode` DCR or CRD)."""
+    x = t.value(0)
+    n, c, h, w = t.shape(x)
+    if DYNAMIC in (c, h, w):
+        raise t.fail(f"{node.op_type} of dynamic channels or spatial dims is not supported")
+    b = t.attr("blocksize")
+    n = -1 if n == DYNAMIC else n
+    if node.op_type == "SpaceToDepth":
+        x = _reshape(t, x, [n, c, h // b, b, w // b, b])
+        x = t.e.mir.transpose(x, perm=[0, 3, 5, 1, 2, 4])
+        return _reshape(t, x, [n, c * b * b, h // b, w // b])
+    mode = t.attr("mode", b"DCR")
+    if (mode.decode() if isinstance(mode, bytes) else mode) == "CRD":
+        x, perm = _reshape(t, x, [n, c // (b * b), b, b, h, w]), [0, 1, 4, 2, 5, 3]
+    else:
+        x, perm = _reshape(t, x, [n, b, b, c // (b * b), h, w]), [0, 3, 4, 1, 5, 2]
+    return _reshape(t, t.e.mir.transpose(x, perm=perm), [n, c // (b * b), h * b, w * b])
+
+
+@rule("EyeLike")
+def eye_like(t, node):
+    """Ones on the diagonal shifted by `k`, of the input's static shape (dtype `dtype` or the input's)."""
+    from rlx_xdsl.importers.onnx.types import dtype_name
+
+    x = t.value(0)
+    if DYNAMIC in t.shape(x):
+        raise t.fail("EyeLike of a dynamic shape is not supported")
+    dtype = dtype_name(t.attr("dtype"), t.where) if t.attr("dtype") is not None else t.dtype(x)
+    return t.constant(np.eye(*t.shape(x), k=t.attr("k", 0)), dtype)

@@ -12,9 +12,11 @@ def softmax(t, node):
 
 @rule("LogSoftmax")
 def log_softmax(t, node):
-    """`s - log(sum(exp(s)))` with `s = x - max(x)`."""
-    axis = t.attr("axis", -1)
-    x = t.value(0)
+    return log_softmax_along(t, t.value(0), t.attr("axis", -1))
+
+
+def log_softmax_along(t, x, axis: int):
+    """`s - log(sum(exp(s)))` with `s = x - max(x)` along `axis`."""
     shifted = t.e.mir.sub(x, t.e.mir.reduce(x, kind="max", axes=[axis], keep_dim=True))
     total = t.e.mir.reduce(t.e.mir.exp(shifted), kind="sum", axes=[axis], keep_dim=True)
     return t.e.mir.sub(shifted, t.e.mir.log(total))

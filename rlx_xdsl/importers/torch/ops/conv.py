@@ -71,15 +71,17 @@ def _conv1d(t, node):
 
 @rule(aten.max_pool2d_with_indices.default)
 def max_pool(t, node):
-    """Output 0 only: the indices output serves max-unpooling and gradients."""
+    """Output 0 only: the indices output serves max-unpooling and gradients. Dilation and
+    `ceil_mode` through `common.max_pool`."""
     args = list(node.args) + [None] * (6 - len(node.args))
     x, kernel, stride, padding, dilation, ceil_mode = args[:6]
-    if _pair(dilation, 1) != [1, 1] or ceil_mode:
-        raise t.fail("max pooling with dilation or ceil_mode is not supported")
+    if t.rank(x) != 4:
+        raise t.fail(f"only 2-D max pooling of NCHW tensors is supported (input of rank {t.rank(x)})")
     kernel = _pair(kernel, None)
-    out = t.e.mir.pool(
-        t.value(x), kind="max", kernel_size=kernel, stride=_pair(stride, kernel), padding=_pair(padding, 0)
-    )
+    out = common.max_pool(
+        t.e, t.value(x), kernel, _pair(stride, kernel), _pair(padding, 0), _pair(dilation, 1), bool(ceil_mode),
+        t.dtype(x),
+    )  # fmt: skip
     return (out, None)
 
 

@@ -63,6 +63,7 @@ _UNARY = {
     "atan": aten.atan.default,
     "log1p": aten.log1p.default,  # the precise ops, not log(1 + x) and exp(x) - 1 (0 at x = 1e-8);
     "expm1": aten.expm1.default,  # torch's softplus, mish, logsigmoid, celu and BCE decompose to them
+    "erf": aten.erf.default,
 }
 
 
@@ -96,6 +97,34 @@ def _shared_rule(formula):
 
 for _overload, _formula in _SHARED.items():
     rule(_overload)(_shared_rule(_formula))
+
+
+_ROUNDED_DIVISION = {"floor": common.floor_divide, "trunc": common.trunc_divide}
+
+
+@rule(aten.div.Tensor_mode, aten.div.Scalar_mode)
+def div_mode(t, node):
+    """`torch.div(a, b, rounding_mode=None | "trunc" | "floor")`."""
+    mode = node.kwargs.get("rounding_mode")
+    dtype = t.dtype(node)
+    a, b = (t.value(v, dtype) for v in node.args[:2])
+    if mode is None:
+        return t.e.mir.div(a, b)
+    return _ROUNDED_DIVISION[mode](t.e, a, b, dtype)
+
+
+@rule(aten.floor_divide.default, aten.floor_divide.Scalar)
+def floor_divide(t, node):
+    """`a // b`."""
+    dtype = t.dtype(node)
+    return common.floor_divide(t.e, *(t.value(v, dtype) for v in node.args[:2]), dtype)
+
+
+@rule(aten.fmod.Tensor, aten.fmod.Scalar)
+def fmod(t, node):
+    """C's `fmod`: the remainder of truncating division, with the sign of `a`."""
+    dtype = t.dtype(node)
+    return common.fmod(t.e, *(t.value(v, dtype) for v in node.args[:2]), dtype)
 
 
 @rule(aten.reciprocal.default)
@@ -177,11 +206,14 @@ def copy(t, node):
 
 @rule(aten.full.default)
 def full(t, node):
-    shape, fill = node.args[:2]
-    if any(not isinstance(d, int) for d in shape):
-        raise t.fail("a dynamic shape is not supported")
-    dtype = t.dtype(node)
-    return t.e.mir.expand(t.value(fill, dtype), target_shape=list(shape))
+    """The fill broadcast to the shape; its dynamic sizes (input sizes, `Dim`s) are read at
+    run time from the input they come from (`like`)."""
+    shape, dtype = t.shape(node), t.dtype(node)
+    fill = t.value(node.args[1], dtype)
+    if DYNAMIC not in shape:
+        return t.e.mir.expand(fill, target_shape=shape)
+    like, like_dims = t.like_sizes(node)
+    return t.e.mir.expand(fill, target_shape=[-1 if d == DYNAMIC else d for d in shape], like=like, like_dims=like_dims)
 
 
 @rule(aten.scalar_tensor.default)
@@ -197,7 +229,8 @@ def full_like(t, node):
     if DYNAMIC not in shape:
         return t.e.mir.expand(fill, target_shape=shape)
     like_dims = [i if d == DYNAMIC else -1 for i, d in enumerate(shape)]
-    return t.e.mir.expand(fill, target_shape=shape, like=t.value(node.args[0]), like_dims=like_dims)
+    target = [-1 if d == DYNAMIC else d for d in shape]
+    return t.e.mir.expand(fill, target_shape=target, like=t.value(node.args[0]), like_dims=like_dims)
 
 
 @rule(aten.arange.start_step, aten.arange.default, aten.arange.start)

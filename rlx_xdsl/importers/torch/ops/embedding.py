@@ -19,7 +19,6 @@ import torch
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
-from rlx_xdsl.importers.torch.ops.shape import reshape_to
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.shapes import DYNAMIC
@@ -84,11 +83,12 @@ def gather(t, node):
     if node.kwargs.get("sparse_grad"):
         raise t.fail("sparse_grad is not supported")
     shape = t.shape(index)
-    if DYNAMIC in shape:
-        raise t.fail("a gather index of dynamic shape is not supported")
+    like = {}
+    if DYNAMIC in shape:  # the ramps take the index's run-time sizes
+        like = dict(like=t.value(index), like_dims=[a if d == DYNAMIC else -1 for a, d in enumerate(shape)])
     dim %= t.rank(x)
     coordinates = [
-        t.value(index, "i64") if axis == dim else t.e.mir.iota(shape, "i64", dimension=axis)
+        t.value(index, "i64") if axis == dim else t.e.mir.iota(shape, "i64", dimension=axis, **like)
         for axis in range(len(shape))
     ]
     return _gather_elements(t, x, list(range(len(shape))), coordinates)
@@ -98,16 +98,24 @@ def _gather_elements(t, x, axes: list[int], coordinates: list):
     """`x` indexed on the adjacent `axes` by the (broadcasting) integer `coordinates`."""
     shape = t.shape(x)
     sizes = [shape[a] for a in axes]
-    if DYNAMIC in sizes[1:]:  # the strides are the sizes after the first: it alone may be `?`
-        raise t.fail("indexing dims of dynamic size, but the first indexed one, is not supported")
     merged = [*shape[: axes[0]], DYNAMIC if DYNAMIC in sizes else math.prod(sizes), *shape[axes[-1] + 1 :]]
-    table = reshape_to(t, t.value(x), merged)
+    if merged.count(DYNAMIC) > 1:
+        raise t.fail("indexing a tensor with dynamic dims outside the indexed ones is not supported")
+    table = t.e.mir.reshape(t.value(x), new_shape=[-1 if d == DYNAMIC else d for d in merged])
     flat = None
-    for coordinate, stride in zip(coordinates, _strides(sizes), strict=True):
-        term = t.e.mir.mul(coordinate, t.value(stride, "i64")) if stride != 1 else coordinate
+    for k, coordinate in enumerate(coordinates):
+        after = [shape[a] for a in axes[k + 1 :]]  # the stride: the sizes after the coordinate's dim
+        static = math.prod(d for d in after if d != DYNAMIC)
+        term = t.e.mir.mul(coordinate, t.value(static, "i64")) if static != 1 else coordinate
+        for axis in (a for a in axes[k + 1 :] if shape[a] == DYNAMIC):
+            term = t.e.mir.mul(term, _size(t, x, axis))
         flat = term if flat is None else t.e.mir.add(flat, term)
     return t.e.mir.gather(table, flat, axis=axes[0])
 
 
-def _strides(sizes: list[int]) -> list[int]:
-    return [math.prod(sizes[k + 1 :]) for k in range(len(sizes))]
+def _size(t, x, axis: int):
+    """`x`'s `?` size on `axis` as a 0-d i64 tensor: the sum of ones as long as the dim
+    at run time."""
+    ones = t.e.mir.expand(t.value(1, "i64"), target_shape=[-1], like=t.value(x), like_dims=[axis])
+    return t.e.mir.reduce(ones, kind="sum", axes=[0])
+

@@ -81,6 +81,42 @@ def topk(t, node):
     return common.top_k(t.e, t.value(x), k, dim % t.rank(x), bool(largest), t.dtype(x))
 
 
+@rule(aten.linalg_vector_norm.default)
+def vector_norm(t, node):
+    """`torch.linalg.vector_norm(x, ord, dim, keepdim, dtype=)`: any order (1, 2, inf, -inf,
+    0, p) over any dims (all by default); `x` is cast to the result dtype first."""
+    args = list(node.args) + [None] * (4 - len(node.args))
+    x, order, dims, keep = args[0], args[1], args[2], args[3]
+    order = node.kwargs.get("ord", 2 if order is None else order)
+    dims = node.kwargs.get("dim", dims)
+    keep = bool(node.kwargs.get("keepdim", keep or False))
+    dtype = t.dtype(node)
+    if not dtype.startswith(("f", "bf")):
+        raise t.fail(f"a vector norm of {dtype} is not supported (only of floats)")
+    return common.vector_norm(t.e, t.value(x, dtype), float(order), _axes(t, node, dims), keep, dtype)
+
+
+def _sort_args(node):
+    """`(x, dim, descending)` of `sort`/`argsort`, default and `.stable` overloads."""
+    dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim", -1)
+    descending = node.args[2] if len(node.args) > 2 else node.kwargs.get("descending", False)
+    return node.args[0], dim, bool(descending)
+
+
+@rule(aten.sort.default, aten.sort.stable)
+def sort(t, node):
+    """Values and i64 indices, stable (equal values keep their order) with or without
+    `stable=True`; NaN sorts as the largest (`common.sort`)."""
+    x, dim, descending = _sort_args(node)
+    return common.sort(t.e, t.value(x), dim, descending, t.dtype(x))
+
+
+@rule(aten.argsort.default, aten.argsort.stable)
+def argsort(t, node):
+    x, dim, descending = _sort_args(node)
+    return common.sort(t.e, t.value(x), dim, descending, t.dtype(x))[1]
+
+
 def _extreme(t, node, largest: bool, with_values: bool):
     x = node.args[0]
     dim = node.args[1] if len(node.args) > 1 else node.kwargs.get("dim")

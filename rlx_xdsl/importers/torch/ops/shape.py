@@ -6,6 +6,8 @@ size-changing view becomes one `mir.reshape`; a dynamic dim becomes its -1 (at m
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from rlx_xdsl.importers.torch.table import rule
@@ -15,10 +17,18 @@ aten = torch.ops.aten
 
 
 def reshape_to(t, x, shape: list[int]):
+    """One `mir.reshape` to `shape` (the node's result shape); with several dynamic dims,
+    those that are input sizes (`Dim`s) are read at run time from that input (`like`),
+    and one other (`B * S`) is inferred."""
     new_shape = [-1 if d == DYNAMIC else d for d in shape]
-    if new_shape.count(-1) > 1:
-        raise t.fail(f"a reshape to {len(new_shape)} dims with several dynamic dims is not supported")
-    return t.e.mir.reshape(x, new_shape=new_shape)
+    if new_shape.count(-1) <= 1:
+        return t.e.mir.reshape(x, new_shape=new_shape)
+    sizes = t.meta(t.node).shape
+    named = [i for i, d in enumerate(sizes) if not isinstance(d, int) and str(d) in t.input_sizes]
+    if new_shape.count(-1) - len(named) > 1:
+        raise t.fail(f"a reshape to {len(new_shape)} dims with several computed dynamic sizes is not supported")
+    like, like_dims = t.like_sizes(t.node, named)
+    return t.e.mir.reshape(x, new_shape=new_shape, like=like, like_dims=like_dims)
 
 
 @rule(
@@ -94,10 +104,15 @@ def slice_(t, node):
     x, dim, start, end, step = args[:5]
     if (step or 1) != 1:
         raise t.fail(f"a slice with step {step} is not supported")
-    for bound in (start, end):
-        if bound is not None and not isinstance(bound, int):
-            raise t.fail("a slice with a dynamic bound is not supported")
-    return _narrow(t, x, (dim or 0) % t.rank(x), start, end)
+    axis = (dim or 0) % t.rank(x)
+    if not isinstance(start, int | None):
+        raise t.fail("a slice with a dynamic start is not supported")
+    if isinstance(end, torch.fx.Node):  # `x[:, :seq]`: the length is an input's size
+        if (start or 0) < 0:
+            raise t.fail("a slice with a dynamic end and a negative start is not supported")
+        like, like_dims = t.like_sizes(node, [axis])
+        return t.e.mir.narrow(t.value(x), axis=axis, start=start or 0, len=-1, like=like, like_dims=like_dims)
+    return _narrow(t, x, axis, start, end)
 
 
 @rule(aten.select.int)
@@ -126,3 +141,46 @@ def split_with_sizes(t, node):
         parts.append(t.e.mir.narrow(t.value(x), axis=axis, start=start, len=size))
         start += size
     return tuple(parts)
+
+
+def _dense_order(shape, strides) -> list[int] | None:
+    """The dims from outermost to innermost in memory when `strides` lay `shape` out densely
+    (row-major after some permutation: contiguous, channels-last, a transpose), else None.
+    Dims of size 1 have any stride."""
+    order = sorted(range(len(shape)), key=lambda d: (shape[d] != 1, -strides[d]))
+    expected = 1
+    for d in reversed(order):
+        if shape[d] != 1 and strides[d] != expected:
+            return None
+        expected *= shape[d]
+    return order
+
+
+@rule(aten.as_strided.default)
+def as_strided(t, node):
+    """A strided view that reads its input's memory densely: the input laid out as PyTorch
+    holds it (its dims in memory order: contiguous or channels-last), flattened, narrowed
+    to the view's first element and count, reshaped to the view's dims in memory order and
+    permuted back. A view that overlaps, skips elements or reads a non-dense input is a
+    located error."""
+    args = list(node.args) + [None] * (4 - len(node.args))
+    x, size, stride, offset = args[:4]
+    meta = t.meta(x)
+    in_shape, out_shape = t.shape(x), list(size)
+    if DYNAMIC in in_shape or not all(isinstance(v, int) for v in [*out_shape, *stride]):
+        raise t.fail("as_strided with dynamic sizes is not supported")
+    in_order = _dense_order(in_shape, list(meta.stride()))
+    out_order = _dense_order(out_shape, list(stride))
+    start = (offset or 0) - meta.storage_offset()
+    count = math.prod(out_shape)
+    if in_order is None or out_order is None or start < 0 or start + count > math.prod(in_shape):
+        raise t.fail(
+            f"as_strided(size={out_shape}, stride={list(stride)}, storage_offset={offset or 0}) of a tensor "
+            f"of shape {in_shape} and strides {list(meta.stride())} is not a dense view of a contiguous or "
+            "channels-last tensor"
+        )
+    memory = t.e.mir.reshape(t.e.mir.transpose(t.value(x), perm=in_order), new_shape=[-1])
+    if start or count != math.prod(in_shape):
+        memory = t.e.mir.narrow(memory, axis=0, start=start, len=count)
+    view = t.e.mir.reshape(memory, new_shape=[out_shape[d] for d in out_order])
+    return t.e.mir.transpose(view, perm=[out_order.index(d) for d in range(len(out_shape))])

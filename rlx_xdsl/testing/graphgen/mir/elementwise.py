@@ -18,6 +18,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
     ConstantOp,
     CosOp,
     DivOp,
+    ErfOp,
     Expm1Op,
     ExpOp,
     GeluApproxOp,
@@ -126,7 +127,7 @@ def binary_recipe(guard_rhs: bool = False) -> Recipe:
 RECIPES.register(AddOp, SubOp, MulOp, MaxOp, MinOp)(binary_recipe())
 RECIPES.register(DivOp)(binary_recipe(guard_rhs=True))
 RECIPES.register(
-    GeluOp, GeluApproxOp, SiluOp, SigmoidOp, TanhOp, ExpOp, SinOp, CosOp, TanOp, AtanOp, RoundOp, Expm1Op
+    GeluOp, GeluApproxOp, SiluOp, SigmoidOp, TanhOp, ExpOp, SinOp, CosOp, TanOp, AtanOp, RoundOp, Expm1Op, ErfOp
 )(unary_recipe(is_float))
 RECIPES.register(LogOp, SqrtOp, RsqrtOp, Log1pOp)(unary_recipe(is_float, guard=True))
 RECIPES.register(ReluOp, NegOp, AbsOp)(unary_recipe(is_numeric))

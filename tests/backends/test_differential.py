@@ -1,0 +1,221 @@
+"""The interpreter, IREE CPU and XLA CPU agree on edge values (issue 34's differential test).
+
+The elementwise, cast, compare and reduction cases of `testing/op_cases.py` run with
+`testing.edge_values` inputs (±0, ±inf, NaN, subnormals, the largest finite values,
+integer limits, ties): one IREE compile for all of them, one XLA jit per function.
+Exact ops are compared bit for bit, transcendental ones within `ULP_BOUNDS`; every
+other difference must be a `DEVIATIONS` entry (and a row of docs/deviations.md), held
+exactly as documented.
+"""
+
+from collections import Counter
+from fractions import Fraction
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+pytest.importorskip("iree.compiler")
+pytest.importorskip("jax")
+
+from rlx_xdsl.backends.iree import IreeModule  # noqa: E402
+from rlx_xdsl.backends.xla.module import XlaModule  # noqa: E402
+from rlx_xdsl.context import make_context  # noqa: E402
+from rlx_xdsl.ir.diagnostics import OpError  # noqa: E402
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.ir.source import parse_source  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
+from rlx_xdsl.testing import op_cases  # noqa: E402
+from rlx_xdsl.testing.differential import (  # noqa: E402
+    DEVIATIONS,
+    FAILURES,
+    bit_mismatch,
+    differential_run,
+    flush_subnormals,
+)
+from rlx_xdsl.testing.edge_values import edge_inputs, edge_values  # noqa: E402
+
+DOCS = Path(__file__).resolve().parents[2] / "docs" / "deviations.md"
+BACKEND_NAMES = {"iree": "IREE CPU", "xla": "XLA CPU"}
+
+
+def _static(case: op_cases.OpCase, module) -> bool:
+    return all(t.has_static_shape() for t in find_function(module, case.name).function_type.inputs)
+
+
+def _edge_cases() -> list[op_cases.OpCase]:
+    return [
+        *op_cases._cast_cases(),
+        *op_cases._unary_cases(),
+        *op_cases._binary_cases(),
+        *[c for c in op_cases._reduction_cases() if c.name.startswith("reduce")],
+    ]
+
+
+@pytest.fixture(scope="module")
+def outcomes():
+    cases = _edge_cases()
+    module = op_cases.cases_module(cases)
+    names = [c.name for c in cases if _static(c, module)]
+    iree = IreeModule(module)
+    backends = {
+        "iree": iree.run,
+        "xla": lambda name, inputs: [np.asarray(v) for v in XlaModule(module, function=name)(*inputs)],
+    }
+    return differential_run(module, names, backends, edge_inputs)
+
+
+def test_no_undocumented_disagreement_on_edge_values(outcomes):
+    failures = [o for o in outcomes if o.status in FAILURES]
+    counts = Counter(o.status for o in outcomes)
+    assert counts["agrees"] > 100, counts
+    assert failures == [], "\n".join(f"@{o.case} {o.backend} {o.op} #{o.output}: {o.status}: {o.detail}" for o in failures)
+
+
+def test_every_documented_deviation_is_witnessed_and_in_the_docs(outcomes):
+    """Each entry is seen on the edge values (held as documented), and has its row."""
+    witnessed = {(o.backend, o.op) for o in outcomes if o.status == "documented"}
+    docs = DOCS.read_text()
+    for d in DEVIATIONS:
+        assert (d.backend, d.op) in witnessed, f"{d} is no longer seen: remove it and its docs row"
+        assert f"| {BACKEND_NAMES[d.backend]} | `{d.op}` |" in docs, d
+
+
+def test_flushing_is_checked_exactly():
+    """A subnormal result made zero is the documented flush; a result off by anything
+    else is not."""
+    tiny = np.float32(1e-45)
+    assert flush_subnormals(np.array([tiny, -tiny, 1.0, np.nan], np.float32)).tolist()[:3] == [0.0, -0.0, 1.0]
+    assert np.signbit(flush_subnormals(np.array([-tiny], np.float32)))[0]
+    assert bit_mismatch(np.float32([0.0]), flush_subnormals(np.float32([tiny]))) is None
+    assert bit_mismatch(np.float32([-0.0]), flush_subnormals(np.float32([tiny]))) is not None
+
+
+def test_bit_comparison_sees_signed_zeros_nan_positions_and_ulps():
+    x = np.array([0.0, np.nan, 1.0], np.float32)
+    assert bit_mismatch(x.copy(), x) is None
+    assert bit_mismatch(np.array([-0.0, np.nan, 1.0], np.float32), x) is not None
+    assert bit_mismatch(np.array([0.0, 1.0, 1.0], np.float32), x) is not None
+    one_up = np.array([0.0, np.nan, np.nextafter(np.float32(1), np.float32(2))], np.float32)
+    assert bit_mismatch(one_up, x) is not None
+    assert bit_mismatch(one_up, x, ulps=1) is None
+
+
+def test_edge_values_hold_the_limits():
+    f = edge_values(np.float16)
+    assert np.isnan(f).any() and np.isinf(f).sum() == 2 and np.signbit(f[f == 0]).any()
+    assert np.float16(65504) in f and (np.abs(f[np.isfinite(f)]) < np.finfo(np.float16).tiny).sum() >= 2
+    i = edge_values(np.int32)
+    assert np.iinfo(np.int32).min in i and np.iinfo(np.int32).max in i and (i < 0).any()
+
+
+# The fixed casts, against exact oracles ----------------------------------------------
+
+CASTS = """
+func.func @conv(%d: tensor<4xf64>, %i: tensor<4xi64>, %j: tensor<4xi32>) -> (tensor<4xbf16>, tensor<4xf16>, tensor<4xbf16>, tensor<4xbf16>) {
+  %a = mir.cast %d : (tensor<4xf64>) -> tensor<4xbf16>
+  %b = mir.cast %d : (tensor<4xf64>) -> tensor<4xf16>
+  %c = mir.cast %i : (tensor<4xi64>) -> tensor<4xbf16>
+  %e = mir.cast %j : (tensor<4xi32>) -> tensor<4xbf16>
+  func.return %a, %b, %c, %e : tensor<4xbf16>, tensor<4xf16>, tensor<4xbf16>, tensor<4xbf16>
+}
+func.func @f2i(%x: tensor<8xf32>, %y: tensor<4xf64>) -> (tensor<8xi32>, tensor<8xi8>, tensor<8xui8>, tensor<4xi64>) {
+  %a = mir.cast %x : (tensor<8xf32>) -> tensor<8xi32>
+  %b = mir.cast %x : (tensor<8xf32>) -> tensor<8xi8>
+  %c = mir.cast %x : (tensor<8xf32>) -> tensor<8xui8>
+  %e = mir.cast %y : (tensor<4xf64>) -> tensor<4xi64>
+  func.return %a, %b, %c, %e : tensor<8xi32>, tensor<8xi8>, tensor<8xui8>, tensor<4xi64>
+}
+func.func @cmp(%a: tensor<2xi32>, %b: tensor<2xf32>) -> tensor<2xi1> {
+  %c = mir.compare eq, %a, %b : (tensor<2xi32>, tensor<2xf32>) -> tensor<2xi1>
+  func.return %c : tensor<2xi1>
+}
+func.func @bools(%a: tensor<4xi1>, %b: tensor<4xi1>) -> (tensor<4xi1>, tensor<4xi1>) {
+  %n = mir.neg %a : (tensor<4xi1>) -> tensor<4xi1>
+  %s = mir.sub %a, %b : (tensor<4xi1>, tensor<4xi1>) -> tensor<4xi1>
+  func.return %n, %s : tensor<4xi1>, tensor<4xi1>
+}
+"""
+
+EMPTY_MAX = """
+func.func @empty_max(%x: tensor<0x3xf32>) -> tensor<3xf32> {
+  %r = mir.reduce max %x axes = [0] : (tensor<0x3xf32>) -> tensor<3xf32>
+  func.return %r : tensor<3xf32>
+}
+"""
+
+
+def _round_once(value: int | float, bits: int, max_exponent: int) -> float:
+    """`value` rounded once to nearest-even with `bits` significant bits (exact rationals;
+    normal range, overflow to inf past the largest finite value's rounding range)."""
+    x = Fraction(value)
+    if x == 0:
+        return 0.0
+    sign, x = (-1 if x < 0 else 1), abs(x)
+    e = x.numerator.bit_length() - x.denominator.bit_length()
+    e = e if Fraction(2) ** e <= x else e - 1
+    ulp = Fraction(2) ** (e - bits + 1)
+    q, r = divmod(x, ulp)
+    q += 1 if r > ulp / 2 or (r == ulp / 2 and q % 2) else 0
+    y = q * ulp
+    return sign * (float("inf") if y >= Fraction(2) ** (max_exponent + 1) else float(y))
+
+
+D = np.array([1.0039062500000002, 65519.99999999999, -1.0039062500000002, 1e300])
+I = np.array([2**24 + 2**16 + 1, -(2**40 + 2**32 + 1), 2**60 + 2**52 + 1, -(2**63)], np.int64)
+J = np.array([2**25 + 2**17 + 1, 2**31 - 1, -(2**24 + 2**16 + 1), 7], np.int32)
+X = np.array([np.nan, np.inf, -np.inf, -2.7, 3e9, 300, -129, 2.7], np.float32)
+Y = np.array([np.inf, -np.inf, 1e19, -1.5])
+
+
+def _rust_as(x: np.ndarray, dtype) -> np.ndarray:
+    """Truncate toward zero, saturate, NaN -> 0 (Rust's `as`), in Python integers."""
+    info = np.iinfo(dtype)
+    return np.array([0 if np.isnan(v) else min(max(int(v) if np.isfinite(v) else (info.max if v > 0 else info.min), info.min), info.max) for v in x.astype(np.float64)], dtype)
+
+
+@pytest.fixture(scope="module")
+def casts():
+    module, _ = parse_source(make_context(), CASTS, "<casts>")
+    return module, IreeModule(module)
+
+
+@pytest.mark.parametrize("backend", ["interpreter", "iree", "xla"])
+def test_casts_round_once_and_saturate(casts, backend):
+    module, iree = casts
+
+    def run(name, inputs):
+        if backend == "iree":
+            return iree.run(name, inputs)
+        if backend == "xla":
+            return [np.asarray(v) for v in XlaModule(module, function=name)(*inputs)]
+        return run_function(module, name, inputs)
+
+    bf16, f16 = (8, 127), (11, 15)
+    expected = [
+        [_round_once(v, *bf16) if abs(v) < 1e100 else np.inf for v in D],
+        [_round_once(v, *f16) if abs(v) < 1e100 else np.inf for v in D],
+        [_round_once(int(v), *bf16) for v in I],
+        [_round_once(int(v), *bf16) for v in J],
+    ]
+    got = run("conv", [D, I, J])
+    assert np.float16(got[1][1]) == 65504
+    for g, e in zip(got, expected, strict=True):
+        assert np.asarray(g).astype(np.float64).tolist() == e
+    got = run("f2i", [X, Y])
+    for g, dtype, x in zip(got, [np.int32, np.int8, np.uint8, np.int64], [X, X, X, Y], strict=True):
+        assert np.asarray(g).tolist() == _rust_as(x, dtype).tolist()
+    (equal,) = run("cmp", [np.array([2**24 + 1, 3], np.int32), np.array([2**24, 3], np.float32)])
+    assert np.asarray(equal).tolist() == [False, True]
+    a, b = np.array([True, True, False, False]), np.array([True, False, True, False])
+    neg, sub = run("bools", [a, b])
+    assert np.asarray(neg).tolist() == a.tolist() and np.asarray(sub).tolist() == (a ^ b).tolist()
+
+
+def test_an_empty_max_is_a_located_error_on_both_backends():
+    """The interpreter raises at run time; the shape says so before running on the backends."""
+    module, _ = parse_source(make_context(), EMPTY_MAX, "<empty>")
+    with pytest.raises(OpError, match="max over zero elements"):
+        XlaModule(module, function="empty_max")
+    with pytest.raises(Exception, match=r"cannot lower 'mir.reduce': max over zero elements"):
+        IreeModule(module)

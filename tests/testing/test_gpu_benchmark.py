@@ -1,0 +1,62 @@
+"""`benchmarks/gpu.py --smoke`'s new cells run on the CPU: the cuDNN-attention column and the
+whole AdamW training step (PyTorch eager, JAX jit, ours), at the smoke sizes."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+pytest.importorskip("jax")
+pytest.importorskip("torch")
+
+PATH = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu.py"
+
+
+@pytest.fixture(scope="module")
+def gpu():
+    spec = importlib.util.spec_from_file_location("gpu_benchmark", PATH)
+    bench = importlib.util.module_from_spec(spec)
+    sys.modules["gpu_benchmark"] = bench  # dataclasses look their module up
+    spec.loader.exec_module(bench)
+    yield bench
+    del sys.modules["gpu_benchmark"]
+
+
+def smoke_env(gpu):
+    return gpu.Env("cpu", warmup=0, repeat=1, torch_compile=False, iree=False)
+
+
+def test_the_adamw_step_row_runs_every_column_and_the_losses_agree(gpu):
+    row = gpu.step_row("small", gpu.SMOKE_STEP_ROWS["small"], smoke_env(gpu))
+    cells = row["cells"]
+    assert list(cells) == list(gpu.STEP_COLUMNS)
+    assert cells["torch.compile"]["note"].startswith("not available: skipped on the CPU smoke run")
+    for column in ("PyTorch eager", "JAX jit", "ours XLA"):
+        assert cells[column]["ms"] is not None, cells[column]["note"]
+    # The first step's loss in bf16 mixed precision, against PyTorch autocast's.
+    assert cells["JAX jit"]["rel_err"] < 0.05
+    assert cells["ours XLA"]["rel_err"] < 0.05
+    text = gpu.render([{"machine": {"device": "cpu"}, "versions": {}, "repeat": 1, "warmup": 0, "step": [row]}])
+    assert "#### The whole training step with AdamW, bf16 mixed precision (ms)" in text
+
+
+def test_the_cudnn_attention_column_runs_on_the_smoke_run(gpu):
+    config = gpu.SMOKE_ROWS["7b4"]
+    w = gpu.Workload("7b4", config, gpu.init_params(config), gpu.init_inputs(config))
+    cell = gpu.cell_of(lambda: gpu.jax_forward(w, smoke_env(gpu), cudnn=True))
+    assert cell.ms is not None, cell.note
+    assert "JAX jit (cuDNN attention)" in gpu.FORWARD_COLUMNS
+
+
+def test_the_decode_row_runs_every_column_and_the_tokens_agree(gpu):
+    row = gpu.decode_row(gpu.SMOKE_DECODE_ROW, gpu.SMOKE_DECODE_POS, smoke_env(gpu))
+    cells = row["cells"]
+    assert list(cells) == list(gpu.DECODE_COLUMNS)
+    ran = [c for c in cells.values() if c["ms"] is not None]
+    assert len(ran) == 3, [c["note"] for c in cells.values()]  # all but torch.compile
+    assert len({c["extra"]["token"] for c in ran}) == 1  # one greedy token in every framework
+    text = "\n".join(gpu.decode_lines([row]))
+    assert "read per token at 4.8 TB/s" in text and "ours XLA" in text
