@@ -31,7 +31,7 @@ func.func @f(%x: tensor<2x4xf32>, %w: tensor<4x4xf32>) -> tensor<2x4xf32> {
 """
 """Something for most passes to do: a fold, a dead op, a matmul, an elementwise chain."""
 
-REQUIRED_OPTIONS = {"rlx-grad": "{func=f}", "rlx-jvp": "{func=f}", "rlx-hvp": "{func=f}", "rlx-train-step": "{func=f}", "rlx-vmap": "{func=f batched=x size=2}", "rlx-amp": "{policy=always-f16}"}
+REQUIRED_OPTIONS = {"rlx-grad": "{func=f}", "rlx-jvp": "{func=f}", "rlx-hvp": "{func=f}", "rlx-train-step": "{func=f}", "rlx-vmap": "{func=f batched=x size=2}", "rlx-amp": "{policy=always-f16}", "rlx-insert-qdq": "{calibration=calibration.json}"}
 
 
 def planned():

@@ -5,7 +5,6 @@ import jax
 import jax.numpy as jnp
 
 from rlx_xdsl.conversions.mir_to_jax import quant
-from rlx_xdsl.conversions.mir_to_jax.indexing import ids
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import moe
@@ -18,7 +17,7 @@ def grouped_matmul(x, w, expert):
     own: E times the FLOPs of the routed product, but never an `[M, K, N]` gather.
     """
     every = jnp.einsum("mk,ekn->men", widen(x), widen(w))
-    return jnp.take_along_axis(every, ids(expert).reshape(-1, 1, 1), axis=1)[:, 0]
+    return jnp.take_along_axis(every, expert.astype(jnp.int32).reshape(-1, 1, 1), axis=1)[:, 0]
 
 
 def _lora(op: moe.LoraMatmulOp, x, w, a, b):

@@ -15,18 +15,20 @@ from rlx_xdsl.interpreters.common import KernelError, as_result
 from rlx_xdsl.numerics import accumulation_dtype, widened
 
 
-def checked_indices(indices: np.ndarray, size: int) -> np.ndarray:
-    """`indices` as int64 in `[0, size)`: floats truncated toward zero, then an index in
-    `[-size, 0)` counted from the end (`size` added, as numpy and ONNX Gather do).
+def checked_indices(indices: np.ndarray, size: int, from_the_end: bool = True) -> np.ndarray:
+    """`indices` as int64 in `[0, size)`: floats truncated toward zero, then (with
+    `from_the_end`) an index in `[-size, 0)` counted from the end (`size` added, as numpy and
+    ONNX Gather do). Expert ids (`from_the_end=False`) must lie in `[0, size)`.
 
-    RLX stores ids as f32, so truncation recovers them; an id outside `[-size, size)`
-    is a bug in the graph, reported instead of wrapping or clamping.
+    RLX stores ids as f32, so truncation recovers them; an id outside the range is a bug in
+    the graph, reported instead of wrapping or clamping.
     """
     # bf16 has numpy kind "V", so test for integers rather than for floats.
     ids = indices if np.issubdtype(indices.dtype, np.integer) else np.trunc(widened(indices).astype(np.float64))
-    bad = ~((ids >= -size) & (ids < size))  # NaN fails both comparisons
+    low = -size if from_the_end else 0
+    bad = ~((ids >= low) & (ids < size))  # NaN fails both comparisons
     if bad.any():
-        raise KernelError(f"index {indices[bad].flat[0]} is out of range [{-size}, {size})")
+        raise KernelError(f"index {indices[bad].flat[0]} is out of range [{low}, {size})")
     ids = ids.astype(np.int64)
     return np.where(ids < 0, ids + size, ids)
 

@@ -44,7 +44,7 @@ def by_expert(x: np.ndarray, weights: np.ndarray, ids: np.ndarray) -> np.ndarray
 
 
 def run_grouped_matmul(op: moe.GroupedMatmulOp, x, w, expert) -> tuple[np.ndarray]:
-    ids = checked_indices(expert, w.shape[0])
+    ids = checked_indices(expert, w.shape[0], from_the_end=False)
     return (rounded(x.dtype, by_expert(x, w, ids)),)
 
 
@@ -58,7 +58,7 @@ def expert_weights(op: moe.ExpertQuantOperation, w_q, scale, zp, k: int, dtype) 
 
 
 def run_dequant_grouped_matmul(op: moe.DequantGroupedMatmulOp, x, w_q, scale, zp, expert) -> tuple[np.ndarray]:
-    ids = checked_indices(expert, w_q.shape[0])
+    ids = checked_indices(expert, w_q.shape[0], from_the_end=False)
     xw = widened(x)
     weights = expert_weights(op, w_q, scale, zp, x.shape[1], xw.dtype)
     return (convert(by_expert(xw, weights, ids), x.dtype),)
