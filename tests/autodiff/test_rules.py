@@ -104,6 +104,7 @@ def binary_cases():
 
 ACTIVATION_DOMAINS = {
     "log": (0.2, 3.0),
+    "log1p": (-0.5, 3.0),
     "sqrt": (0.2, 3.0),
     "rsqrt": (0.2, 3.0),
     "tan": (-1.2, 1.2),
