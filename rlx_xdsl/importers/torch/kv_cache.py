@@ -10,8 +10,8 @@ arguments and returns their new values after the logits (`program_state`):
     @forward(<weights: rlx.param>, key_cache_0, value_cache_0, ..., input_ids [B, T] i64,
              cache_position [T] i64) -> (logits [B, T, V], key_cache_0, value_cache_0, ...)
 
-`generate` exports it twice (prefill: the prompt's `T`; decode: `T = 1`), imports both
-and picks each next token as `model.generate(..., do_sample=False)` does: the first
+`generate` exports it twice (`export_steps`; prefill: the prompt's `T`; decode: `T = 1`),
+imports both and (`greedy`) picks each next token as `model.generate(..., do_sample=False)` does: the first
 largest logit of the last position.
 """
 
@@ -72,11 +72,11 @@ class StaticCacheLM(torch.nn.Module):
 
 class Step:
     """One imported step (`export` + `import_program` of `StaticCacheLM` at the example
-    inputs' shapes), compiled once for `backend` (interpreter, xla or iree):
-    `step(input_ids, cache_position, state) -> (logits, new state)`, `state` the caches
-    by name (`program_state`)."""
+    inputs' shapes); `runner(backend)` is it compiled once for `backend` (interpreter, xla
+    or iree): `run(input_ids, cache_position, state) -> (logits, new state)`, `state` the
+    caches by name (`program_state`)."""
 
-    def __init__(self, lm: StaticCacheLM, input_ids: torch.Tensor, cache_position: torch.Tensor, backend: str):
+    def __init__(self, lm: StaticCacheLM, input_ids: torch.Tensor, cache_position: torch.Tensor):
         program = export(lm, (input_ids, cache_position))
         self.module = import_program(program)
         self.state = program_state(program)
@@ -89,16 +89,20 @@ class Step:
                 self.slots.append(("state", spec.target))
             elif spec.target in weights:
                 self.slots.append(("weight", weights[spec.target]))
-        self.run = _runner(self.module, backend)
 
-    def __call__(self, input_ids: np.ndarray, cache_position: np.ndarray, state: dict) -> tuple[np.ndarray, dict]:
-        inputs = {"input_ids": input_ids, "cache_position": cache_position}
-        args = [key if kind == "weight" else (state if kind == "state" else inputs)[key] for kind, key in self.slots]
-        logits, *caches = self.run(args)
-        return logits, dict(zip(state, caches, strict=True))
+    def runner(self, backend: str) -> Callable[[np.ndarray, np.ndarray, dict], tuple[np.ndarray, dict]]:
+        compiled = _compiled(self.module, backend)
+
+        def run(input_ids: np.ndarray, cache_position: np.ndarray, state: dict) -> tuple[np.ndarray, dict]:
+            inputs = {"input_ids": input_ids, "cache_position": cache_position}
+            args = [key if kind == "weight" else (state if kind == "state" else inputs)[key] for kind, key in self.slots]
+            logits, *caches = compiled(args)
+            return logits, dict(zip(state, caches, strict=True))
+
+        return run
 
 
-def _runner(module: Any, backend: str) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
+def _compiled(module: Any, backend: str) -> Callable[[Sequence[np.ndarray]], list[np.ndarray]]:
     """`module`'s `@forward` compiled once for `backend`: numpy arguments in, results out."""
     if backend == "xla":
         from rlx_xdsl.backends.xla.module import XlaModule
@@ -110,21 +114,35 @@ def _runner(module: Any, backend: str) -> Callable[[Sequence[np.ndarray]], list[
 
         compiled = IreeModule(module, "cpu")
         return lambda args: compiled.run("forward", args)
+    if backend != "interpreter":
+        raise ValueError(f"unknown backend '{backend}' (known: interpreter, iree, xla)")
     from rlx_xdsl.interpreters import run_function
 
     return lambda args: run_function(module, "forward", args)
 
 
-def generate(model: Any, prompt: torch.Tensor, new_tokens: int, backend: str = "interpreter") -> list[int]:
-    """Greedy generation of `new_tokens` after `prompt` (`[1, P]` token ids) through the
-    imported prefill and decode steps on `backend`: the new token ids."""
+def export_steps(model: Any, prompt: torch.Tensor, new_tokens: int) -> tuple[Step, Step]:
+    """The prefill step (`prompt`'s length) and the decode step (one token) of `model`
+    with a cache of `prompt`'s length + `new_tokens` positions."""
     length = prompt.shape[1]
-    lm = StaticCacheLM(model, max_len=length + new_tokens)
-    prefill = Step(lm, prompt, torch.arange(length), backend)
-    decode = Step(lm, prompt[:, :1], torch.tensor([length]), backend)
-    logits, state = prefill(prompt.numpy(), np.arange(length), prefill.state)
+    lm = StaticCacheLM(model, max_len=length + new_tokens, batch=prompt.shape[0])
+    return Step(lm, prompt, torch.arange(length)), Step(lm, prompt[:, :1], torch.tensor([length]))
+
+
+def greedy(steps: tuple[Step, Step], prompt: torch.Tensor, new_tokens: int, backend: str = "interpreter") -> list[int]:
+    """`new_tokens` token ids after `prompt` (`[1, P]`), each the first largest logit of
+    the last position, from `export_steps`' steps run on `backend`."""
+    prefill, decode = (step.runner(backend) for step in steps)
+    length = prompt.shape[1]
+    logits, state = prefill(prompt.numpy(), np.arange(length), steps[0].state)
     tokens = [int(np.argmax(logits[0, -1]))]
     for position in range(length, length + new_tokens - 1):
         logits, state = decode(np.array([[tokens[-1]]]), np.array([position]), state)
         tokens.append(int(np.argmax(logits[0, -1])))
     return tokens
+
+
+def generate(model: Any, prompt: torch.Tensor, new_tokens: int, backend: str = "interpreter") -> list[int]:
+    """Greedy generation of `new_tokens` after `prompt` (`[1, P]` token ids) through the
+    imported prefill and decode steps on `backend`: the new token ids."""
+    return greedy(export_steps(model, prompt, new_tokens), prompt, new_tokens, backend)
