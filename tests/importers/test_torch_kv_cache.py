@@ -54,7 +54,6 @@ def test_a_mutated_buffer_is_an_argument_and_an_extra_result():
 
 @pytest.fixture(scope="module")
 def tiny_llama():
-    import rlx_xdsl.importers.torch  # noqa: F401  (before `transformers`)
     from transformers import LlamaConfig, LlamaForCausalLM
 
     torch.manual_seed(3)
