@@ -24,7 +24,9 @@ from rlx_xdsl.importers.torch import vision
 
 vision.prepare()  # before the user's code imports `transformers` or torchvision: see vision.py
 
-__all__ = ["ImportFailure", "export", "import_module", "import_program", "program_weights", "supported_ops"]
+__all__ = [
+    "ImportFailure", "export", "import_module", "import_program", "program_state", "program_weights", "supported_ops",
+]  # fmt: skip
 
 
 def kept_whole() -> list:
@@ -72,7 +74,9 @@ def import_module(
     hir: bool = False,
 ) -> ModuleOp:
     """`model(*example_args)` as a MIR module: parameters and buffers are `rlx.param`
-    arguments named by their state-dict keys, dims marked dynamic are `?`.
+    arguments named by their state-dict keys, dims marked dynamic are `?`. A buffer the
+    model updates in place (a static KV cache) is a plain argument named by its key, and
+    its new value an extra result after the model's outputs (`program_state`).
 
     With `weights` (a `.safetensors` or `.npz` path) their values are written there too,
     by the same names, for `rlx-run --params`; a failure to write is a `WeightsError`.
@@ -97,16 +101,31 @@ def program_weights(program: Any) -> dict:
     from torch.export.graph_signature import InputKind
 
     from rlx_xdsl.importers.torch.translator import tied_weights
-    from rlx_xdsl.importers.torch.types import to_numpy
 
     tied = tied_weights(program)  # one argument, so one entry
+    state = set(program.graph_signature.buffers_to_mutate.values())  # arguments, not weights
     values = {}
     for spec in program.graph_signature.input_specs:
-        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER) and spec.target not in tied:
-            # a non-persistent buffer is not in the state dict but among the constants
-            tensor = program.state_dict.get(spec.target, program.constants.get(spec.target))
-            values[spec.target] = to_numpy(tensor)
+        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER) and spec.target not in tied.keys() | state:
+            values[spec.target] = _initial_value(program, spec.target)
     return values
+
+
+def program_state(program: Any) -> dict:
+    """The initial values of the buffers an `ExportedProgram` mutates (a static KV cache), by
+    state-dict key, in the order of the imported function's arguments and of its extra
+    results: each step takes them as arguments and returns their new values after its
+    outputs, for the caller to pass to the next step."""
+    mutated = set(program.graph_signature.buffers_to_mutate.values())
+    specs = program.graph_signature.input_specs
+    return {spec.target: _initial_value(program, spec.target) for spec in specs if spec.target in mutated}
+
+
+def _initial_value(program: Any, target: str):
+    from rlx_xdsl.importers.torch.types import to_numpy
+
+    # a non-persistent buffer is not in the state dict but among the constants
+    return to_numpy(program.state_dict.get(target, program.constants.get(target)))
 
 
 def supported_ops() -> list[str]:

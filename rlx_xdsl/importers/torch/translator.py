@@ -1,7 +1,9 @@
 """Walks an `ExportedProgram`'s graph and emits one MIR function.
 
 Placeholders become the function's arguments (parameters and buffers as `rlx.param`
-arguments named by their state-dict keys, user inputs by their names), lifted
+arguments named by their state-dict keys, user inputs by their names), a buffer the
+program mutates in place (a static KV cache: `buffers_to_mutate`) a plain input named
+by its key whose new value is an extra result after the user outputs, lifted
 tensor constants become `mir.constant`s, hand-written idioms (`idioms.py`) become
 their one MIR op (or HIR block, with `hir`), every other `call_function` node goes through the ATen table
 (`table.ATEN`), and the output node becomes `func.return`. Each op is located at
@@ -21,7 +23,7 @@ from typing import Any
 import numpy as np
 import torch
 from torch.export import ExportedProgram
-from torch.export.graph_signature import InputKind
+from torch.export.graph_signature import InputKind, OutputKind
 from xdsl.dialects.builtin import FileLineColLoc, IntAttr, ModuleOp, StringAttr, UnknownLoc
 from xdsl.ir import SSAValue
 from xdsl.utils.exceptions import VerifyException
@@ -187,6 +189,7 @@ class Translator:
     def run(self) -> ModuleOp:
         signature = self.program.graph_signature
         kinds = {spec.arg.name: spec for spec in signature.input_specs}
+        self.state = set(signature.buffers_to_mutate.values())
         self.tied = tied_weights(self.program)
         self.weights: dict[str, SSAValue] = {}
         self.input_sizes: dict[str, tuple[torch.fx.Node, int]] = {}
@@ -219,7 +222,9 @@ class Translator:
         if not isinstance(val, torch.Tensor):
             raise self.fail(f"input '{node.name}' is not a tensor ({type(val).__name__})")
         shape, dtype = self.shape(node), self.dtype(node)
-        if spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
+        if spec.kind == InputKind.BUFFER and spec.target in self.state:
+            self.values[node] = self.b.input(spec.target, shape, dtype)  # state the caller threads through
+        elif spec.kind in (InputKind.PARAMETER, InputKind.BUFFER):
             first = self.tied.get(spec.target)
             if first is not None:  # a tied weight is one argument: its gradient sums both uses
                 self.values[node] = self.weights[first]
@@ -237,7 +242,15 @@ class Translator:
             raise self.fail(f"input '{node.name}' of kind {spec.kind.name} is not supported")
 
     def outputs(self, node: torch.fx.Node) -> list[torch.fx.Node]:
-        outs = list(node.args[0])
+        """The user outputs, then the new values of the mutated buffers and user inputs in
+        their arguments' order (torch lists the mutations first)."""
+        signature = self.program.graph_signature
+        mutation = (OutputKind.BUFFER_MUTATION, OutputKind.USER_INPUT_MUTATION)
+        pairs = list(zip(signature.output_specs, node.args[0], strict=True))
+        updated = {spec.target: out for spec, out in pairs if spec.kind in mutation}
+        inputs = [spec.target if spec.kind == InputKind.BUFFER else spec.arg.name for spec in signature.input_specs]
+        outs = [out for spec, out in pairs if spec.kind not in mutation]
+        outs += [updated[name] for name in inputs if name in updated]  # in the arguments' order
         for out in outs:
             if not isinstance(out, torch.fx.Node) or not isinstance(self.values.get(out), SSAValue):
                 raise ImportFailure(f"output {out!r} is not a tensor", self.where)

@@ -1,4 +1,5 @@
-"""Gathers: embedding, index_select, `x[idx]` indexing and `torch.gather`.
+"""Gathers: embedding, index_select, `x[idx]` indexing and `torch.gather`; the scatter
+`x[..., idx, ...] = v` (`index_put`, what `index_copy_` into a static KV cache becomes).
 
 Indexing several dims at once (`x[i, j]`, as Hugging Face's mask builders write it)
 and `torch.gather` pick single elements: the indexed dims are merged by one reshape
@@ -92,6 +93,36 @@ def gather(t, node):
         for axis in range(len(shape))
     ]
     return _gather_elements(t, x, list(range(len(shape))), coordinates)
+
+
+@rule(aten.index_put.default)
+def index_put(t, node):
+    """`x[..., idx, ...] = v` (`accumulate`: `+=`) with one 1-D index tensor `idx[T]` on dim
+    `d` and `v` of `x`'s shape with `T` at `d`: `v`'s slices summed into zeros at `idx` by one
+    `mir.scatter_add`, then taken where some index hit (`mir.where`), else `x`'s. A negative
+    index counts from the end; a repeated index sums its slices (PyTorch leaves which one
+    wins undefined). Other index forms (several tensors, a mask) are a located error."""
+    x, indices, values = node.args[:3]
+    accumulate = node.args[3] if len(node.args) > 3 else node.kwargs.get("accumulate", False)
+    given = [(axis, i) for axis, i in enumerate(indices) if i is not None]
+    if len(given) != 1 or t.rank(given[0][1]) != 1 or t.dtype(given[0][1]) == "i1":
+        raise t.fail("only assigning through one 1-D index tensor (`x[..., idx, ...] = v`) is supported")
+    (axis, idx), shape = given[0], t.shape(x)
+    expected = [*shape[:axis], *t.shape(idx), *shape[axis + 1 :]]
+    if shape[axis] == DYNAMIC or t.shape(values) != expected:
+        raise t.fail(f"the values must have the shape {expected} of the slices they replace, not {t.shape(values)}")
+    mir, ids = t.e.mir, t.value(idx)
+    perm = [axis, *(a for a in range(len(shape)) if a != axis)]  # the scattered dim first
+    moved = mir.transpose(t.value(values, t.dtype(x)), perm=perm) if axis else t.value(values, t.dtype(x))
+    scattered = mir.scatter_add(moved, ids, dim_size=shape[axis])
+    if axis:
+        scattered = mir.transpose(scattered, perm=[perm.index(a) for a in range(len(shape))])
+    if accumulate:
+        return mir.add(t.value(x), scattered)
+    ones = mir.cast(mir.compare(ids, ids, "eq"), "f32")  # [T], dynamic T too
+    hit = mir.compare(mir.scatter_add(ones, ids, dim_size=shape[axis]), t.value(0.0, "f32"), "gt")
+    along = [shape[axis] if a == axis else 1 for a in range(len(shape))]
+    return mir.where(mir.reshape(hit, new_shape=along), scattered, t.value(x))
 
 
 def _gather_elements(t, x, axes: list[int], coordinates: list):
