@@ -131,6 +131,35 @@ def build_llama_with_regions(n_layers: int, **dims) -> ModuleOp:
     return module
 
 
+def build_vision(n_layers: int, **dims) -> ModuleOp:
+    """`vision_blocks(n_layers)`: U-Net decoder blocks and batch pre-processings (their resizes,
+    narrow -> elementwise -> concat slices) for RLX's FK region passes."""
+    from rlx_xdsl.testing.vision_graphs import vision_blocks
+
+    return vision_blocks(n_layers)
+
+
+def _vision_after(*names: str) -> Callable[..., ModuleOp]:
+    """`build_vision` after the fusion passes `names`: the IR a later FK pass sees in the pipeline."""
+
+    def build(n_layers: int, **dims) -> ModuleOp:
+        from rlx_xdsl.transforms import FUSION_PASSES
+
+        module = build_vision(n_layers)
+        for name in names:
+            FUSION_PASSES[name]()().apply(make_context(), module)
+        return module
+
+    build.__name__ = "build_vision_marked" if len(names) == 2 else "build_vision_fused"
+    return build
+
+
+_VISION_MARKED = ("rlx-mark-elementwise-regions", "rlx-mark-batch-slice-regions")
+_VISION_FUSED = (
+    *_VISION_MARKED, "rlx-mark-transform-regions", "rlx-fuse-region-prologue", "rlx-fuse-batch-preprocess"
+)
+
+
 PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     # Loss heads and backward kernels: the LLaMA graph with an SCE head and the
     # backward kernels of its gradient (rms_norm, rope, attention, silu).
@@ -148,6 +177,13 @@ PASS_WORKLOADS: dict[str, Callable[..., ModuleOp]] = {
     "rlx-hvp": build_llama_loss,
     "rlx-train-step": build_llama_loss,
     "rlx-prepare-ad": build_llama_training,
+    # RLX's FK region passes: vision graphs (LLaMA has no resizes or batch slices), each pass
+    # on the IR the passes before it in rlx-fusion-pipeline make.
+    "rlx-mark-batch-slice-regions": build_vision,
+    "rlx-mark-transform-regions": build_vision,
+    "rlx-fuse-region-prologue": _vision_after(*_VISION_MARKED),
+    "rlx-fuse-batch-preprocess": _vision_after(*_VISION_MARKED),
+    "rlx-decompose-fusion-regions": _vision_after(*_VISION_FUSED),
 }
 """Graphs for passes that only rewrite ops the LLaMA graph does not contain."""
 

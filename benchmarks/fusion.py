@@ -10,7 +10,12 @@ Workloads:
 * the real residual pattern of a pre-norm layer, whose sum has two users:
   `h = x + r; out = h + W2(silu(W1 n) * (W3 n))` with `n = rms_norm(h)`, x and r 8x64,
   hidden 128;
-* one LLaMA decoder layer (`build_llama(1)` with the benchmark dims).
+* one LLaMA decoder layer (`build_llama(1)` with the benchmark dims);
+* a U-Net decoder block, upsample -> conv -> norm -> activation with an upsampled 1x1
+  shortcut (`rlx_xdsl.testing.vision_graphs.unet_decoder_block`: a transform region and a
+  region prologue where the target keeps them);
+* the pre-processing of a batch of 4 image slices (`batch_preprocess`: two
+  `mir.batch_elementwise_region`s where the target keeps them).
 
 For each, the graph before fusion and after `rlx-fusion-pipeline{target=T}`:
 *kernels* (ops of the function body other than constants, views, and ops
@@ -42,6 +47,7 @@ from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.ir.graph import find_function, random_inputs
 from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama, rope_tables
+from rlx_xdsl.testing.vision_graphs import batch_preprocess, unet_decoder_block
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
@@ -162,6 +168,8 @@ def main(argv=None) -> int:
             ("SwiGLU+residual+RMSNorm", swiglu_block),
             ("residual (2 users)+FFN", residual_ffn_block),
             ("LLaMA decoder layer", llama_layer),
+            ("U-Net decoder block", unet_decoder_block),
+            ("4-slice batch preprocess", batch_preprocess),
         ]
     )
     lines += ["", ANCHORS]

@@ -223,6 +223,12 @@ def test_compile_time_benchmark_smoke(capsys, monkeypatch):
     assert "# linearity: time per op at 2 layers / time per op at 1 layers" in out
     assert "# pass rlx-decompose-backward runs on build_llama_training(N)" in out
     assert "rlx-lower-softmax-cross-entropy" in out.split("# linearity")[1]
+    for name, graph in [
+        ("rlx-mark-transform-regions", "build_vision"),
+        ("rlx-fuse-region-prologue", "build_vision_marked"),
+        ("rlx-decompose-fusion-regions", "build_vision_fused"),
+    ]:  # RLX's FK region passes run on vision graphs that have their patterns
+        assert f"# pass {name} runs on {graph}(N)" in out
     assert "# skipped pass" not in out  # every registered pass is timed (rlx-jvp/hvp/vmap need options)
     for name in ("rlx-jvp", "rlx-hvp", "rlx-vmap"):
         assert f"  {name} " in out

@@ -152,6 +152,14 @@ class ElementwiseRegionOp(RlxOperation, RegionOperandsInterface):
     With `prologue = resize_nearest_2x on i` (RLX's region prologue), input `i`
     is a rank-4 `[N, C, H, W]` tensor that the body receives upsampled, as
     `mir.resize_nearest_2x` of it: the body's argument `i` is `[N, C, 2H, 2W]`.
+    `rlx-fuse-region-prologue` folds a single-use resize in front of a region (or a
+    unary op) into it; a region keeps at most one prologue.
+
+    Errors: a body op that is not elementwise (or a constant), yielded values of
+    different shapes, an input that does not broadcast to them, a body argument
+    whose type is not its input's (upsampled for the prologue's), a prologue
+    without its input (or the reverse), an input index out of range, a prologue
+    input that is not rank 4.
     """
 
     name = "mir.elementwise_region"
@@ -275,7 +283,12 @@ class TransformRegionOp(RlxOperation):
 
     `steps` are applied in order; each is a `Layout` step (today the 2x nearest
     resize, `mir.resize_nearest_2x`'s rule: `x[N, C, H, W]` to `[N, C, 2H, 2W]`).
-    At least one step; any dtype.
+    At least one step; any dtype (data movement only, values are copied exactly).
+    `rlx-mark-transform-regions` makes one of each single-consumer resize chain;
+    `rlx-decompose-fusion-regions` (and the unfuse rule) turns it back into resizes.
+
+    Errors: no steps, an unknown step name, an input a step cannot take (the resize
+    needs rank 4).
     """
 
     name = "mir.transform_region"
@@ -327,6 +340,15 @@ class BatchElementwiseRegionOp(RlxOperation, RegionSignatureInterface):
     every slice and broadcast to it by the body's NumPy rule (RLX's per-input
     `scalar_input_mask` / `input_modulus`). The body yields one value shaped like a
     slice; the result is `concat(body(slice_0), ..., body(slice_N-1), axis = 0)`.
+    Dtypes are the body's (any the elementwise ops take). `rlx-fuse-batch-preprocess`
+    makes one from identical regions over axis-0 slices feeding one concat;
+    `rlx-decompose-fusion-regions` (and the unfuse rule) turns it back into one
+    `mir.elementwise_region` per slice and a `mir.concat`. No prologue (see
+    docs/deviations.md).
+
+    Errors: no slices, slices of different types or of rank 0, body argument types
+    that are not a slice's and the shared inputs', a body op that is not elementwise,
+    a body yielding other than one value or a value not shaped like a slice.
     """
 
     name = "mir.batch_elementwise_region"

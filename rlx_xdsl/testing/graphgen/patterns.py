@@ -35,6 +35,7 @@ from rlx_xdsl.dialects.mir.elementwise import (
     GeluOp,
     MulOp,
     NegOp,
+    ReluOp,
     SigmoidOp,
     SiluOp,
     SubOp,
@@ -43,8 +44,9 @@ from rlx_xdsl.dialects.mir.elementwise import (
 )
 from rlx_xdsl.dialects.mir.norm import LayerNormOp, RmsNormOp
 from rlx_xdsl.dialects.mir.shape import ConcatOp, NarrowOp, ReshapeOp, TransposeOp
+from rlx_xdsl.dialects.mir.vision import ResizeNearest2xOp
 from rlx_xdsl.testing.graphgen.state import MAX_DIM, GraphState, dense
-from rlx_xdsl.testing.graphgen.values import element_type, float_min_rank, shape_of
+from rlx_xdsl.testing.graphgen.values import element_type, float_min_rank, rank, shape_of
 
 PatternRecipe = Callable[[GraphState], None]
 
@@ -249,6 +251,47 @@ def lora(s: GraphState) -> list[SSAValue]:
     return [total, extra]
 
 
+@exposing
+def upsample_chain(s: GraphState) -> list[SSAValue]:
+    """`resize_nearest_2x(x)` feeding a unary activation, a binary op and a tanh, or 1-2 more
+    resizes (region prologues and transform regions); misses: the resize has a second consumer."""
+    x = s.pick(lambda v: float_min_rank(4)(v) and rank(v) == 4)
+    up = s.emit(ResizeNearest2xOp, x if x is not None else s.operand(s.shape(4, 4), dtype(s)))
+    extra = extra_consumer(s, up) if near_miss(s) else None
+    kind = s.choice(("unary", "binary", "resize"))
+    if kind == "unary":
+        out = s.emit(s.choice((ReluOp, TanhOp, SigmoidOp)), up)
+    elif kind == "binary":
+        other = s.operand(shape_of(up), element_type(up))
+        out = s.emit(TanhOp, s.emit(s.choice((AddOp, MulOp)), *((up, other) if s.flag() else (other, up))))
+    else:
+        out = up
+        for _ in range(s.integer(1, 2)):
+            out = s.emit(ResizeNearest2xOp, out)
+    return [out, extra]
+
+
+@exposing
+def batch_slices(s: GraphState) -> list[SSAValue]:
+    """`concat(axis 0)` of 2-4 equal `narrow(x, axis 0)` slices, each through the same unary op,
+    sometimes after the same binary op with one shared operand (batch pre-processing), the
+    concat sometimes in reverse order; misses: one slice's op differs, a slice's result has a
+    second consumer."""
+    count, width = s.integer(2, 4), s.integer(1, 2)
+    x = s.operand((count * width, *s.shape(0, 3)), dtype(s))
+    shared = s.partner((width, *shape_of(x)[1:]), lambda v: element_type(v) == element_type(x)) if s.flag() else None
+    binary, unary = s.choice((AddOp, SubOp, MulOp)), s.choice((ReluOp, TanhOp, SigmoidOp, NegOp))
+    odd = s.integer(0, count - 1) if near_miss(s) else None
+    outs = []
+    for i in range(count):
+        value = s.emit(NarrowOp, x, axis=0, start=i * width, len=width)
+        if shared is not None:
+            value = s.emit(binary, value, shared)
+        outs.append(s.emit(unary if i != odd else ExpOp, value))
+    extra = extra_consumer(s, s.choice(outs)) if near_miss(s) else None
+    return [s.emit(ConcatOp, *(outs if s.flag() else outs[::-1]), axis=0), extra]
+
+
 def repeat_kv(s: GraphState, kv: SSAValue, heads: int) -> SSAValue:
     """GQA's `repeat_kv`: each kv head repeated `heads / kv_heads` times along the head axis."""
     kv_heads = shape_of(kv)[1]
@@ -267,5 +310,7 @@ PATTERNS: tuple[PatternRecipe, ...] = (
     matmul_epilogue,
     attention_block,
     lora,
+    upsample_chain,
+    batch_slices,
 )
 """Every pattern recipe, one per fusion (and near misses of it)."""

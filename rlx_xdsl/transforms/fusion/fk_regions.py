@@ -169,7 +169,10 @@ def _reordered_body(region: Region, first: int) -> Region:
 
 
 def _batch_plan(regions: Sequence[ElementwiseRegionOp]) -> tuple[int, list[SSAValue]] | None:
-    """The input position the regions read their slices at and the shared inputs, or None."""
+    """The input position the regions read their slices at and the shared inputs, or None.
+
+    The regions' result must have the slice's shape (a batch region's body maps a slice to
+    a slice of the result): shared inputs may not broadcast it to more or larger dims."""
     first = regions[0]
     count = len(first.inputs)
     if any(len(r.inputs) != count for r in regions):
@@ -182,6 +185,8 @@ def _batch_plan(regions: Sequence[ElementwiseRegionOp]) -> tuple[int, list[SSAVa
     ]
     for p in sliced:
         shared = [v for q, v in enumerate(first.inputs) if q != p]
+        if first.outputs[0].type.get_shape() != first.inputs[p].type.get_shape():
+            continue  # the shared inputs broadcast the slice to a larger shape
         if all(r.inputs[q] == first.inputs[q] for r in regions for q in range(count) if q != p):
             return p, shared
     return None

@@ -20,6 +20,8 @@ SIGNATURE = {
     pat.matmul_epilogue: {"mir.matmul", "mir.add", "mir.mul"},
     pat.attention_block: {"mir.matmul", "mir.reshape", "mir.transpose", "mir.attention"},
     pat.lora: {"mir.matmul", "mir.add"},
+    pat.upsample_chain: {"mir.resize_nearest_2x"},
+    pat.batch_slices: {"mir.narrow", "mir.concat"},
 }
 """Ops every graph of each pattern holds (elementwise chains draw their ops)."""
 

@@ -60,6 +60,22 @@ def pattern_graphs(*home):
     return graphs(max_ops=6, ops=[], patterns=[*PATTERNS, *home * 4], max_inputs=32)
 
 
+def after(*names):
+    """Apply the fusion passes `names` (in order) to a drawn graph: the IR a later pass sees."""
+
+    def apply(module):
+        for name in names:
+            FUSION_PASSES[name]()().apply(Context(), module)
+        return module
+
+    return apply
+
+
+FK_GRAPHS = pattern_graphs(pat.upsample_chain, pat.batch_slices)
+"""Graphs with RLX's FK patterns: 2x resizes feeding activations, chains or resizes; batch slices."""
+FK_MARKED = ("rlx-mark-elementwise-regions", "rlx-mark-batch-slice-regions")
+
+
 SOURCES = {
     "rlx-fuse-attention-block": pattern_graphs(pat.attention_block),
     "rlx-fuse-matmul-bias-act": pattern_graphs(pat.matmul_bias_act),
@@ -77,6 +93,14 @@ SOURCES = {
     "rlx-unfuse-elementwise-regions": graphs(max_ops=4, ops=[ElementwiseRegionOp, AddOp]),
     "rlx-clip-elementwise-regions": graphs(max_ops=4, ops=[ElementwiseRegionOp, AddOp]),
     "rlx-constant-fold": graphs(max_ops=8, max_inputs=1),
+    # RLX's FK passes, each on the IR the passes before it in rlx-fusion-pipeline make.
+    "rlx-mark-batch-slice-regions": FK_GRAPHS,
+    "rlx-mark-transform-regions": FK_GRAPHS,
+    "rlx-fuse-region-prologue": FK_GRAPHS.map(after(*FK_MARKED)),
+    "rlx-fuse-batch-preprocess": FK_GRAPHS.map(after(*FK_MARKED)),
+    "rlx-decompose-fusion-regions": FK_GRAPHS.map(
+        after(*FK_MARKED, "rlx-mark-transform-regions", "rlx-fuse-region-prologue", "rlx-fuse-batch-preprocess")
+    ),
 }
 """The graphs each pass rewrites: fusion patterns, or the ops a lowering removes
 (constant folding: any ops, with most operands constants)."""
