@@ -22,6 +22,10 @@ by `tests/testing/test_llama_reference.py`); "ours" runs the MIR graph:
 "JAX jit (cuDNN attention)" is JAX jit with `jax.nn.dot_product_attention(...,
 implementation="cudnn")` (on a CPU smoke run, XLA's attention: the column's code runs).
 
+Under the inference table, each row's time against the fastest peer (PyTorch eager, torch.compile,
+JAX jit, JAX jit with cuDNN attention) and, for a bf16 row, the % of the bf16 compute limit
+(`forward_flops` at `BF16_FLOPS_PER_S`) that ours and each peer reach.
+
 The AdamW table times one whole step, forward, backward and update, f32 master weights
 and optimizer state, bf16 matmuls: PyTorch (`torch.autocast(bfloat16)`, `AdamW(fused=True)`;
 eager, and `torch.compile` of the loss), JAX (jit of `value_and_grad` of the loss on
@@ -127,6 +131,10 @@ SMOKE_DECODE_ROW = replace(SMOKE_ROWS["7b4"], seq=32, vocab=64)
 SMOKE_DECODE_POS = 16
 HBM_BYTES_PER_S = 4.8e12
 """The H200's memory bandwidth: the decode row's limit."""
+BF16_FLOPS_PER_S = 790e12
+"""The H200's dense bf16 tensor-core throughput: the bf16 inference rows' compute limit."""
+PEER_COLUMNS = ("PyTorch eager", "torch.compile", "JAX jit", "JAX jit (cuDNN attention)")
+"""The peers an inference row's goal compares ours with (the fastest of them that ran)."""
 
 AMP = "rlx-amp{policy=torch-cuda low=bf16}"
 GRAD = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
@@ -881,6 +889,40 @@ def dp_table(rows: list[dict]) -> list[str]:
     return lines + [""]
 
 
+def forward_flops(config: dict) -> float:
+    """The multiply-adds (x2) of one forward pass of `build_llama`: the q, k, v, o and FFN
+    projections, causal attention (half of the `S x S` scores and of `p @ v`: what a flash
+    kernel computes), and the lm_head when there is a vocabulary."""
+    b, s, d, f = config["batch"], config["seq"], config["dim"], config["ffn"]
+    kv = config["n_kv_heads"] * (d // config["n_heads"])
+    projections = 2 * b * s * (2 * d * d + 2 * d * kv + 3 * d * f)
+    attention = 2 * b * s * s * d  # (q k^T + p v) / 2 for the causal mask
+    head = 2 * b * s * d * (config.get("vocab") or 0)
+    return config["layers"] * (projections + attention) + head
+
+
+def peer_lines(rows: list[dict]) -> list[str]:
+    """Issue 36's goal, row by row: ours through XLA at or below the fastest peer
+    (`PEER_COLUMNS`), and, for a bf16 row, the % of the bf16 compute limit each reaches."""
+    lines = []
+    for r in rows:
+        bf16 = r["config"]["dtype"] == "bf16"
+        ours_name = "ours XLA bf16 graph" if bf16 else "ours XLA f32 TF32"  # JAX jit's f32 is TF32
+        ours = r["cells"][ours_name]["ms"]
+        peers = {k: r["cells"][k]["ms"] for k in PEER_COLUMNS if r["cells"][k]["ms"] is not None}
+        if ours is None or not peers:
+            lines.append(f"* {r['row']}: {ours_name} or every peer did not run")
+            continue
+        fastest = min(peers, key=peers.get)
+        line = f"* {r['row']}: {ours_name} {ours:.2f} ms = {ours / peers[fastest]:.2f}× the fastest peer ({fastest}, {peers[fastest]:.2f} ms)"
+        if bf16:
+            limit = forward_flops(r["config"]) / BF16_FLOPS_PER_S * 1e3
+            reached = ", ".join(f"{k} {100 * limit / ms:.0f}%" for k, ms in {ours_name: ours, **peers}.items())
+            line += f"; bf16 compute limit {limit:.2f} ms, reached: {reached}"
+        lines.append(line)
+    return ["Goal (ours ≤ 1.00× the fastest peer):", "", *lines, ""] if lines else []
+
+
 def goal_lines(rows: list[dict]) -> list[str]:
     """Issue 20's goal, row by row: ours through XLA (the graph in the row's dtype) against
     PyTorch eager (at or below) and JAX jit (within 1.2x; for f32, JAX at full precision too)."""
@@ -911,6 +953,7 @@ def render(results: list[dict]) -> str:
         if res.get("forward"):
             lines += table("Inference (ms)", FORWARD_COLUMNS, res["forward"])
             lines += goal_lines(res["forward"])
+            lines += peer_lines(res["forward"])
         if res.get("train"):
             lines += table("One training step: loss and every parameter's gradient (ms)", TRAIN_COLUMNS, res["train"])
         if res.get("step"):

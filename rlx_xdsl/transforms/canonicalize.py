@@ -42,6 +42,7 @@ from xdsl.pattern_rewriter import (
     op_type_rewrite_pattern,
 )
 
+from rlx_xdsl.dialects.mir.attention import AttentionOp
 from rlx_xdsl.dialects.mir.elementwise import (
     AddOp,
     CastOp,
@@ -327,6 +328,25 @@ class ConcatOfOne(RewritePattern):
             forward(op, op.inputs[0], rewriter)
 
 
+class AttentionOfRepeatedKv(RewritePattern):
+    """`attention(q, repeat_kv(k), repeat_kv(v))` is `attention(q, k, v)`: the op reads its
+    grouped KV heads itself (query head h reads KV head h // (H / Hkv)), so the repeated
+    copies (a concat of single-head narrows, RLX's `repeat_kv`) need not be built."""
+
+    @op_type_rewrite_pattern
+    def match_and_rewrite(self, op: AttentionOp, rewriter: PatternRewriter) -> None:
+        from rlx_xdsl.transforms.fusion.attention_block import see_through_repeat_kv
+
+        heads = op.num_heads.value.data
+        seen = [see_through_repeat_kv(value, heads, []) for value in (op.k, op.v)]
+        if None in seen or seen[0][1] != seen[1][1]:
+            return
+        (k, _), (v, _) = seen
+        if k is op.k or v is op.v:  # not both repeated
+            return
+        replace_by_new_op(op, op.clone(value_mapper={op.k: k, op.v: v}), rewriter)
+
+
 PATTERNS: tuple[RewritePattern, ...] = (
     AddOfZero(),
     SubOfZero(),
@@ -340,6 +360,7 @@ PATTERNS: tuple[RewritePattern, ...] = (
     IdentityExpand(),
     WhereOfConstantCondition(),
     ConcatOfOne(),
+    AttentionOfRepeatedKv(),
 )
 """Every pattern of the pass. Each one removes an op or replaces a stacked pair by a
 single op, and none builds what another takes apart, so the greedy walk converges."""
@@ -356,7 +377,8 @@ class CanonicalizePass(ReportsChanges, ModulePass):
 
     Folds x+(-0.0), x-0.0, x*1 (exact under IEEE 754, signed zeros included;
     integers fold any zero), -(-x), identity reshape/transpose/cast/expand,
-    `where` with a constant condition and one-operand concat, applying
+    `where` with a constant condition and one-operand concat, attention of
+    repeated (GQA `repeat_kv`) keys and values to grouped attention, applying
     `PATTERNS` to a fixpoint over every function and region body.
 
     Like MLIR's canonicalize it also erases ops nobody uses (the one pass

@@ -60,3 +60,19 @@ def test_the_decode_row_runs_every_column_and_the_tokens_agree(gpu):
     assert len({c["extra"]["token"] for c in ran}) == 1  # one greedy token in every framework
     text = "\n".join(gpu.decode_lines([row]))
     assert "read per token at 4.8 TB/s" in text and "ours XLA" in text
+
+
+def test_the_peer_goal_prints_the_fastest_peer_and_the_compute_limit(gpu):
+    """The bf16 compute limit of the 7b4 rows is issue 36's (0.93 ms and 3.85 ms at 790 TFLOP/s,
+    counted by hand there); the goal line names the fastest peer and each cell's % of it."""
+    from dataclasses import asdict
+
+    config = asdict(gpu.ROWS["7b4"])
+    assert gpu.forward_flops(config) / gpu.BF16_FLOPS_PER_S * 1e3 == pytest.approx(0.93, abs=0.005)
+    assert gpu.forward_flops(asdict(gpu.ROWS["7b4-2048"])) / gpu.BF16_FLOPS_PER_S * 1e3 == pytest.approx(3.85, abs=0.005)
+    times = {"PyTorch eager": 3.17, "torch.compile": 2.19, "JAX jit": 1.85, "JAX jit (cuDNN attention)": 1.74}
+    cells = {k: {"ms": times.get(k)} for k in gpu.FORWARD_COLUMNS} | {"ours XLA bf16 graph": {"ms": 2.08}}
+    (line,) = [x for x in gpu.peer_lines([{"row": "7b4", "config": config, "cells": cells}]) if x.startswith("*")]
+    assert "1.20× the fastest peer (JAX jit (cuDNN attention), 1.74 ms)" in line
+    limit = gpu.forward_flops(config) / gpu.BF16_FLOPS_PER_S * 1e3
+    assert f"ours XLA bf16 graph {100 * limit / 2.08:.0f}%" in line and "JAX jit (cuDNN attention) 53%" in line

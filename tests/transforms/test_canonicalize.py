@@ -145,6 +145,19 @@ def concat_of_one() -> ModuleOp:
     return b.module()
 
 
+def attention_of_repeated_kv() -> ModuleOp:
+    """GQA's repeat_kv (4 query heads over 2 KV heads) of k and v before attention."""
+    q, kv, one = "tensor<1x4x3x8xf32>", "tensor<1x2x3x8xf32>", "tensor<1x1x3x8xf32>"
+    lines = []
+    for name in ("k", "v"):
+        for j in range(2):
+            lines.append(f"%{name}{j} = mir.narrow %{name} axis = 1 start = {j} len = 1 : ({kv}) -> {one}")
+        lines.append(f"%{name}r = mir.concat %{name}0, %{name}0, %{name}1, %{name}1 axis = 1 : ({', '.join([one] * 4)}) -> {q}")
+    lines.append(f"%o = mir.attention %q, %kr, %vr num_heads = 4 head_dim = 8 mask_kind = causal : ({q}, {q}, {q}) -> {q}")
+    body = "\n  ".join(lines)
+    return parse_module(f"func.func @f(%q: {q}, %k: {kv}, %v: {kv}) -> {q} {{\n  {body}\n  func.return %o : {q}\n}}")
+
+
 CASES: dict[type[RewritePattern], tuple[Callable[[], ModuleOp], str, dict[str, int]]] = {
     canon.AddOfZero: (add_of_zero, "mir.add", {}),
     canon.SubOfZero: (sub_of_zero, "mir.sub", {}),
@@ -159,6 +172,7 @@ CASES: dict[type[RewritePattern], tuple[Callable[[], ModuleOp], str, dict[str, i
     canon.IdentityExpand: (identity_expand, "mir.expand", {}),
     canon.WhereOfConstantCondition: (where_of_constant_condition, "mir.where", {}),
     canon.ConcatOfOne: (concat_of_one, "mir.concat", {}),
+    canon.AttentionOfRepeatedKv: (attention_of_repeated_kv, "mir.attention", {"mir.attention": 1}),
 }
 
 

@@ -3,7 +3,7 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import CUDA_KERNELS, JAX_OPS, accumulator, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import CUDA_KERNELS, JAX_OPS, accumulator, narrow_product, widen, with_op
 from rlx_xdsl.dialects.mir import attention as att
 from rlx_xdsl.dialects.mir.attention import MaskKind
 
@@ -87,7 +87,7 @@ def attention(op, q, k, v, mask=None):
     total = jnp.sum(e, axis=-1, keepdims=True)
     p = (e / jnp.where(total == 0, 1, total)).astype(dtype)
     p = p.reshape(batch, kv_heads, heads // kv_heads, sq, sk)
-    out = jnp.einsum("bkgqj,bkjd->bkgqd", p, v.astype(dtype), preferred_element_type=accumulator(p))
+    out = jnp.einsum("bkgqj,bkjd->bkgqd", p, v.astype(dtype), preferred_element_type=narrow_product(p))
     return widen(out).reshape(batch, heads, sq, head_dim)
 
 JAX_OPS.add(

@@ -67,6 +67,17 @@ def accumulator(x):
     return jnp.float32 if x.dtype in (jnp.float16, jnp.bfloat16) else None
 
 
+def narrow_product(x):
+    """The `preferred_element_type` of a product of two `x.dtype` operands whose result is
+    rounded to `x.dtype` (a matmul, a dot_general, a linear layer): `x.dtype` itself, so XLA
+    writes the f16/bf16 result directly instead of an f32 one and a separate convert (half
+    the bytes). The numbers are the interpreter's "accumulate in f32, round once": cuBLAS
+    accumulates f16/bf16 GEMMs in f32, and XLA's CPU widens the operands to an f32 dot
+    (at the backend's `highest` precision). Use `accumulator` where the f32 product is
+    used unrounded (attention scores)."""
+    return x.dtype if x.dtype in (jnp.float16, jnp.bfloat16) else None
+
+
 def operands_of(op: Operation, arrays: Sequence) -> Callable:
     """`get(operand)`: the array of one of `op`'s operands (None for an absent optional one)."""
     values = dict(zip(op.operands, arrays, strict=True))
