@@ -30,6 +30,7 @@ from rlx_xdsl.interpreters import find_function
 from rlx_xdsl.sharding import annotate
 from rlx_xdsl.testing.llama import rope_tables
 from rlx_xdsl.testing.training import build_llama_loss
+from rlx_xdsl.transforms.amp import AutoMixedPrecisionPass
 from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
 from rlx_xdsl.transforms.shard_params import shard_params
@@ -54,11 +55,18 @@ def megatron(names: Sequence[str]) -> dict[str, list]:
 
 
 def build_train_step(
-    layout: str, devices: int, n_layers: int = 1, model_axis: int = 2, lr: float = 1e-2, **dims: Any
+    layout: str,
+    devices: int,
+    n_layers: int = 1,
+    model_axis: int = 2,
+    lr: float = 1e-2,
+    amp: bool = False,
+    **dims: Any,
 ) -> ModuleOp:
     """The LLaMA training graph with `@llama_train_step` (AdamW), sharded as `layout` over
     `devices` devices (`2d`: `data = devices / model_axis`, `model = model_axis`).
-    `dims` are `build_llama_loss`'s (batch, seq, dim, n_heads, n_kv_heads, ffn, vocab)."""
+    `dims` are `build_llama_loss`'s (batch, seq, dim, n_heads, n_kv_heads, ffn, vocab).
+    `amp`: bf16 matmuls, f32 parameters, state and update (`rlx-amp{policy=torch-cuda low=bf16}`)."""
     if layout not in LAYOUTS:
         raise ValueError(f"unknown layout '{layout}' (known: {', '.join(LAYOUTS)})")
     module = build_llama_loss(n_layers, **dims)
@@ -76,6 +84,8 @@ def build_train_step(
         shard_params(module, "data", 0)
     ctx = make_context()
     TrainStepPass(func="llama", lr=lr).apply(ctx, module)
+    if amp:
+        AutoMixedPrecisionPass(policy="torch-cuda", low="bf16").apply(ctx, module)
     LowerSoftmaxCrossEntropyPass().apply(ctx, module)
     DecomposeBackwardPass().apply(ctx, module)
     return module
