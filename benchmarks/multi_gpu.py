@@ -36,15 +36,21 @@ if "--smoke" in sys.argv and "xla_force_host_platform_device_count" not in os.en
     os.environ["XLA_FLAGS"] = (os.environ.get("XLA_FLAGS", "") + " --xla_force_host_platform_device_count=8").strip()
 os.environ.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
 
-import argparse  # noqa: E402
-import json  # noqa: E402
-import statistics  # noqa: E402
-import time  # noqa: E402
-from dataclasses import asdict, replace  # noqa: E402
+import argparse
+import json
+import statistics
+import time
+from dataclasses import asdict, replace
 
-import numpy as np  # noqa: E402
+import numpy as np
 
-from rlx_xdsl.testing.llama_reference import LlamaConfig, init_inputs, init_params, labels, torch_llama  # noqa: E402
+from rlx_xdsl.testing.llama_reference import (
+    LlamaConfig,
+    init_inputs,
+    init_params,
+    labels,
+    torch_llama,
+)
 
 ROWS = {
     "7b4": LlamaConfig(4, batch=1, seq=512, dim=4096, n_heads=32, n_kv_heads=8, ffn=11008, vocab=32000),
@@ -106,8 +112,8 @@ def ours(config: LlamaConfig, layout: str, devices: int, model_axis: int, device
 def _torch_worker(rank: int, world: int, port: int, config: LlamaConfig, device: str, warmup: int, repeat: int, out):
     import torch
     import torch.distributed as dist
-    import torch.nn as nn
     import torch.nn.functional as F
+    from torch import nn
     from torch.distributed.fsdp import fully_shard
 
     os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT=str(port))
@@ -178,7 +184,7 @@ def _torch_worker(rank: int, world: int, port: int, config: LlamaConfig, device:
         peak = torch.cuda.max_memory_allocated(dev) if device == "gpu" else None
         median = statistics.median(times)
         out.put({"tokens_per_s": world * config.batch * config.seq / median, "step_ms": median * 1e3,
-                 "peak_bytes": peak, "loss": float(loss)})  # fmt: skip
+                 "peak_bytes": peak, "loss": float(loss.detach())})  # fmt: skip
     dist.destroy_process_group()
 
 
@@ -211,7 +217,7 @@ def torch_fsdp2(config: LlamaConfig, devices: int, device: str, warmup: int, rep
 def cell(fn, *args) -> dict:
     try:
         return fn(*args)
-    except Exception as e:  # a failing cell says why; the run goes on
+    except Exception as e:  # noqa: BLE001 -- a failing cell says why; the run goes on
         return {"error": f"{type(e).__name__}: {str(e).strip().splitlines()[0] if str(e).strip() else ''}"}
 
 

@@ -13,7 +13,12 @@ import numpy as np
 from rlx_xdsl.backends.xla import XlaModule
 from rlx_xdsl.dtypes import numpy_dtype
 from rlx_xdsl.graph import graph_args
-from rlx_xdsl.testing.sharded_training import LAYOUTS, build_train_step, initial_values, run_steps
+from rlx_xdsl.testing.sharded_training import (
+    LAYOUTS,
+    build_train_step,
+    initial_values,
+    run_steps,
+)
 
 DEVICES = 8
 STEPS = 3
