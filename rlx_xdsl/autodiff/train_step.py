@@ -12,6 +12,14 @@
 * `step` (`tensor<f32>`) is the number of this step, counting from 1: AdamW's
   bias correction reads it.
 
+Sharding (ZeRO-3 / FSDP, docs/distributed.md): a parameter's `rlx.sharding`
+is copied to its state arguments, and set on its updated value and updated
+state among the results (`res_attrs`), so on a mesh the XLA backend keeps
+parameter, gradient and state split alike (all-gathering the parameter for the
+forward, reduce-scattering its gradient) and returns them where they came
+from: a training loop feeds the results back without moving them.
+`rlx-shard-params` writes such shardings on every large parameter.
+
 The gradient is built exactly as `rlx-grad{func=loss mode=training}` builds it
 (seeded with ones, so a non-scalar loss is summed; the loss's other results are
 dropped), in a scratch copy of the module, and the update follows it in the
@@ -63,6 +71,7 @@ from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import NAME_ATTR, argument_name, is_param
 from rlx_xdsl.shapes import tensor
+from rlx_xdsl.sharding import SHARDING_ATTR
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 
 WHO = "rlx-train-step"
@@ -136,14 +145,22 @@ class Optimizer:
         return mir.sub(p, mir.mul(g, c(self.lr))), state
 
 
-def _add_argument(function: func.FuncOp, type_: Attribute, name: str) -> SSAValue:
+def _add_argument(function: func.FuncOp, type_: Attribute, name: str, sharding: Attribute | None = None) -> SSAValue:
     block = function.body.block
     arg = block.insert_arg(type_, len(block.args))
     if SSAValue.is_valid_name(name):
         arg.name_hint = name
     attrs = [DictionaryAttr(a) for a in _arg_attrs(function)]
-    function.arg_attrs = ArrayAttr([*attrs, DictionaryAttr({NAME_ATTR: StringAttr(name)})])
+    new: dict[str, Attribute] = {NAME_ATTR: StringAttr(name)}
+    if sharding is not None:
+        new[SHARDING_ATTR] = sharding
+    function.arg_attrs = ArrayAttr([*attrs, DictionaryAttr(new)])
     return arg
+
+
+def _result_shardings(shardings: list[Attribute | None]) -> ArrayAttr[DictionaryAttr]:
+    """`res_attrs` placing each result as `shardings` says (None: no attribute)."""
+    return ArrayAttr([DictionaryAttr({} if s is None else {SHARDING_ATTR: s}) for s in shardings])
 
 
 def build_train_step(module: ModuleOp, name: str, optimizer: Optimizer) -> func.FuncOp:
@@ -166,8 +183,12 @@ def build_train_step(module: ModuleOp, name: str, optimizer: Optimizer) -> func.
     terminator = block.last_op
     assert isinstance(terminator, func.ReturnOp)
     loss, *gradients = terminator.arguments
+    shardings = {i: _arg_attrs(function)[i].get(SHARDING_ATTR) for i in params}
     states = [
-        [_add_argument(built, block.args[i].type, state) for state in optimizer.state_names(argument_name(function, i))]
+        [
+            _add_argument(built, block.args[i].type, state, shardings[i])
+            for state in optimizer.state_names(argument_name(function, i))
+        ]
         for i in params
     ]
     step = _add_argument(built, tensor(f32, []), "step")
@@ -183,6 +204,10 @@ def build_train_step(module: ModuleOp, name: str, optimizer: Optimizer) -> func.
         new_params.append(p)
         new_states.extend(updated)
     replace_return(built, [loss, *new_params, *new_states])
+    placed = [shardings[i] for i in params]
+    state_placed = [shardings[i] for i, state in zip(params, states) for _ in state]
+    if any(s is not None for s in placed):
+        built.res_attrs = _result_shardings([None, *placed, *state_placed])
     eliminate_dead_code(built)
     module.body.block.insert_op_after(built, function)
     return built

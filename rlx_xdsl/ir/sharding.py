@@ -8,7 +8,9 @@ first axis varies slowest over the device list). `rlx.sharding` has one entry pe
 dimension of the argument: a mesh axis name splits that dimension over the axis,
 `unit` (or `[]`) leaves it whole, and a list of names (`["data", "model"]`) splits
 it over several axes at once. An argument without `rlx.sharding` is replicated on
-every device. These are the `Mesh` and `PartitionSpec` of JAX; `unit` stands for
+every device. `rlx.sharding` on a function *result* (in `res_attrs`) fixes where that
+output lives (`rlx-train-step` keeps each updated parameter and optimizer state where
+its input was); a result without one gets the sharding XLA's propagation picks. These are the `Mesh` and `PartitionSpec` of JAX; `unit` stands for
 JAX's `None`. `null` is not MLIR attribute syntax, but the project's parser reads it
 as `unit` (`["data", null, "model"]`), and prints `unit`, which any MLIR tool reads.
 
@@ -53,11 +55,13 @@ DimSpec = tuple[str, ...]
 
 @dataclass(frozen=True)
 class Layout:
-    """A verified mesh (axis name -> size, in order) and each argument's split, by index
-    (`None`: replicated). `mesh` is empty for a module without `rlx.mesh`."""
+    """A verified mesh (axis name -> size, in order), each argument's split, by index
+    (`None`: replicated), and each result's (`None`: XLA chooses). `mesh` is empty for a
+    module without `rlx.mesh`."""
 
     mesh: dict[str, int]
     args: tuple[tuple[DimSpec, ...] | None, ...]
+    results: tuple[tuple[DimSpec, ...] | None, ...] = ()
 
     @property
     def devices(self) -> int:
@@ -100,17 +104,19 @@ def _entry_attr(entry: str | Sequence[str] | None) -> Attribute:
 
 
 def read_layout(module: ModuleOp, f: func.FuncOp) -> Layout:
-    """The verified mesh of `module` and the sharding of each of `f`'s arguments."""
+    """The verified mesh of `module` and the sharding of each of `f`'s arguments and results."""
     mesh = read_mesh(module)
     args = tuple(_read_sharding(f, index, mesh) for index in range(len(f.function_type.inputs.data)))
-    return Layout(mesh, args)
+    results = tuple(_read_sharding(f, index, mesh, result=True) for index in range(len(f.function_type.outputs.data)))
+    return Layout(mesh, args, results)
 
 
 def verify_layouts(module: ModuleOp) -> None:
     """Check the mesh and the shardings of every function of `module` (`OpError`s)."""
     if MESH_ATTR not in module.attributes and not any(
-        f.arg_attrs is not None and any(SHARDING_ATTR in a.data for a in f.arg_attrs.data)
+        attrs is not None and any(SHARDING_ATTR in a.data for a in attrs.data)
         for f in module.ops
+        for attrs in (f.arg_attrs, f.res_attrs)
         if isinstance(f, func.FuncOp)
     ):
         return
@@ -134,13 +140,21 @@ def read_mesh(module: ModuleOp) -> dict[str, int]:
     return mesh
 
 
-def _read_sharding(f: func.FuncOp, index: int, mesh: dict[str, int]) -> tuple[DimSpec, ...] | None:
-    attrs = f.arg_attrs.data[index].data if f.arg_attrs is not None else {}
+def _read_sharding(
+    f: func.FuncOp, index: int, mesh: dict[str, int], result: bool = False
+) -> tuple[DimSpec, ...] | None:
+    """The checked `rlx.sharding` of argument (or result) `index` of `f`, None without one."""
+    entries = f.res_attrs if result else f.arg_attrs
+    attrs = entries.data[index].data if entries is not None and index < len(entries.data) else {}
     attr = attrs.get(SHARDING_ATTR)
     if attr is None:
         return None
-    arg_type = f.function_type.inputs.data[index]
-    what = f"argument #{index} ('{argument_name(f, index)}') of @{f.sym_name.data}"
+    if result:
+        arg_type = f.function_type.outputs.data[index]
+        what = f"result #{index} of @{f.sym_name.data}"
+    else:
+        arg_type = f.function_type.inputs.data[index]
+        what = f"argument #{index} ('{argument_name(f, index)}') of @{f.sym_name.data}"
     if not mesh:
         raise OpError(f, f"{what} has '{SHARDING_ATTR}' but the module has no '{MESH_ATTR}'")
     if not isinstance(attr, ArrayAttr):

@@ -143,6 +143,7 @@ def get_all_passes() -> dict[str, Callable[[], type[ModulePass]]]:
         "rlx-jvp": _lazy("rlx_xdsl.autodiff.jvp", "JvpPass"),
         "rlx-hvp": _lazy("rlx_xdsl.autodiff.hvp", "HvpPass"),
         "rlx-train-step": _lazy("rlx_xdsl.autodiff.train_step", "TrainStepPass"),
+        "rlx-shard-params": _lazy(_T + "shard_params", "ShardParamsPass"),
         "rlx-vmap": _lazy("rlx_xdsl.batching.vmap", "VmapPass"),
         "rlx-lower-hir": _lower_hir,
         "rlx-lower-softmax-cross-entropy": _lower_sce,

@@ -88,3 +88,21 @@ builtin.module attributes {rlx.mesh = {data = 2}} {
     func.return %x : tensor<4x6xf32>
   }
 }
+
+// -----
+
+// A result's sharding (rlx-train-step's updated parameters and state) is checked alike.
+builtin.module attributes {rlx.mesh = {data = 4}} {
+  // expected-error@+1 {{result #1 of @f splits dimension 0 of size 6 over 'data' (4 devices), which does not divide it}}
+  func.func @f(%x: tensor<4x6xf32>) -> (tensor<4x6xf32>, tensor<6xf32> {rlx.sharding = ["data"]}) {
+    %y = mir.reduce sum %x axes = [0] : (tensor<4x6xf32>) -> tensor<6xf32>
+    func.return %x, %y : tensor<4x6xf32>, tensor<6xf32>
+  }
+}
+
+// -----
+
+// expected-error@+1 {{result #0 of @f has 'rlx.sharding' but the module has no 'rlx.mesh'}}
+func.func @f(%x: tensor<4xf32>) -> (tensor<4xf32> {rlx.sharding = [unit]}) {
+  func.return %x : tensor<4xf32>
+}

@@ -15,8 +15,10 @@ With `rlx.mesh` on the module the function runs SPMD: each argument is placed
 with its `rlx.sharding` (replicated without one) as a `NamedSharding` over a
 `jax.sharding.Mesh` of the first `prod(mesh sizes)` devices, and XLA's SPMD
 partitioner splits the computation and inserts the collectives (an all-reduce of
-the gradients of replicated weights under a batch-sharded input). Outputs keep
-the sharding XLA chose; `numpy.asarray` gathers them.
+the gradients of replicated weights under a batch-sharded input). A result with
+`rlx.sharding` is laid out so (`out_shardings`: a train step's updated parameters
+and optimizer state stay where their inputs were, so they can be fed back without
+moving); the others keep the sharding XLA chose. `numpy.asarray` gathers them.
 """
 
 from __future__ import annotations
@@ -75,7 +77,10 @@ class XlaModule:
             self.device: Any = tuple(self.mesh.devices.flat)
         else:
             self.device = devices[0]
-        self._shardings = [self._sharding(index) for index in range(len(self.args))]
+        self._shardings = [self._sharding(spec) for spec in self.layout.args]
+        self._out_shardings = (
+            None if self.mesh is None else tuple(None if spec is None else self._sharding(spec) for spec in self.layout.results)
+        )
         self._dtypes = [dtypes.numpy_dtype(a.type.element_type) for a in self.args]
         self._shapes = [tuple(a.type.get_shape()) for a in self.args]
         self._bound: dict[int, Any] = {}
@@ -98,7 +103,8 @@ class XlaModule:
             on_gpu = CUDA_KERNELS.set(self._nvidia)
             try:
                 with matmul_precision(self.tf32):
-                    jitted = jax.jit(traced(module, f), in_shardings=self._shardings)
+                    placement = {} if self._out_shardings is None else {"out_shardings": self._out_shardings}
+                    jitted = jax.jit(traced(module, f), in_shardings=self._shardings, **placement)
                     lowered = jitted.lower(*abstract_args(f))
             finally:
                 CUDA_KERNELS.reset(on_gpu)
@@ -119,14 +125,13 @@ class XlaModule:
 
     # Placement --------------------------------------------------------------------
 
-    def _sharding(self, index: int):
-        """Where argument `index` lives: one device, or its split over the mesh."""
+    def _sharding(self, spec):
+        """Where a value split as `spec` (None: replicated) lives: one device, or its split over the mesh."""
         jax = require_jax()
         if self.mesh is None:
             return jax.sharding.SingleDeviceSharding(self.device)
         from jax.sharding import NamedSharding, PartitionSpec
 
-        spec = self.layout.args[index]
         entries = [] if spec is None else [None if not axes else axes[0] if len(axes) == 1 else axes for axes in spec]
         return NamedSharding(self.mesh, PartitionSpec(*entries))
 
