@@ -68,7 +68,7 @@ def ours(config: LlamaConfig, layout: str, devices: int, model_axis: int, device
     import jax
 
     from rlx_xdsl.backends.xla import XlaModule
-    from rlx_xdsl.graph import graph_args
+    from rlx_xdsl.ir.graph import graph_args
     from rlx_xdsl.testing.sharded_training import build_train_step, initial_values
 
     data = devices // model_axis if layout == "2d" else devices

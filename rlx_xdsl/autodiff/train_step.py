@@ -70,8 +70,8 @@ from rlx_xdsl.autodiff.hvp import plain_gradient
 from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.ir.graph import NAME_ATTR, argument_name, is_param
+from rlx_xdsl.ir.sharding import SHARDING_ATTR
 from rlx_xdsl.shapes import tensor
-from rlx_xdsl.sharding import SHARDING_ATTR
 from rlx_xdsl.transforms.dce import eliminate_dead_code
 
 WHO = "rlx-train-step"

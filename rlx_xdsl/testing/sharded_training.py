@@ -25,9 +25,8 @@ from xdsl.dialects.builtin import ModuleOp
 from rlx_xdsl.autodiff.prepare import prepare_for_ad
 from rlx_xdsl.autodiff.train_step import TrainStepPass
 from rlx_xdsl.context import make_context
-from rlx_xdsl.graph import graph_args, random_inputs
-from rlx_xdsl.interpreters import find_function
-from rlx_xdsl.sharding import annotate
+from rlx_xdsl.ir.graph import find_function, graph_args, random_inputs
+from rlx_xdsl.ir.sharding import annotate
 from rlx_xdsl.testing.llama import rope_tables
 from rlx_xdsl.testing.training import build_llama_loss
 from rlx_xdsl.transforms.amp import AutoMixedPrecisionPass

@@ -38,10 +38,10 @@ from xdsl.dialects.builtin import (
 from xdsl.ir import Attribute
 from xdsl.passes import ModulePass
 
-from rlx_xdsl.diagnostics import OpError
-from rlx_xdsl.graph import is_param
+from rlx_xdsl.ir.diagnostics import OpError
+from rlx_xdsl.ir.graph import is_param
+from rlx_xdsl.ir.sharding import MESH_ATTR, SHARDING_ATTR, read_layout, read_mesh
 from rlx_xdsl.shapes import DYNAMIC
-from rlx_xdsl.sharding import MESH_ATTR, SHARDING_ATTR, read_layout, read_mesh
 
 WHO = "rlx-shard-params"
 

@@ -12,7 +12,7 @@ import numpy as np
 
 from rlx_xdsl.backends.xla import XlaModule
 from rlx_xdsl.dtypes import numpy_dtype
-from rlx_xdsl.graph import graph_args
+from rlx_xdsl.ir.graph import graph_args
 from rlx_xdsl.testing.sharded_training import (
     LAYOUTS,
     build_train_step,

@@ -22,7 +22,7 @@ import ml_dtypes  # noqa: E402
 
 from rlx_xdsl.backends.xla import XlaModule, to_stablehlo  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
-from rlx_xdsl.interpreters import run_function  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.llama import build_llama  # noqa: E402
 
 LAYERS = 2

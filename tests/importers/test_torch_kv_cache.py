@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import torch
 
-from rlx_xdsl.graph import argument_name, is_param
 from rlx_xdsl.importers.torch import export, import_program, program_state, program_weights
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import argument_name, find_function, is_param
+from rlx_xdsl.run import run_function
 
 
 class Cache(torch.nn.Module):

@@ -116,7 +116,7 @@ def _compiled(module: Any, backend: str) -> Callable[[Sequence[np.ndarray]], lis
         return lambda args: compiled.run("forward", args)
     if backend != "interpreter":
         raise ValueError(f"unknown backend '{backend}' (known: interpreter, iree, xla)")
-    from rlx_xdsl.interpreters import run_function
+    from rlx_xdsl.run import run_function
 
     return lambda args: run_function(module, "forward", args)
 

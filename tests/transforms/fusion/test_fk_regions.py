@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 
 from rlx_xdsl.context import make_context, parse_module
-from rlx_xdsl.graph import random_inputs
-from rlx_xdsl.interpreters import find_function, run_function
+from rlx_xdsl.ir.graph import find_function, random_inputs
+from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.vision_graphs import batch_preprocess, unet_decoder_block
 from rlx_xdsl.transforms import FUSION_PASSES
 from rlx_xdsl.transforms.fusion.fk_regions import FuseBatchPreprocessPass
