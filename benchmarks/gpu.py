@@ -137,11 +137,14 @@ PEER_COLUMNS = ("PyTorch eager", "torch.compile", "JAX jit", "JAX jit (cuDNN att
 """The peers an inference row's goal compares ours with (the fastest of them that ran)."""
 
 AMP = "rlx-amp{policy=torch-cuda low=bf16}"
+CLEANUP = "rlx-canonicalize,rlx-dce"
+"""What every "ours" graph runs through first: the cleanup a user's pipeline starts with
+(it folds attention over repeated GQA heads into attention over the grouped ones)."""
 GRAD = "rlx-prepare-ad,rlx-grad{func=llama},rlx-dce"
 ADAMW = {"lr": 1e-4, "beta1": 0.9, "beta2": 0.999, "eps": 1e-8, "weight_decay": 0.01}
 """The step rows' AdamW (PyTorch's defaults but the learning rate)."""
 TRAIN_STEP = (
-    "rlx-prepare-ad,rlx-train-step{func=llama optimizer=adamw "
+    f"{CLEANUP},rlx-prepare-ad,rlx-train-step{{func=llama optimizer=adamw "
     + " ".join(f"{k.replace('_', '-')}={v:.6e}" for k, v in ADAMW.items())  # 1.000000e-08: a number to xDSL
     + f"}},rlx-dce,{AMP}"
 )
@@ -417,6 +420,7 @@ def xla_forward(w: Workload, env: Env, *, graph_dtype: str, tf32: bool = False, 
     XlaModule = xla_module_class()
     jax, devices = jax_device(env)
     module = w.config.module(dtype=graph_dtype)
+    apply(module, CLEANUP)
     if amp:
         apply(module, AMP)
     params, names = ordered(module, w.params)
