@@ -42,12 +42,13 @@ func.func @act(%x: tensor<6xf32>, %dy: tensor<6xf32>) -> (tensor<6xf32>, tensor<
   func.return %r, %s : tensor<6xf32>, tensor<6xf32>
 }
 func.func @zeros(%a: tensor<8xf32>, %b: tensor<8xf32>, %lo: tensor<8xf32>, %hi: tensor<8xf32>, %p: tensor<1x1x2x6xf32>)
-    -> (tensor<8xf32>, tensor<8xf32>, tensor<1x1x1x3xf32>) {
+    -> (tensor<8xf32>, tensor<8xf32>, tensor<1x1x1x3xf32>, tensor<8xf32>) {
   %m = mir.mul %a, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %l = mir.max %a, %lo : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %c = mir.min %l, %hi : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
   %mx = mir.pool %p kind = max kernel_size = [2, 2] stride = [2, 2] padding = [0, 0] : (tensor<1x1x2x6xf32>) -> tensor<1x1x1x3xf32>
-  func.return %m, %c, %mx : tensor<8xf32>, tensor<8xf32>, tensor<1x1x1x3xf32>
+  %e = mir.erf %a : (tensor<8xf32>) -> tensor<8xf32>
+  func.return %m, %c, %mx, %e : tensor<8xf32>, tensor<8xf32>, tensor<1x1x1x3xf32>, tensor<8xf32>
 }
 func.func @chain(%x: tensor<4xbf16>, %y: tensor<4xbf16>) -> (tensor<4xbf16>, tensor<4xbf16>) {
   %a = mir.mul %x, %y : (tensor<4xbf16>, tensor<4xbf16>) -> tensor<4xbf16>
@@ -163,15 +164,17 @@ def test_activation_gradients_propagate_nan(run):
 
 def test_products_clamps_and_pools_keep_the_sign_of_zero(run):
     """`mul` (the sign is the xor of the signs), clamp as `min(max(x, lo), hi)` (how the
-    importers write Clip/clamp) and max pooling (`mir.pool` has no min kind)."""
+    importers write Clip/clamp), max pooling (`mir.pool` has no min kind) and `erf` (odd:
+    erf(-0) is -0)."""
     a = np.array([0.0, -0.0, inf, nan, -0.0, 0.0, -3.0, -0.0], np.float32)
     b = np.array([-1.0, -2.0, 0.0, 0.0, -0.0, nan, 0.0, 5.0], np.float32)
     lo = np.array([-0.0, -0.0, 0.0, -1.0, 0.0, -0.0, -0.0, -0.0], np.float32)
     hi = np.array([0.0, -0.0, 0.0, 1.0, 0.0, 0.0, 0.0, -0.0], np.float32)
     p = np.array([[[[-0.0, -0.0, 0.0, -0.0, nan, -0.0], [-0.0, -0.0, -0.0, -0.0, 0.0, 0.0]]]], np.float32)
-    prod, clamp, pmax = run("zeros", a, b, lo, hi, p)
+    prod, clamp, pmax, erf = run("zeros", a, b, lo, hi, p)
     assert same_bits(prod, [float(x) * float(y) if not (math.isinf(x) and y == 0) else nan for x, y in zip(a, b)])
     assert same_bits(clamp, [ieee_minimum(ieee_maximum(float(x), float(l)), float(h)) for x, l, h in zip(a, lo, hi)])
+    assert same_bits(erf, [math.erf(x) if not math.isnan(x) else nan for x in a.tolist()])
     windows = [p[0, 0, :, 2 * j : 2 * j + 2].ravel().tolist() for j in range(3)]
     assert same_bits(pmax.ravel(), [ieee_maximum(ieee_maximum(w[0], w[1]), ieee_maximum(w[2], w[3])) for w in windows])
 

@@ -156,6 +156,11 @@ def relu(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
     return s.max(x, s.constant(0, dt), dt)
 
 
+def erf(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
+    """`math.erf`, with erf(±0) = ±0 (IEEE: erf is odd; IREE's polynomial gives +0 at -0)."""
+    return s.select(s.compare("eq", x, s.constant(0.0, dt), dt), x, s.unary(math.ErfOp, x))
+
+
 def _math(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
     return lambda s, x, dt: s.unary(op_class, x)
 
@@ -192,7 +197,7 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.RoundOp: _math(math.RoundOp),  # halves away from zero, as Rust's f32::round
     ew.Log1pOp: _math(math.Log1pOp),
     ew.Expm1Op: _math(math.ExpM1Op),
-    ew.ErfOp: _math(math.ErfOp),
+    ew.ErfOp: erf,
 }
 
 
