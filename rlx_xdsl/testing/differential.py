@@ -245,3 +245,28 @@ def differential_run(module, names: Sequence[str], backends: dict[str, Runner], 
                 continue
             outcomes.extend(_compare(name, backend, ops, got, plain, flushed))
     return outcomes
+
+
+def split_lowerable(module, names: Sequence[str], lower) -> tuple[list[str], list[Outcome]]:
+    """`(names that lower, a "refused" outcome per other name)`: `lower(module)` is tried
+    once; when it raises a located error, each function is lowered alone to find which
+    refuse, so one case that cannot be lowered does not fail its whole module."""
+    try:
+        lower(module)
+        return list(names), []
+    except Exception as error:
+        if not _located(error):
+            raise
+    kept, refused = [], []
+    for name in names:
+        alone = module.clone()
+        for f in [f for f in alone.ops if getattr(f, "sym_name", None) is not None and f.sym_name.data != name]:
+            alone.body.block.erase_op(f)
+        try:
+            lower(alone)
+            kept.append(name)
+        except Exception as error:
+            if not _located(error):
+                raise
+            refused.append(Outcome(name, "iree", "?", -1, "refused", str(error)[:300]))
+    return kept, refused
