@@ -41,6 +41,11 @@ func.func @act(%x: tensor<6xf32>, %dy: tensor<6xf32>) -> (tensor<6xf32>, tensor<
   %s = mir.activation_backward silu %x, %dy : (tensor<6xf32>, tensor<6xf32>) -> tensor<6xf32>
   func.return %r, %s : tensor<6xf32>, tensor<6xf32>
 }
+func.func @grads(%x: tensor<8x1xf32>, %dy: tensor<8x1xf32>) -> (tensor<8x1xf32>, tensor<8x1xf32>) {
+  %g = mir.activation_backward gelu_approx %x, %dy : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+  %q = mir.fake_quantize_backward %x, %dy bits = 2 ste = clipped_identity scale_mode = per_batch : (tensor<8x1xf32>, tensor<8x1xf32>) -> tensor<8x1xf32>
+  func.return %g, %q : tensor<8x1xf32>, tensor<8x1xf32>
+}
 func.func @zeros(%a: tensor<8xf32>, %b: tensor<8xf32>, %lo: tensor<8xf32>, %hi: tensor<8xf32>, %p: tensor<1x1x2x6xf32>)
     -> (tensor<8xf32>, tensor<8xf32>, tensor<1x1x1x3xf32>, tensor<8xf32>) {
   %m = mir.mul %a, %b : (tensor<8xf32>, tensor<8xf32>) -> tensor<8xf32>
@@ -160,6 +165,25 @@ def test_activation_gradients_propagate_nan(run):
     assert (np.isnan(silu_dx) == np.isnan(want)).all(), (silu_dx, want)
     ok = ~np.isnan(want)
     np.testing.assert_allclose(silu_dx[ok], want[ok], rtol=1e-6)
+
+
+def test_gradients_are_ieee_products_of_dy_and_the_derivative(run):
+    """`dy * d(x)`: inf * 0 is NaN and -dy * 0 is -0 (XLA's VJP sum and its `select` for a
+    product with a 0/1 mask lost both)."""
+    x = np.array([[-0.0], [0.0], [-0.0], [1.0], [nan], [-3.0], [2.0], [0.5]], np.float32)
+    dy = np.array([[-0.0], [-0.0], [inf], [-0.0], [1.0], [inf], [nan], [-2.0]], np.float32)
+    gelu_dx, fq_dx = run("grads", x, dy)
+    t = torch.from_numpy(x).requires_grad_()
+    torch.nn.functional.gelu(t, approximate="tanh").sum().backward()
+    with np.errstate(invalid="ignore"):
+        want = dy * t.grad.numpy()
+    special = (want == 0) | ~np.isfinite(want)
+    assert same_bits(gelu_dx[special], want[special]), (gelu_dx, want)
+    np.testing.assert_allclose(gelu_dx[~special], want[~special], rtol=1e-6)
+    # per_batch range: max|x| is NaN, so s = 1 and the 2-bit grid [-2, 1] keeps |x| <= 1.
+    with np.errstate(invalid="ignore"):
+        inside = ((np.rint(x) >= -2) & (np.rint(x) <= 1)).astype(np.float32)
+        assert same_bits(fq_dx, dy * inside), (fq_dx, dy * inside)
 
 
 def test_products_clamps_and_pools_keep_the_sign_of_zero(run):

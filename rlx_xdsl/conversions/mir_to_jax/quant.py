@@ -117,7 +117,9 @@ def _fake_quantize_backward(op: q.FakeQuantizeBackwardOp, *arrays):
     else:
         t = jnp.tanh(x / r)
         return (widen(dy) * (1 - t * t)).astype(dy.dtype)
-    return (widen(dy) * d.astype(x.dtype)).astype(dy.dtype)
+    # Behind a barrier XLA cannot turn `dy * d` into `select(d, dy, 0)` (which loses inf * 0
+    # = NaN and the sign of -dy * 0).
+    return (widen(dy) * jax.lax.optimization_barrier(d.astype(x.dtype))).astype(dy.dtype)
 
 
 def _lsq(op: q.LsqOperation, x, scale):
