@@ -137,6 +137,8 @@ RULE_REASON = "the lowering's documented rule where the interpreter raises: x / 
 DEVIATIONS: tuple[Deviation, ...] = (
     *(Deviation(backend, op, "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla") for op in _FTZ_OPS),
     Deviation("xla", "mir.erf", "flushes-subnormals", FTZ_REASON),  # IREE keeps erf(x) = x at x == 0 (DAZ: subnormals too)
+    *(Deviation(backend, "mir.fake_quantize_backward", "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla")),
+    Deviation("xla", "mir.fake_quantize_lsq_backward_x", "flushes-subnormals", FTZ_REASON),
     *(Deviation(backend, "mir.pow", "inexact-on-subnormal-inputs", "pow of a subnormal base goes through the "
                 "backend's log, which reads subnormals as zero (IREE) or approximately (XLA)")
       for backend in ("iree", "xla")),

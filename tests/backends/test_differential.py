@@ -69,12 +69,13 @@ def outcomes():
 def _other_groups() -> list[op_cases.OpCase]:
     """The other groups with edge values in their float operands (`edge_floats`): ids,
     bytes and other integers keep the case's own values. Constants, shape ops, affine
-    quantisation and the GGUF decoders so far; the remaining groups (contractions,
-    indexing, norms, signal, attention, conv, losses, regions, backward, fused, MoE,
-    structured, fake quantisation, random, vision) are not yet held to edge values."""
-    later = {c.name for c in (*op_cases._fake_quant_cases(), *op_cases._dequant_matmul_cases())}
-    affine = [c for c in op_cases._quant_cases() if c.name not in later]
-    return [*op_cases._constant_cases(), *op_cases._shape_cases(), *affine, *op_cases._gguf_cases()]
+    and fake quantisation, the GGUF decoders and attention so far; the remaining groups
+    (rope, contractions, indexing, norms, signal, conv, losses, regions, backward, fused,
+    MoE, structured, random, vision) are not yet held to edge values."""
+    later = {c.name for c in op_cases._dequant_matmul_cases()}
+    quant = [c for c in op_cases._quant_cases() if c.name not in later]
+    attention = [c for c in op_cases._attention_cases() if c.name != "rope"]
+    return [*op_cases._constant_cases(), *op_cases._shape_cases(), *quant, *op_cases._gguf_cases(), *attention]
 
 
 @pytest.fixture(scope="module")

@@ -117,9 +117,13 @@ def _fake_quantize_backward(op: q.FakeQuantizeBackwardOp, *arrays):
     else:
         t = jnp.tanh(x / r)
         return (widen(dy) * (1 - t * t)).astype(dy.dtype)
-    # Behind a barrier XLA cannot turn `dy * d` into `select(d, dy, 0)` (which loses inf * 0
-    # = NaN and the sign of -dy * 0).
-    return (widen(dy) * jax.lax.optimization_barrier(d.astype(x.dtype))).astype(dy.dtype)
+    return masked(dy, d)
+
+
+def masked(dy, inside):
+    """`dy * inside` (a 0/1 mask) as an IEEE product, as the interpreter: behind a barrier
+    XLA cannot turn it into `select(inside, dy, 0)`, which loses inf * 0 = NaN and -0."""
+    return (widen(dy) * jax.lax.optimization_barrier(inside.astype(widen(dy).dtype))).astype(dy.dtype)
 
 
 def _lsq(op: q.LsqOperation, x, scale):
@@ -136,7 +140,7 @@ def _fake_quantize_lsq(op: q.FakeQuantizeLsqOp, x, scale):
 def _lsq_backward_x(op: q.FakeQuantizeLsqBackwardXOp, x, scale, dy):
     _, v = _lsq(op, x, scale)
     qmin, qmax = op.grid()
-    return jnp.where((v >= qmin) & (v <= qmax), dy, 0)
+    return masked(dy, (v >= qmin) & (v <= qmax))
 
 
 def _lsq_backward_scale(op: q.FakeQuantizeLsqBackwardScaleOp, x, scale, dy):
