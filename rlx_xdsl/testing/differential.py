@@ -139,6 +139,8 @@ DEVIATIONS: tuple[Deviation, ...] = (
     Deviation("xla", "mir.erf", "flushes-subnormals", FTZ_REASON),  # IREE keeps erf(x) = x at x == 0 (DAZ: subnormals too)
     *(Deviation(backend, "mir.fake_quantize_backward", "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla")),
     Deviation("xla", "mir.fake_quantize_lsq_backward_x", "flushes-subnormals", FTZ_REASON),
+    *(Deviation(backend, op, "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla")
+      for op in ("mir.matmul", "mir.dot_general", "mir.conv", "mir.pool", "mir.layer_norm", "mir.rms_norm")),
     *(Deviation(backend, "mir.pow", "inexact-on-subnormal-inputs", "pow of a subnormal base goes through the "
                 "backend's log, which reads subnormals as zero (IREE) or approximately (XLA)")
       for backend in ("iree", "xla")),
