@@ -12,6 +12,7 @@ from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
+import ml_dtypes
 import numpy as np
 import pytest
 
@@ -160,6 +161,13 @@ def test_bit_comparison_sees_signed_zeros_nan_positions_and_ulps():
     one_up = np.array([0.0, np.nan, np.nextafter(np.float32(1), np.float32(2))], np.float32)
     assert bit_mismatch(one_up, x) is not None
     assert bit_mismatch(one_up, x, ulps=1) is None
+
+
+def test_edge_floats_refill_floats_and_keep_ids():
+    ids, x = np.array([3, 0, 1], np.int64), np.zeros((2, 9), ml_dtypes.bfloat16)
+    kept, filled = edge_floats([ids, x])
+    assert kept is ids and filled.dtype == x.dtype and filled.shape == x.shape
+    assert np.isnan(filled.astype(np.float32)).any() and np.isinf(filled.astype(np.float32)).any()
 
 
 def test_edge_values_hold_the_limits():
