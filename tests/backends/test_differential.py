@@ -19,14 +19,13 @@ import pytest
 pytest.importorskip("iree.compiler")
 pytest.importorskip("jax")
 
-from rlx_xdsl.backends.iree import IreeModule  # noqa: E402
+from rlx_xdsl.backends.iree import IreeModule, lowered_text  # noqa: E402
 from rlx_xdsl.backends.xla.module import XlaModule  # noqa: E402
 from rlx_xdsl.context import make_context  # noqa: E402
 from rlx_xdsl.diagnostics import OpError  # noqa: E402
 from rlx_xdsl.interpreters import find_function, run_function  # noqa: E402
 from rlx_xdsl.source import parse_source  # noqa: E402
 from rlx_xdsl.testing import op_cases  # noqa: E402
-from rlx_xdsl.backends.iree import lowered_text  # noqa: E402
 from rlx_xdsl.testing.differential import (  # noqa: E402
     DEVIATIONS,
     FAILURES,
@@ -97,7 +96,10 @@ def group_outcomes():
         "iree": iree.run,
         "xla": lambda name, inputs: [np.asarray(v) for v in XlaModule(module, function=name)(*inputs)],
     }
-    inputs = lambda f: edge_floats(op_cases.case_inputs(cases[f.sym_name.data], f))  # noqa: E731
+
+    def inputs(f):
+        return edge_floats(op_cases.case_inputs(cases[f.sym_name.data], f))
+
     return refused + differential_run(module, names, backends, inputs)
 
 

@@ -105,7 +105,7 @@ def ieee_maximum(a: float, b: float) -> float:
         return nan
     if a == b == 0:
         return 0.0 if not (math.copysign(1, a) < 0 and math.copysign(1, b) < 0) else -0.0
-    return a if a > b else b
+    return max(a, b)
 
 
 def ieee_minimum(a: float, b: float) -> float:
