@@ -6,7 +6,9 @@ exact ties of rounding (0.5, 2.5, -1.5), integer limits and their neighbours,
 negative values (out-of-range indices of gathers). `edge_array(type, k)` fills a
 static tensor type with them, rotated and shuffled by the argument index `k`, so
 the operands of a binary op meet in many different pairs; `edge_inputs(f)` gives
-every argument of a function.
+every argument of a function, `edge_floats(inputs)` puts edge values in the float and
+complex arrays of a case's own inputs (keeping its ids, bytes and other integers in
+their domain).
 """
 
 from __future__ import annotations
@@ -50,13 +52,22 @@ def edge_values(dtype: np.dtype) -> np.ndarray:
 def edge_array(t: TensorType, k: int = 0) -> np.ndarray:
     """A tensor of static type `t` filled with the edge values of its dtype: argument `k`
     takes them in its own deterministic order (a shuffle seeded by `k`)."""
-    values = edge_values(dtypes.numpy_dtype(t.element_type))
+    return edge_like(np.empty(tuple(t.get_shape()), dtypes.numpy_dtype(t.element_type)), k)
+
+
+def edge_like(x: np.ndarray, k: int = 0) -> np.ndarray:
+    """An array of `x`'s shape and dtype filled as `edge_array` fills argument `k`."""
+    values = edge_values(x.dtype)
     order = np.random.default_rng(k).permutation(len(values)) if k else np.arange(len(values))
-    shape = tuple(t.get_shape())
-    count = int(np.prod(shape, dtype=np.int64))
-    return values[order][np.arange(count) % len(values)].reshape(shape)
+    return values[order][np.arange(x.size) % len(values)].reshape(x.shape)
 
 
 def edge_inputs(f: func.FuncOp) -> list[np.ndarray]:
     """Edge-value arrays for every argument of `f` (static shapes)."""
     return [edge_array(t, k) for k, t in enumerate(f.function_type.inputs)]
+
+
+def edge_floats(inputs: list[np.ndarray]) -> list[np.ndarray]:
+    """`inputs` with every float and complex array refilled with edge values (`edge_like`,
+    argument k taking order k); integer and boolean arrays are kept."""
+    return [edge_like(x, k) if x.dtype.kind in "fc" or x.dtype == ml_dtypes.bfloat16 else x for k, x in enumerate(inputs)]

@@ -80,7 +80,8 @@ def attention(op, q, k, v, mask=None):
     if op.kind == MaskKind.BIAS:
         s = s + widen(mask)
     keep = _keep(op, sq, sk, mask, batch)
-    keep = jnp.broadcast_to(s > -jnp.inf if keep is None else keep & (s > -jnp.inf), s.shape)
+    scored = s != -jnp.inf  # a NaN score (a NaN in a bias) is kept: it makes its row NaN
+    keep = jnp.broadcast_to(scored if keep is None else keep & scored, s.shape)
     s = jnp.where(keep, s, -jnp.inf)  # before exp: a masked score never overflows, nor its gradient
     m = jax.lax.stop_gradient(jnp.max(s, axis=-1, keepdims=True))
     e = jnp.exp(s - jnp.where(jnp.isfinite(m), m, 0))

@@ -35,7 +35,9 @@ def _activation_backward(op: bw.ActivationBackwardOp, x, dy):
     if kind in (Activation.SQRT, Activation.RSQRT):  # 0 for x <= 0, evaluated where finite
         positive = x > 0
         return jnp.where(positive, vjp(ACTIVATIONS[kind], jnp.where(positive, x, 1), dy), 0)
-    return vjp(ACTIVATIONS[kind], x, dy)
+    # dy times the derivative, as the interpreter: an IEEE product keeps NaN (inf * 0) and
+    # the sign of zero, where the VJP applied to dy may sum terms that lose them.
+    return dy * vjp(ACTIVATIONS[kind], x, jnp.ones_like(dy))
 
 
 JAX_OPS.add(bw.ReluBackwardOp, one(lambda x, dy: jnp.where(x > 0, dy, jnp.zeros_like(dy))))

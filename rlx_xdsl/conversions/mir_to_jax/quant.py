@@ -73,33 +73,57 @@ def _clip_range(op: q.SteOperation, x, state):
     return r
 
 
-def _step(op, r):
+def widen_state(state):
+    """The range state widened as x is (None when the op has none)."""
+    return None if state is None else widen(state)
+
+
+def _range_and_step(op, x, state):
+    """`(r, s)` as the interpreter's `step`: a range that is not > 0 (zero, negative or NaN,
+    so one NaN in a channel poisons only itself) is taken as qmax, so that `s = 1`."""
     qmax = op.grid()[1]
-    return jnp.where(r == 0, jnp.ones_like(r), r / qmax)
+    r = _clip_range(op, x, state).astype(x.dtype)
+    r = jnp.where(r > 0, r, jnp.asarray(qmax, x.dtype))
+    # Behind a barrier XLA cannot rewrite `r / qmax` as `r * (1 / qmax)` (an ulp off).
+    return r, r / jax.lax.optimization_barrier(jnp.full(r.shape, qmax, x.dtype))
+
+
+def _grid_value(x, s):
+    """`x * (1 / s)` rounded half to even (PyTorch's multiplication by the reciprocal)."""
+    return jnp.round(x * (1 / s))
 
 
 def _fake_quantize(op: q.FakeQuantizeOp, *arrays):
     get = operands_of(op, arrays)
-    x = get(op.x)
-    s = _step(op, _clip_range(op, x, get(op.state))).astype(x.dtype)
+    x = widen(get(op.x))
+    _, s = _range_and_step(op, x, widen_state(get(op.state)))
     qmin, qmax = op.grid()
-    return jnp.clip(jnp.round(x / s), qmin, qmax) * s
+    return (jnp.clip(_grid_value(x, s), qmin, qmax) * s).astype(get(op.x).dtype)
 
 
 def _fake_quantize_backward(op: q.FakeQuantizeBackwardOp, *arrays):
     get = operands_of(op, arrays)
-    x, dy = get(op.x), get(op.dy)
-    r = _clip_range(op, x, get(op.state)).astype(x.dtype)
-    qmin, qmax = op.grid()
+    x, dy = widen(get(op.x)), get(op.dy)
     ste = op.ste.data
     if ste is SteKind.IDENTITY:
         return dy
+    r, s = _range_and_step(op, x, widen_state(get(op.state)))
+    qmin, qmax = op.grid()
     if ste is SteKind.CLIPPED_IDENTITY:
-        v = jnp.round(x / _step(op, r).astype(x.dtype))
-        return jnp.where((v >= qmin) & (v <= qmax), dy, 0)
-    if ste is SteKind.HARD_TANH:
-        return jnp.where(jnp.abs(x) <= r, dy, 0)
-    return dy * (1 - jnp.tanh(x / r) ** 2)
+        v = _grid_value(x, s)
+        d = (v >= qmin) & (v <= qmax)
+    elif ste is SteKind.HARD_TANH:
+        d = jnp.abs(x) <= r
+    else:
+        t = jnp.tanh(x / r)
+        return (widen(dy) * (1 - t * t)).astype(dy.dtype)
+    return masked(dy, d)
+
+
+def masked(dy, inside):
+    """`dy * inside` (a 0/1 mask) as an IEEE product, as the interpreter: behind a barrier
+    XLA cannot turn it into `select(inside, dy, 0)`, which loses inf * 0 = NaN and -0."""
+    return (widen(dy) * jax.lax.optimization_barrier(inside.astype(widen(dy).dtype))).astype(dy.dtype)
 
 
 def _lsq(op: q.LsqOperation, x, scale):
@@ -116,7 +140,7 @@ def _fake_quantize_lsq(op: q.FakeQuantizeLsqOp, x, scale):
 def _lsq_backward_x(op: q.FakeQuantizeLsqBackwardXOp, x, scale, dy):
     _, v = _lsq(op, x, scale)
     qmin, qmax = op.grid()
-    return jnp.where((v >= qmin) & (v <= qmax), dy, 0)
+    return masked(dy, (v >= qmin) & (v <= qmax))
 
 
 def _lsq_backward_scale(op: q.FakeQuantizeLsqBackwardScaleOp, x, scale, dy):

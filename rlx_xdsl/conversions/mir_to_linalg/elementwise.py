@@ -83,6 +83,12 @@ ELEMENT_RULES: OpRegistry[ElementRule] = OpRegistry("element rule")
 """The scalar computation of each elementwise MIR op, keyed by op class."""
 
 
+def apply_rule(s: Scalars, op: Operation, operands: Sequence[Element], dt: DType) -> SSAValue:
+    """`op`'s element rule, its bf16 result rounded to bf16 (`Scalars.rounded`): every op
+    of a chain or region body rounds, as in the interpreter, once the backend fuses them."""
+    return s.rounded(ELEMENT_RULES[op](s, op, operands, dt), dt)
+
+
 def _converted(s: Scalars, operands: Sequence[Element], dt: DType) -> list[SSAValue]:
     return [s.cast(x, src, dt) for x, src in operands]
 
@@ -150,6 +156,11 @@ def relu(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
     return s.max(x, s.constant(0, dt), dt)
 
 
+def erf(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
+    """`math.erf`, with erf(±0) = ±0 (IEEE: erf is odd; IREE's polynomial gives +0 at -0)."""
+    return s.select(s.compare("eq", x, s.constant(0.0, dt), dt), x, s.unary(math.ErfOp, x))
+
+
 def _math(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
     return lambda s, x, dt: s.unary(op_class, x)
 
@@ -186,7 +197,7 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.RoundOp: _math(math.RoundOp),  # halves away from zero, as Rust's f32::round
     ew.Log1pOp: _math(math.Log1pOp),
     ew.Expm1Op: _math(math.ExpM1Op),
-    ew.ErfOp: _math(math.ErfOp),
+    ew.ErfOp: erf,
 }
 
 
@@ -201,12 +212,11 @@ def unary_element(s: Scalars, op: Operation, operands: Sequence[Element], dt: DT
 
 def lower_elementwise(lw: Lowering, op: Operation) -> Sequence[SSAValue]:
     """One `linalg.generic` over the broadcast shape applying the op's element rule."""
-    rule = ELEMENT_RULES[op]
     operand_dtypes = [lw.operand_dtype(i) for i in range(len(op.operands))]
     dt = lw.result_dtype()
 
     def body(s: Scalars, *args: SSAValue) -> SSAValue:
-        return rule(s, op, list(zip(args[: len(operand_dtypes)], operand_dtypes)), dt)
+        return apply_rule(s, op, list(zip(args[: len(operand_dtypes)], operand_dtypes)), dt)
 
     return [lw.map_elements(op.operands, lw.broadcast_dims(op.operands), dt, body)]
 
@@ -261,11 +271,10 @@ def lower_elementwise_body(
                 dt = _dtype(op.results[0])
                 elements[op.results[0]] = (s.constant(_splat_value(op), dt), dt)
                 continue
-            rule = ELEMENT_RULES.lookup(op)
-            if rule is None:
+            if ELEMENT_RULES.lookup(op) is None:
                 raise LoweringError(f"'{op.name}' in an elementwise body has no element rule")
             dt = _dtype(op.results[0])
-            elements[op.results[0]] = (rule(s, op, [elements[v] for v in op.operands], dt), dt)
+            elements[op.results[0]] = (apply_rule(s, op, [elements[v] for v in op.operands], dt), dt)
         return elements
 
     def result_body(index: int):

@@ -199,6 +199,23 @@ class Scalars:
         fix = self.emit(arith.AndIOp(inexact, even))
         return self.emit(arith.BitcastOp(self.select(fix, odd, bits), F32.element_type))
 
+    def rounded(self, x: SSAValue, dt: DType) -> SSAValue:
+        """A bf16 `x` made exactly a bf16 value, so that a chain of bf16 ops rounds after
+        each op as the interpreter does. IREE computes bf16 in f32 and folds the
+        `extf(truncf(y))` between two ops to `y`, so a `truncf` alone would not round once
+        the ops fuse; here the f32 bits are rounded to nearest-even (NaN kept) with integer
+        ops it cannot fold. Other dtypes are returned as they are."""
+        if dt.name != "bf16":
+            return x
+        i32 = IntegerType(32)
+        wide = self.emit(arith.ExtFOp(x, F32.element_type))
+        bits = self.emit(arith.BitcastOp(wide, i32))
+        lsb = self.emit(arith.AndIOp(self.emit(arith.ShRUIOp(bits, self._int(16, i32))), self._int(1, i32)))
+        up = self.emit(arith.AddiOp(bits, self.emit(arith.AddiOp(lsb, self._int(0x7FFF, i32)))))
+        kept = self.emit(arith.AndIOp(up, self._int(-(1 << 16), i32)))
+        near = self.emit(arith.BitcastOp(kept, F32.element_type))
+        return self.emit(arith.TruncFOp(self.select(self.is_nan(wide), wide, near), dt.element_type))
+
     def _int_to_f64(self, x: SSAValue, src: DType) -> SSAValue:
         """An integer of 32 or 64 bits as f64, exactly, or (above 2^53) with the bits below
         bit 12 folded into a sticky bit 11: every rounding of the result to 51 bits or fewer
