@@ -219,6 +219,20 @@ def test_rounding_and_fmod_keep_the_sign_of_zero():
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+def test_mod_keeps_pythons_remainder_at_zeros_and_infinite_divisors():
+    """Mod(fmod=0) is Python's % (numpy.mod): a zero remainder takes the divisor's sign and
+    a finite dividend over an infinite divisor of the other sign gives that divisor."""
+    m = model([helper.make_node("Mod", ["x", "d"], ["y"], fmod=0)], [vi("x", T.FLOAT, [9]), vi("d", T.FLOAT, [9])],
+              [vi("y", T.FLOAT, [9])])  # fmt: skip
+    x = np.array([0.0, -0.0, 4.0, -4.0, -3.0, 3.0, 3.0, np.inf, 1.0], np.float32)
+    d = np.array([-2.0, 2.0, -2.0, 2.0, np.inf, np.inf, -np.inf, 2.0, 0.0], np.float32)
+    with np.errstate(all="ignore"):
+        want = np.mod(x, d)
+    (got,) = run(m, {"x": x, "d": d})
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
 def _decoder_model() -> onnx.ModelProto:
     nodes = [helper.make_node("ImageDecoder", ["x"], ["y"], name="the_decoder")]
     return model(nodes, [vi("x", T.UINT8, [3])], [vi("y", T.UINT8, [2, 2, 3])], opset=20)

@@ -85,16 +85,7 @@ def _opset(case) -> int:
 CASES = _cases()
 
 
-WRONG = "test_mod_float_edge_cases_fmod_0"
-"""Opset 28's float `Mod` with `fmod = 0` at ±0, ±inf and 0 divisors differs (the rule's
-`a - b * trunc(a / b)` gives NaN for an infinite `b`): the Mod rule's to fix (issue 35, item 2)."""
-
-
-@pytest.mark.parametrize(
-    "case",
-    [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=WRONG)) if WRONG in c.name else c for c in CASES],
-    ids=[c.name for c in CASES],
-)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_node_case(case):
     outcome = run_case(case)
     why = _expected_failure(case.name)

@@ -6,6 +6,7 @@ from functools import reduce
 
 import numpy as np
 
+from rlx_xdsl.dtypes import dtype_named
 from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.importers.onnx.types import dtype_name
@@ -156,7 +157,8 @@ def floor_ceil(t, node):
 @rule("Mod")
 def mod(t, node):
     """`fmod = 1`: C's fmod (`common.fmod`: `a - b * trunc(a / b)`, floats in f64).
-    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
+    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %,
+    `numpy.mod`); a float zero remainder takes `b`'s sign (`0.0 % -2.0` is `-0.0`)."""
     a, b = t.value(0), t.value(1)
     dtype = t.dtype(a)
     e = t.e.mir
@@ -164,9 +166,14 @@ def mod(t, node):
     if t.attr("fmod", 0):
         return common.zero_signed_as(t.e, rest, a, dtype)
     zero = t.constant(0, dtype)
-    differs = e.compare(e.compare(rest, zero, "lt"), e.compare(b, zero, "lt"), "ne")
-    move = e.where(e.compare(rest, zero, "ne"), differs, t.constant(False, "i1"))
-    return e.where(move, e.add(rest, b), rest)
+    b_negative = e.compare(b, zero, "lt")
+    differs = e.compare(e.compare(rest, zero, "lt"), b_negative, "ne")
+    is_zero = e.compare(rest, zero, "eq")
+    move = e.where(is_zero, t.constant(False, "i1"), differs)
+    moved = e.where(move, e.add(rest, b), rest)
+    if not dtype_named(dtype).is_float:
+        return moved
+    return e.where(is_zero, e.where(b_negative, t.constant(-0.0, dtype), zero), moved)
 
 
 @rule("Sinh", "Cosh")
