@@ -233,6 +233,27 @@ def test_mod_keeps_pythons_remainder_at_zeros_and_infinite_divisors():
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)
+    return model([node], [vi("x", elem, [1, 1, 2, 3])], [vi("y", elem, [1, 1, 4, 6])], [scales], opset=19)
+
+
+def test_resize_matches_the_reference_and_a_non_finite_value_spreads_along_its_row():
+    x = np.arange(6, dtype=np.float32).reshape(1, 1, 2, 3)
+    for mode in ("nearest", "linear", "cubic"):
+        expect_same(_resize(mode), {"x": x})
+    x[0, 0, 0, 0] = np.inf  # documented in docs/deviations.md: the coefficient matmul gives 0 * inf
+    (got,) = run(_resize("linear"), {"x": x})
+    (want,) = ReferenceEvaluator(_resize("linear")).run(None, {"x": x})
+    assert np.isfinite(want[0, 0, :, 5]).all() and np.isnan(got[0, 0, :, 5]).all()
+
+
+def test_resize_linear_of_integers_is_a_located_refusal():
+    with pytest.raises(ImportFailure, match=r"up.*Resize mode 'linear' of i32 is not supported"):
+        import_model(_resize("linear", T.INT32))
+
+
 def _decoder_model() -> onnx.ModelProto:
     nodes = [helper.make_node("ImageDecoder", ["x"], ["y"], name="the_decoder")]
     return model(nodes, [vi("x", T.UINT8, [3])], [vi("y", T.UINT8, [2, 2, 3])], opset=20)

@@ -18,7 +18,7 @@ MODULES = (
     "round", "slice", "gemm", "reshape", "layernormalization", "gather",
     "flatten", "argmax", "trilu", "attention", "mod", "pad", "erf", "maxpool",
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
-    "cumsum", "cast", "reduce_log_sum_exp",
+    "cumsum", "cast", "reduce_log_sum_exp", "resize",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {

@@ -10,6 +10,7 @@ from rlx_xdsl.importers.onnx.ops import (  # noqa: F401
     matmul,
     norm,
     reduction,
+    resize,
     shape,
     softmax,
 )
