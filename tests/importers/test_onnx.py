@@ -319,17 +319,28 @@ def test_the_newest_opset_of_the_installed_onnx_is_read():
 
 
 def test_what_an_op_gained_after_opset_23_is_refused_at_its_node():
-    """Opset 25's Attention has `left_window_size` (a sliding window): set, it is refused,
-    located at the node; at its default (-1, no window) the node imports."""
-    q = vi("q", T.FLOAT, [1, 2, 4, 8])
-    window = helper.make_node("Attention", ["q", "q", "q"], ["y"], name="attn", left_window_size=2)
-    m = model([window], [q], [vi("y", T.FLOAT, [1, 2, 4, 8])], opset=25)
-    refused = r"node 'attn' \(Attention\): attribute 'left_window_size' \(new in opset 25"
+    """Opset 28's SpaceToDepth has `mode`: set to CRD, it is refused, located at the node; at
+    its default (DCR) the node imports."""
+    x, y = vi("x", T.FLOAT, [1, 4, 2, 2]), vi("y", T.FLOAT, [1, 16, 1, 1])
+    crd = helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=2, mode="CRD")
+    refused = r"node 's2d' \(SpaceToDepth\): attribute 'mode' \(new in opset 28"
     with pytest.raises(ImportFailure, match=refused):
-        import_model(m)
-    default = helper.make_node("Attention", ["q", "q", "q"], ["y"], left_window_size=-1)
-    m = model([default], [q], [vi("y", T.FLOAT, [1, 2, 4, 8])], opset=25)
-    expect_same(m, {"q": RNG.standard_normal((1, 2, 4, 8)).astype(np.float32)})
+        import_model(model([crd], [x], [y], opset=28))
+    dcr = helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2, mode="DCR")
+    expect_same(model([dcr], [x], [y], opset=28), {"x": RNG.standard_normal((1, 4, 2, 2)).astype(np.float32)})
+
+
+def test_attention_gains_of_opsets_24_and_25_and_its_scores_output_match_the_reference():
+    """Opset 25's sliding window, opset 24's `nonpad_kv_seqlen`, the `qk_matmul_output` output
+    and a value head width other than the query's go step by step (the reference's order)."""
+    q, v = vi("q", T.FLOAT, [2, 2, 4, 8]), vi("v", T.FLOAT, [2, 2, 4, 6])
+    outs = [vi("y", T.FLOAT, [2, 2, 4, 6]), vi("qk", T.FLOAT, [2, 2, 4, 4])]
+    window = helper.make_node("Attention", ["q", "q", "v", "", "", "", "n"], ["y", "", "", "qk"], name="attn",
+                              left_window_size=1, is_causal=1, qk_matmul_output_mode=3)  # fmt: skip
+    m = model([window], [q, v, vi("n", T.INT64, [2])], outs, opset=25)
+    feeds = {"q": RNG.standard_normal((2, 2, 4, 8)).astype(np.float32),
+             "v": RNG.standard_normal((2, 2, 4, 6)).astype(np.float32), "n": np.array([4, 3], np.int64)}  # fmt: skip
+    expect_same(m, feeds)
 
 
 # The tool ----------------------------------------------------------------------------

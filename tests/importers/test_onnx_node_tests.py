@@ -27,10 +27,6 @@ RENAMED = {
 }  # fmt: skip
 """More families: module -> the `test_<name>*` its cases are called."""
 EXPECTED_FAILURES = {
-    "local_window_default": None,  # the new window attributes at their defaults: imports
-    "padded_kv": "input 'nonpad_kv_seqlen' (new in opset 24",
-    "_nonpad_": "input 'nonpad_kv_seqlen' (new in opset 24",
-    "_window": "_window_size' (new in opset 25, after the opsets 13-23 the importer follows) is not supported",
     "uint16": "element type UINT16 has no MIR equivalent",
     "test_slice_neg_steps": "step -1 is not supported",
     "test_spacetodepth_crd_mode": "attribute 'mode' (new in opset 28, after the opsets 13-23",
@@ -39,8 +35,6 @@ EXPECTED_FAILURES = {
     "INT4": "has no MIR equivalent",
     "INT2": "has no MIR equivalent",
     "FLOAT4E2M1": "has no MIR equivalent",
-    "qk_matmul": "the qk_matmul_output output is not supported",
-    "diff_heads": "a value head width different from the query's is not supported",
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
     "maxpool_2d_same_": "auto_pad SAME_UPPER/SAME_LOWER is not supported",
     "maxpool_2d_precomputed_same_": "auto_pad SAME_UPPER/SAME_LOWER is not supported",
@@ -51,7 +45,7 @@ EXPECTED_FAILURES = {
 `_expanded` twins (ONNX's decomposition into primitives) import and pass."""
 
 ROUNDING = {
-    "padded_kv_bf16_expanded": "Max absolute difference among violations: 0.0039",
+    "padded_kv_bf16": "Max absolute difference among violations: 0.0039",
     "causal_bf16": "Max absolute difference among violations: 0.0039",
     "causal_fp16": "Max absolute difference among violations: 0.0004",
 }
