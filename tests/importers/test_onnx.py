@@ -233,6 +233,22 @@ def test_mod_keeps_pythons_remainder_at_zeros_and_infinite_divisors():
     np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+def test_1d_windows_and_same_padding_match_the_reference():
+    """A 1-D Conv and AveragePool counting its padding (height-1 2-D windows), auto_pad
+    SAME_LOWER with its odd padding cell explicit (1-D and SAME MaxPool: the node tests)."""
+    w = weight("w", 4, 3, 3)
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], auto_pad="SAME_LOWER", strides=[2]),
+        helper.make_node("AveragePool", ["x"], ["a"], kernel_shape=[3], pads=[1, 1], count_include_pad=1),
+    ]
+    outs = [vi("c", T.FLOAT, [2, 4, 4]), vi("a", T.FLOAT, [2, 3, 7])]
+    m = model(nodes, [vi("x", T.FLOAT, [2, 3, 7])], outs, [w], opset=19)
+    x = RNG.standard_normal((2, 3, 7)).astype(np.float32)
+    expected = ReferenceEvaluator(m).run(None, {"x": x, "w": numpy_helper.to_array(w)})
+    for got, want in zip(run(m, {"x": x}), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

@@ -18,7 +18,7 @@ MODULES = (
     "round", "slice", "gemm", "reshape", "layernormalization", "gather",
     "flatten", "argmax", "trilu", "attention", "mod", "pad", "erf", "maxpool",
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
-    "cumsum", "cast", "reduce_log_sum_exp", "resize",
+    "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
@@ -36,10 +36,7 @@ EXPECTED_FAILURES = {
     "INT2": "has no MIR equivalent",
     "FLOAT4E2M1": "has no MIR equivalent",
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
-    "maxpool_2d_same_": "auto_pad SAME_UPPER/SAME_LOWER is not supported",
-    "maxpool_2d_precomputed_same_": "auto_pad SAME_UPPER/SAME_LOWER is not supported",
-    "maxpool_1d": "only 2-D pooling is supported",
-    "maxpool_3d": "only 2-D pooling is supported",
+    "maxpool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
 }
 """Cases (by a part of their name) refused with the reason: a MIR limitation. Their
 `_expanded` twins (ONNX's decomposition into primitives) import and pass."""

@@ -1,53 +1,115 @@
-"""Conv, MaxPool (with dilations and ceil_mode), AveragePool, GlobalAveragePool/GlobalMaxPool on 2-D NCHW tensors."""
+"""Conv, MaxPool (with dilations and ceil_mode), AveragePool, GlobalAveragePool/GlobalMaxPool on 1-D
+(as 2-D of height 1) and 2-D NCHW tensors; `auto_pad` SAME_* and asymmetric pads are explicit padding."""
 
 from __future__ import annotations
 
+import numpy as np
+
+from rlx_xdsl.dtypes import dtype_named
 from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
+from rlx_xdsl.shapes import DYNAMIC
 
 
-def _window(t, kernel_rank: int = 2):
-    if t.attr("auto_pad", b"NOTSET") not in (b"NOTSET", "NOTSET", b"VALID", "VALID"):
-        raise t.fail("auto_pad SAME_UPPER/SAME_LOWER is not supported")
-    pads = list(t.attr("pads", [0] * 2 * kernel_rank))
-    if pads[:kernel_rank] != pads[kernel_rank:]:
+def _window(t, spatial: list[int], kernel: list[int], fill=None):
+    """Strides, symmetric pads and dilations of a 2-D window, and `x` with what the pads have
+    beyond symmetric added explicitly (filled with the 0-d `fill`; None refuses asymmetric pads).
+    `auto_pad` SAME_UPPER/SAME_LOWER pads to `ceil(in / stride)` outputs, the odd cell at the
+    end/begin (ONNX)."""
+    rank = len(kernel)
+    strides = list(t.attr("strides", [1] * rank))
+    dilations = list(t.attr("dilations", [1] * rank))
+    auto_pad = t.attr("auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    if auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        if DYNAMIC in spatial:
+            raise t.fail(f"auto_pad {auto_pad} over dynamic spatial dims is not supported")
+        total = [max((-(-n // s) - 1) * s + (k - 1) * d + 1 - n, 0)
+                 for n, s, k, d in zip(spatial, strides, kernel, dilations)]  # fmt: skip
+        small = [p // 2 for p in total]
+        begin = small if auto_pad == "SAME_UPPER" else [p - q for p, q in zip(total, small)]
+        pads = begin + [p - b for p, b in zip(total, begin)]
+    else:
+        pads = list(t.attr("pads", [0] * 2 * rank))
+    begin, end = pads[:rank], pads[rank:]
+    extra = {2 + i: (b - min(b, e), e - min(b, e)) for i, (b, e) in enumerate(zip(begin, end)) if b != e}
+    if extra and fill is None:
         raise t.fail(f"asymmetric pads {pads} are not supported")
-    strides = list(t.attr("strides", [1] * kernel_rank))
-    dilations = list(t.attr("dilations", [1] * kernel_rank))
-    return strides, pads[:kernel_rank], dilations
+    return strides, [min(b, e) for b, e in zip(begin, end)], dilations, extra
+
+
+def _as_2d(t, x):
+    """A rank-3 `[N, C, L]` input as `[N, C, 1, L]` (1-D windows are 2-D ones of height 1)."""
+    if t.rank(x) == 3:
+        return t.e.mir.reshape(x, new_shape=[-1 if d == DYNAMIC else d for d in t.shape(x)[:2]] + [1, t.shape(x)[2]])
+    if t.rank(x) != 4:
+        raise t.fail(f"only 1-D and 2-D windows are supported (input of rank {t.rank(x)})")
+    return x
+
+
+def _one_d(values: list[int], height: int) -> list[int]:
+    return [height, *values] if len(values) == 1 else list(values)
+
+
+def _from_2d(t, out, rank: int):
+    if rank == 4:
+        return out
+    n, c, _, length = t.shape(out)
+    return t.e.mir.reshape(out, new_shape=[-1 if d == DYNAMIC else d for d in (n, c)] + [length])
 
 
 @rule("Conv")
 def conv(t, node):
-    x, w = t.value(0), t.value(1)
-    if t.rank(x) != 4:
-        raise t.fail(f"only 2-D convolution is supported (input of rank {t.rank(x)})")
-    strides, pads, dilations = _window(t)
+    x_in, w = t.value(0), t.value(1)
+    x = _as_2d(t, x_in)
+    if t.rank(w) == 3:
+        w = t.e.mir.reshape(w, new_shape=[*t.shape(w)[:2], 1, t.shape(w)[2]])
+    kernel = t.shape(w)[2:]
+    strides, pads, dilations, extra = _window(t, t.shape(x_in)[2:], t.shape(t.value(1))[2:], t.constant(0, t.dtype(x)))
+    if extra:
+        x = common.pad_constant(t.e, x, _shifted(extra, t.rank(x_in)), t.constant(0, t.dtype(x)))
     out = t.e.mir.conv(
-        x, w, kernel_size=t.shape(w)[2:], stride=strides, padding=pads, dilation=dilations, groups=t.attr("group", 1)
-    )
+        x, w, kernel_size=kernel, stride=_one_d(strides, 1), padding=_one_d(pads, 0), dilation=_one_d(dilations, 1),
+        groups=t.attr("group", 1),
+    )  # fmt: skip
+    out = _from_2d(t, out, t.rank(x_in))
     if t.input(2) is None:
         return out
-    return t.e.mir.add(out, t.e.mir.reshape(t.value(2), new_shape=[-1, 1, 1]))
+    return t.e.mir.add(out, t.e.mir.reshape(t.value(2), new_shape=[-1] + [1] * (t.rank(x_in) - 2)))
+
+
+def _shifted(extra: dict[int, tuple[int, int]], rank: int) -> dict[int, tuple[int, int]]:
+    """Pads of a 1-D window's axis 2 apply to the 2-D view's axis 3."""
+    return {axis + (4 - rank): pads for axis, pads in extra.items()}
 
 
 @rule("MaxPool", "AveragePool")
 def pool(t, node):
-    x = t.value(0)
-    if t.rank(x) != 4:
-        raise t.fail(f"only 2-D pooling is supported (input of rank {t.rank(x)})")
-    strides, pads, dilations = _window(t)
+    x_in = t.value(0)
+    x = _as_2d(t, x_in)
     if len(node.output) > 1 and node.output[1]:
         raise t.fail("the Indices output of MaxPool is not supported")
     kernel = list(t.attr("kernel_shape"))
+    dtype = t.dtype(x)
+    if node.op_type == "MaxPool":
+        lowest = -np.inf if dtype_named(dtype).is_float else np.iinfo(dtype_named(dtype).numpy).min
+        fill = t.constant(lowest, dtype)
+    else:
+        fill = t.constant(0, dtype) if t.attr("count_include_pad", 0) else None
+    strides, pads, dilations, extra = _window(t, t.shape(x_in)[2:], kernel, fill)
+    if extra:
+        x = common.pad_constant(t.e, x, _shifted(extra, t.rank(x_in)), fill)
+    kernel, strides, pads, dilations = _one_d(kernel, 1), _one_d(strides, 1), _one_d(pads, 0), _one_d(dilations, 1)
     if node.op_type == "MaxPool":  # dilations and ceil_mode through common.max_pool
-        return common.max_pool(t.e, x, kernel, strides, pads, dilations, bool(t.attr("ceil_mode", 0)), t.dtype(x))
+        out = common.max_pool(t.e, x, kernel, strides, pads, dilations, bool(t.attr("ceil_mode", 0)), dtype)
+        return _from_2d(t, out, t.rank(x_in))
     if dilations != [1, 1] or t.attr("ceil_mode", 0):
         raise t.fail("average pooling with dilations or ceil_mode is not supported")
-    kind = "mean"
-    if kind == "mean" and t.attr("count_include_pad", 0) and pads != [0, 0]:
-        raise t.fail("average pooling that counts padding (count_include_pad=1) is not supported")
-    return t.e.mir.pool(x, kind=kind, kernel_size=kernel, stride=strides, padding=pads)
+    if t.attr("count_include_pad", 0) and pads != [0, 0]:  # padded cells count: explicit zeros
+        x = common.pad_constant(t.e, x, {2: (pads[0], pads[0]), 3: (pads[1], pads[1])}, fill)
+        pads = [0, 0]
+    out = t.e.mir.pool(x, kind="mean", kernel_size=kernel, stride=strides, padding=pads)
+    return _from_2d(t, out, t.rank(x_in))
 
 
 @rule("GlobalAveragePool", "GlobalMaxPool")
