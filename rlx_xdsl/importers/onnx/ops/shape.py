@@ -200,6 +200,39 @@ def pad(t, node):
     return common.pad_constant(t.e, x, per_axis, t.e.mir.reshape(fill, new_shape=[]))
 
 
+@rule("CenterCropPad")
+def center_crop_pad(t, node):
+    """Each of `axes` cropped or zero-padded to the constant `shape`, centred: the odd cell
+    goes to the end (ONNX's reference)."""
+    x = t.value(0)
+    rank = t.rank(x)
+    target = [int(s) for s in t.static(1, "shape")]
+    axes = [a % rank for a in t.attr("axes", list(range(rank)))]
+    pads = {}
+    for axis, size in zip(axes, target):
+        dim = t.shape(x)[axis]
+        if dim == DYNAMIC:
+            raise t.fail("CenterCropPad of a dynamic dim is not supported")
+        if size < dim:
+            x = t.e.mir.narrow(x, axis=axis, start=(dim - size) // 2, len=size)
+        elif size > dim:
+            pads[axis] = ((size - dim) // 2, size - dim - (size - dim) // 2)
+    return common.pad_constant(t.e, x, pads, t.constant(0, t.dtype(x))) if pads else x
+
+
+@rule("Compress")
+def compress(t, node):
+    """`numpy.compress` with a constant condition: a gather of its true positions (along
+    `axis`, or of the flattened input without one)."""
+    x = t.value(0)
+    keep = np.flatnonzero(np.asarray(t.static(1, "condition")).astype(bool))
+    axis = t.attr("axis")
+    if axis is None:
+        x = t.e.mir.reshape(x, new_shape=[-1])
+        axis = 0
+    return t.e.mir.gather(x, t.constant(keep, "i64"), axis=axis % t.rank(x))
+
+
 @rule("Tile")
 def tile(t, node):
     """Each axis `d` repeated `repeats[d]` times: the tensor concatenated with itself."""
