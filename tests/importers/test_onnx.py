@@ -249,6 +249,22 @@ def test_1d_windows_and_same_padding_match_the_reference():
         np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_cumprod_of_integers_wraps_as_numpy_and_lppool_takes_any_p():
+    axis = numpy_helper.from_array(np.array(1, np.int64), "axis")
+    nodes = [helper.make_node("CumProd", ["i", "axis"], ["c"], exclusive=1),
+             helper.make_node("LpPool", ["x"], ["l"], kernel_shape=[2, 2], p=3, pads=[0, 1, 1, 0])]  # fmt: skip
+    m = model(nodes, [vi("i", T.INT32, [2, 9]), vi("x", T.FLOAT, [1, 2, 3, 3])],
+              [vi("c", T.INT32, [2, 9]), vi("l", T.FLOAT, [1, 2, 3, 3])], [axis], opset=26)  # fmt: skip
+    i = RNG.integers(-99, 99, (2, 9)).astype(np.int32)
+    x = RNG.standard_normal((1, 2, 3, 3)).astype(np.float32)
+    cumprod, lp = run(m, {"i": i, "x": x})
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(cumprod[:, 1:], np.cumprod(i, axis=1, dtype=np.int32)[:, :-1])
+    padded = np.pad(np.abs(x.astype(np.float64)) ** 3, [(0, 0), (0, 0), (0, 1), (1, 0)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (2, 2), axis=(2, 3)).sum(axis=(-1, -2))
+    np.testing.assert_allclose(lp, np.cbrt(windows), rtol=1e-5)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

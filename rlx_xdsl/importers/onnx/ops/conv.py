@@ -112,6 +112,31 @@ def pool(t, node):
     return _from_2d(t, out, t.rank(x_in))
 
 
+@rule("LpPool")
+def lp_pool(t, node):
+    """`(sum over the window of |x|^p)^(1/p)`: the window sum is `mir.pool`'s mean of the
+    explicitly zero-padded `|x|^p` times the window's size."""
+    x_in = t.value(0)
+    x = _as_2d(t, x_in)
+    dtype = t.dtype(x)
+    kernel = list(t.attr("kernel_shape"))
+    zero = t.constant(0, dtype)
+    strides, pads, dilations, extra = _window(t, t.shape(x_in)[2:], kernel, zero)
+    if any(d != 1 for d in dilations):
+        raise t.fail("LpPool with dilations is not supported")
+    p = t.attr("p", 2)
+    powered = t.e.mir.mul(x, x) if p == 2 else t.e.mir.pow(t.e.mir.abs(x), t.constant(p, dtype))
+    both = {2 + i: (pad, pad) for i, pad in enumerate(pads)}
+    for axis, (b, e) in extra.items():
+        both[axis] = (both[axis][0] + b, both[axis][1] + e)
+    padded = common.pad_constant(t.e, powered, _shifted(both, t.rank(x_in)), zero)
+    kernel, strides = _one_d(kernel, 1), _one_d(strides, 1)
+    mean = t.e.mir.pool(padded, kind="mean", kernel_size=kernel, stride=strides, padding=[0, 0])
+    total = t.e.mir.mul(mean, t.constant(kernel[0] * kernel[1], dtype))
+    out = t.e.mir.sqrt(total) if p == 2 else t.e.mir.pow(total, t.constant(1 / p, dtype))
+    return _from_2d(t, out, t.rank(x_in))
+
+
 @rule("GlobalAveragePool", "GlobalMaxPool")
 def global_pool(t, node):
     x = t.value(0)
