@@ -19,7 +19,7 @@ MODULES = (
     "flatten", "argmax", "trilu", "attention", "mod", "pad", "erf", "maxpool",
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
-    "cumprod", "center_crop_pad", "compress", "lppool",
+    "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
@@ -38,6 +38,7 @@ EXPECTED_FAILURES = {
     "FLOAT4E2M1": "has no MIR equivalent",
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
     "maxpool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
+    "convtranspose_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "lppool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "lppool_2d_dilations": "LpPool with dilations is not supported",
 }

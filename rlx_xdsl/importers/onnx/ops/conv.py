@@ -137,6 +137,66 @@ def lp_pool(t, node):
     return _from_2d(t, out, t.rank(x_in))
 
 
+@rule("ConvTranspose")
+def conv_transpose(t, node):
+    """The gradient of a convolution with respect to its input, as one `mir.conv`: `x` with
+    `stride - 1` zeros between elements, padded by `dilation * (kernel - 1) - pad` on each
+    side (plus `output_padding`, or what `output_shape` asks, at the end), convolved at
+    stride 1 with the spatially flipped kernel, its `[C_in, C_out / group]` blocks swapped.
+    Pads follow ONNX's reference (`auto_pad` SAME_UPPER puts the odd cell at the end; with
+    `output_shape` and no pads, SAME_LOWER at the start). 1-D and 2-D, static shapes."""
+    e = t.e.mir
+    x_in, w_in = t.value(0), t.value(1)
+    x, w = _as_2d(t, x_in), t.value(1)
+    if t.rank(w) == 3:
+        w = e.reshape(w, new_shape=[*t.shape(w)[:2], 1, t.shape(w)[2]])
+    spatial, kernel = t.shape(x_in)[2:], t.shape(w_in)[2:]
+    if DYNAMIC in t.shape(x_in):
+        raise t.fail("ConvTranspose of a tensor with dynamic dims is not supported")
+    rank, dtype, groups = len(spatial), t.dtype(x), t.attr("group", 1)
+    strides = list(t.attr("strides", [1] * rank))
+    dilations = list(t.attr("dilations", [1] * rank))
+    extra = list(t.attr("output_padding", [0] * rank))
+    natural = [s * (n - 1) + o + (k - 1) * d + 1 for n, s, o, k, d in zip(spatial, strides, extra, kernel, dilations)]
+    auto_pad = t.attr("auto_pad", b"NOTSET")
+    auto_pad = auto_pad.decode() if isinstance(auto_pad, bytes) else auto_pad
+    output_shape = t.attr("output_shape")
+    pads = t.attr("pads")
+    if pads is None and auto_pad in ("SAME_UPPER", "SAME_LOWER"):
+        wanted = list(output_shape) if output_shape is not None else [n * s for n, s in zip(spatial, strides)]
+        total = [a - b for a, b in zip(natural, wanted)]
+        small = [p // 2 for p in total]
+        begin = small if auto_pad == "SAME_UPPER" else [p - q for p, q in zip(total, small)]
+        pads = begin + [p - b for p, b in zip(total, begin)]
+    pads = list(pads) if pads is not None else [0] * 2 * rank
+    begin, end = pads[:rank], pads[rank:]
+    if output_shape is not None and auto_pad not in ("SAME_UPPER", "SAME_LOWER"):  # the rest at the end
+        end = [n - b - size for n, b, size in zip(natural, begin, output_shape)]
+    # x with stride - 1 zeros between elements: [.., n, 1] padded to [.., n, s], flattened, cut
+    n_, c_ = t.shape(x)[:2]
+    h, wd = t.shape(x)[2:]
+    sh, sw = _one_d(strides, 1)
+    x = e.reshape(x, new_shape=[n_, c_, h, 1, wd, 1])
+    zero = t.constant(0, dtype)
+    x = common.pad_constant(t.e, x, {3: (0, sh - 1), 5: (0, sw - 1)}, zero)
+    x = e.reshape(x, new_shape=[n_, c_, h * sh, wd * sw])
+    x = e.narrow(e.narrow(x, axis=2, start=0, len=(h - 1) * sh + 1), axis=3, start=0, len=(wd - 1) * sw + 1)
+    full = {2 + i: (d * (k - 1) - b, d * (k - 1) - f + o)
+            for i, (d, k, b, f, o) in enumerate(zip(dilations, kernel, begin, end, extra))}  # fmt: skip
+    x = common.pad_constant(t.e, x, _shifted(full, t.rank(x_in)), zero)
+    c_in, c_out_g, kh, kw = t.shape(w)
+    w = e.reshape(w, new_shape=[groups, c_in // groups, c_out_g, kh, kw])
+    w = e.reshape(e.transpose(w, perm=[0, 2, 1, 3, 4]), new_shape=[groups * c_out_g, c_in // groups, kh, kw])
+    for axis, size in ((2, kh), (3, kw)):
+        if size > 1:
+            w = e.gather(w, t.constant(np.arange(size - 1, -1, -1), "i64"), axis=axis)
+    out = e.conv(x, w, kernel_size=[kh, kw], stride=[1, 1], padding=[0, 0], dilation=_one_d(dilations, 1), groups=groups)
+    out = _from_2d(t, out, t.rank(x_in))
+    if t.input(2) is None:
+        return out
+    return e.add(out, e.reshape(t.value(2), new_shape=[-1] + [1] * rank))
+
+
 @rule("GlobalAveragePool", "GlobalMaxPool")
 def global_pool(t, node):
     x = t.value(0)
