@@ -265,6 +265,21 @@ def test_cumprod_of_integers_wraps_as_numpy_and_lppool_takes_any_p():
     np.testing.assert_allclose(lp, np.cbrt(windows), rtol=1e-5)
 
 
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [("ij,jk", [(2, 3), (3, 4)]), ("...ij,...jk->...ik", [(1, 2, 3), (5, 3, 2)]), ("iij->ji", [(3, 3, 2)]),
+     ("bi,bj->", [(2, 3), (2, 4)])],
+)  # fmt: skip
+def test_einsum_matches_numpy(equation, shapes):
+    names = [f"x{i}" for i in range(len(shapes))]
+    xs = {n: RNG.standard_normal(s).astype(np.float32) for n, s in zip(names, shapes)}
+    want = np.einsum(equation, *xs.values())
+    node = helper.make_node("Einsum", names, ["y"], equation=equation)
+    m = model([node], [vi(n, T.FLOAT, s) for n, s in zip(names, shapes)], [vi("y", T.FLOAT, want.shape)])
+    (got,) = run(m, xs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

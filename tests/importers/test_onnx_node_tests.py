@@ -19,7 +19,7 @@ MODULES = (
     "flatten", "argmax", "trilu", "attention", "mod", "pad", "erf", "maxpool",
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
-    "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose",
+    "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
