@@ -280,6 +280,21 @@ def test_einsum_matches_numpy(equation, shapes):
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
 
 
+def test_quantize_linear_rounds_ties_to_even_and_saturates_per_axis():
+    scale = numpy_helper.from_array(np.array([0.5, 2.0], np.float32), "s")
+    zero = numpy_helper.from_array(np.array([-3, 100], np.int8), "z")
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=0),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], axis=0)]  # fmt: skip
+    m = model(nodes, [vi("x", T.FLOAT, [2, 4])], [vi("q", T.INT8, [2, 4]), vi("d", T.FLOAT, [2, 4])],
+              [scale, zero], opset=21)  # fmt: skip
+    x = np.array([[0.25, 0.75, -1.25, 99.0], [3.0, 5.0, 60.0, -500.0]], np.float32)
+    q, d = run(m, {"x": x})
+    s, z = np.array([[0.5], [2.0]], np.float32), np.array([[-3], [100]])
+    want = np.clip(np.rint(x / s) + z, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(q, want)
+    np.testing.assert_allclose(d, (want.astype(np.float32) - z) * s)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

@@ -20,6 +20,7 @@ MODULES = (
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
     "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
+    "quantizelinear", "dequantizelinear",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
@@ -36,6 +37,7 @@ EXPECTED_FAILURES = {
     "INT4": "has no MIR equivalent",
     "INT2": "has no MIR equivalent",
     "FLOAT4E2M1": "has no MIR equivalent",
+    **{f"linear_{t}": "has no MIR equivalent" for t in ("e4m3fn", "e5m2", "uint4", "int4", "uint2", "int2", "float4e2m1")},
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
     "maxpool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "convtranspose_3d": "only 1-D and 2-D windows are supported (input of rank 5)",

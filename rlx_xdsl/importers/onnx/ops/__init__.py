@@ -9,6 +9,7 @@ from rlx_xdsl.importers.onnx.ops import (  # noqa: F401
     loss,
     matmul,
     norm,
+    quant,
     reduction,
     resize,
     shape,
