@@ -295,6 +295,20 @@ def test_quantize_linear_rounds_ties_to_even_and_saturates_per_axis():
     np.testing.assert_allclose(d, (want.astype(np.float32) - z) * s)
 
 
+def test_scatter_elements_reduces_duplicates_in_order_and_needs_constant_indices():
+    indices = numpy_helper.from_array(np.array([[0, 2, 0], [1, 1, -3]], np.int64), "i")
+    node = helper.make_node("ScatterElements", ["d", "i", "u"], ["y"], name="sc", axis=1, reduction="add")
+    inputs = [vi("d", T.FLOAT, [2, 3]), vi("u", T.FLOAT, [2, 3])]
+    m = model([node], inputs, [vi("y", T.FLOAT, [2, 3])], [indices])
+    d, u = RNG.standard_normal((2, 3)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    want = d.copy()
+    np.add.at(want, (np.array([[0, 0, 0], [1, 1, 1]]), np.array([[0, 2, 0], [1, 1, 0]])), u)
+    np.testing.assert_allclose(run(m, {"d": d, "u": u})[0], want, rtol=1e-6)
+    m = model([node], [*inputs, vi("i", T.INT64, [2, 3])], [vi("y", T.FLOAT, [2, 3])])
+    with pytest.raises(ImportFailure, match=r"sc.*\(ScatterElements\): indices \(input 1\) must be a constant"):
+        import_model(m)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

@@ -20,12 +20,12 @@ MODULES = (
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
     "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
-    "quantizelinear", "dequantizelinear", "bitshift",
+    "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
     "gatherelements": "gather_elements", "negativeloglikelihoodloss": "nllloss",
-    "softmax_cross_entropy_loss": "sce", "topk": "top_k", "lpnormalization": "l2normalization",
+    "softmax_cross_entropy_loss": "sce", "scatterelements": "scatter_elements", "topk": "top_k", "lpnormalization": "l2normalization",
 }  # fmt: skip
 """More families: module -> the `test_<name>*` its cases are called."""
 EXPECTED_FAILURES = {
