@@ -25,7 +25,8 @@ MODULES = (
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
     "gatherelements": "gather_elements", "negativeloglikelihoodloss": "nllloss",
-    "softmax_cross_entropy_loss": "sce", "scatterelements": "scatter_elements", "topk": "top_k", "lpnormalization": "l2normalization",
+    "softmax_cross_entropy_loss": "sce", "scatterelements": "scatter_elements",
+    "rotaryembedding": "rotary_embedding", "topk": "top_k", "lpnormalization": "l2normalization",
 }  # fmt: skip
 """More families: module -> the `test_<name>*` its cases are called."""
 EXPECTED_FAILURES = {

@@ -204,3 +204,50 @@ def _bias(t, dtype: str, batch: int, sq: int, sk: int, past: int):
         term = e.where(e.compare(keys, nonpad, "lt"), zero, neg)
         bias = term if bias is None else e.add(bias, term)
     return bias
+
+
+@rule("RotaryEmbedding")
+def rotary_embedding(t, node):
+    """RotaryEmbedding (opset 23) as ONNX's reference: the first `rotary_embedding_dim` of each
+    head (all by default) rotated as pairs `(x1, x2)` (the two halves, or even and odd
+    elements when `interleaved`) by `cos`/`sin` (the caches, gathered at `position_ids` when
+    given), `[x1 cos - x2 sin, x1 sin + x2 cos]`; the rest passes through. Inputs `[B, H, S, D]`
+    or `[B, S, H * D]` (`num_heads`), static shapes."""
+    e = t.e.mir
+    x_in = t.value(0)
+    shape = t.shape(x_in)
+    if DYNAMIC in shape:
+        raise t.fail("RotaryEmbedding of a tensor with dynamic dims is not supported")
+    if len(shape) == 4:
+        x = e.transpose(x_in, perm=[0, 2, 1, 3])
+    else:
+        heads = t.attr("num_heads")
+        if not heads:
+            raise t.fail("a 3-D input needs the num_heads attribute")
+        x = e.reshape(x_in, new_shape=[shape[0], shape[1], heads, shape[2] // heads])
+    b, s, h, d = t.shape(x)
+    rot = t.attr("rotary_embedding_dim", 0) or d
+    half = rot // 2
+    cos, sin = t.value(1), t.value(2)
+    if t.input(3) is not None:
+        ids = t.value(3)
+        cos, sin = e.gather(cos, ids, axis=0), e.gather(sin, ids, axis=0)
+    cos, sin = (e.reshape(c, new_shape=[b, s, 1, half]) for c in (cos, sin))
+    rotated = e.narrow(x, axis=3, start=0, len=rot) if rot < d else x
+    if t.attr("interleaved", 0):
+        x1 = e.gather(rotated, t.constant(np.arange(0, rot, 2), "i64"), axis=3)
+        x2 = e.gather(rotated, t.constant(np.arange(1, rot, 2), "i64"), axis=3)
+    else:
+        x1, x2 = e.narrow(rotated, axis=3, start=0, len=half), e.narrow(rotated, axis=3, start=half, len=half)
+    real = e.sub(e.mul(cos, x1), e.mul(sin, x2))
+    imag = e.add(e.mul(sin, x1), e.mul(cos, x2))
+    if t.attr("interleaved", 0):
+        pairs = [e.reshape(v, new_shape=[b, s, h, half, 1]) for v in (real, imag)]
+        out = e.reshape(e.concat(*pairs, axis=4), new_shape=[b, s, h, rot])
+    else:
+        out = e.concat(real, imag, axis=3)
+    if rot < d:
+        out = e.concat(out, e.narrow(x, axis=3, start=rot, len=d - rot), axis=3)
+    if len(shape) == 4:
+        return e.transpose(out, perm=[0, 2, 1, 3])
+    return e.reshape(out, new_shape=shape)
