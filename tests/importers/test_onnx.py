@@ -309,6 +309,16 @@ def test_scatter_elements_reduces_duplicates_in_order_and_needs_constant_indices
         import_model(m)
 
 
+@pytest.mark.parametrize(("start", "end", "step"), [(1, 100, 2), (-1, -100, -1), (4, 0, -3), (2, 2, 5), (0, 3, 1)])
+def test_strided_and_reversed_slices_match_numpy(start, end, step):
+    consts = [numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("s", start), ("e", end), ("a", 1), ("k", step))]
+    x = RNG.standard_normal((2, 6)).astype(np.float32)
+    want = x[:, start:end:step]
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "k"], ["y"])
+    m = model([node], [vi("x", T.FLOAT, [2, 6])], [vi("y", T.FLOAT, list(want.shape))], consts)
+    np.testing.assert_array_equal(run(m, {"x": x})[0], want)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

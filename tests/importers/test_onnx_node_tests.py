@@ -31,7 +31,6 @@ RENAMED = {
 """More families: module -> the `test_<name>*` its cases are called."""
 EXPECTED_FAILURES = {
     "uint16": "element type UINT16 has no MIR equivalent",
-    "test_slice_neg_steps": "step -1 is not supported",
     "test_spacetodepth_crd_mode": "attribute 'mode' (new in opset 28, after the opsets 13-23",
     "uint64": "element type UINT64 has no MIR equivalent",
     "FLOAT8": "has no MIR equivalent",

@@ -92,12 +92,14 @@ def slice_(t, node):
     for start, end, axis, step in zip(starts, ends, axes, steps):
         axis = int(axis) % len(shape)
         size = shape[axis]
-        if int(step) != 1:
-            raise t.fail(f"a Slice with step {int(step)} is not supported")
         if size == DYNAMIC:
             raise t.fail("a Slice of a dynamic dim is not supported")
-        begin, stop, _ = slice(int(start), int(end)).indices(size)
-        x = t.e.mir.narrow(x, axis=axis, start=begin, len=max(0, stop - begin))
+        picked = np.arange(size)[slice(int(start), int(end), int(step))]  # ONNX clamps as Python
+        if int(step) != 1 and picked.size:  # a strided or reversed slice: the picked elements
+            x = t.e.mir.gather(x, t.constant(picked, "i64"), axis=axis)
+        else:
+            begin = int(picked[0]) if picked.size else 0
+            x = t.e.mir.narrow(x, axis=axis, start=begin, len=picked.size)
     return x
 
 
