@@ -319,6 +319,15 @@ def test_strided_and_reversed_slices_match_numpy(start, end, step):
     np.testing.assert_array_equal(run(m, {"x": x})[0], want)
 
 
+@pytest.mark.parametrize(("a", "b"), [((3,), (3,)), ((3,), (2, 3, 4)), ((2, 4, 3), (3,))])
+def test_matmul_of_1d_operands_matches_numpy(a, b):
+    x, y = RNG.standard_normal(a).astype(np.float32), RNG.standard_normal(b).astype(np.float32)
+    want = np.matmul(x, y)
+    node = helper.make_node("MatMul", ["a", "b"], ["y"])
+    m = model([node], [vi("a", T.FLOAT, list(a)), vi("b", T.FLOAT, list(b))], [vi("y", T.FLOAT, list(want.shape))])
+    np.testing.assert_allclose(run(m, {"a": x, "b": y})[0], want, rtol=1e-5, atol=1e-6)
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

@@ -20,7 +20,7 @@ MODULES = (
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
     "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
-    "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter",
+    "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter", "matmul",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {

@@ -10,10 +10,24 @@ from rlx_xdsl.shapes import DYNAMIC
 
 @rule("MatMul")
 def matmul(t, node):
+    """`numpy.matmul`: a 1-D `a` is a row `[1, n]`, a 1-D `b` a column `[n, 1]`, their axis
+    dropped from the result."""
     a, b = t.value(0), t.value(1)
-    if t.rank(a) < 2 or t.rank(b) < 2:
-        raise t.fail("MatMul of a 1-D operand is not supported")
-    return t.e.mir.matmul(a, b)
+    if t.rank(a) == 0 or t.rank(b) == 0:
+        raise t.fail("MatMul of a 0-D operand is not defined")
+    row, column = t.rank(a) == 1, t.rank(b) == 1
+    if row:
+        a = t.e.mir.reshape(a, new_shape=[1, -1])
+    if column:
+        b = t.e.mir.reshape(b, new_shape=[-1, 1])
+    out = t.e.mir.matmul(a, b)
+    if row or column:
+        shape = t.shape(out)
+        kept = shape[:-2] + ([] if row else [shape[-2]]) + ([] if column else [shape[-1]])
+        if kept.count(DYNAMIC) > 1:
+            raise t.fail("MatMul of a 1-D operand with several dynamic dims is not supported")
+        out = t.e.mir.reshape(out, new_shape=[-1 if d == DYNAMIC else d for d in kept])
+    return out
 
 
 @rule("Gemm")
