@@ -20,7 +20,7 @@ MODULES = (
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
     "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
-    "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter", "matmul",
+    "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter", "matmul", "averagepool",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
@@ -41,6 +41,9 @@ EXPECTED_FAILURES = {
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
     "maxpool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "convtranspose_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
+    "averagepool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
+    "averagepool_2d_dilations": "average pooling with dilations",
+    "averagepool_2d_ceil_last_window_starts_on_pad": "with ceil_mode counting its padding, is not supported",
     "lppool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "lppool_2d_dilations": "LpPool with dilations is not supported",
 }

@@ -95,8 +95,11 @@ def pool(t, node):
         lowest = -np.inf if dtype_named(dtype).is_float else np.iinfo(dtype_named(dtype).numpy).min
         fill = t.constant(lowest, dtype)
     else:
-        fill = t.constant(0, dtype) if t.attr("count_include_pad", 0) else None
+        fill = t.constant(0, dtype)
     strides, pads, dilations, extra = _window(t, t.shape(x_in)[2:], kernel, fill)
+    excluding = node.op_type == "AveragePool" and not t.attr("count_include_pad", 0)
+    if excluding and (extra or t.attr("ceil_mode", 0)) and all(d == 1 for d in dilations):
+        return _from_2d(t, _mean_of_cells(t, x, t.rank(x_in), kernel, strides, pads, extra), t.rank(x_in))
     if extra:
         x = common.pad_constant(t.e, x, _shifted(extra, t.rank(x_in)), fill)
     kernel, strides, pads, dilations = _one_d(kernel, 1), _one_d(strides, 1), _one_d(pads, 0), _one_d(dilations, 1)
@@ -104,12 +107,41 @@ def pool(t, node):
         out = common.max_pool(t.e, x, kernel, strides, pads, dilations, bool(t.attr("ceil_mode", 0)), dtype)
         return _from_2d(t, out, t.rank(x_in))
     if dilations != [1, 1] or t.attr("ceil_mode", 0):
-        raise t.fail("average pooling with dilations or ceil_mode is not supported")
+        raise t.fail("average pooling with dilations, or with ceil_mode counting its padding, is not supported")
     if t.attr("count_include_pad", 0) and pads != [0, 0]:  # padded cells count: explicit zeros
         x = common.pad_constant(t.e, x, {2: (pads[0], pads[0]), 3: (pads[1], pads[1])}, fill)
         pads = [0, 0]
     out = t.e.mir.pool(x, kind="mean", kernel_size=kernel, stride=strides, padding=pads)
     return _from_2d(t, out, t.rank(x_in))
+
+
+def _mean_of_cells(t, x, rank: int, kernel, strides, pads, extra):
+    """Average pooling over the input cells only (`count_include_pad = 0`) with asymmetric
+    pads or `ceil_mode` (windows rounded up unless the last would start in the end padding):
+    the window mean of the zero-padded input over that of the padded ones."""
+    spatial = t.shape(x)[4 - (rank - 2) :]
+    if DYNAMIC in spatial:
+        raise t.fail("average pooling with ceil_mode or asymmetric pads over dynamic dims is not supported")
+    bounds = {}
+    for i, (n, k, s, p) in enumerate(zip(spatial, kernel, strides, pads)):
+        begin, end = p + extra.get(2 + i, (0, 0))[0], p + extra.get(2 + i, (0, 0))[1]
+        if t.attr("ceil_mode", 0):
+            out = -(-(n + begin + end - k) // s) + 1
+            if (out - 1) * s >= n + begin:
+                out -= 1
+            end = (out - 1) * s + k - n - begin
+        bounds[2 + i] = (begin, end)
+    bounds = _shifted(bounds, rank)
+    dtype = t.dtype(x)
+    zero = t.constant(0, dtype)
+    ones = t.constant(np.ones([1, 1, *t.shape(x)[2:]]), dtype)
+    kernel, strides = _one_d(list(kernel), 1), _one_d(list(strides), 1)
+
+    def window_mean(v):
+        padded = common.pad_constant(t.e, v, bounds, zero)
+        return t.e.mir.pool(padded, kind="mean", kernel_size=kernel, stride=strides, padding=[0, 0])
+
+    return t.e.mir.div(window_mean(x), window_mean(ones))
 
 
 @rule("LpPool")
