@@ -328,6 +328,20 @@ def test_matmul_of_1d_operands_matches_numpy(a, b):
     np.testing.assert_allclose(run(m, {"a": x, "b": y})[0], want, rtol=1e-5, atol=1e-6)
 
 
+def test_training_dropout_with_ratio_zero_is_the_identity_and_one_that_drops_is_refused():
+    training = numpy_helper.from_array(np.array(True), "t")
+    for ratio, refused in ((0.0, False), (0.5, True)):
+        r = numpy_helper.from_array(np.array(ratio, np.float32), "r")
+        node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], name="drop")
+        m = model([node], [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3]), vi("m", T.BOOL, [2, 3])],
+                  [r, training])  # fmt: skip
+        if refused:
+            with pytest.raises(ImportFailure, match=r"drop.*Dropout in training mode is not supported"):
+                import_model(m)
+        else:
+            expect_same(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)
