@@ -39,7 +39,6 @@ EXPECTED_FAILURES = {
     "FLOAT4E2M1": "has no MIR equivalent",
     **{f"linear_{t}": "has no MIR equivalent" for t in ("e4m3fn", "e5m2", "uint4", "int4", "uint2", "int2", "float4e2m1")},
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
-    "maxpool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "convtranspose_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "averagepool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
     "averagepool_2d_dilations": "average pooling with dilations",

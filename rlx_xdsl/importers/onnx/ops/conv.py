@@ -86,6 +86,8 @@ def _shifted(extra: dict[int, tuple[int, int]], rank: int) -> dict[int, tuple[in
 @rule("MaxPool", "AveragePool")
 def pool(t, node):
     x_in = t.value(0)
+    if node.op_type == "MaxPool" and t.rank(x_in) == 5 and not (len(node.output) > 1 and node.output[1]):
+        return _max_pool_3d(t, x_in)
     x = _as_2d(t, x_in)
     if len(node.output) > 1 and node.output[1]:
         raise t.fail("the Indices output of MaxPool is not supported")
@@ -113,6 +115,34 @@ def pool(t, node):
         pads = [0, 0]
     out = t.e.mir.pool(x, kind="mean", kernel_size=kernel, stride=strides, padding=pads)
     return _from_2d(t, out, t.rank(x_in))
+
+
+def _max_pool_3d(t, x):
+    """3-D max pooling: the depth windows' taps gathered (depth padded with the lowest value),
+    each tap's `[H, W]` plane max-pooled in 2-D, the max over the taps."""
+    e = t.e.mir
+    dtype = t.dtype(x)
+    if DYNAMIC in t.shape(x):
+        raise t.fail("3-D max pooling of a tensor with dynamic dims is not supported")
+    n, c, depth, h, w = t.shape(x)
+    kernel = list(t.attr("kernel_shape"))
+    info = dtype_named(dtype)
+    lowest = t.constant(-np.inf if info.is_float else np.iinfo(info.numpy).min, dtype)
+    strides, pads, dilations, extra = _window(t, [depth, h, w], kernel, lowest)
+    if extra:
+        x = common.pad_constant(t.e, x, extra, lowest)
+        depth = t.shape(x)[2]
+    ceil = bool(t.attr("ceil_mode", 0))
+    out_depth = common.pooled_size(depth, kernel[0], strides[0], pads[0], dilations[0], ceil)
+    end = (out_depth - 1) * strides[0] + dilations[0] * (kernel[0] - 1) + 1 - depth - pads[0]
+    x = common.pad_constant(t.e, x, {2: (pads[0], end)}, lowest)
+    taps = np.array([[o * strides[0] + j * dilations[0] for o in range(out_depth)] for j in range(kernel[0])])
+    x = e.gather(x, t.constant(taps.ravel(), "i64"), axis=2)
+    x = e.reshape(x, new_shape=[n, c * taps.size, h, w])
+    x = common.max_pool(t.e, x, kernel[1:], strides[1:], pads[1:], dilations[1:], ceil, dtype)
+    oh, ow = t.shape(x)[2:]
+    x = e.reshape(x, new_shape=[n, c, kernel[0], out_depth, oh, ow])
+    return e.reduce(x, kind="max", axes=[2], keep_dim=False)
 
 
 def _mean_of_cells(t, x, rank: int, kernel, strides, pads, extra):
