@@ -342,6 +342,17 @@ def test_training_dropout_with_ratio_zero_is_the_identity_and_one_that_drops_is_
             expect_same(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})
 
 
+def test_a_range_with_run_time_bounds_names_the_bound_and_imports_once_bound():
+    node = helper.make_node("Range", ["s", "l", "d"], ["y"], name="rng")
+    scalars = [vi(n, T.INT64, []) for n in ("s", "l", "d")]
+    m = model([node], scalars, [vi("y", T.INT64, ["n"])])
+    with pytest.raises(ImportFailure, match=r"rng.*\(Range\): a Range's start, on which its length depends, \(input 0\)"):
+        import_model(m)
+    bound = {"s": np.array(7), "l": np.array(-2), "d": np.array(-3)}
+    (got,) = run_function(import_model(m, bind=bound), None, [])
+    np.testing.assert_array_equal(got, np.arange(7, -2, -3))
+
+
 def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
     scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
     node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)

@@ -168,7 +168,10 @@ def size(t, node):
 @rule("Range")
 def range_(t, node):
     """Folded when its inputs are compile-time values (the importer does that before any
-    rule); with run-time bounds its length is data-dependent."""
+    rule); with run-time bounds its length is data-dependent: the located error names the
+    first such input, which `import_model(..., bind=...)` can fix."""
+    for index, what in enumerate(("start", "limit", "delta")):
+        t.static(index, f"a Range's {what}, on which its length depends,")
     raise t.fail("a Range with run-time bounds (a data-dependent shape) is not supported")
 
 
