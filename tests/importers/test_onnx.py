@@ -219,6 +219,161 @@ def test_rounding_and_fmod_keep_the_sign_of_zero():
         np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
 
 
+def test_mod_keeps_pythons_remainder_at_zeros_and_infinite_divisors():
+    """Mod(fmod=0) is Python's % (numpy.mod): a zero remainder takes the divisor's sign and
+    a finite dividend over an infinite divisor of the other sign gives that divisor."""
+    m = model([helper.make_node("Mod", ["x", "d"], ["y"], fmod=0)], [vi("x", T.FLOAT, [9]), vi("d", T.FLOAT, [9])],
+              [vi("y", T.FLOAT, [9])])  # fmt: skip
+    x = np.array([0.0, -0.0, 4.0, -4.0, -3.0, 3.0, 3.0, np.inf, 1.0], np.float32)
+    d = np.array([-2.0, 2.0, -2.0, 2.0, np.inf, np.inf, -np.inf, 2.0, 0.0], np.float32)
+    with np.errstate(all="ignore"):
+        want = np.mod(x, d)
+    (got,) = run(m, {"x": x, "d": d})
+    np.testing.assert_array_equal(got, want)
+    np.testing.assert_array_equal(np.signbit(got), np.signbit(want))
+
+
+def test_1d_windows_and_same_padding_match_the_reference():
+    """A 1-D Conv and AveragePool counting its padding (height-1 2-D windows), auto_pad
+    SAME_LOWER with its odd padding cell explicit (1-D and SAME MaxPool: the node tests)."""
+    w = weight("w", 4, 3, 3)
+    nodes = [
+        helper.make_node("Conv", ["x", "w"], ["c"], auto_pad="SAME_LOWER", strides=[2]),
+        helper.make_node("AveragePool", ["x"], ["a"], kernel_shape=[3], pads=[1, 1], count_include_pad=1),
+    ]
+    outs = [vi("c", T.FLOAT, [2, 4, 4]), vi("a", T.FLOAT, [2, 3, 7])]
+    m = model(nodes, [vi("x", T.FLOAT, [2, 3, 7])], outs, [w], opset=19)
+    x = RNG.standard_normal((2, 3, 7)).astype(np.float32)
+    expected = ReferenceEvaluator(m).run(None, {"x": x, "w": numpy_helper.to_array(w)})
+    for got, want in zip(run(m, {"x": x}), expected):
+        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_cumprod_of_integers_wraps_as_numpy_and_lppool_takes_any_p():
+    axis = numpy_helper.from_array(np.array(1, np.int64), "axis")
+    nodes = [helper.make_node("CumProd", ["i", "axis"], ["c"], exclusive=1),
+             helper.make_node("LpPool", ["x"], ["l"], kernel_shape=[2, 2], p=3, pads=[0, 1, 1, 0])]  # fmt: skip
+    m = model(nodes, [vi("i", T.INT32, [2, 9]), vi("x", T.FLOAT, [1, 2, 3, 3])],
+              [vi("c", T.INT32, [2, 9]), vi("l", T.FLOAT, [1, 2, 3, 3])], [axis], opset=26)  # fmt: skip
+    i = RNG.integers(-99, 99, (2, 9)).astype(np.int32)
+    x = RNG.standard_normal((1, 2, 3, 3)).astype(np.float32)
+    cumprod, lp = run(m, {"i": i, "x": x})
+    with np.errstate(over="ignore"):
+        np.testing.assert_array_equal(cumprod[:, 1:], np.cumprod(i, axis=1, dtype=np.int32)[:, :-1])
+    padded = np.pad(np.abs(x.astype(np.float64)) ** 3, [(0, 0), (0, 0), (0, 1), (1, 0)])
+    windows = np.lib.stride_tricks.sliding_window_view(padded, (2, 2), axis=(2, 3)).sum(axis=(-1, -2))
+    np.testing.assert_allclose(lp, np.cbrt(windows), rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    ("equation", "shapes"),
+    [("ij,jk", [(2, 3), (3, 4)]), ("...ij,...jk->...ik", [(1, 2, 3), (5, 3, 2)]), ("iij->ji", [(3, 3, 2)]),
+     ("bi,bj->", [(2, 3), (2, 4)])],
+)  # fmt: skip
+def test_einsum_matches_numpy(equation, shapes):
+    names = [f"x{i}" for i in range(len(shapes))]
+    xs = {n: RNG.standard_normal(s).astype(np.float32) for n, s in zip(names, shapes)}
+    want = np.einsum(equation, *xs.values())
+    node = helper.make_node("Einsum", names, ["y"], equation=equation)
+    m = model([node], [vi(n, T.FLOAT, s) for n, s in zip(names, shapes)], [vi("y", T.FLOAT, want.shape)])
+    (got,) = run(m, xs)
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_quantize_linear_rounds_ties_to_even_and_saturates_per_axis():
+    scale = numpy_helper.from_array(np.array([0.5, 2.0], np.float32), "s")
+    zero = numpy_helper.from_array(np.array([-3, 100], np.int8), "z")
+    nodes = [helper.make_node("QuantizeLinear", ["x", "s", "z"], ["q"], axis=0),
+             helper.make_node("DequantizeLinear", ["q", "s", "z"], ["d"], axis=0)]  # fmt: skip
+    m = model(nodes, [vi("x", T.FLOAT, [2, 4])], [vi("q", T.INT8, [2, 4]), vi("d", T.FLOAT, [2, 4])],
+              [scale, zero], opset=21)  # fmt: skip
+    x = np.array([[0.25, 0.75, -1.25, 99.0], [3.0, 5.0, 60.0, -500.0]], np.float32)
+    q, d = run(m, {"x": x})
+    s, z = np.array([[0.5], [2.0]], np.float32), np.array([[-3], [100]])
+    want = np.clip(np.rint(x / s) + z, -128, 127).astype(np.int8)
+    np.testing.assert_array_equal(q, want)
+    np.testing.assert_allclose(d, (want.astype(np.float32) - z) * s)
+
+
+def test_scatter_elements_reduces_duplicates_in_order_and_needs_constant_indices():
+    indices = numpy_helper.from_array(np.array([[0, 2, 0], [1, 1, -3]], np.int64), "i")
+    node = helper.make_node("ScatterElements", ["d", "i", "u"], ["y"], name="sc", axis=1, reduction="add")
+    inputs = [vi("d", T.FLOAT, [2, 3]), vi("u", T.FLOAT, [2, 3])]
+    m = model([node], inputs, [vi("y", T.FLOAT, [2, 3])], [indices])
+    d, u = RNG.standard_normal((2, 3)).astype(np.float32), RNG.standard_normal((2, 3)).astype(np.float32)
+    want = d.copy()
+    np.add.at(want, (np.array([[0, 0, 0], [1, 1, 1]]), np.array([[0, 2, 0], [1, 1, 0]])), u)
+    np.testing.assert_allclose(run(m, {"d": d, "u": u})[0], want, rtol=1e-6)
+    m = model([node], [*inputs, vi("i", T.INT64, [2, 3])], [vi("y", T.FLOAT, [2, 3])])
+    with pytest.raises(ImportFailure, match=r"sc.*\(ScatterElements\): indices \(input 1\) must be a constant"):
+        import_model(m)
+
+
+@pytest.mark.parametrize(("start", "end", "step"), [(1, 100, 2), (-1, -100, -1), (4, 0, -3), (2, 2, 5), (0, 3, 1)])
+def test_strided_and_reversed_slices_match_numpy(start, end, step):
+    consts = [numpy_helper.from_array(np.array([v], np.int64), n) for n, v in (("s", start), ("e", end), ("a", 1), ("k", step))]
+    x = RNG.standard_normal((2, 6)).astype(np.float32)
+    want = x[:, start:end:step]
+    node = helper.make_node("Slice", ["x", "s", "e", "a", "k"], ["y"])
+    m = model([node], [vi("x", T.FLOAT, [2, 6])], [vi("y", T.FLOAT, list(want.shape))], consts)
+    np.testing.assert_array_equal(run(m, {"x": x})[0], want)
+
+
+@pytest.mark.parametrize(("a", "b"), [((3,), (3,)), ((3,), (2, 3, 4)), ((2, 4, 3), (3,))])
+def test_matmul_of_1d_operands_matches_numpy(a, b):
+    x, y = RNG.standard_normal(a).astype(np.float32), RNG.standard_normal(b).astype(np.float32)
+    want = np.matmul(x, y)
+    node = helper.make_node("MatMul", ["a", "b"], ["y"])
+    m = model([node], [vi("a", T.FLOAT, list(a)), vi("b", T.FLOAT, list(b))], [vi("y", T.FLOAT, list(want.shape))])
+    np.testing.assert_allclose(run(m, {"a": x, "b": y})[0], want, rtol=1e-5, atol=1e-6)
+
+
+def test_training_dropout_with_ratio_zero_is_the_identity_and_one_that_drops_is_refused():
+    training = numpy_helper.from_array(np.array(True), "t")
+    for ratio, refused in ((0.0, False), (0.5, True)):
+        r = numpy_helper.from_array(np.array(ratio, np.float32), "r")
+        node = helper.make_node("Dropout", ["x", "r", "t"], ["y", "m"], name="drop")
+        m = model([node], [vi("x", T.FLOAT, [2, 3])], [vi("y", T.FLOAT, [2, 3]), vi("m", T.BOOL, [2, 3])],
+                  [r, training])  # fmt: skip
+        if refused:
+            with pytest.raises(ImportFailure, match=r"drop.*Dropout in training mode is not supported"):
+                import_model(m)
+        else:
+            expect_same(m, {"x": RNG.standard_normal((2, 3)).astype(np.float32)})
+
+
+def test_a_range_with_run_time_bounds_names_the_bound_and_imports_once_bound():
+    node = helper.make_node("Range", ["s", "l", "d"], ["y"], name="rng")
+    scalars = [vi(n, T.INT64, []) for n in ("s", "l", "d")]
+    m = model([node], scalars, [vi("y", T.INT64, ["n"])])
+    with pytest.raises(ImportFailure, match=r"rng.*\(Range\): a Range's start, on which its length depends, \(input 0\)"):
+        import_model(m)
+    bound = {"s": np.array(7), "l": np.array(-2), "d": np.array(-3)}
+    (got,) = run_function(import_model(m, bind=bound), None, [])
+    np.testing.assert_array_equal(got, np.arange(7, -2, -3))
+
+
+def _resize(mode: str, elem=T.FLOAT) -> onnx.ModelProto:
+    scales = numpy_helper.from_array(np.array([1, 1, 2, 2], np.float32), "scales")
+    node = helper.make_node("Resize", ["x", "", "scales"], ["y"], name="up", mode=mode)
+    return model([node], [vi("x", elem, [1, 1, 2, 3])], [vi("y", elem, [1, 1, 4, 6])], [scales], opset=19)
+
+
+def test_resize_matches_the_reference_and_a_non_finite_value_spreads_along_its_row():
+    x = np.arange(6, dtype=np.float32).reshape(1, 1, 2, 3)
+    for mode in ("nearest", "linear", "cubic"):
+        expect_same(_resize(mode), {"x": x})
+    x[0, 0, 0, 0] = np.inf  # documented in docs/deviations.md: the coefficient matmul gives 0 * inf
+    (got,) = run(_resize("linear"), {"x": x})
+    (want,) = ReferenceEvaluator(_resize("linear")).run(None, {"x": x})
+    assert np.isfinite(want[0, 0, :, 5]).all() and np.isnan(got[0, 0, :, 5]).all()
+
+
+def test_resize_linear_of_integers_is_a_located_refusal():
+    with pytest.raises(ImportFailure, match=r"up.*Resize mode 'linear' of i32 is not supported"):
+        import_model(_resize("linear", T.INT32))
+
+
 def _decoder_model() -> onnx.ModelProto:
     nodes = [helper.make_node("ImageDecoder", ["x"], ["y"], name="the_decoder")]
     return model(nodes, [vi("x", T.UINT8, [3])], [vi("y", T.UINT8, [2, 2, 3])], opset=20)
@@ -284,17 +439,28 @@ def test_the_newest_opset_of_the_installed_onnx_is_read():
 
 
 def test_what_an_op_gained_after_opset_23_is_refused_at_its_node():
-    """Opset 25's Attention has `left_window_size` (a sliding window): set, it is refused,
-    located at the node; at its default (-1, no window) the node imports."""
-    q = vi("q", T.FLOAT, [1, 2, 4, 8])
-    window = helper.make_node("Attention", ["q", "q", "q"], ["y"], name="attn", left_window_size=2)
-    m = model([window], [q], [vi("y", T.FLOAT, [1, 2, 4, 8])], opset=25)
-    refused = r"node 'attn' \(Attention\): attribute 'left_window_size' \(new in opset 25"
+    """Opset 28's SpaceToDepth has `mode`: set to CRD, it is refused, located at the node; at
+    its default (DCR) the node imports."""
+    x, y = vi("x", T.FLOAT, [1, 4, 2, 2]), vi("y", T.FLOAT, [1, 16, 1, 1])
+    crd = helper.make_node("SpaceToDepth", ["x"], ["y"], name="s2d", blocksize=2, mode="CRD")
+    refused = r"node 's2d' \(SpaceToDepth\): attribute 'mode' \(new in opset 28"
     with pytest.raises(ImportFailure, match=refused):
-        import_model(m)
-    default = helper.make_node("Attention", ["q", "q", "q"], ["y"], left_window_size=-1)
-    m = model([default], [q], [vi("y", T.FLOAT, [1, 2, 4, 8])], opset=25)
-    expect_same(m, {"q": RNG.standard_normal((1, 2, 4, 8)).astype(np.float32)})
+        import_model(model([crd], [x], [y], opset=28))
+    dcr = helper.make_node("SpaceToDepth", ["x"], ["y"], blocksize=2, mode="DCR")
+    expect_same(model([dcr], [x], [y], opset=28), {"x": RNG.standard_normal((1, 4, 2, 2)).astype(np.float32)})
+
+
+def test_attention_gains_of_opsets_24_and_25_and_its_scores_output_match_the_reference():
+    """Opset 25's sliding window, opset 24's `nonpad_kv_seqlen`, the `qk_matmul_output` output
+    and a value head width other than the query's go step by step (the reference's order)."""
+    q, v = vi("q", T.FLOAT, [2, 2, 4, 8]), vi("v", T.FLOAT, [2, 2, 4, 6])
+    outs = [vi("y", T.FLOAT, [2, 2, 4, 6]), vi("qk", T.FLOAT, [2, 2, 4, 4])]
+    window = helper.make_node("Attention", ["q", "q", "v", "", "", "", "n"], ["y", "", "", "qk"], name="attn",
+                              left_window_size=1, is_causal=1, qk_matmul_output_mode=3)  # fmt: skip
+    m = model([window], [q, v, vi("n", T.INT64, [2])], outs, opset=25)
+    feeds = {"q": RNG.standard_normal((2, 2, 4, 8)).astype(np.float32),
+             "v": RNG.standard_normal((2, 2, 4, 6)).astype(np.float32), "n": np.array([4, 3], np.int64)}  # fmt: skip
+    expect_same(m, feeds)
 
 
 # The tool ----------------------------------------------------------------------------

@@ -18,40 +18,39 @@ MODULES = (
     "round", "slice", "gemm", "reshape", "layernormalization", "gather",
     "flatten", "argmax", "trilu", "attention", "mod", "pad", "erf", "maxpool",
     "hardmax", "onehot", "tile", "depthtospace", "spacetodepth", "eyelike", "selu", "asinh",
-    "cumsum", "cast", "reduce_log_sum_exp",
+    "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
+    "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
+    "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter", "matmul", "averagepool",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {
     "gatherelements": "gather_elements", "negativeloglikelihoodloss": "nllloss",
-    "softmax_cross_entropy_loss": "sce", "topk": "top_k", "lpnormalization": "l2normalization",
+    "softmax_cross_entropy_loss": "sce", "scatterelements": "scatter_elements",
+    "rotaryembedding": "rotary_embedding", "topk": "top_k", "lpnormalization": "l2normalization",
 }  # fmt: skip
 """More families: module -> the `test_<name>*` its cases are called."""
 EXPECTED_FAILURES = {
-    "local_window_default": None,  # the new window attributes at their defaults: imports
-    "padded_kv": "input 'nonpad_kv_seqlen' (new in opset 24",
-    "_nonpad_": "input 'nonpad_kv_seqlen' (new in opset 24",
-    "_window": "_window_size' (new in opset 25, after the opsets 13-23 the importer follows) is not supported",
     "uint16": "element type UINT16 has no MIR equivalent",
-    "test_slice_neg_steps": "step -1 is not supported",
     "test_spacetodepth_crd_mode": "attribute 'mode' (new in opset 28, after the opsets 13-23",
     "uint64": "element type UINT64 has no MIR equivalent",
     "FLOAT8": "has no MIR equivalent",
     "INT4": "has no MIR equivalent",
     "INT2": "has no MIR equivalent",
     "FLOAT4E2M1": "has no MIR equivalent",
-    "qk_matmul": "the qk_matmul_output output is not supported",
-    "diff_heads": "a value head width different from the query's is not supported",
+    **{f"linear_{t}": "has no MIR equivalent" for t in ("e4m3fn", "e5m2", "uint4", "int4", "uint2", "int2", "float4e2m1")},
     "maxpool_with_argmax": "the Indices output of MaxPool is not supported",
-    "maxpool_2d_same_": "auto_pad SAME_UPPER/SAME_LOWER is not supported",
-    "maxpool_2d_precomputed_same_": "auto_pad SAME_UPPER/SAME_LOWER is not supported",
-    "maxpool_1d": "only 2-D pooling is supported",
-    "maxpool_3d": "only 2-D pooling is supported",
+    "convtranspose_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
+    "averagepool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
+    "averagepool_2d_dilations": "average pooling with dilations",
+    "averagepool_2d_ceil_last_window_starts_on_pad": "with ceil_mode counting its padding, is not supported",
+    "lppool_3d": "only 1-D and 2-D windows are supported (input of rank 5)",
+    "lppool_2d_dilations": "LpPool with dilations is not supported",
 }
 """Cases (by a part of their name) refused with the reason: a MIR limitation. Their
 `_expanded` twins (ONNX's decomposition into primitives) import and pass."""
 
 ROUNDING = {
-    "padded_kv_bf16_expanded": "Max absolute difference among violations: 0.0039",
+    "padded_kv_bf16": "Max absolute difference among violations: 0.0039",
     "causal_bf16": "Max absolute difference among violations: 0.0039",
     "causal_fp16": "Max absolute difference among violations: 0.0004",
 }
@@ -85,16 +84,7 @@ def _opset(case) -> int:
 CASES = _cases()
 
 
-WRONG = "test_mod_float_edge_cases_fmod_0"
-"""Opset 28's float `Mod` with `fmod = 0` at ±0, ±inf and 0 divisors differs (the rule's
-`a - b * trunc(a / b)` gives NaN for an infinite `b`): the Mod rule's to fix (issue 35, item 2)."""
-
-
-@pytest.mark.parametrize(
-    "case",
-    [pytest.param(c, marks=pytest.mark.xfail(strict=True, reason=WRONG)) if WRONG in c.name else c for c in CASES],
-    ids=[c.name for c in CASES],
-)
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
 def test_node_case(case):
     outcome = run_case(case)
     why = _expected_failure(case.name)

@@ -12,6 +12,10 @@ from typing import Any
 
 ONNX_OPS: dict[str, Callable[..., Any]] = {}
 
+FOLLOWED_SINCE: dict[str, frozenset[str]] = {}
+"""Op type -> attributes and inputs an op gained after the rules' opsets that its rule
+reads anyway (`Translator._check_schema` refuses the other new ones)."""
+
 
 def rule(*op_types: str) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     def register(fn: Callable[..., Any]) -> Callable[..., Any]:

@@ -24,7 +24,7 @@ from rlx_xdsl.building.builder import GraphBuilder
 from rlx_xdsl.dtypes import dtype_named
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.onnx import ops as _ops  # noqa: F401  (registers the rules)
-from rlx_xdsl.importers.onnx.table import ONNX_OPS
+from rlx_xdsl.importers.onnx.table import FOLLOWED_SINCE, ONNX_OPS
 from rlx_xdsl.importers.onnx.types import DTYPES, OPSETS, RULE_OPSETS, P, dtype_name  # noqa: F401
 from rlx_xdsl.shapes import DYNAMIC
 
@@ -226,15 +226,16 @@ class Translator:
             return
         rules = f"{RULE_OPSETS.start}-{newest}"
         since = f"(new in opset {new.since_version}, after the opsets {rules} the importer follows)"
+        followed = FOLLOWED_SINCE.get(node.op_type, frozenset())
         for a in node.attribute:
             declared = new.attributes.get(a.name)
-            if a.name not in old.attributes and declared is not None and a != declared.default_value:
+            if a.name not in old.attributes and a.name not in followed and declared is not None and a != declared.default_value:
                 raise self.fail(f"attribute '{a.name}' {since} is not supported")
         names = [i.name for i in old.inputs]
         if [i.name for i in new.inputs[: len(names)]] != names:
             raise self.fail(f"the inputs of {node.op_type} {since} are not supported")
         for index, declared in enumerate(new.inputs[len(names) :], len(names)):
-            if self.input(index):
+            if self.input(index) and declared.name not in followed:
                 raise self.fail(f"input '{declared.name}' {since} is not supported")
 
     def _foldable(self, node: onnx.NodeProto) -> bool:

@@ -9,7 +9,9 @@ from rlx_xdsl.importers.onnx.ops import (  # noqa: F401
     loss,
     matmul,
     norm,
+    quant,
     reduction,
+    resize,
     shape,
     softmax,
 )

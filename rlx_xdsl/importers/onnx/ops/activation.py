@@ -87,10 +87,13 @@ def softsign(t, node):
 
 @rule("Dropout")
 def dropout(t, node):
-    """Inference: the identity (a training-mode Dropout is random, and refused)."""
+    """Inference, or training with a constant ratio of 0: the identity (a training-mode
+    Dropout that drops is random, and refused)."""
     training = t.static(2, "training_mode") if t.input(2) is not None else None
     if training is not None and bool(np.asarray(training).reshape(())):
-        raise t.fail("Dropout in training mode is not supported")
+        ratio = t.static(1, "ratio") if t.input(1) is not None else np.array(0.5)
+        if float(np.asarray(ratio).reshape(())) != 0.0:
+            raise t.fail("Dropout in training mode is not supported")
     x = t.value(0)
     if len(node.output) > 1 and node.output[1]:  # nothing is dropped: an all-true mask
         if DYNAMIC in t.shape(x):

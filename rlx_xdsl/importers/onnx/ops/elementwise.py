@@ -6,6 +6,7 @@ from functools import reduce
 
 import numpy as np
 
+from rlx_xdsl.dtypes import dtype_named
 from rlx_xdsl.importers import common
 from rlx_xdsl.importers.onnx.table import rule
 from rlx_xdsl.importers.onnx.types import dtype_name
@@ -156,7 +157,8 @@ def floor_ceil(t, node):
 @rule("Mod")
 def mod(t, node):
     """`fmod = 1`: C's fmod (`common.fmod`: `a - b * trunc(a / b)`, floats in f64).
-    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %)."""
+    `fmod = 0`: that remainder moved by `b` where its sign differs from `b`'s (Python's %,
+    `numpy.mod`); a float zero remainder takes `b`'s sign (`0.0 % -2.0` is `-0.0`)."""
     a, b = t.value(0), t.value(1)
     dtype = t.dtype(a)
     e = t.e.mir
@@ -164,9 +166,48 @@ def mod(t, node):
     if t.attr("fmod", 0):
         return common.zero_signed_as(t.e, rest, a, dtype)
     zero = t.constant(0, dtype)
-    differs = e.compare(e.compare(rest, zero, "lt"), e.compare(b, zero, "lt"), "ne")
-    move = e.where(e.compare(rest, zero, "ne"), differs, t.constant(False, "i1"))
-    return e.where(move, e.add(rest, b), rest)
+    b_negative = e.compare(b, zero, "lt")
+    differs = e.compare(e.compare(rest, zero, "lt"), b_negative, "ne")
+    is_zero = e.compare(rest, zero, "eq")
+    move = e.where(is_zero, t.constant(False, "i1"), differs)
+    moved = e.where(move, e.add(rest, b), rest)
+    if not dtype_named(dtype).is_float:
+        return moved
+    return e.where(is_zero, e.where(b_negative, t.constant(-0.0, dtype), zero), moved)
+
+
+@rule("BitShift")
+def bit_shift(t, node):
+    """ONNX's reference: `LEFT` is `x * 2**y` wrapping (the bits of the unsigned shift),
+    `RIGHT` the floor of `x / 2**y` (arithmetic for signed `x`); a shift outside
+    `[0, width)` gives 0 (`RIGHT` of a negative `x`: -1). `2**y` is a gather from the
+    table of the `width` powers (the top one wraps to the minimum of a signed type)."""
+    x, y = t.value(0), t.value(1)
+    dtype = t.dtype(x)
+    info = dtype_named(dtype)
+    if info.is_float:
+        raise t.fail(f"BitShift of {dtype} is not supported")
+    e = t.e.mir
+    width = info.numpy.itemsize * 8
+    signed = info.kind == "int"
+    right = t.attr("direction", b"LEFT") in (b"RIGHT", "RIGHT")
+    top = width - 1 if right and signed else width  # a signed RIGHT shift by width - 1 is the sign
+    zero = t.constant(0, dtype)
+    valid = e.where(e.compare(y, t.constant(0, t.dtype(y)), "ge"),
+                    e.compare(y, t.constant(top, t.dtype(y)), "lt"), t.constant(False, "i1"))  # fmt: skip
+    index = e.where(valid, e.cast(y, "i64"), t.constant(0, "i64"))
+    powers = t.constant(np.array([1 << k for k in range(width)], dtype=np.uint64).astype(info.numpy), dtype)
+    power = e.gather(powers, index, axis=0)
+    if not right:
+        return e.where(valid, e.mul(x, power), zero)
+    quotient = e.div(x, power)  # truncated: one less where a negative x leaves a remainder
+    if signed:
+        inexact = e.compare(e.mul(quotient, power), x, "ne")
+        step = e.where(e.compare(x, zero, "lt"), inexact, t.constant(False, "i1"))
+        quotient = e.where(step, e.sub(quotient, t.constant(1, dtype)), quotient)
+        outside = e.where(e.compare(x, zero, "lt"), t.constant(-1, dtype), zero)
+        return e.where(valid, quotient, outside)
+    return e.where(valid, quotient, zero)
 
 
 @rule("Sinh", "Cosh")

@@ -74,3 +74,67 @@ def one_hot(t, node):
     off = e.gather(values, t.constant(0, "i64"), axis=0)
     on = e.gather(values, t.constant(1, "i64"), axis=0)
     return e.where(hot, on, off)
+
+
+@rule("ScatterElements", "Scatter")
+def scatter_elements(t, node):
+    """`data` with `updates[p]` written (or reduced) at `p` with `p[axis] = indices[p]` (opset
+    10's `Scatter` is the same op, without reductions)."""
+    data, updates = t.value(0), t.value(2)
+    indices = np.asarray(t.static(1, "indices")).astype(np.int64)
+    shape = t.shape(data)
+    if DYNAMIC in shape:
+        raise t.fail("ScatterElements of a tensor with dynamic dims is not supported")
+    axis = t.attr("axis", 0) % len(shape)
+    where = list(np.indices(indices.shape))
+    where[axis] = np.where(indices < 0, indices + shape[axis], indices)
+    targets = np.ravel_multi_index(tuple(where), shape).ravel()
+    return _scatter(t, data, updates, targets, np.arange(indices.size))
+
+
+@rule("ScatterND")
+def scatter_nd(t, node):
+    """`data` with the slice `data[indices[i]]` replaced by (or reduced with) `updates[i]`."""
+    data, updates = t.value(0), t.value(2)
+    indices = np.asarray(t.static(1, "indices")).astype(np.int64)
+    shape = t.shape(data)
+    if DYNAMIC in shape:
+        raise t.fail("ScatterND of a tensor with dynamic dims is not supported")
+    depth = indices.shape[-1]
+    prefixes = indices.reshape(-1, depth)
+    prefixes = np.where(prefixes < 0, prefixes + np.array(shape[:depth]), prefixes)
+    inner = int(np.prod(shape[depth:], dtype=np.int64))
+    starts = np.ravel_multi_index(tuple(prefixes.T), shape[:depth]) * inner
+    targets = (starts[:, None] + np.arange(inner)[None, :]).ravel()
+    return _scatter(t, data, updates, targets, np.arange(targets.size))
+
+
+_REDUCTIONS = {"none": None, "add": "add", "mul": "mul", "max": "max", "min": "min"}
+
+
+def _scatter(t, data, updates, targets: np.ndarray, sources: np.ndarray):
+    """Writes in the order given, each flat `updates[sources[i]]` to flat `data[targets[i]]`
+    under `reduction`: one masked gather per repetition of a target (ONNX's reference applies
+    the updates one by one), so duplicates reduce (or, with `none`, the last one wins)."""
+    reduction = t.attr("reduction", b"none")
+    reduction = reduction.decode() if isinstance(reduction, bytes) else reduction
+    if reduction not in _REDUCTIONS:
+        raise t.fail(f"reduction '{reduction}' is not supported")
+    e = t.e.mir
+    size = int(np.prod(t.shape(data), dtype=np.int64))
+    out = e.reshape(data, new_shape=[size])
+    flat_updates = e.reshape(updates, new_shape=[-1])
+    seen: dict[int, int] = {}
+    levels = []
+    for target, source in zip(targets.tolist(), sources.tolist()):
+        level = seen.get(target, 0)
+        seen[target] = level + 1
+        if level == len(levels):
+            levels.append(np.full(size, -1, np.int64))
+        levels[level][target] = source
+    for picks in levels:
+        mask = t.constant(picks >= 0, "i1")
+        picked = e.gather(flat_updates, t.constant(np.maximum(picks, 0), "i64"), axis=0)
+        op = _REDUCTIONS[reduction]
+        out = e.where(mask, picked if op is None else getattr(e, op)(out, picked), out)
+    return e.reshape(out, new_shape=t.shape(data))

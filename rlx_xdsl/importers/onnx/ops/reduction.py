@@ -109,6 +109,34 @@ def cumsum(t, node):
     return t.e.mir.gather(y, backwards, axis=axis) if reverse else y
 
 
+@rule("CumProd")
+def cumprod(t, node):
+    """Running products along a static axis as a Hillis-Steele scan: `log2(n)` products with
+    the tensor shifted by 1, 2, 4, ... (ones shifted in); `exclusive` shifts in one 1 first,
+    `reverse` reads the axis backwards before and after. Integers are exact (wrapping products
+    associate); floats associate the products in another order than a sequential loop."""
+    x = t.value(0)
+    axis = int(t.static(1, "axis").reshape(())) % t.rank(x)
+    n = t.shape(x)[axis]
+    if n == DYNAMIC:
+        raise t.fail("CumProd along a dynamic axis is not supported")
+    backwards = t.constant(np.arange(n - 1, -1, -1), "i64")
+    if t.attr("reverse", 0):
+        x = t.e.mir.gather(x, backwards, axis=axis)
+    one = t.constant(1, t.dtype(x))
+
+    def shifted(y, step: int):
+        return common.pad_constant(t.e, t.e.mir.narrow(y, axis=axis, start=0, len=n - step), {axis: (step, 0)}, one)
+
+    if t.attr("exclusive", 0) and n:
+        x = shifted(x, 1)
+    step = 1
+    while step < n:
+        x = t.e.mir.mul(x, shifted(x, step))
+        step *= 2
+    return t.e.mir.gather(x, backwards, axis=axis) if t.attr("reverse", 0) else x
+
+
 @rule("ReduceL1")
 def reduce_l1(t, node):
     return _reduce(t, t.e.mir.abs(t.value(0)), "sum")

@@ -92,12 +92,14 @@ def slice_(t, node):
     for start, end, axis, step in zip(starts, ends, axes, steps):
         axis = int(axis) % len(shape)
         size = shape[axis]
-        if int(step) != 1:
-            raise t.fail(f"a Slice with step {int(step)} is not supported")
         if size == DYNAMIC:
             raise t.fail("a Slice of a dynamic dim is not supported")
-        begin, stop, _ = slice(int(start), int(end)).indices(size)
-        x = t.e.mir.narrow(x, axis=axis, start=begin, len=max(0, stop - begin))
+        picked = np.arange(size)[slice(int(start), int(end), int(step))]  # ONNX clamps as Python
+        if int(step) != 1 and picked.size:  # a strided or reversed slice: the picked elements
+            x = t.e.mir.gather(x, t.constant(picked, "i64"), axis=axis)
+        else:
+            begin = int(picked[0]) if picked.size else 0
+            x = t.e.mir.narrow(x, axis=axis, start=begin, len=picked.size)
     return x
 
 
@@ -166,7 +168,10 @@ def size(t, node):
 @rule("Range")
 def range_(t, node):
     """Folded when its inputs are compile-time values (the importer does that before any
-    rule); with run-time bounds its length is data-dependent."""
+    rule); with run-time bounds its length is data-dependent: the located error names the
+    first such input, which `import_model(..., bind=...)` can fix."""
+    for index, what in enumerate(("start", "limit", "delta")):
+        t.static(index, f"a Range's {what}, on which its length depends,")
     raise t.fail("a Range with run-time bounds (a data-dependent shape) is not supported")
 
 
@@ -198,6 +203,39 @@ def pad(t, node):
     per_axis = {axis: (pads[i], pads[i + len(axes)]) for i, axis in enumerate(axes)}
     fill = t.value(2) if t.input(2) is not None else t.constant(0, t.dtype(x))
     return common.pad_constant(t.e, x, per_axis, t.e.mir.reshape(fill, new_shape=[]))
+
+
+@rule("CenterCropPad")
+def center_crop_pad(t, node):
+    """Each of `axes` cropped or zero-padded to the constant `shape`, centred: the odd cell
+    goes to the end (ONNX's reference)."""
+    x = t.value(0)
+    rank = t.rank(x)
+    target = [int(s) for s in t.static(1, "shape")]
+    axes = [a % rank for a in t.attr("axes", list(range(rank)))]
+    pads = {}
+    for axis, size in zip(axes, target):
+        dim = t.shape(x)[axis]
+        if dim == DYNAMIC:
+            raise t.fail("CenterCropPad of a dynamic dim is not supported")
+        if size < dim:
+            x = t.e.mir.narrow(x, axis=axis, start=(dim - size) // 2, len=size)
+        elif size > dim:
+            pads[axis] = ((size - dim) // 2, size - dim - (size - dim) // 2)
+    return common.pad_constant(t.e, x, pads, t.constant(0, t.dtype(x))) if pads else x
+
+
+@rule("Compress")
+def compress(t, node):
+    """`numpy.compress` with a constant condition: a gather of its true positions (along
+    `axis`, or of the flattened input without one)."""
+    x = t.value(0)
+    keep = np.flatnonzero(np.asarray(t.static(1, "condition")).astype(bool))
+    axis = t.attr("axis")
+    if axis is None:
+        x = t.e.mir.reshape(x, new_shape=[-1])
+        axis = 0
+    return t.e.mir.gather(x, t.constant(keep, "i64"), axis=axis % t.rank(x))
 
 
 @rule("Tile")
