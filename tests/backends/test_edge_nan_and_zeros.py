@@ -21,7 +21,7 @@ pytest.importorskip("iree.compiler")
 from rlx_xdsl.backends.iree import IreeModule  # noqa: E402
 from rlx_xdsl.backends.xla import XlaModule  # noqa: E402
 from rlx_xdsl.context import parse_module  # noqa: E402
-from rlx_xdsl.interpreters import run_function  # noqa: E402
+from rlx_xdsl.run import run_function  # noqa: E402
 
 inf, nan = math.inf, math.nan
 bf16 = ml_dtypes.bfloat16
