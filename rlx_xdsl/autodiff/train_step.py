@@ -60,6 +60,7 @@ from xdsl.traits import SymbolTable
 
 from rlx_xdsl.autodiff.emit import cast_to, element_type, scalar
 from rlx_xdsl.autodiff.grad import (
+    VJP_RULES_USED,
     Mode,
     _arg_attrs,
     _find_function,
@@ -73,6 +74,7 @@ from rlx_xdsl.ir.graph import NAME_ATTR, argument_name, is_param
 from rlx_xdsl.ir.sharding import SHARDING_ATTR
 from rlx_xdsl.shapes import tensor
 from rlx_xdsl.transforms.dce import eliminate_dead_code
+from rlx_xdsl.transforms.statistics import Statistic
 
 WHO = "rlx-train-step"
 OPTIMIZERS = ("adamw", "sgd")
@@ -196,6 +198,7 @@ def build_train_step(module: ModuleOp, name: str, optimizer: Optimizer) -> func.
     e = Emitter(Builder(InsertPoint.before(terminator)), function.location)
     new_params, new_states = [], []
     for i, g, state in zip(params, gradients, states, strict=True):
+        UPDATED.add()
         p, updated = optimizer.update(e, block.args[i], g, state, step)
         names = [argument_name(function, i), *optimizer.state_names(argument_name(function, i))]
         for value, value_name in zip([p, *updated], names, strict=True):
@@ -216,6 +219,9 @@ def build_train_step(module: ModuleOp, name: str, optimizer: Optimizer) -> func.
 def _check(condition: bool, message: str) -> None:
     if not condition:
         raise ValueError(message)
+
+
+UPDATED = Statistic("num-updated-params", "Number of parameters the step updates")
 
 
 @dataclass(frozen=True)
@@ -240,6 +246,7 @@ class TrainStepPass(ModulePass):
     """
 
     name = "rlx-train-step"
+    STATISTICS = (UPDATED, VJP_RULES_USED)
 
     func: str = field(metadata={"syntax": "NAME", "example": "loss"})
     optimizer: str = field(default="adamw", metadata={"syntax": "|".join(OPTIMIZERS), "example": "sgd"})

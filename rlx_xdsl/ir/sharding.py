@@ -113,16 +113,15 @@ def read_layout(module: ModuleOp, f: func.FuncOp) -> Layout:
 
 def verify_layouts(module: ModuleOp) -> None:
     """Check the mesh and the shardings of every function of `module` (`OpError`s)."""
+    functions = [f for f in module.ops if isinstance(f, func.FuncOp)]
     if MESH_ATTR not in module.attributes and not any(
         attrs is not None and any(SHARDING_ATTR in a.data for a in attrs.data)
-        for f in module.ops
+        for f in functions
         for attrs in (f.arg_attrs, f.res_attrs)
-        if isinstance(f, func.FuncOp)
     ):
         return
-    for f in module.ops:
-        if isinstance(f, func.FuncOp):
-            read_layout(module, f)
+    for f in functions:
+        read_layout(module, f)
 
 
 def read_mesh(module: ModuleOp) -> dict[str, int]:

@@ -42,6 +42,7 @@ from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.ir.graph import is_param
 from rlx_xdsl.ir.sharding import MESH_ATTR, SHARDING_ATTR, read_layout, read_mesh
 from rlx_xdsl.shapes import DYNAMIC
+from rlx_xdsl.transforms.statistics import Statistic
 
 WHO = "rlx-shard-params"
 
@@ -83,6 +84,7 @@ def _shard_function(module: ModuleOp, f: func.FuncOp, axis: str, parts: int, min
             continue
         new = [*spec[:dim], (axis,), *spec[dim + 1 :]]
         entries[index][SHARDING_ATTR] = ArrayAttr([_entry(axes) for axes in new])
+        SHARDED.add()
         changed = True
     if changed:
         f.arg_attrs = ArrayAttr([DictionaryAttr(e) for e in entries])
@@ -94,6 +96,9 @@ def _entry(axes: tuple[str, ...]) -> Attribute:
     if len(axes) == 1:
         return StringAttr(axes[0])
     return ArrayAttr([StringAttr(a) for a in axes])
+
+
+SHARDED = Statistic("num-sharded-params", "Number of parameters given a sharding over the axis")
 
 
 @dataclass(frozen=True)
@@ -111,6 +116,7 @@ class ShardParamsPass(ModulePass):
     """
 
     name = "rlx-shard-params"
+    STATISTICS = (SHARDED,)
 
     axis: str = field(default="data", metadata={"syntax": "NAME", "example": "data"})
     min_size: int = field(default=0, metadata={"range": (0, 2**63 - 1), "example": "65536"})

@@ -17,6 +17,7 @@ from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.mir.elementwise import ExpOp, TanhOp
 from rlx_xdsl.ir.graph import find_function, random_inputs
 from rlx_xdsl.ir.printer import print_ir
+from rlx_xdsl.ir.sharding import annotate, read_layout
 from rlx_xdsl.run import run_function
 from rlx_xdsl.shapes import DYNAMIC
 from rlx_xdsl.testing.differential import assert_matches
@@ -33,6 +34,7 @@ from rlx_xdsl.transforms.decompose_backward import DecomposeBackwardPass
 from rlx_xdsl.transforms.fold_casts import FoldCastsPass
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 from rlx_xdsl.transforms.lower_sce import LowerSoftmaxCrossEntropyPass
+from rlx_xdsl.transforms.shard_params import ShardParamsPass
 from rlx_xdsl.transforms.specialize import SpecializeShapesPass, set_argument_types
 from rlx_xdsl.transforms.unfuse import UnfusePass
 
@@ -60,7 +62,7 @@ def test_every_pass_is_checked_here():
         "rlx-lower-softmax-cross-entropy", "rlx-decompose-backward", "rlx-lower-hir", "rlx-plan-memory",
         "rlx-convert-mir-to-linalg",
         "rlx-prepare-ad", "rlx-grad", "rlx-insert-qdq", "rlx-quant-propagate", "rlx-quantize-weights",
-        "rlx-vmap", "rlx-jvp", "rlx-hvp", "rlx-train-step",
+        "rlx-vmap", "rlx-jvp", "rlx-hvp", "rlx-train-step", "rlx-shard-params",
     } | set(FUSION_PASSES) | set(BACKEND_PASSES)  # fmt: skip
 
 
@@ -189,11 +191,16 @@ def test_specialize_restores_the_static_graph_from_a_dynamic_one(llama):
         np.testing.assert_array_equal(got, want)
 
 
-def test_canonicalize_leaves_the_graph_alone_and_folds_identities_added_to_it(llama):
+def test_canonicalize_keeps_what_llama_computes_and_folds_identities_added_to_it(llama):
     text, inputs, expected = llama
     module = parse_module(text)
+    CanonicalizePass().apply(Context(), module)  # attention over repeated KV heads reads the grouped ones
+    canonical = str(module)
+    assert canonical.count("mir.concat") < text.count("mir.concat")
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
     CanonicalizePass().apply(Context(), module)
-    assert str(module) == text  # the builder emits nothing to fold
+    assert str(module) == canonical  # nothing left to fold
 
     # Wrap every value in a chain that computes nothing, cycling through the kinds.
     block = module.ops.first.body.block
@@ -210,7 +217,21 @@ def test_canonicalize_leaves_the_graph_alone_and_folds_identities_added_to_it(ll
 
     CanonicalizePass().apply(Context(), module)
     module.verify()
-    assert str(module) == text
+    assert str(module) == canonical
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_shard_params_splits_the_llama_weights_and_keeps_what_it_computes(llama):
+    """Shardings are XLA's business: on the interpreter the graph computes the same."""
+    text, inputs, expected = llama
+    module = parse_module(text)
+    f = find_function(module)
+    annotate(module, f, {"data": 2}, {})
+    ShardParamsPass(axis="data", min_size=64).apply(Context(), module)
+    module.verify()
+    layout = read_layout(module, find_function(module))
+    assert sum(spec is not None for spec in layout.args) >= 4
     for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
         np.testing.assert_array_equal(got, want)
 

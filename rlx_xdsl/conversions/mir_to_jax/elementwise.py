@@ -47,16 +47,24 @@ def convert(x, dtype):
     return x.astype(dtype)
 
 
+@jax.custom_jvp
 def _round_to_odd_f32(x):
     """f64 `x` rounded to f32 to odd (toward zero, the last bit set when inexact): rounding
     that again to bf16/f16 equals rounding `x` once (Boldo & Melquiond 2008). XLA's own
-    f64 -> bf16/f16 convert rounds through f32, twice."""
+    f64 -> bf16/f16 convert rounds through f32, twice. Differentiated as a cast (its bit
+    operations would otherwise read as constant to JAX)."""
     nearest = x.astype(jnp.float32)
     back = nearest.astype(jnp.float64)
     bits = jax.lax.bitcast_convert_type(nearest, jnp.int32)
     fix = (back != x) & ~jnp.isnan(x) & ((bits & 1) == 0)
     step = jnp.where(jnp.abs(back) > jnp.abs(x), np.int32(-1), np.int32(1))
     return jax.lax.bitcast_convert_type(jnp.where(fix, bits + step, bits), jnp.float32)
+
+
+@_round_to_odd_f32.defjvp
+def _round_to_odd_f32_jvp(primals, tangents):
+    (x,), (t,) = primals, tangents
+    return _round_to_odd_f32(x), t.astype(jnp.float32)
 
 
 def _int_to_f64(x):
