@@ -25,7 +25,8 @@ func.func @rng_uniform(%o: tensor<i64>) -> tensor<2x3xf32> {
 // CHECK:           math.sqrt %{{.*}} : f64
 // CHECK:           math.floor %{{.*}} : f64
 // CHECK-NOT:       math.cos
-// CHECK:           arith.truncf %{{.*}} : f64 to f16
+// CHECK:           arith.truncf %{{.*}} : f64 to f32
+// CHECK:           arith.truncf %{{.*}} : f32 to f16
 func.func @rng_normal() -> tensor<4xf16> {
   %0 = mir.rng_normal seed = 3 mean = 0.0 std = 1.0 : () -> tensor<4xf16>
   func.return %0 : tensor<4xf16>

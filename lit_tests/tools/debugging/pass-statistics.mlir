@@ -13,6 +13,7 @@
 // PIPELINE-NEXT: {{^}}'func.func' Pipeline
 // PIPELINE-NEXT: {{^}}  rlx-canonicalize
 // PIPELINE-NEXT: {{^}}    (S) 2 AddOfZero                - Number of rewrites by the AddOfZero pattern
+// PIPELINE-NEXT: {{^}}    (S) 0 AttentionOfRepeatedKv    - Number of rewrites by the AttentionOfRepeatedKv pattern
 // PIPELINE-NEXT: {{^}}    (S) 0 ConcatOfOne              - Number of rewrites by the ConcatOfOne pattern
 // PIPELINE:      {{^}}    (S) 1 MulByOne                 - Number of rewrites by the MulByOne pattern
 // PIPELINE:      {{^}}    (S) 0 WhereOfConstantCondition - Number of rewrites by the WhereOfConstantCondition pattern

@@ -39,7 +39,7 @@ from xdsl.pattern_rewriter import (
 from xdsl.traits import IsTerminator
 from xdsl.utils.exceptions import VerifyException
 
-from rlx_xdsl import dtypes
+from rlx_xdsl import dtypes, layers
 from rlx_xdsl.dialects.base import RlxOperation
 from rlx_xdsl.dialects.mir.elementwise import CastOp
 from rlx_xdsl.dialects.traits import data_operands, operand_roles
@@ -269,6 +269,7 @@ def refuse_hir_blocks(module: ModuleOp) -> None:
     """
     from rlx_xdsl.conversions.hir_to_mir import LOWERINGS
 
+    layers.load("hir-lowerings")
     for op in module.walk():
         if LOWERINGS.lookup(op) is not None:
             raise OpError(
