@@ -166,12 +166,6 @@ class GraphBuilder(StructuredBuilder):
         body = self._region(arg_types, body_fn, ["acc", *(v.name_hint for v in extras)])
         return self.emit(FusedMatmulEpilogueOp(lhs, rhs, extras, body))
 
-    def transform_region(self, x: SSAValue, steps: Sequence[str]):
-        """`mir.transform_region`: the layout `steps` (e.g. `"resize_nearest_2x"`) on `x`, as one kernel."""
-        from rlx_xdsl.dialects.mir.fused_regions import Layout, TransformRegionOp
-
-        return self.emit(TransformRegionOp(x, [Layout(step) for step in steps]))
-
     def batch_elementwise_region(self, slices: Sequence[SSAValue], shared: Sequence[SSAValue], body_fn):
         """`mir.batch_elementwise_region`: `body_fn(rb, slice, *shared)` on each slice, joined along axis 0."""
         from rlx_xdsl.dialects.mir.fused_regions import BatchElementwiseRegionOp
