@@ -35,6 +35,7 @@ from rlx_xdsl.dialects.mir.builders import element_type
 from rlx_xdsl.dialects.mir.regions import IfOp, WhileOp, YieldOp
 from rlx_xdsl.ir.emitter import NAMESPACES, Emitted, Emitter
 from rlx_xdsl.ir.graph import NAME_ATTR, PARAM_ATTR
+from rlx_xdsl.shapes import DYNAMIC
 
 __all__ = ["GraphBuilder", "element_type"]
 
@@ -138,12 +139,21 @@ class GraphBuilder(StructuredBuilder):
         op = WhileOp(init, cond_region, body_region, max_iterations=max_iterations)
         return self.emit(op)
 
-    def elementwise_region(self, inputs: Sequence[SSAValue], body_fn):
-        """`mir.elementwise_region`: `body_fn(rb, *inputs)` of elementwise ops, fused."""
-        from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp
+    def elementwise_region(self, inputs: Sequence[SSAValue], body_fn, prologue: tuple[str, int] | None = None):
+        """`mir.elementwise_region`: `body_fn(rb, *inputs)` of elementwise ops, fused; with
+        `prologue = ("resize_nearest_2x", i)` the body reads input `i` upsampled."""
+        from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, Layout
 
-        body = self._region([v.type for v in inputs], body_fn, [v.name_hint for v in inputs])
-        return self.emit(ElementwiseRegionOp(inputs, body))
+        types = [v.type for v in inputs]
+        layout = None
+        if prologue is not None:
+            layout = (Layout(prologue[0]), prologue[1])
+            t = types[layout[1]]
+            n, c, h, w = t.get_shape()
+            double = lambda d: DYNAMIC if d == DYNAMIC else 2 * d
+            types[layout[1]] = TensorType(t.element_type, (n, c, double(h), double(w)))
+        body = self._region(types, body_fn, [v.name_hint for v in inputs])
+        return self.emit(ElementwiseRegionOp(inputs, body, prologue=layout))
 
     def matmul_epilogue(self, lhs: SSAValue, rhs: SSAValue, extras: Sequence[SSAValue], body_fn):
         """`mir.fused_matmul_epilogue`: `body_fn(rb, lhs @ rhs, *extras)` applied in the matmul."""
@@ -155,6 +165,14 @@ class GraphBuilder(StructuredBuilder):
         product.owner.erase()
         body = self._region(arg_types, body_fn, ["acc", *(v.name_hint for v in extras)])
         return self.emit(FusedMatmulEpilogueOp(lhs, rhs, extras, body))
+
+    def batch_elementwise_region(self, slices: Sequence[SSAValue], shared: Sequence[SSAValue], body_fn):
+        """`mir.batch_elementwise_region`: `body_fn(rb, slice, *shared)` on each slice, joined along axis 0."""
+        from rlx_xdsl.dialects.mir.fused_regions import BatchElementwiseRegionOp
+
+        arg_types = [slices[0].type, *(v.type for v in shared)]
+        body = self._region(arg_types, body_fn, ["slice", *(v.name_hint for v in shared)])
+        return self.emit(BatchElementwiseRegionOp(slices, shared, body))
 
     # Finishing ------------------------------------------------------------
 

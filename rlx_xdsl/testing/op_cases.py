@@ -595,6 +595,12 @@ def _fused_cases() -> list[OpCase]:
                "tensor<6x4xf32>, tensor<4xf32>, tensor<4xf32>) -> tensor<1x3x4xf32>", True),
         OpCase("elementwise_region", ELEMENTWISE_REGION_CASE, True),
         OpCase("fused_matmul_epilogue", EPILOGUE_CASE, True),
+        OpCase("elementwise_region_prologue", PROLOGUE_CASE, True),
+        OpCase("transform_region", 'mir.transform_region %0 steps = ["resize_nearest_2x", "resize_nearest_2x"] '
+               ": (tensor<1x2x2x3xf32>) -> tensor<1x2x8x12xf32>"),
+        OpCase("transform_region_i32_dynamic", 'mir.transform_region %0 steps = ["resize_nearest_2x"] '
+               ": (tensor<2x1x?x2xi32>) -> tensor<2x1x?x4xi32>", inputs=of(ints(-5, 5, 2, 1, 3, 2))),
+        OpCase("batch_elementwise_region", BATCH_REGION_CASE, True),
     ]  # fmt: skip
 
 
@@ -621,6 +627,30 @@ EPILOGUE_CASE = """func.func @fused_matmul_epilogue(%x: tensor<3x4xf32>, %w: ten
   }
   func.return %0 : tensor<3x5xbf16>
 }"""
+
+
+PROLOGUE_CASE = """func.func @elementwise_region_prologue(%a: tensor<1x2x4x6xf32>, %x: tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32> {
+  %0 = mir.elementwise_region (%a, %x) prologue = resize_nearest_2x on 1 : (tensor<1x2x4x6xf32>, tensor<1x2x2x3xf32>) -> tensor<1x2x4x6xf32> {
+  ^bb0(%p: tensor<1x2x4x6xf32>, %q: tensor<1x2x4x6xf32>):
+    %s = mir.add %p, %q : (tensor<1x2x4x6xf32>, tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+    %t = mir.tanh %s : (tensor<1x2x4x6xf32>) -> tensor<1x2x4x6xf32>
+    mir.yield %t : tensor<1x2x4x6xf32>
+  }
+  func.return %0 : tensor<1x2x4x6xf32>
+}"""
+"""RLX's region prologue: input 1 read upsampled 2x in H and W."""
+
+BATCH_REGION_CASE = """func.func @batch_elementwise_region(%s0: tensor<2x3xf32>, %s1: tensor<2x3xf32>, %s2: tensor<2x3xf32>, %m: tensor<1x3xf32>, %k: tensor<f32>) -> tensor<6x3xf32> {
+  %0 = mir.batch_elementwise_region (%s0, %s1, %s2) shared (%m, %k) : (tensor<2x3xf32>, tensor<2x3xf32>, tensor<2x3xf32>, tensor<1x3xf32>, tensor<f32>) -> tensor<6x3xf32> {
+  ^bb0(%v: tensor<2x3xf32>, %mean: tensor<1x3xf32>, %scale: tensor<f32>):
+    %d = mir.sub %v, %mean : (tensor<2x3xf32>, tensor<1x3xf32>) -> tensor<2x3xf32>
+    %e = mir.mul %d, %scale : (tensor<2x3xf32>, tensor<f32>) -> tensor<2x3xf32>
+    %t = mir.tanh %e : (tensor<2x3xf32>) -> tensor<2x3xf32>
+    mir.yield %t : tensor<2x3xf32>
+  }
+  func.return %0 : tensor<6x3xf32>
+}"""
+"""Three slices, a per-channel mean and a scalar scale shared by every slice (RLX's batch pre-processing)."""
 
 
 SCAN_CASE = """func.func @scan(%h: tensor<1x3xf32>, %k: tensor<i32>, %w: tensor<3x3xf32>, %xs: tensor<6x1x3xf32>, %s: tensor<6xf32>)

@@ -112,6 +112,27 @@ def elementwise_region(b):
     )
 
 
+def elementwise_region_prologue(b):
+    """Input `u` read upsampled 2x (RLX's region prologue): its gradient sums each 2x2 block."""
+    a, u = b.param("a", [1, 2, 4, 6], F64), b.param("u", [1, 2, 2, 3], F64)
+    return b.elementwise_region(
+        [a, u], lambda rb, a, u: rb.mul(rb.tanh(a), rb.add(u, a)), prologue=("resize_nearest_2x", 1)
+    )
+
+
+def transform_region(b):
+    x = b.param("x", [1, 2, 2, 3], F64)
+    y = b.transform_region(x, ["resize_nearest_2x", "resize_nearest_2x"])
+    return b.mul(b.tanh(y), y)
+
+
+def batch_elementwise_region(b):
+    """Three slices, a per-channel shift and a scalar scale shared by every slice."""
+    slices = [b.param(f"s{i}", [2, 3], F64) for i in range(3)]
+    m, k = b.param("m", [1, 3], F64), b.param("k", [], F64)
+    return b.batch_elementwise_region(slices, [m, k], lambda rb, v, m, k: rb.tanh(rb.mul(rb.sub(v, m), k)))
+
+
 def matmul_epilogue(b):
     x, w = b.param("x", [2, 3, 4], F64), b.param("w", [4, 5], F64)
     bias, r = b.param("bias", [5], F64), b.param("r", [2, 3, 5], F64)
@@ -162,6 +183,9 @@ FUSED_GRAPHS = {
     "transformer_layer": (fused.FusedTransformerLayerOp, transformer_layer),
     "elementwise_region": (fused_regions.ElementwiseRegionOp, elementwise_region),
     "matmul_epilogue": (fused_regions.FusedMatmulEpilogueOp, matmul_epilogue),
+    "elementwise_region_prologue": (fused_regions.ElementwiseRegionOp, elementwise_region_prologue),
+    "transform_region": (fused_regions.TransformRegionOp, transform_region),
+    "batch_elementwise_region": (fused_regions.BatchElementwiseRegionOp, batch_elementwise_region),
     "matmul_bias_act": (fused.FusedMatmulBiasActOp, matmul_bias_act),
     "swiglu": (fused.FusedSwigluOp, swiglu),
     "lora_matmul": (moe.LoraMatmulOp, lora_matmul),

@@ -53,7 +53,7 @@ EXPECTED_CLASS = {
         "add", "sub", "mul", "div", "max", "min", "pow", "compare", "where",
         "gelu", "gelu_approx", "silu", "relu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt",
         "neg", "abs", "sin", "cos", "tan", "atan", "round", "log1p", "expm1", "erf",
-        "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region",
+        "relu_backward", "activation_backward", "fused_swiglu", "elementwise_region", "batch_elementwise_region",
         "quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "fake_quantize_lsq",
         "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale",
         "conjugate", "complex_norm_sq", "complex_norm_sq_backward",
@@ -61,7 +61,7 @@ EXPECTED_CLASS = {
     Precision.DATA_MOVEMENT: {
         "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
         "topk", "rope", "pool", "if", "while", "pool_backward", "stop_gradient",
-        "fused_attention_block", "resize_nearest_2x", "axial_rope_2d",
+        "fused_attention_block", "resize_nearest_2x", "axial_rope_2d", "transform_region",
     },
     Precision.BOUNDARY: {"constant", "iota"},
 }  # fmt: skip
@@ -71,9 +71,10 @@ QUANT = {"quantize", "dequantize", "fake_quantize", "fake_quantize_backward", "f
          "fake_quantize_lsq_backward_x", "fake_quantize_lsq_backward_scale"}
 """AMP-elementwise (RLX) but not fusable element by element: their scales are per-op
 properties or per-channel statistics over the whole tensor."""
-ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu", "elementwise_region"} - QUANT - COMPLEX
+REGION_KERNELS = {"elementwise_region", "batch_elementwise_region"}
+ELEMENTWISE = (EXPECTED_CLASS[Precision.ELEMENTWISE] | {"cast"}) - {"fused_swiglu"} - REGION_KERNELS - QUANT - COMPLEX
 """Ops with the `Elementwise` trait: the AMP elementwise class, plus cast, minus fused_swiglu
-(each output element reads two input elements), elementwise_region (a kernel, not a step
+(each output element reads two input elements), the region kernels (kernels, not steps
 fusion would fuse again) and the complex ops (no elementwise body computes on complex<f32>,
 and complex_norm_sq's result is half its operand's size, so it cannot write in place)."""
 TERMINATORS = {"yield"}
@@ -97,7 +98,7 @@ def test_ops_are_pure_or_pure_when_their_bodies_are(op):
     if op.has_trait(RecursiveMemoryEffect):
         assert op.name in (
             "mir.if", "mir.while", "mir.scan", "mir.scan_backward", "mir.custom_fn",
-            "mir.elementwise_region", "mir.fused_matmul_epilogue",
+            "mir.elementwise_region", "mir.fused_matmul_epilogue", "mir.batch_elementwise_region",
         )  # fmt: skip
     else:
         assert op.has_trait(Pure)

@@ -97,7 +97,7 @@ func.func @region_captures(%x: tensor<4xf32>) -> tensor<4xf32> {
 // -----
 
 func.func @yield_outside(%x: tensor<4xf32>) -> tensor<4xf32> {
-  // expected-error@+1 {{'mir.yield' expects parent op to be one of 'mir.if', 'mir.while', 'mir.scan', 'mir.scan_backward', 'mir.custom_fn', 'mir.elementwise_region', 'mir.fused_matmul_epilogue'}}
+  // expected-error@+1 {{'mir.yield' expects parent op to be one of 'mir.if', 'mir.while', 'mir.scan', 'mir.scan_backward', 'mir.custom_fn', 'mir.elementwise_region', 'mir.fused_matmul_epilogue', 'mir.batch_elementwise_region'}}
   mir.yield %x : tensor<4xf32>
 }
 

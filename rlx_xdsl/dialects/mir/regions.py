@@ -78,8 +78,8 @@ def _yield_parents() -> tuple[type[RlxOperation], ...]:
 @irdl_op_definition
 class YieldOp(RlxOperation):
     """Ends a region of `mir.if`, `mir.while`, `mir.scan`, `mir.scan_backward`,
-    `mir.custom_fn`, `mir.elementwise_region` or `mir.fused_matmul_epilogue`, handing its
-    operands to the parent op."""
+    `mir.custom_fn`, `mir.elementwise_region`, `mir.fused_matmul_epilogue` or
+    `mir.batch_elementwise_region`, handing its operands to the parent op."""
 
     name = "mir.yield"
     values = var_operand_def(TensorType)

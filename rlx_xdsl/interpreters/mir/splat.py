@@ -21,7 +21,7 @@ import numpy as np
 
 from rlx_xdsl.dialects.mir import splat
 from rlx_xdsl.interpreters.common import result_dtype
-from rlx_xdsl.numerics import convert
+from rlx_xdsl.numerics import KernelError, convert
 
 EPS2D = 0.3
 """Added to the 2-D covariance's diagonal (a pixel-sized low-pass filter, as in 3DGS)."""
@@ -96,7 +96,10 @@ class Camera:
     def of(meta: np.ndarray) -> Camera:
         m = np.asarray(meta, np.float64)
         view = m[:16].reshape(4, 4)
-        return Camera(view[:3, :3], view[:3, 3], *map(float, m[16:22]))
+        camera = Camera(view[:3, :3], view[:3, 3], *map(float, m[16:22]))
+        if camera.fx == 0 or camera.fy == 0:
+            raise KernelError(f"camera focal lengths fx = {camera.fx}, fy = {camera.fy} must be nonzero")
+        return camera
 
     def centre(self) -> np.ndarray:
         """The camera's position in world space: `-R^T t`."""

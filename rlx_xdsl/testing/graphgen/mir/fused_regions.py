@@ -1,4 +1,5 @@
-"""Recipes of the MIR kernels with a body: elementwise regions and matmul epilogues.
+"""Recipes of the MIR kernels with a body (elementwise regions, matmul epilogues, batch
+regions) and of transform regions.
 
 Bodies are short chains of elementwise ops that keep values finite (no
 log/sqrt of arbitrary data); region inputs come from the pool and broadcast
@@ -28,11 +29,14 @@ from rlx_xdsl.dialects.mir.elementwise import (
     WhereOp,
 )
 from rlx_xdsl.dialects.mir.fused_regions import (
+    BatchElementwiseRegionOp,
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
+    Layout,
+    TransformRegionOp,
 )
 from rlx_xdsl.registry import OpClass
-from rlx_xdsl.shapes import broadcast_shapes
+from rlx_xdsl.shapes import broadcast_shapes, broadcasts_to
 from rlx_xdsl.testing.graphgen.recipes import RECIPES
 from rlx_xdsl.testing.graphgen.state import MAX_DIM, GraphState
 from rlx_xdsl.testing.graphgen.values import (
@@ -40,6 +44,7 @@ from rlx_xdsl.testing.graphgen.values import (
     element_type,
     float_min_rank,
     is_float,
+    rank,
     shape_of,
 )
 
@@ -87,3 +92,25 @@ def fused_matmul_epilogue(s: GraphState, op: OpClass) -> None:
     if s.flag():
         extras.append(s.operand(out_shape, et))
     s.produce(s.builder.matmul_epilogue(x, w, extras, lambda rb, acc, *args: body_chain(s, rb, [acc, *args])))
+
+
+@RECIPES.register(TransformRegionOp)
+def transform_region(s: GraphState, op: OpClass) -> None:
+    """1-2 nearest 2x resizes of any rank-4 value, of any dtype."""
+    x = s.pick(lambda v: rank(v) == 4) or s.operand(s.shape(4, 4))
+    s.emit(op, x, [Layout.RESIZE_NEAREST_2X] * s.integer(1, 2))
+
+
+@RECIPES.register(BatchElementwiseRegionOp)
+def batch_elementwise_region(s: GraphState, op: OpClass) -> None:
+    """1-3 slices of one float type (the same value may repeat), 0-2 shared inputs of their
+    dtype that broadcast to a slice, and a chain over each slice and the shared inputs."""
+    first = s.need(lambda v: is_float(v) and rank(v) >= 1)
+    shape, et = shape_of(first), element_type(first)
+    slices = [first, *(s.operand(shape, et) for _ in range(s.integer(0, 2)))]
+    shared = []
+    for _ in range(s.integer(0, 2)):
+        value = s.partner(shape, lambda v: is_float(v) and element_type(v) == et)
+        if element_type(value) == et and broadcasts_to(shape_of(value), shape):
+            shared.append(value)
+    s.produce(s.builder.batch_elementwise_region(slices, shared, lambda rb, *args: body_chain(s, rb, args)))
