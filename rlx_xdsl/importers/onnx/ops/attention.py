@@ -18,6 +18,20 @@ from rlx_xdsl.importers.onnx.types import dtype_name
 from rlx_xdsl.shapes import DYNAMIC
 
 
+
+def _heads_with_past(t, q_in):
+    """Q, K and V as `[B, heads, S, D]`, the past key and value (inputs 4 and 5) in front of
+    K and V along the sequence, and the past length."""
+    q = _heads(t, q_in, t.attr("q_num_heads"), "Query")
+    k = _heads(t, t.value(1), t.attr("kv_num_heads"), "Key")
+    v = _heads(t, t.value(2), t.attr("kv_num_heads"), "Value")
+    past = t.shape(t.value(4))[2] if t.input(4) is not None else 0
+    if t.input(4) is not None:
+        k = t.e.mir.concat(t.value(4), k, axis=2)
+    if t.input(5) is not None:
+        v = t.e.mir.concat(t.value(5), v, axis=2)
+    return q, k, v, past
+
 def _heads(t, x, heads: int | None, what: str):
     """`[B, S, H * D]` -> `[B, H, S, D]`; 4-D inputs are already in heads."""
     if t.rank(x) == 4:
@@ -41,14 +55,7 @@ def attention(t, node):
     windowed = t.attr("left_window_size", -1) >= 0 or t.attr("right_window_size", -1) >= 0
     if wants_scores or windowed or t.input(6) is not None or _value_width(t) != _query_width(t):
         return _primitives(t, node, q_in, wants_scores)
-    q = _heads(t, q_in, t.attr("q_num_heads"), "Query")
-    k = _heads(t, t.value(1), t.attr("kv_num_heads"), "Key")
-    v = _heads(t, t.value(2), t.attr("kv_num_heads"), "Value")
-    past = t.shape(t.value(4))[2] if t.input(4) is not None else 0
-    if t.input(4) is not None:
-        k = t.e.mir.concat(t.value(4), k, axis=2)
-    if t.input(5) is not None:
-        v = t.e.mir.concat(t.value(5), v, axis=2)
+    q, k, v, past = _heads_with_past(t, q_in)
     _, heads, sq, head_dim = t.shape(q)
     sk = t.shape(k)[2]
     dtype = t.dtype(q)
@@ -111,14 +118,7 @@ def _primitives(t, node, q_in, wants_scores: bool):
     each K/V head in place. `qk_matmul_output_mode` 0/1: the softcapped scores, 2: with the
     bias, 3: the probabilities. Static shapes only."""
     e = t.e.mir
-    q = _heads(t, q_in, t.attr("q_num_heads"), "Query")
-    k = _heads(t, t.value(1), t.attr("kv_num_heads"), "Key")
-    v = _heads(t, t.value(2), t.attr("kv_num_heads"), "Value")
-    past = t.shape(t.value(4))[2] if t.input(4) is not None else 0
-    if t.input(4) is not None:
-        k = t.e.mir.concat(t.value(4), k, axis=2)
-    if t.input(5) is not None:
-        v = t.e.mir.concat(t.value(5), v, axis=2)
+    q, k, v, past = _heads_with_past(t, q_in)
     present = (k, v) if t.input(4) is not None else (None, None)
     batch, heads, sq, head_dim = t.shape(q)
     kv_heads, sk = t.shape(k)[1], t.shape(k)[2]
