@@ -53,10 +53,12 @@ def user_frame(node: torch.fx.Node) -> tuple[str, int] | None:
 
 
 def source_name(path: str) -> str:
-    """`path` as a location names it: relative to the working directory when under it, else
-    to the `sys.path` entry holding it (`transformers/models/llama/modeling_llama.py`), else
-    as given; so imported IR does not carry the importing machine's absolute paths."""
-    roots = [os.getcwd(), *sorted((p for p in sys.path if p and os.path.isabs(p)), key=len, reverse=True)]
+    """`path` as a location names it: relative to the innermost of the working directory and
+    the `sys.path` entries that holds it (`transformers/models/llama/modeling_llama.py`),
+    else as given; so imported IR does not carry the importing machine's absolute paths."""
+    # The innermost root holding `path` wins: a virtual environment inside the working
+    # directory still names `torch/nn/...`, not `.venv/lib/.../torch/nn/...`.
+    roots = sorted({os.getcwd(), *(p for p in sys.path if p and os.path.isabs(p))}, key=len, reverse=True)
     for root in roots:
         relative = os.path.relpath(path, root) if os.path.isabs(path) else path
         if not relative.startswith(os.pardir):
