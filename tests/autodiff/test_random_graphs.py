@@ -48,7 +48,7 @@ from rlx_xdsl.testing.graphgen import available_ops, graphs, inputs_for
 from rlx_xdsl.testing.widen import FIXED_F32_OPS, widen_to_f64, widens_fully
 
 PROPERTY = settings(
-    max_examples=80,
+    max_examples=40,
     deadline=None,
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
 )

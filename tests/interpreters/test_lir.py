@@ -52,7 +52,7 @@ OPTION_SETS = [
 ]
 
 
-@settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=20, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(max_ops=14))
 def test_random_graphs_give_mir_results_exactly(module):
     inputs = inputs_for(module)

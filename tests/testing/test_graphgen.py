@@ -32,7 +32,7 @@ from rlx_xdsl.testing import graphgen
 from rlx_xdsl.testing.graphgen import graphs, inputs_for
 from rlx_xdsl.transforms.dce import DeadCodeEliminationPass
 
-PROPERTY = settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+PROPERTY = settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 
 
 def print_ir(module: ModuleOp, generic: bool = False) -> str:

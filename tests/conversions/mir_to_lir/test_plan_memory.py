@@ -98,7 +98,7 @@ def test_view_aliasing_reshape_cast_and_narrow_share_their_root():
     assert isinstance(slots[4], SlotAttr)
 
 
-@settings(max_examples=30, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=15, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(graphs(max_ops=14))
 def test_every_strategy_plans_random_graphs_and_auto_beats_or_ties_rlx(module):
     # RLX's "overlap" test checks that no two live buffers share bytes in one plan; here
