@@ -51,6 +51,10 @@ an IREE call returns when its results are ready). "rel. error" is
 
 A column that cannot run says why ("not available: ..."), a failure is a cell too; the
 script never stops at one. Nothing asserts on times.
+
+`--profile` also runs 10 calls of every cell under `jax.profiler` (`kernel_profile.py`: CUPTI
+sees the kernels of every framework in the process) and prints, per cell, the kernels a call
+launches, their summed GPU time against the wall time, and the kernels taking the most time.
 """
 
 from __future__ import annotations
@@ -77,6 +81,9 @@ from dataclasses import asdict, dataclass, replace  # noqa: E402
 from pathlib import Path  # noqa: E402
 
 import numpy as np  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).parent))
+import kernel_profile  # noqa: E402
 
 from rlx_xdsl.ir.graph import graph_args  # noqa: E402
 from rlx_xdsl.testing.llama_decode import (  # noqa: E402
@@ -188,6 +195,7 @@ class Env:
     repeat: int
     torch_compile: bool
     iree: bool
+    profile: bool = False
 
     @property
     def iree_device(self) -> str:
@@ -209,7 +217,13 @@ def measure(call: Callable[[], object], sync: Callable[[object], None], env: Env
         out = call()
         sync(out)
         times.append((time.perf_counter() - start) * 1e3)
+    if env.profile:
+        PROFILE["last"] = kernel_profile.profile(call, sync)
     return statistics.median(times), min(times), out
+
+
+PROFILE: dict[str, dict | None] = {}
+"""The kernel profile of the cell being measured (`--profile`), for `cell_of` to keep."""
 
 
 def rel_err(got, ref) -> float | None:
@@ -237,8 +251,12 @@ def first_line(e: BaseException) -> str:
 
 
 def cell_of(column: Callable[[], Cell]) -> Cell:
+    PROFILE.clear()
     try:
-        return column()
+        cell = column()
+        if PROFILE.get("last"):
+            cell.extra = (cell.extra or {}) | {"profile": PROFILE["last"]}
+        return cell
     except NotAvailable as e:
         return Cell(note=f"not available: {e}")
     except Exception as e:  # a failing column is a result too
@@ -958,12 +976,16 @@ def render(results: list[dict]) -> str:
             lines += table("Inference (ms)", FORWARD_COLUMNS, res["forward"])
             lines += goal_lines(res["forward"])
             lines += peer_lines(res["forward"])
+            lines += kernel_profile.profile_lines("inference", res["forward"], FORWARD_COLUMNS)
         if res.get("train"):
             lines += table("One training step: loss and every parameter's gradient (ms)", TRAIN_COLUMNS, res["train"])
+            lines += kernel_profile.profile_lines("training", res["train"], TRAIN_COLUMNS)
         if res.get("step"):
             lines += table("The whole training step with AdamW, bf16 mixed precision (ms)", STEP_COLUMNS, res["step"])
+            lines += kernel_profile.profile_lines("AdamW step", res["step"], STEP_COLUMNS)
         if res.get("decode"):
             lines += decode_lines(res["decode"])
+            lines += kernel_profile.profile_lines("decode", res["decode"], DECODE_COLUMNS)
     dp = [r for res in results for r in res.get("dp", [])]
     if dp:
         best = {}
@@ -1029,6 +1051,7 @@ def main(argv=None) -> int:
     parser.add_argument("--warmup", type=int, default=5)
     parser.add_argument("--repeat", type=int, default=50)
     parser.add_argument("--smoke", action="store_true", help="tiny sizes on the CPU (checks the script, not speed)")
+    parser.add_argument("--profile", action="store_true", help="profile 10 calls of every cell: kernels, GPU busy time")
     parser.add_argument("--torch-compile", action="store_true", help="run torch.compile in a --smoke run too")
     parser.add_argument("--json", metavar="PATH", help="write the results here")
     parser.add_argument(
@@ -1040,7 +1063,7 @@ def main(argv=None) -> int:
     if args.render:
         print(render([json.loads(Path(p).read_text()) for p in args.render]))
         return 0
-    env = Env("cpu" if args.smoke else "gpu", args.warmup, args.repeat, args.torch_compile, not args.no_iree)
+    env = Env("cpu" if args.smoke else "gpu", args.warmup, args.repeat, args.torch_compile, not args.no_iree, args.profile)
     if args.smoke:
         env.warmup, env.repeat = min(env.warmup, 1), min(env.repeat, 3)
     rows, train_rows = (SMOKE_ROWS, SMOKE_TRAIN_ROWS) if args.smoke else (ROWS, TRAIN_ROWS)

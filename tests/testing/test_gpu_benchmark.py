@@ -76,3 +76,34 @@ def test_the_peer_goal_prints_the_fastest_peer_and_the_compute_limit(gpu):
     assert "1.20× the fastest peer (JAX jit (cuDNN attention), 1.74 ms)" in line
     limit = gpu.forward_flops(config) / gpu.BF16_FLOPS_PER_S * 1e3
     assert f"ours XLA bf16 graph {100 * limit / 2.08:.0f}%" in line and "JAX jit (cuDNN attention) 53%" in line
+
+
+def test_the_kernel_profile_counts_stream_kernels_once_per_call(gpu):
+    """Kernels on the GPU planes' stream lines, per call; XLA's summary lines are not counted again."""
+    from types import SimpleNamespace as NS
+
+    def event(name, ns):
+        return NS(name=name, duration_ns=ns)
+
+    stream = NS(name="Stream #13(compute)", events=[event("gemm<f>", 3_000_000), event("fusion_1", 1_000_000)] * 2)
+    summary = NS(name="XLA Ops", events=[event("dot.1", 3_000_000), event("fusion_1", 1_000_000)] * 2)
+    planes = [NS(name="/host:CPU", lines=[NS(name="python", events=[event("x", 9)])]),
+              NS(name="/device:GPU:0", lines=[stream, summary])]  # fmt: skip
+    table = gpu.kernel_profile.kernel_table(planes, calls=2)
+    assert table["kernels_per_call"] == 2
+    assert table["busy_ms_per_call"] == 4.0
+    assert table["top"] == [["gemm", 3.0, 1.0], ["fusion_1", 1.0, 1.0]]
+    assert gpu.kernel_profile.kernel_table(planes[:1], calls=2) is None  # no GPU in the trace
+    row = {"row": "7b4", "cells": {"ours XLA": {"ms": 5.0, "extra": {"profile": table}}, "JAX jit": {"ms": None}}}
+    text = "\n".join(gpu.kernel_profile.profile_lines("decode", [row], ("JAX jit", "ours XLA")))
+    assert "* 7b4, ours XLA: 2 kernels, GPU busy 4.000 of 5.000 ms (80%); `gemm` 3.000 ms ×1" in text
+
+
+def test_a_profiled_cell_on_the_cpu_runs_under_the_tracer_and_keeps_no_gpu_profile(gpu):
+    import jax
+    import jax.numpy as jnp
+
+    env = gpu.Env("cpu", warmup=0, repeat=1, torch_compile=False, iree=False, profile=True)
+    f = jax.jit(lambda x: jnp.tanh(x) + 1)
+    cell = gpu.cell_of(lambda: gpu.Cell(*gpu.measure(lambda: f(jnp.ones(4)), gpu.block, env)[:2]))
+    assert cell.ms is not None and cell.extra is None
