@@ -1,5 +1,6 @@
 """`rlx-vmap` of the kernels with a body (`mir.elementwise_region` with and without a
-prologue, `mir.transform_region`, `mir.batch_elementwise_region`, `mir.fused_matmul_epilogue`):
+prologue, `mir.transform_region`, `mir.batch_elementwise_region` with shared scalar and
+per-channel inputs, with and without a prologue, `mir.fused_matmul_epilogue`):
 batched through their unfuse rules' primitives, with no loop over the examples, and equal
 to each example computed one by one by a numpy formula written from the ops' definitions."""
 
@@ -14,7 +15,13 @@ from rlx_xdsl.context import parse_module
 from rlx_xdsl.dialects.mir import fused_regions
 from rlx_xdsl.ir.printer import print_ir
 from rlx_xdsl.run import run_function
-from rlx_xdsl.testing.op_cases import BATCH_REGION_CASE, ELEMENTWISE_REGION_CASE, EPILOGUE_CASE, PROLOGUE_CASE
+from rlx_xdsl.testing.op_cases import (
+    BATCH_PROLOGUE_CASE,
+    BATCH_REGION_CASE,
+    ELEMENTWISE_REGION_CASE,
+    EPILOGUE_CASE,
+    PROLOGUE_CASE,
+)
 
 N = 3
 RNG = np.random.default_rng(37)
@@ -49,6 +56,12 @@ CASES = {
         BATCH_REGION_CASE,
         [(2, 3), (2, 3), (2, 3), (1, 3), ()],
         lambda s0, s1, s2, m, k: (np.concatenate([np.tanh((s - m) * k) for s in (s0, s1, s2)], axis=0),),
+        1e-6,
+    ),
+    "batch_elementwise_region_prologue": (
+        BATCH_PROLOGUE_CASE,
+        [(1, 2, 2, 3), (1, 2, 2, 3), (1, 2, 1, 1), ()],
+        lambda s0, s1, m, k: (np.concatenate([(up(s) - m) * k for s in (s0, s1)], axis=0),),
         1e-6,
     ),
     "fused_matmul_epilogue": (
