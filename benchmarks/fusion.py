@@ -49,7 +49,11 @@ from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.ir.graph import find_function, random_inputs
 from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama, rope_tables
-from rlx_xdsl.testing.vision_graphs import batch_preprocess, batch_preprocess_upsampled, unet_decoder_block
+from rlx_xdsl.testing.vision_graphs import (
+    batch_preprocess,
+    batch_preprocess_upsampled,
+    unet_decoder_block,
+)
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 

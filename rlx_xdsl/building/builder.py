@@ -229,6 +229,6 @@ def _prologue_read(types: list[Attribute], prologue: tuple[str, int] | None) -> 
     layout = (Layout(prologue[0]), prologue[1])
     t = types[layout[1]]
     n, c, h, w = t.get_shape()
-    double = lambda d: DYNAMIC if d == DYNAMIC else 2 * d  # noqa: E731
+    double = lambda d: DYNAMIC if d == DYNAMIC else 2 * d
     types = [*types[: layout[1]], TensorType(t.element_type, (n, c, double(h), double(w))), *types[layout[1] + 1 :]]
     return layout, types

@@ -49,19 +49,33 @@ def elementwise_region(x, y, t):
 
 CASES = {
     # name: (source, argument shapes, numpy formula of one example, tolerance)
-    "elementwise_region": (ELEMENTWISE_REGION_CASE, [(4, 8), (4, 1), ()], elementwise_region, 1e-6),
-    "elementwise_region_prologue": (PROLOGUE_CASE, [(1, 2, 4, 6), (1, 2, 2, 3)], lambda a, x: (np.tanh(a + up(x)),), 1e-6),
+    "elementwise_region": (
+        ELEMENTWISE_REGION_CASE,
+        [(4, 8), (4, 1), ()],
+        elementwise_region,
+        1e-6,
+    ),
+    "elementwise_region_prologue": (
+        PROLOGUE_CASE,
+        [(1, 2, 4, 6), (1, 2, 2, 3)],
+        lambda a, x: (np.tanh(a + up(x)),),
+        1e-6,
+    ),
     "transform_region": (TRANSFORM_CASE, [(1, 2, 2, 3)], lambda x: (up(up(x)),), 0),
     "batch_elementwise_region": (
         BATCH_REGION_CASE,
         [(2, 3), (2, 3), (2, 3), (1, 3), ()],
-        lambda s0, s1, s2, m, k: (np.concatenate([np.tanh((s - m) * k) for s in (s0, s1, s2)], axis=0),),
+        lambda s0, s1, s2, m, k: (
+            np.concatenate([np.tanh((s - m) * k) for s in (s0, s1, s2)], axis=0),
+        ),
         1e-6,
     ),
     "batch_elementwise_region_prologue": (
         BATCH_PROLOGUE_CASE,
         [(1, 2, 2, 3), (1, 2, 2, 3), (1, 2, 1, 1), ()],
-        lambda s0, s1, m, k: (np.concatenate([(up(s) - m) * k for s in (s0, s1)], axis=0),),
+        lambda s0, s1, m, k: (
+            np.concatenate([(up(s) - m) * k for s in (s0, s1)], axis=0),
+        ),
         1e-6,
     ),
     "fused_matmul_epilogue": (
@@ -86,17 +100,40 @@ def test_vmap_batches_the_primitives_with_no_loop_and_matches_numpy_per_example(
         vmapped = build_vmap(module, name, [str(i) for i in batched], N)
         module.verify()
         names = {op.name for op in vmapped.walk()}
-        assert not names & {"mir.scan", *(op.name for op in fused_regions.OPS)}, print_ir(vmapped)
-        examples = [[RNG.standard_normal(s).astype(np.float32) for s in shapes] for _ in range(N)]
-        examples = [[ex[i] if i in batched else examples[0][i] for i in range(len(shapes))] for ex in examples]
-        inputs = [np.stack([ex[i] for ex in examples]) if i in batched else examples[0][i] for i in range(len(shapes))]
+        assert not names & {"mir.scan", *(op.name for op in fused_regions.OPS)}, (
+            print_ir(vmapped)
+        )
+        examples = [
+            [RNG.standard_normal(s).astype(np.float32) for s in shapes]
+            for _ in range(N)
+        ]
+        examples = [
+            [ex[i] if i in batched else examples[0][i] for i in range(len(shapes))]
+            for ex in examples
+        ]
+        inputs = [
+            np.stack([ex[i] for ex in examples]) if i in batched else examples[0][i]
+            for i in range(len(shapes))
+        ]
         got = run_function(module, f"{name}_vmap", inputs)
         per_example = [formula(*ex) for ex in examples]
         for k, g in enumerate(got):
             expected = np.stack([np.asarray(outs[k]) for outs in per_example])
-            assert g.shape == expected.shape and g.dtype == expected.dtype, (k, g.shape, expected.shape, g.dtype)
-            np.testing.assert_allclose(g.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol)
+            assert g.shape == expected.shape and g.dtype == expected.dtype, (
+                k,
+                g.shape,
+                expected.shape,
+                g.dtype,
+            )
+            np.testing.assert_allclose(
+                g.astype(np.float64), expected.astype(np.float64), rtol=tol, atol=tol
+            )
         # and the interpreter before the batching, example by example
         for ex, outs in zip(examples, per_example, strict=True):
             for g, x in zip(run_function(module, name, ex), outs, strict=True):
-                np.testing.assert_allclose(g.astype(np.float64), np.asarray(x).astype(np.float64), rtol=tol, atol=tol)
+                np.testing.assert_allclose(
+                    g.astype(np.float64),
+                    np.asarray(x).astype(np.float64),
+                    rtol=tol,
+                    atol=tol,
+                )

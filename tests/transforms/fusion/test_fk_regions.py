@@ -203,4 +203,8 @@ def test_vision_graphs_fuse_into_fk_regions_on_cuda():
             report.fk_prologue_region,
             report.batch_elementwise_region,
         )
-    assert counts == {"decoder": (8, 6, 1, 1, 0), "preprocess": (18, 2, 0, 0, 2), "preprocess_upsampled": (17, 1, 0, 0, 1)}
+    assert counts == {
+        "decoder": (8, 6, 1, 1, 0),
+        "preprocess": (18, 2, 0, 0, 2),
+        "preprocess_upsampled": (17, 1, 0, 0, 1),
+    }
