@@ -15,7 +15,9 @@ Workloads:
   shortcut (`rlx_xdsl.testing.vision_graphs.unet_decoder_block`: a transform region and a
   region prologue where the target keeps them);
 * the pre-processing of a batch of 4 image slices (`batch_preprocess`: two
-  `mir.batch_elementwise_region`s where the target keeps them).
+  `mir.batch_elementwise_region`s where the target keeps them), and of 4 half-resolution
+  slices upsampled first (`batch_preprocess_upsampled`: one batch region whose prologue
+  reads each slice upsampled).
 
 For each, the graph before fusion and after `rlx-fusion-pipeline{target=T}`:
 *kernels* (ops of the function body other than constants, views, and ops
@@ -47,7 +49,11 @@ from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.ir.graph import find_function, random_inputs
 from rlx_xdsl.run import run_function
 from rlx_xdsl.testing.llama import DEFAULT_DIMS, build_llama, rope_tables
-from rlx_xdsl.testing.vision_graphs import batch_preprocess, unet_decoder_block
+from rlx_xdsl.testing.vision_graphs import (
+    batch_preprocess,
+    batch_preprocess_upsampled,
+    unet_decoder_block,
+)
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats
 from rlx_xdsl.transforms.fusion.pipeline import FusionPipelinePass
 
@@ -170,6 +176,7 @@ def main(argv=None) -> int:
             ("LLaMA decoder layer", llama_layer),
             ("U-Net decoder block", unet_decoder_block),
             ("4-slice batch preprocess", batch_preprocess),
+            ("4 upsampled slices", batch_preprocess_upsampled),
         ]
     )
     lines += ["", ANCHORS]

@@ -191,8 +191,9 @@ class VmapPass(ModulePass):
     batch axis in front: `f_vmap(X)[i] == f(X[i])`, as `jax.vmap`. Each op is
     batched by its rule (elementwise ops broadcast, axis attributes shift by one,
     matmuls use their batch dims, fixed-rank ops such as convolution fold the batch
-    into their own batch dim, `mir.scan`/`mir.if`/`mir.while` batch their bodies); an op without a rule is
-    an error at the op. After `rlx-grad`, it gives per-example gradients.
+    into their own batch dim, `mir.scan`/`mir.if`/`mir.while` batch their bodies, kernels
+    with a body such as `mir.elementwise_region` batch as their unfuse rules' primitive
+    ops); an op without a rule is an error at the op. After `rlx-grad`, it gives per-example gradients.
     """
 
     name = "rlx-vmap"

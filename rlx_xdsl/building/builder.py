@@ -142,16 +142,9 @@ class GraphBuilder(StructuredBuilder):
     def elementwise_region(self, inputs: Sequence[SSAValue], body_fn, prologue: tuple[str, int] | None = None):
         """`mir.elementwise_region`: `body_fn(rb, *inputs)` of elementwise ops, fused; with
         `prologue = ("resize_nearest_2x", i)` the body reads input `i` upsampled."""
-        from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp, Layout
+        from rlx_xdsl.dialects.mir.fused_regions import ElementwiseRegionOp
 
-        types = [v.type for v in inputs]
-        layout = None
-        if prologue is not None:
-            layout = (Layout(prologue[0]), prologue[1])
-            t = types[layout[1]]
-            n, c, h, w = t.get_shape()
-            double = lambda d: DYNAMIC if d == DYNAMIC else 2 * d
-            types[layout[1]] = TensorType(t.element_type, (n, c, double(h), double(w)))
+        layout, types = _prologue_read([v.type for v in inputs], prologue)
         body = self._region(types, body_fn, [v.name_hint for v in inputs])
         return self.emit(ElementwiseRegionOp(inputs, body, prologue=layout))
 
@@ -166,13 +159,17 @@ class GraphBuilder(StructuredBuilder):
         body = self._region(arg_types, body_fn, ["acc", *(v.name_hint for v in extras)])
         return self.emit(FusedMatmulEpilogueOp(lhs, rhs, extras, body))
 
-    def batch_elementwise_region(self, slices: Sequence[SSAValue], shared: Sequence[SSAValue], body_fn):
-        """`mir.batch_elementwise_region`: `body_fn(rb, slice, *shared)` on each slice, joined along axis 0."""
+    def batch_elementwise_region(
+        self, slices: Sequence[SSAValue], shared: Sequence[SSAValue], body_fn, prologue: tuple[str, int] | None = None
+    ):
+        """`mir.batch_elementwise_region`: `body_fn(rb, slice, *shared)` on each slice, joined along
+        axis 0; with `prologue = ("resize_nearest_2x", i)` the body reads argument `i` (0: the
+        slice) upsampled."""
         from rlx_xdsl.dialects.mir.fused_regions import BatchElementwiseRegionOp
 
-        arg_types = [slices[0].type, *(v.type for v in shared)]
+        layout, arg_types = _prologue_read([slices[0].type, *(v.type for v in shared)], prologue)
         body = self._region(arg_types, body_fn, ["slice", *(v.name_hint for v in shared)])
-        return self.emit(BatchElementwiseRegionOp(slices, shared, body))
+        return self.emit(BatchElementwiseRegionOp(slices, shared, body, prologue=layout))
 
     # Finishing ------------------------------------------------------------
 
@@ -220,3 +217,18 @@ class _RegionBuilder(GraphBuilder):
 
     def output(self, *values: SSAValue) -> None:
         raise TypeError("a region body returns the values it yields instead of calling output()")
+
+
+def _prologue_read(types: list[Attribute], prologue: tuple[str, int] | None) -> tuple[Any, list[Attribute]]:
+    """The `(Layout, index)` of a `("resize_nearest_2x", i)` prologue (or None), and the body
+    argument types read from `types`: argument `i` upsampled 2x in H and W."""
+    from rlx_xdsl.dialects.mir.fused_regions import Layout
+
+    if prologue is None:
+        return None, types
+    layout = (Layout(prologue[0]), prologue[1])
+    t = types[layout[1]]
+    n, c, h, w = t.get_shape()
+    double = lambda d: DYNAMIC if d == DYNAMIC else 2 * d
+    types = [*types[: layout[1]], TensorType(t.element_type, (n, c, double(h), double(w))), *types[layout[1] + 1 :]]
+    return layout, types

@@ -601,6 +601,7 @@ def _fused_cases() -> list[OpCase]:
         OpCase("transform_region_i32_dynamic", 'mir.transform_region %0 steps = ["resize_nearest_2x"] '
                ": (tensor<2x1x?x2xi32>) -> tensor<2x1x?x4xi32>", inputs=of(ints(-5, 5, 2, 1, 3, 2))),
         OpCase("batch_elementwise_region", BATCH_REGION_CASE, True),
+        OpCase("batch_elementwise_region_prologue", BATCH_PROLOGUE_CASE, True),
     ]  # fmt: skip
 
 
@@ -651,6 +652,18 @@ BATCH_REGION_CASE = """func.func @batch_elementwise_region(%s0: tensor<2x3xf32>,
   func.return %0 : tensor<6x3xf32>
 }"""
 """Three slices, a per-channel mean and a scalar scale shared by every slice (RLX's batch pre-processing)."""
+
+BATCH_PROLOGUE_CASE = """func.func @batch_elementwise_region_prologue(%s0: tensor<1x2x2x3xf32>, %s1: tensor<1x2x2x3xf32>, %m: tensor<1x2x1x1xf32>, %k: tensor<f32>) -> tensor<2x2x4x6xf32> {
+  %0 = mir.batch_elementwise_region (%s0, %s1) shared (%m, %k) prologue = resize_nearest_2x on 0 : (tensor<1x2x2x3xf32>, tensor<1x2x2x3xf32>, tensor<1x2x1x1xf32>, tensor<f32>) -> tensor<2x2x4x6xf32> {
+  ^bb0(%v: tensor<1x2x4x6xf32>, %mean: tensor<1x2x1x1xf32>, %scale: tensor<f32>):
+    %d = mir.sub %v, %mean : (tensor<1x2x4x6xf32>, tensor<1x2x1x1xf32>) -> tensor<1x2x4x6xf32>
+    %e = mir.mul %d, %scale : (tensor<1x2x4x6xf32>, tensor<f32>) -> tensor<1x2x4x6xf32>
+    mir.yield %e : tensor<1x2x4x6xf32>
+  }
+  func.return %0 : tensor<2x2x4x6xf32>
+}"""
+"""Two half-resolution image slices read upsampled 2x (the prologue), normalised by a shared
+per-channel mean and a scalar scale (RLX's batch pre-processing of upsampled slices)."""
 
 
 SCAN_CASE = """func.func @scan(%h: tensor<1x3xf32>, %k: tensor<i32>, %w: tensor<3x3xf32>, %xs: tensor<6x1x3xf32>, %s: tensor<6xf32>)

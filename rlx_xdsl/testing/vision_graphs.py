@@ -10,6 +10,9 @@
   `tanh`, and the 4 slices are concatenated back (one `mir.batch_elementwise_region`),
   and a second batch whose slices only go through a `relu` (RLX's `narrow -> unary`
   slices, `rlx-mark-batch-slice-regions`).
+* `batch_preprocess_upsampled()`: the same normalisation of 4 half-resolution image slices,
+  each upsampled 2x first (`narrow -> resize_nearest_2x -> (x - mean) * inv_std -> tanh`):
+  one `mir.batch_elementwise_region` whose prologue reads each slice upsampled.
 
 `decoder_block` and `preprocess` build the same into a caller's builder; `vision_blocks(n)`
 has `n` of each (the compile-time benchmark's workload for these passes).
@@ -63,6 +66,17 @@ def batch_preprocess(channels: int = 3, size: int = 8) -> ModuleOp:
     b = GraphBuilder("preprocess")
     images, masks = b.input("images", [SLICES, channels, size, size]), b.input("masks", [SLICES, 1, size, size])
     b.output(*preprocess(b, images, masks))
+    return b.module()
+
+
+def batch_preprocess_upsampled(channels: int = 3, size: int = 4) -> ModuleOp:
+    """`@preprocess_up(images [4, channels, size, size]) -> [4, channels, 2 size, 2 size]`: each
+    slice upsampled 2x, then normalised."""
+    b = GraphBuilder("preprocess_up")
+    images = b.input("images", [SLICES, channels, size, size])
+    mean, inv_std = b.param("mean", [channels, 1, 1]), b.param("inv_std", [channels, 1, 1])
+    slices = [b.resize_nearest_2x(b.narrow(images, axis=0, start=i, len=1)) for i in range(SLICES)]
+    b.output(b.concat(*(b.tanh(b.mul(b.sub(s, mean), inv_std)) for s in slices), axis=0))
     return b.module()
 
 

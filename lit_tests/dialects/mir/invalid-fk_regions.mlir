@@ -72,3 +72,36 @@ func.func @batch_shared_broadcast(%a: tensor<2x3xf32>, %m: tensor<4xf32>) -> ten
   }
   func.return %0 : tensor<4x3xf32>
 }
+
+// -----
+
+func.func @batch_prologue_arg_type(%a: tensor<1x2x2x2xf32>) -> tensor<2x2x2x2xf32> {
+  // expected-error@+1 {{'mir.batch_elementwise_region' body argument types (tensor<1x2x2x2xf32>) do not match a slice and the shared inputs (tensor<1x2x4x4xf32>)}}
+  %0 = mir.batch_elementwise_region (%a, %a) shared() prologue = resize_nearest_2x on 0 : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<2x2x2x2xf32> {
+  ^bb0(%s: tensor<1x2x2x2xf32>):
+    mir.yield %s : tensor<1x2x2x2xf32>
+  }
+  func.return %0 : tensor<2x2x2x2xf32>
+}
+
+// -----
+
+func.func @batch_prologue_input_range(%a: tensor<1x2x2x2xf32>) -> tensor<2x2x2x2xf32> {
+  // expected-error@+1 {{'mir.batch_elementwise_region' prologue input 1 is not one of the 1 inputs}}
+  %0 = mir.batch_elementwise_region (%a, %a) shared() prologue = resize_nearest_2x on 1 : (tensor<1x2x2x2xf32>, tensor<1x2x2x2xf32>) -> tensor<2x2x2x2xf32> {
+  ^bb0(%s: tensor<1x2x2x2xf32>):
+    mir.yield %s : tensor<1x2x2x2xf32>
+  }
+  func.return %0 : tensor<2x2x2x2xf32>
+}
+
+// -----
+
+func.func @batch_prologue_rank(%a: tensor<2x3xf32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.batch_elementwise_region' prologue input must have rank 4}}
+  %0 = mir.batch_elementwise_region (%a, %a) shared() prologue = resize_nearest_2x on 0 : (tensor<2x3xf32>, tensor<2x3xf32>) -> tensor<4x3xf32> {
+  ^bb0(%s: tensor<2x3xf32>):
+    mir.yield %s : tensor<2x3xf32>
+  }
+  func.return %0 : tensor<4x3xf32>
+}

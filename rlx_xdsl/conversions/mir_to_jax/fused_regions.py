@@ -18,12 +18,18 @@ def _resize(x):
     return jnp.repeat(jnp.repeat(x, 2, axis=2), 2, axis=3)
 
 
+def _read(op: fr.PrologueMixin, xs: tuple) -> tuple:
+    """The body's arguments: the prologue's operand upsampled (XLA fuses the repeat into the kernel)."""
+    spec = op.prologue_spec
+    if spec is None:
+        return xs
+    index = spec[1]
+    return (*xs[:index], _resize(xs[index]), *xs[index + 1 :])
+
+
 def _elementwise_region(op: fr.ElementwiseRegionOp, *xs, run_block):
-    """The body on the inputs, the prologue's input upsampled (XLA fuses the repeat into the kernel)."""
-    index = op.prologue_index
-    if op.prologue is not None and index is not None:
-        xs = (*xs[:index], _resize(xs[index]), *xs[index + 1 :])
-    return run_block(op.body.block, xs)
+    """The body on the inputs, the prologue's input upsampled."""
+    return run_block(op.body.block, _read(op, xs))
 
 
 def _transform_region(op: fr.TransformRegionOp, x):
@@ -34,7 +40,7 @@ def _transform_region(op: fr.TransformRegionOp, x):
 
 def _batch_region(op: fr.BatchElementwiseRegionOp, *xs, run_block):
     slices, shared = xs[: len(op.slices)], xs[len(op.slices) :]
-    return (jnp.concatenate([run_block(op.body.block, (s, *shared))[0] for s in slices], axis=0),)
+    return (jnp.concatenate([run_block(op.body.block, _read(op, (s, *shared)))[0] for s in slices], axis=0),)
 
 
 JAX_OPS.add(fr.ElementwiseRegionOp, _elementwise_region)

@@ -26,7 +26,9 @@ The kernels of RLX's newer fusion pipeline (its "FK" regions, rlx-fusion 0.2.6):
   fusion of batch pre-processing). RLX's per-input `scalar_input_mask` and
   `input_modulus` describe how the chain's other inputs broadcast; here those are
   the `shared` operands, handed whole to every slice's body and broadcast by the
-  body's own NumPy rule (see docs/deviations.md).
+  body's own NumPy rule (see docs/deviations.md). It may carry a prologue too (RLX's
+  `BatchElementwiseRegion{prologue, prologue_input}`): each half-resolution image slice
+  read upsampled (RLX's batch pre-processing of upsampled slices).
 
 The region ops are `IsolatedFromAbove` (every value the body reads is a block
 argument) and pure exactly when their bodies are.
@@ -141,8 +143,56 @@ def check_inputs_broadcast(op: RlxOperation, values: Sequence[SSAValue], shape: 
         )
 
 
+class PrologueMixin:
+    """The optional prologue of a kernel with an elementwise body (RLX's `RegionPrologue`,
+    `prologue_input`): body argument `prologue_input` reads its operand through the layout
+    step `prologue` (`resize_nearest_2x`: a rank-4 `[N, C, H, W]` operand read as
+    `[N, C, 2H, 2W]`). The op declares the `prologue` and `prologue_input` properties."""
+
+    @property
+    def prologue_index(self) -> int | None:
+        """The body argument the prologue upsamples, or None without a prologue."""
+        index = self.prologue_input  # type: ignore[attr-defined]
+        return None if index is None else index.value.data
+
+    @property
+    def prologue_spec(self) -> tuple[Layout, int] | None:
+        """`(step, body argument)` of the prologue, as the constructors take it, or None."""
+        index, prologue = self.prologue_index, self.prologue  # type: ignore[attr-defined]
+        return None if prologue is None or index is None else (prologue.data, index)
+
+    def read_types(self, types: Sequence[Attribute | None]) -> list[Attribute | None]:
+        """The body arguments' types from their operands' `types`: the prologue's upsampled."""
+        types = list(types)
+        spec = self.prologue_spec
+        if spec is not None and 0 <= spec[1] < len(types) and types[spec[1]] is not None:
+            types[spec[1]] = layout_type(self, spec[0], tensor_type(types[spec[1]]), "prologue input")  # type: ignore[arg-type]
+        return types
+
+    def check_prologue(self, count: int) -> None:
+        """The prologue comes with its input, one of the `count` body arguments."""
+        require(
+            (self.prologue is None) == (self.prologue_input is None),  # type: ignore[attr-defined]
+            self,  # type: ignore[arg-type]
+            "prologue and its input are given together ('prologue = resize_nearest_2x on <input>')",
+        )
+        index = self.prologue_index
+        require(
+            index is None or 0 <= index < count,
+            self,  # type: ignore[arg-type]
+            lambda: f"prologue input {index} is not one of the {count} inputs",
+        )
+
+
+def prologue_properties(prologue: tuple[Layout, int] | None) -> dict[str, Attribute]:
+    """The `prologue` and `prologue_input` properties of `(step, body argument)`."""
+    if prologue is None:
+        return {}
+    return {"prologue": LayoutAttr(prologue[0]), "prologue_input": i64_attr(prologue[1])}
+
+
 @irdl_op_definition
-class ElementwiseRegionOp(RlxOperation, RegionOperandsInterface):
+class ElementwiseRegionOp(PrologueMixin, RlxOperation, RegionOperandsInterface):
     """A fused chain of elementwise ops: one kernel, one pass over memory (`ElementwiseRegion`).
 
     The body receives the inputs as block arguments and yields the results.
@@ -174,40 +224,20 @@ class ElementwiseRegionOp(RlxOperation, RegionOperandsInterface):
     )
 
     def __init__(self, inputs: Sequence[SSAValue], body: Region, prologue: tuple[Layout, int] | None = None):
-        properties = {}
-        if prologue is not None:
-            properties = {"prologue": LayoutAttr(prologue[0]), "prologue_input": i64_attr(prologue[1])}
-        super().__init__(operands=[inputs], regions=[body], result_types=[yielded_types(body)], properties=properties)
+        super().__init__(
+            operands=[inputs],
+            regions=[body],
+            result_types=[yielded_types(body)],
+            properties=prologue_properties(prologue),
+        )
         self.refresh_result_types()  # runs the body checks now, not only at verify time
-
-    @property
-    def prologue_index(self) -> int | None:
-        """The input the prologue upsamples, or None without a prologue."""
-        return None if self.prologue_input is None else self.prologue_input.value.data
 
     def region_operands(self, region: Region) -> Sequence[SSAValue]:
         return self.inputs
 
     def region_arg_types(self, region: Region) -> Sequence[Attribute]:
         """The inputs' types, the prologue's input read upsampled."""
-        types = [v.type for v in self.inputs]
-        index = self.prologue_index
-        if self.prologue is not None and index is not None:
-            types[index] = layout_type(self, self.prologue.data, tensor_type(types[index]), "prologue input")
-        return types
-
-    def check_prologue(self) -> None:
-        require(
-            (self.prologue is None) == (self.prologue_input is None),
-            self,
-            "prologue and its input are given together ('prologue = resize_nearest_2x on <input>')",
-        )
-        index = self.prologue_index
-        require(
-            index is None or 0 <= index < len(self.inputs),
-            self,
-            lambda: f"prologue input {index} is not one of the {len(self.inputs)} inputs",
-        )
+        return self.read_types([v.type for v in self.inputs])  # type: ignore[return-value]
 
     @property
     def steps(self) -> int:
@@ -215,7 +245,7 @@ class ElementwiseRegionOp(RlxOperation, RegionOperandsInterface):
         return len(self.body.block.ops) - 1
 
     def infer_result_types(self) -> Sequence[Attribute]:
-        self.check_prologue()
+        self.check_prologue(len(self.inputs))
         check_region_args(self, self.body, "body", "input")
         terminator = check_elementwise_body(self, self.body)
         types = [v.type for v in terminator.values]
@@ -332,7 +362,7 @@ class BatchSignature(SignatureDirective):
 
 
 @irdl_op_definition
-class BatchElementwiseRegionOp(RlxOperation, RegionSignatureInterface):
+class BatchElementwiseRegionOp(PrologueMixin, RlxOperation, RegionSignatureInterface):
     """One elementwise body applied to N slices, joined along axis 0 (RLX's `BatchElementwiseRegion`).
 
     `body(slice_i, *shared)` runs for each of the `slices` operands (all of one
@@ -343,34 +373,52 @@ class BatchElementwiseRegionOp(RlxOperation, RegionSignatureInterface):
     Dtypes are the body's (any the elementwise ops take). `rlx-fuse-batch-preprocess`
     makes one from identical regions over axis-0 slices feeding one concat;
     `rlx-decompose-fusion-regions` (and the unfuse rule) turns it back into one
-    `mir.elementwise_region` per slice and a `mir.concat`. No prologue (see
-    docs/deviations.md).
+    `mir.elementwise_region` per slice and a `mir.concat`.
+
+    With `prologue = resize_nearest_2x on i` (RLX's `prologue`, `prologue_input`), body
+    argument `i` (0: the slice, `1 + k`: shared input `k`) reads its operand upsampled
+    2x in H and W, as `mir.elementwise_region`'s prologue: on the slice, each
+    `[n, C, H, W]` slice is read as `[n, C, 2H, 2W]` and the result is `[N*n, C, 2H, 2W]`.
 
     Errors: no slices, slices of different types or of rank 0, body argument types
-    that are not a slice's and the shared inputs', a body op that is not elementwise,
-    a body yielding other than one value or a value not shaped like a slice.
+    that are not a slice's and the shared inputs' (as the prologue reads them), a body
+    op that is not elementwise, a body yielding other than one value or a value not
+    shaped like a slice as the body reads it, a prologue without its input (or the
+    reverse), an input index out of range, a prologue input that is not rank 4.
     """
 
     name = "mir.batch_elementwise_region"
     slices = var_operand_def(TensorType)
     shared = var_operand_def(TensorType)
     result = result_def(TensorType)
+    prologue = opt_prop_def(LayoutAttr)
+    prologue_input = opt_prop_def(IntegerAttr[I64])
     body = region_def("single_block")
     irdl_options = (AttrSizedOperandSegments(as_property=True),)
     traits = traits_def(RecursiveMemoryEffect(), RecursivelySpeculatable(), IsolatedFromAbove(), ELEMENTWISE)
     custom_directives = (BatchSignature,)
     assembly_format = (
-        "` ` `(` $slices `)` `shared` `(` $shared `)` " + signature_format(BatchSignature, ["slices", "shared"]) + " $body"
+        "` ` `(` $slices `)` `shared` `(` $shared `)` (`prologue` `=` $prologue^ `on` $prologue_input)? "
+        + signature_format(BatchSignature, ["slices", "shared"])
+        + " $body"
     )
 
-    def __init__(self, slices: Sequence[SSAValue], shared: Sequence[SSAValue], body: Region):
-        super().__init__(operands=[slices, shared], regions=[body])
+    def __init__(
+        self,
+        slices: Sequence[SSAValue],
+        shared: Sequence[SSAValue],
+        body: Region,
+        prologue: tuple[Layout, int] | None = None,
+    ):
+        super().__init__(operands=[slices, shared], regions=[body], properties=prologue_properties(prologue))
 
     def region_arg_types(self, region: Region) -> Sequence[Attribute]:
-        return [self.slices[0].type if self.slices else None, *(v.type for v in self.shared)]
+        """A slice's and the shared inputs' types, the prologue's input read upsampled."""
+        return self.read_types([self.slices[0].type if self.slices else None, *(v.type for v in self.shared)])  # type: ignore[return-value]
 
     def infer_result_types(self) -> Sequence[Attribute]:
         require(len(self.slices) >= 1, self, "a batch region needs at least one slice")
+        self.check_prologue(1 + len(self.shared))
         types = {v.type for v in self.slices}
         require(len(types) == 1, self, lambda: f"slices {fmt_types([v.type for v in self.slices])} must share one type")
         slice_type = tensor_type(self.slices[0])
@@ -385,13 +433,13 @@ class BatchElementwiseRegionOp(RlxOperation, RegionSignatureInterface):
         terminator = check_elementwise_body(self, self.body)
         require(len(terminator.values) == 1, self, f"body must yield one value, got {len(terminator.values)}")
         result = tensor_type(terminator.values[0])
-        shape = slice_type.get_shape()
+        shape = tensor_type(expected[0]).get_shape()  # the slice as the body reads it
         require(
             len(result.get_shape()) == len(shape) and all(map(dims_match, result.get_shape(), shape)),
             self,
             lambda: f"body result shape {fmt_shape(result.get_shape())} differs from the slice shape {fmt_shape(shape)}",
         )
-        check_inputs_broadcast(self, self.shared, shape, "shared input")
+        check_inputs_broadcast(self, self.body.block.args[1:], shape, "shared input")
         n, first = len(self.slices), shape[0]
         return [TensorType(result.element_type, (DYNAMIC if first == DYNAMIC else n * first, *shape[1:]))]
 

@@ -3,8 +3,8 @@
 `mir.elementwise_region` runs its region on its inputs (the prologue's input upsampled
 first); `mir.fused_matmul_epilogue` runs the matmul kernel's formula, then its region on
 the product and the extras; `mir.transform_region` applies its steps in turn;
-`mir.batch_elementwise_region` runs its region on each slice and joins the results
-along axis 0.
+`mir.batch_elementwise_region` runs its region on each slice (read through its prologue,
+if any) and joins the results along axis 0.
 """
 
 from __future__ import annotations
@@ -22,13 +22,19 @@ def layout(step: fr.Layout, x: np.ndarray) -> np.ndarray:
     return x.repeat(2, axis=2).repeat(2, axis=3)
 
 
+def read(op: fr.PrologueMixin, values: tuple[np.ndarray, ...]) -> tuple[np.ndarray, ...]:
+    """The body's arguments from its operands `values`: the prologue's read upsampled."""
+    spec = op.prologue_spec
+    if spec is None:
+        return values
+    step, index = spec
+    return (*values[:index], layout(step, values[index]), *values[index + 1 :])
+
+
 def run_elementwise_region(
     op: fr.ElementwiseRegionOp, *inputs: np.ndarray, run_region: RegionRunner
 ) -> tuple[np.ndarray, ...]:
-    index = op.prologue_index
-    if op.prologue is not None and index is not None:
-        inputs = (*inputs[:index], layout(op.prologue.data, inputs[index]), *inputs[index + 1 :])
-    return run_region(op.body, inputs)
+    return run_region(op.body, read(op, inputs))
 
 
 def run_transform_region(op: fr.TransformRegionOp, x: np.ndarray) -> tuple[np.ndarray, ...]:
@@ -41,7 +47,7 @@ def run_batch_elementwise_region(
     op: fr.BatchElementwiseRegionOp, *inputs: np.ndarray, run_region: RegionRunner
 ) -> tuple[np.ndarray, ...]:
     slices, shared = inputs[: len(op.slices)], inputs[len(op.slices) :]
-    return (np.concatenate([run_region(op.body, (s, *shared))[0] for s in slices], axis=0),)
+    return (np.concatenate([run_region(op.body, read(op, (s, *shared)))[0] for s in slices], axis=0),)
 
 
 def run_fused_matmul_epilogue(

@@ -15,13 +15,16 @@ In RLX's order (rlx-fusion 0.2.6's `fk_fusion`), after `rlx-mark-elementwise-reg
   that region's prologue (`prologue = resize_nearest_2x on i`); the unary op becomes a
   one-op region.
 * `rlx-fuse-batch-preprocess` (`FuseBatchPreprocess`): a `mir.concat` along axis 0 of
-  single-use `mir.elementwise_region`s without prologue, with structurally identical
-  bodies, each reading one `mir.narrow` (axis 0) of the same tensor at the same input
-  position and the same values elsewhere, becomes one `mir.batch_elementwise_region`
-  (the narrows its slices, the other inputs shared), in the concat's order.
+  single-use `mir.elementwise_region`s with structurally identical bodies and the same
+  prologue (or none), each reading one `mir.narrow` (axis 0) of the same tensor at the
+  same input position and the same values elsewhere, becomes one
+  `mir.batch_elementwise_region` (the narrows its slices, the other inputs shared, the
+  prologue kept: RLX's batch pre-processing of image slices upsampled, then normalised),
+  in the concat's order.
 * `rlx-decompose-fusion-regions` (`DecomposeFusionRegions`), for targets that do not
   run these kernels: a transform region back to its resizes, a batch region to one
-  `mir.elementwise_region` per slice and a `mir.concat`. Region prologues stay (as RLX).
+  `mir.elementwise_region` per slice (with the batch region's prologue) and a
+  `mir.concat`. Region prologues stay (as RLX).
 
 Unlike RLX, a batch region's bodies may read other (shared) inputs, and the concat's
 operand order (not the narrows' starts) orders the slices, so a permuted concat stays
@@ -155,6 +158,11 @@ class FuseRegionPrologue(RewritePattern):
         rewriter.erase(resize)
 
 
+def _moved_to_front(index: int, first: int) -> int:
+    """Where argument `index` goes when argument `first` moves to the front."""
+    return 0 if index == first else index + 1 if index < first else index
+
+
 def _reordered_body(region: Region, first: int) -> Region:
     """`region`'s body with argument `first` moved to the front."""
     block = region.block
@@ -185,8 +193,8 @@ def _batch_plan(regions: Sequence[ElementwiseRegionOp]) -> tuple[int, list[SSAVa
     ]
     for p in sliced:
         shared = [v for q, v in enumerate(first.inputs) if q != p]
-        if first.outputs[0].type.get_shape() != first.inputs[p].type.get_shape():
-            continue  # the shared inputs broadcast the slice to a larger shape
+        if first.outputs[0].type.get_shape() != first.body.block.args[p].type.get_shape():
+            continue  # the shared inputs broadcast the slice (as the body reads it) to a larger shape
         if all(r.inputs[q] == first.inputs[q] for r in regions for q in range(count) if q != p):
             return p, shared
     return None
@@ -198,12 +206,11 @@ class FuseBatchPreprocess(RewritePattern):
         if not _batch_concat(concat):
             return
         regions = [owner_if(v, ElementwiseRegionOp) for v in concat.inputs]
-        if not all(
-            r is not None and r.prologue is None and len(r.outputs) == 1 and sole_user(r.outputs[0]) is concat
-            for r in regions
-        ):
+        if not all(r is not None and len(r.outputs) == 1 and sole_user(r.outputs[0]) is concat for r in regions):
             return
         first = regions[0]
+        if not all(r.prologue_spec == first.prologue_spec for r in regions[1:]):
+            return
         if not all(r.body.is_structurally_equivalent(first.body) for r in regions[1:]):
             return
         plan = _batch_plan(regions)
@@ -212,7 +219,11 @@ class FuseBatchPreprocess(RewritePattern):
         position, shared = plan
         e = Emitter.replacing(concat, rewriter).fused([*regions, concat])
         slices = [r.inputs[position] for r in regions]
-        batch = e.emit(BatchElementwiseRegionOp(slices, shared, _reordered_body(first.body, position)))
+        prologue = first.prologue_spec
+        if prologue is not None:
+            prologue = (prologue[0], _moved_to_front(prologue[1], position))
+        body = _reordered_body(first.body, position)
+        batch = e.emit(BatchElementwiseRegionOp(slices, shared, body, prologue))
         e.replace(concat, batch)
         for r in regions:
             rewriter.erase(r)
@@ -227,7 +238,7 @@ class DecomposeFusionRegion(RewritePattern):
             e.replace(op, *unfuse_transform_region(e, op))
         elif isinstance(op, BatchElementwiseRegionOp):
             e = Emitter.replacing(op, rewriter)
-            parts = [e.emit(ElementwiseRegionOp([s, *op.shared], op.body.clone())) for s in op.slices]
+            parts = [e.emit(ElementwiseRegionOp([s, *op.shared], op.body.clone(), op.prologue_spec)) for s in op.slices]
             e.replace(op, e.mir.concat(*parts, axis=0) if len(parts) > 1 else parts[0])
 
 
@@ -270,7 +281,10 @@ class FuseRegionProloguePass(ModulePass):
 @dataclass(frozen=True)
 class FuseBatchPreprocessPass(ModulePass):
     """Merge identical elementwise regions over axis-0 slices feeding one concat into
-    one mir.batch_elementwise_region (RLX's FuseBatchPreprocess)."""
+    one mir.batch_elementwise_region (RLX's FuseBatchPreprocess).
+
+    Regions with a prologue merge when they share it (slices upsampled, then
+    normalised): the batch region keeps the prologue."""
 
     name = "rlx-fuse-batch-preprocess"
     STATISTICS = (pattern_statistic(FuseBatchPreprocess),)

@@ -11,6 +11,7 @@ from rlx_xdsl.dialects.mir.fused_regions import (
     ElementwiseRegionOp,
     FusedMatmulEpilogueOp,
     Layout,
+    PrologueMixin,
     TransformRegionOp,
 )
 from rlx_xdsl.ir.emitter import Emitter
@@ -24,20 +25,18 @@ def emit_layout(e: Emitter, step: Layout, x: SSAValue) -> SSAValue:
     return e.mir.resize_nearest_2x(x)
 
 
-def prologue_inputs(e: Emitter, op: ElementwiseRegionOp) -> list[SSAValue]:
-    """The values the body reads: the inputs, the prologue's input upsampled by its primitive op."""
-    inputs = list(op.inputs)
-    index = op.prologue_index
-    if op.prologue is not None and index is not None:
-        inputs[index] = emit_layout(e, op.prologue.data, inputs[index])
-    return inputs
+def read(e: Emitter, op: PrologueMixin, index: int, value: SSAValue) -> SSAValue:
+    """What body argument `index` reads of its operand `value`: upsampled by the prologue's
+    primitive op when it is the prologue's input."""
+    spec = op.prologue_spec
+    return emit_layout(e, spec[0], value) if spec is not None and spec[1] == index else value
 
 
 @UNFUSE_RULES.register(ElementwiseRegionOp)
 def unfuse_elementwise_region(e: Emitter, op: ElementwiseRegionOp) -> Sequence[SSAValue]:
     """The prologue's primitive op, then the body's ops on the inputs (compare steps keep
     their i1 results: they are real ops)."""
-    return inline_block(e, op.body.block, prologue_inputs(e, op))
+    return inline_block(e, op.body.block, [read(e, op, i, v) for i, v in enumerate(op.inputs)])
 
 
 @UNFUSE_RULES.register(TransformRegionOp)
@@ -51,8 +50,10 @@ def unfuse_transform_region(e: Emitter, op: TransformRegionOp) -> Sequence[SSAVa
 
 @UNFUSE_RULES.register(BatchElementwiseRegionOp)
 def unfuse_batch_elementwise_region(e: Emitter, op: BatchElementwiseRegionOp) -> Sequence[SSAValue]:
-    """The body's ops on each slice (with the shared inputs), then `mir.concat` along axis 0."""
-    parts = [inline_block(e, op.body.block, [s, *op.shared])[0] for s in op.slices]
+    """The body's ops on each slice (with the shared inputs; the prologue's primitive op on
+    each slice, or once on its shared input), then `mir.concat` along axis 0."""
+    shared = [read(e, op, 1 + k, v) for k, v in enumerate(op.shared)]
+    parts = [inline_block(e, op.body.block, [read(e, op, 0, s), *shared])[0] for s in op.slices]
     return [e.mir.concat(*parts, axis=0) if len(parts) > 1 else parts[0]]
 
 

@@ -11,7 +11,7 @@ import pytest
 from rlx_xdsl.context import make_context, parse_module
 from rlx_xdsl.ir.graph import find_function, random_inputs
 from rlx_xdsl.run import run_function
-from rlx_xdsl.testing.vision_graphs import batch_preprocess, unet_decoder_block
+from rlx_xdsl.testing.vision_graphs import batch_preprocess, batch_preprocess_upsampled, unet_decoder_block
 from rlx_xdsl.transforms import FUSION_PASSES
 from rlx_xdsl.transforms.fusion.fk_regions import FuseBatchPreprocessPass
 from rlx_xdsl.transforms.fusion.metrics import kernel_stats
@@ -138,7 +138,19 @@ def _torch_preprocess(images, masks, mean, inv_std):
     return [torch.tanh((images - mean) * inv_std).numpy(), torch.relu(masks).numpy()]
 
 
-VISION = {"decoder": (unet_decoder_block, _torch_decoder), "preprocess": (batch_preprocess, _torch_preprocess)}
+def _torch_preprocess_upsampled(images, mean, inv_std):
+    import torch
+    import torch.nn.functional as F
+
+    images, mean, inv_std = map(torch.from_numpy, (images, mean, inv_std))
+    return [torch.tanh((F.interpolate(images, scale_factor=2, mode="nearest") - mean) * inv_std).numpy()]
+
+
+VISION = {
+    "decoder": (unet_decoder_block, _torch_decoder),
+    "preprocess": (batch_preprocess, _torch_preprocess),
+    "preprocess_upsampled": (batch_preprocess_upsampled, _torch_preprocess_upsampled),
+}
 
 
 def _vision(graph):
@@ -177,7 +189,8 @@ def test_every_pipeline_keeps_the_vision_graphs_results(graph, target):
 def test_vision_graphs_fuse_into_fk_regions_on_cuda():
     """The decoder: a transform region (resize -> conv) and a prologue (the shortcut's resize
     into the residual add's region), 8 -> 6 kernels; the pre-processing: two batch regions
-    (4 slices each), 18 -> 2 kernels."""
+    (4 slices each), 18 -> 2 kernels; the upsampled pre-processing: one batch region whose
+    prologue reads each slice upsampled, 17 -> 1 kernels."""
     counts = {}
     for graph, (build, _) in VISION.items():
         module = build()
@@ -190,4 +203,8 @@ def test_vision_graphs_fuse_into_fk_regions_on_cuda():
             report.fk_prologue_region,
             report.batch_elementwise_region,
         )
-    assert counts == {"decoder": (8, 6, 1, 1, 0), "preprocess": (18, 2, 0, 0, 2)}
+    assert counts == {
+        "decoder": (8, 6, 1, 1, 0),
+        "preprocess": (18, 2, 0, 0, 2),
+        "preprocess_upsampled": (17, 1, 0, 0, 1),
+    }

@@ -1,16 +1,10 @@
-"""Batching rules of the ops with elementwise bodies: mapped over the batch (their bodies
-are typed per example)."""
+"""Batching rules of the kernels with a body: each is batched as its unfuse rule's
+primitive ops, each of those by its own rule (elementwise ops broadcast, the resize and
+the concat take the batch axis in front), never one example at a time."""
 
-from rlx_xdsl.batching.emit import map_over_batch
+from rlx_xdsl.batching.regions import through_unfuse_rule
 from rlx_xdsl.batching.registry import BATCH_RULES
-from rlx_xdsl.dialects.mir.fused_regions import (
-    BatchElementwiseRegionOp,
-    ElementwiseRegionOp,
-    FusedMatmulEpilogueOp,
-    TransformRegionOp,
-)
+from rlx_xdsl.dialects.mir.fused_regions import OPS
 
-BATCH_RULES.add(ElementwiseRegionOp, map_over_batch)
-BATCH_RULES.add(FusedMatmulEpilogueOp, map_over_batch)
-BATCH_RULES.add(TransformRegionOp, map_over_batch)
-BATCH_RULES.add(BatchElementwiseRegionOp, map_over_batch)
+for _op in OPS:
+    BATCH_RULES.add(_op, through_unfuse_rule)
