@@ -90,8 +90,14 @@ def lower_dynamic_update_slice(lw: Lowering, op: ix.DynamicUpdateSliceOp) -> Seq
     """`tensor.insert_slice` of the update at `clamp(start, 0, size - length)` on each dim."""
     sizes, lengths = lw.dims(op.operand), lw.dims(op.update)
     offsets = []
-    for d, start in enumerate(op.start_indices):
+    for d, (start, size, length) in enumerate(zip(op.start_indices, sizes, lengths)):
+        if isinstance(size, int) and size == length:
+            offsets.append(0)  # the update fills the dim: the clamped start is 0
+            continue
         at = lw.s.to_index(lw.extract_scalar(start), lw.operand_dtype(2 + d))
-        room = lw.emit(arith.SubiOp(lw.index_value(sizes[d]), lw.index_value(lengths[d])))
+        if isinstance(size, int) and isinstance(length, int):
+            room = lw.s.index_constant(size - length)
+        else:
+            room = lw.emit(arith.SubiOp(lw.index_value(size), lw.index_value(length)))
         offsets.append(lw.emit(arith.MaxSIOp(lw.emit(arith.MinSIOp(at, room)), lw.s.index_constant(0))))
     return [lw.insert_slice(op.update, op.operand, offsets, lengths)]

@@ -137,7 +137,7 @@ class DynamicUpdateSliceOp(RlxOperation):
     traits = traits_def(Pure(), DATA_MOVEMENT, OperandRoles.of(start_indices=Role.INDEX))
     assembly_format = "$operand `,` $update `at` ` ` `[` $start_indices `]` " + FUNCTIONAL
 
-    def __init__(self, operand: SSAValue, update: SSAValue, start_indices: Sequence[SSAValue]):
+    def __init__(self, operand: SSAValue, update: SSAValue, *start_indices: SSAValue):
         super().__init__(operands=[operand, update, list(start_indices)])
 
     def infer_result_types(self) -> Sequence[Attribute]:

@@ -59,5 +59,5 @@ def dynamic_update_slice(e: Emitter, op: DynamicUpdateSliceOp, cotangents: Cotan
     (g,) = cotangents
     if not (is_static(tensor_type(op.operand).get_shape()) and is_static(tensor_type(op.update).get_shape())):
         raise Unsupported("the operand and update must have static shapes")
-    zeroed = e.mir.dynamic_update_slice(g, zeros_like(e, op.update), op.start_indices)
+    zeroed = e.mir.dynamic_update_slice(g, zeros_like(e, op.update), *op.start_indices)
     return [zeroed, block_of(e, g, op), *([None] * len(op.start_indices))]

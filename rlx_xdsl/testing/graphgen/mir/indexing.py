@@ -45,4 +45,4 @@ def dynamic_update_slice(s: GraphState, op: OpClass) -> None:
     update = s.operand(tuple(s.integer(min(d, 1), d) for d in shape), element_type(operand))
     dtype = s.choice(("i32", "i64"))
     starts = [s.emit(ConstantOp, dense(s.integer(-1, d), dtype)) for d in shape]
-    s.emit(op, operand, update, starts)
+    s.emit(op, operand, update, *starts)
