@@ -1,6 +1,6 @@
 """MIR indexing ops: gather, scatter_add and dynamic_update_slice.
 
-RLX encodes indices as f32 tensors, so both ops accept floating-point index
+RLX encodes indices as f32 tensors, so gather and scatter_add accept floating-point index
 tensors (truncated toward zero when run) as well as integer ones. An index in
 `[-n, 0)` counts from the end (`n` is added, as numpy, ONNX Gather and PyTorch
 indexing do), identically in the interpreter and the linalg and JAX lowerings.
