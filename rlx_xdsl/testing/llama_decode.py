@@ -9,8 +9,8 @@ is the cache length `S` (the static cache, as PyTorch's `StaticCache`):
         -> (next [B, 1] i32, k_cache.0, v_cache.0, ...)
 
 `x` is the embedding of the last token, `cos`/`sin` the RoPE row of its position `pos`.
-Each layer writes its new key and value at `pos` (`where(iota == pos, new, cache)`: MIR has no
-dynamic update slice) and attends to the keys at positions `<= pos` (a `custom` mask over
+Each layer writes its new key and value at `pos` (`mir.dynamic_update_slice`, which XLA
+does in place when the cache arguments are donated) and attends to the keys at positions `<= pos` (a `custom` mask over
 the cache, grouped-query attention reading the `Hkv` cached heads directly). `next` is the
 greedy token: the first index of the largest logit. Layer by layer the arithmetic is
 `build_llama`'s (`rlx_xdsl/testing/llama.py`), so `torch_decode`/`jax_decode` follow
@@ -50,7 +50,7 @@ def build_llama_decode(config: LlamaConfig) -> ModuleOp:
     pos = b.input("pos", [], i32)
     caches = [b.input(name, cache_shape(config), dt) for name in cache_names(config)]
     positions = b.iota([config.seq], i32, dimension=0)
-    write = b.reshape(b.compare(positions, pos, "eq"), new_shape=[1, 1, config.seq, 1])
+    zero = b.constant(0, i32)
     keep = b.reshape(b.cast(b.compare(positions, pos, "le"), dt), new_shape=[1, config.seq])
     rope = {"head_dim": g.head_dim, "n_rot": g.head_dim}
     updated = []
@@ -61,8 +61,8 @@ def build_llama_decode(config: LlamaConfig) -> ModuleOp:
         q = b.rope(g.split_heads(b.matmul(h, g.param(f"{prefix}.wq", [config.dim, config.dim])), config.n_heads), cos, sin, **rope)
         k = b.rope(g.split_heads(b.matmul(h, g.param(f"{prefix}.wk", [config.dim, kv_dim])), config.n_kv_heads), cos, sin, **rope)
         v = g.split_heads(b.matmul(h, g.param(f"{prefix}.wv", [config.dim, kv_dim])), config.n_kv_heads)
-        k_cache = b.where(write, k, caches[2 * i])
-        v_cache = b.where(write, v, caches[2 * i + 1])
+        k_cache = b.dynamic_update_slice(caches[2 * i], k, zero, zero, pos, zero)
+        v_cache = b.dynamic_update_slice(caches[2 * i + 1], v, zero, zero, pos, zero)
         updated += [k_cache, v_cache]
         a = b.attention(q, k_cache, v_cache, keep, num_heads=config.n_heads, head_dim=g.head_dim, mask_kind="custom")
         x = b.add(x, b.matmul(g.merge_heads(a), g.param(f"{prefix}.wo", [config.dim, config.dim])))

@@ -294,6 +294,11 @@ def _indexing_cases() -> list[OpCase]:
                inputs=of(normal(6, 3), fixed(np.array([0, 4, 0, -3, -1, 4], np.int64)))),
         OpCase("scatter_add_i32", "mir.scatter_add %0, %1 dim_size = 3 : (tensor<4xi32>, tensor<4xf32>) -> tensor<3xi32>",
                inputs=of(ints(-5, 5, 4), fixed(np.array([2.0, -3.0, 2.9, -1.5], np.float32)))),
+        OpCase("dynamic_update_slice",  # start 7 along dim 1 clamps to 6 - 2 = 4
+               "mir.dynamic_update_slice %0, %1 at [%2, %3, %4] : (tensor<2x6x3xf32>, tensor<2x2x3xf32>, tensor<i32>, tensor<i32>, tensor<i64>) -> tensor<2x6x3xf32>",
+               inputs=of(normal(2, 6, 3), normal(2, 2, 3), fixed(np.array(0, np.int32)), fixed(np.array(7, np.int32)), fixed(np.array(-1, np.int64)))),
+        OpCase("dynamic_update_slice_at", "mir.dynamic_update_slice %0, %1 at [%2, %3] : (tensor<4x5xbf16>, tensor<1x5xbf16>, tensor<i32>, tensor<i32>) -> tensor<4x5xbf16>",
+               inputs=of(normal(4, 5, dtype=ml_dtypes.bfloat16), normal(1, 5, dtype=ml_dtypes.bfloat16), fixed(np.array(2, np.int32)), fixed(np.array(0, np.int32)))),
     ]  # fmt: skip
 
 

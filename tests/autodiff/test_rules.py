@@ -171,6 +171,9 @@ def indexing_cases():
     yield case("gather", rand(2, 5, 3), np.array([[1, 1], [0, 4]]), id="axis1-2d-indices", axis=1)
     yield case("gather", rand(3, 4), np.array([3.0, 1.0, 3.0]), id="float-indices", axis=-1)
     yield case("scatter_add", rand(4, 3), np.array([1, 0, 1, 2]), dim_size=3)
+    at = np.array(1, np.int32), np.array(0, np.int64)
+    yield case("dynamic_update_slice", rand(3, 4), rand(2, 4), *at, id="inside")
+    yield case("dynamic_update_slice", rand(3, 4), rand(2, 4), np.array(5, np.int32), np.array(-2, np.int32), id="clamped")
     # Expert 1 takes two rows (dw sums them), expert 2 none (its dw is zero).
     yield case("grouped_matmul", rand(4, 3), rand(3, 3, 2), np.array([1, 0, 1, 1]), id="repeats-unused-expert")
     yield case("grouped_matmul", rand(3, 2), rand(2, 2, 4), np.array([1.0, 0.0, 1.0]), id="float-ids")

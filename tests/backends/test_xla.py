@@ -215,6 +215,35 @@ def test_wrong_arguments_are_clear_errors(mlp, compiled_mlp):
         compiled_mlp()
 
 
+def cache_step():
+    """`@step(w, cache [6, 2], new [1, 2], pos) -> (cache with row pos = new * w, sum of the cache)`."""
+    b = GraphBuilder("step")
+    w = b.param("w", [1, 2])
+    cache, new, pos = b.input("cache", [6, 2]), b.input("new", [1, 2]), b.input("pos", [], "i32")
+    written = b.dynamic_update_slice(cache, b.mul(new, w), pos, b.constant(0, "i32"))
+    b.output(written, b.reduce(written, kind="sum", axes=[0, 1]))
+    return b.module()
+
+
+def test_a_donated_cache_is_updated_in_place_with_the_same_results():
+    module = cache_step()
+    rng = np.random.default_rng(0)
+    w, cache, new = (rng.standard_normal(s).astype(np.float32) for s in ((1, 2), (6, 2), (1, 2)))
+    donating = XlaModule(module, DEVICE, donate=["cache"])
+    donating.bind({"w": w})
+    state = jax.device_put(cache)
+    for pos in (3, 9):  # 9 is clamped to the last row, 5
+        expected = run_function(module, "step", [w, np.asarray(state), new, np.int32(pos)])
+        given = state
+        state, total = donating(state, new, np.int32(pos))
+        assert given.is_deleted()  # its buffer went to the result
+        close([state, total], expected)
+    with pytest.raises(ValueError, match="@step: 'cache' is donated: pass it at every call, it cannot be bound"):
+        donating.bind({"cache": cache})
+    with pytest.raises(KeyError, match="no argument named 'kv'"):
+        XlaModule(module, DEVICE, donate=["kv"])
+
+
 def test_gpu_without_a_gpu_says_what_is_missing(mlp):
     try:
         jax.devices("gpu")

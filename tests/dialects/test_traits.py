@@ -59,7 +59,7 @@ EXPECTED_CLASS = {
         "conjugate", "complex_norm_sq", "complex_norm_sq_backward",
     },
     Precision.DATA_MOVEMENT: {
-        "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add",
+        "cast", "reshape", "transpose", "narrow", "concat", "expand", "gather", "scatter_add", "dynamic_update_slice",
         "topk", "rope", "pool", "if", "while", "pool_backward", "stop_gradient",
         "fused_attention_block", "resize_nearest_2x", "axial_rope_2d", "transform_region",
     },

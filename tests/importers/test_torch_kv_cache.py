@@ -52,6 +52,35 @@ def test_a_mutated_buffer_is_an_argument_and_an_extra_result():
     np.testing.assert_allclose(written, [x[0].numpy(), 2 * (x[0] + x[1]).numpy()])
 
 
+class OnePosition(torch.nn.Module):
+    """A decode step's write: one position `pos [1]` of a `[1, 2, 5, 3]` cache (`index_copy_`)."""
+
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("cache", torch.arange(30.0).reshape(1, 2, 5, 3), persistent=False)
+
+    def forward(self, new, pos):
+        self.cache.index_copy_(2, pos, new)
+        return self.cache.sum()
+
+
+@pytest.mark.parametrize("at", [3, -1])
+def test_writing_one_position_is_one_dynamic_update_slice(at):
+    """No scatter over the cache: XLA runs the write in place on a donated cache. A negative
+    position counts from the end, as `cache[:, :, [at]] = new` does."""
+    model = OnePosition()
+    new, pos = torch.tensor([[[[1.0, -2.0, 0.5]], [[3.0, 4.0, -1.0]]]]), torch.tensor([3])
+    module = import_program(export(model, (new, pos)))
+    names = [op.name for op in module.walk()]
+    assert names.count("mir.dynamic_update_slice") == 1 and "mir.scatter_add" not in names
+    cache = np.arange(30.0, dtype=np.float32).reshape(1, 2, 5, 3)
+    total, written = run_function(module, None, [cache, new.numpy(), np.array([at])])
+    expected = torch.from_numpy(cache.copy())
+    expected[:, :, [at]] = new
+    np.testing.assert_array_equal(written, expected.numpy())
+    np.testing.assert_allclose(total, expected.sum().numpy())
+
+
 @pytest.fixture(scope="module")
 def tiny_llama():
     from transformers import LlamaConfig, LlamaForCausalLM

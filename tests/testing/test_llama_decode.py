@@ -51,6 +51,19 @@ def test_the_step_matches_jax(ours):
         np.testing.assert_allclose(cache, np.asarray(expected_caches[name]), rtol=1e-5, atol=1e-6)
 
 
+def test_each_layer_writes_one_position_of_its_caches_with_a_dynamic_update_slice():
+    """The new key and value go in with `mir.dynamic_update_slice` at `pos` (a write of
+    `[B, Hkv, 1, D]`, done in place under donation), not a select over the whole cache."""
+    module = build_llama_decode(CONFIG)
+    writes = [op for op in module.walk() if op.name == "mir.dynamic_update_slice"]
+    assert len(writes) == 2 * CONFIG.layers
+    assert all(op.update.type.get_shape() == (1, 2, 1, 4) for op in writes)
+    pos = next(a for a in module.body.block.first_op.body.block.args if a.name_hint == "pos")
+    assert all(list(op.start_indices)[2] is pos for op in writes)
+    selects = [op for op in module.walk() if op.name == "mir.where"]
+    assert all(op.results[0].type.get_shape() != (1, 2, CONFIG.seq, 4) for op in selects)
+
+
 def test_the_bytes_a_step_reads():
     """Every weight once, and keys and values at positions 0..pos of every layer (f32: 4 bytes)."""
     weights = 2 * (2 * 16 + 16 * 16 * 2 + 16 * 8 * 2 + 2 * 16 + 16 * 24 * 3) + 2 * 16 + 16 * 11

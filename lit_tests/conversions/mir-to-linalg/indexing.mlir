@@ -36,3 +36,18 @@ func.func @scatter_add(%u: tensor<4x3xf32>, %i: tensor<4xi64>) -> tensor<5x3xf32
   %0 = mir.scatter_add %u, %i dim_size = 5 : (tensor<4x3xf32>, tensor<4xi64>) -> tensor<5x3xf32>
   func.return %0 : tensor<5x3xf32>
 }
+
+// -----
+
+// dynamic_update_slice is tensor.insert_slice at each start clamped into [0, size - length];
+// a dim the update fills has offset 0.
+// CHECK-LABEL: func.func @dynamic_update_slice
+// CHECK:         [[POS:%.*]] = arith.index_cast {{%.*}} : i64 to index
+// CHECK:         [[ROOM:%.*]] = arith.constant 7 : index
+// CHECK:         [[LOW:%.*]] = arith.minsi [[POS]], [[ROOM]] : index
+// CHECK:         [[AT:%.*]] = arith.maxsi [[LOW]], {{%.*}} : index
+// CHECK:         tensor.insert_slice %new into %cache[0, 0, [[AT]], 0] [1, 2, 1, 4] [1, 1, 1, 1] : tensor<1x2x1x4xbf16> into tensor<1x2x8x4xbf16>
+func.func @dynamic_update_slice(%cache: tensor<1x2x8x4xbf16>, %new: tensor<1x2x1x4xbf16>, %pos: tensor<i32>, %z: tensor<i64>) -> tensor<1x2x8x4xbf16> {
+  %0 = mir.dynamic_update_slice %cache, %new at [%z, %z, %pos, %z] : (tensor<1x2x8x4xbf16>, tensor<1x2x1x4xbf16>, tensor<i64>, tensor<i64>, tensor<i32>, tensor<i64>) -> tensor<1x2x8x4xbf16>
+  func.return %0 : tensor<1x2x8x4xbf16>
+}

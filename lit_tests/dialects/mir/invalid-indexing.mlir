@@ -77,3 +77,59 @@ func.func @scatter_add_result(%u: tensor<3x4xf32>, %i: tensor<3xi64>) -> tensor<
   %0 = mir.scatter_add %u, %i dim_size = 8 : (tensor<3x4xf32>, tensor<3xi64>) -> tensor<3x4xf32>
   func.return %0 : tensor<3x4xf32>
 }
+
+// -----
+
+func.func @dynamic_update_slice_dtype(%x: tensor<4x3xf32>, %u: tensor<1x3xbf16>, %i: tensor<i32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' update must have element type f32, got bf16}}
+  %0 = mir.dynamic_update_slice %x, %u at [%i, %i] : (tensor<4x3xf32>, tensor<1x3xbf16>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_rank(%x: tensor<4x3xf32>, %u: tensor<3xf32>, %i: tensor<i32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' update must have rank 2, got [3]}}
+  %0 = mir.dynamic_update_slice %x, %u at [%i, %i] : (tensor<4x3xf32>, tensor<3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_start_count(%x: tensor<4x3xf32>, %u: tensor<1x3xf32>, %i: tensor<i32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' takes one start index per dim of the operand (2), got 1}}
+  %0 = mir.dynamic_update_slice %x, %u at [%i] : (tensor<4x3xf32>, tensor<1x3xf32>, tensor<i32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_float_start(%x: tensor<4x3xf32>, %u: tensor<1x3xf32>, %i: tensor<i32>, %f: tensor<f32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' start index 1 must be a rank-0 integer tensor, got tensor<f32>}}
+  %0 = mir.dynamic_update_slice %x, %u at [%i, %f] : (tensor<4x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<f32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_start_rank(%x: tensor<4x3xf32>, %u: tensor<1x3xf32>, %i: tensor<i32>, %v: tensor<1xi32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' start index 0 must be a rank-0 integer tensor, got tensor<1xi32>}}
+  %0 = mir.dynamic_update_slice %x, %u at [%v, %i] : (tensor<4x3xf32>, tensor<1x3xf32>, tensor<1xi32>, tensor<i32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_too_big(%x: tensor<4x3xf32>, %u: tensor<5x3xf32>, %i: tensor<i32>) -> tensor<4x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' update [5, 3] does not fit in operand [4, 3] (dim 0)}}
+  %0 = mir.dynamic_update_slice %x, %u at [%i, %i] : (tensor<4x3xf32>, tensor<5x3xf32>, tensor<i32>, tensor<i32>) -> tensor<4x3xf32>
+  func.return %0 : tensor<4x3xf32>
+}
+
+// -----
+
+func.func @dynamic_update_slice_result(%x: tensor<4x3xf32>, %u: tensor<1x3xf32>, %i: tensor<i32>) -> tensor<1x3xf32> {
+  // expected-error@+1 {{'mir.dynamic_update_slice' inferred result type tensor<4x3xf32> does not match declared type tensor<1x3xf32>}}
+  %0 = mir.dynamic_update_slice %x, %u at [%i, %i] : (tensor<4x3xf32>, tensor<1x3xf32>, tensor<i32>, tensor<i32>) -> tensor<1x3xf32>
+  func.return %0 : tensor<1x3xf32>
+}

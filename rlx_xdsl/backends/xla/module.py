@@ -15,7 +15,13 @@ With `rlx.mesh` on the module the function runs SPMD: each argument is placed
 with its `rlx.sharding` (replicated without one) as a `NamedSharding` over a
 `jax.sharding.Mesh` of the first `prod(mesh sizes)` devices, and XLA's SPMD
 partitioner splits the computation and inserts the collectives (an all-reduce of
-the gradients of replicated weights under a batch-sharded input). A result with
+the gradients of replicated weights under a batch-sharded input).
+
+`donate=` names arguments whose buffers the call may reuse for its results (JAX's
+`donate_argnums`): state that a step replaces, such as a KV cache or an optimizer's
+moments, is then updated in place instead of copied into fresh buffers. A donated
+argument is passed at every call, never bound, and the caller's array is deleted by
+the call: feed the returned value back instead. A result with
 `rlx.sharding` is laid out so (`out_shardings`: a train step's updated parameters
 and optimizer state stay where their inputs were, so they can be fed back without
 moving); the others keep the sharding XLA chose. `numpy.asarray` gathers them.
@@ -58,13 +64,22 @@ class XlaModule:
 
     `tf32=True` lets XLA compute f32 matmuls and convolutions in TF32 (faster on
     NVIDIA GPUs, about 1e-3 relative error); by default they run at full f32 precision.
+    `donate` names the arguments whose buffers the results may reuse (see the module docstring).
     """
 
-    def __init__(self, module: ModuleOp, device: str = "cpu", function: str | None = None, tf32: bool = False):
+    def __init__(
+        self,
+        module: ModuleOp,
+        device: str = "cpu",
+        function: str | None = None,
+        tf32: bool = False,
+        donate: Sequence[str] = (),
+    ):
         self.function = find_function(module, function)
         check_exportable(self.function, static=False)  # located errors before any device work
         self.layout: Layout = read_layout(module, self.function)
         self.args: list[GraphArg] = graph_args(self.function)
+        self._donated = tuple(a.index for a in self._named(donate).values())
         self.tf32 = tf32
         devices = _devices(device, self.layout)
         self._nvidia = device == "gpu" and "NVIDIA" in getattr(devices[0], "device_kind", "")
@@ -104,7 +119,9 @@ class XlaModule:
             try:
                 with matmul_precision(self.tf32):
                     placement = {} if self._out_shardings is None else {"out_shardings": self._out_shardings}
-                    jitted = jax.jit(traced(module, f), in_shardings=self._shardings, **placement)
+                    jitted = jax.jit(
+                        traced(module, f), in_shardings=self._shardings, donate_argnums=self._donated, **placement
+                    )
                     lowered = jitted.lower(*abstract_args(f))
             finally:
                 CUDA_KERNELS.reset(on_gpu)
@@ -172,14 +189,25 @@ class XlaModule:
         """The names of the arguments a call takes, in order (those not bound)."""
         return [a.name for a in self.args if a.index not in self._bound]
 
-    def bind(self, params: Mapping[str, Any]) -> None:
-        """Put the named arguments (by `rlx.name`) on the device(s) now, and keep them there
-        for every later call; binding a name again replaces its value."""
+    def _named(self, names: Sequence[str]) -> dict[str, GraphArg]:
+        """The arguments called `names` (by `rlx.name`), or a KeyError listing the known ones."""
         by_name = {a.name: a for a in self.args}
-        unknown = [name for name in params if name not in by_name]
+        unknown = [name for name in names if name not in by_name]
         if unknown:
             known = ", ".join(f"'{a.name}'" for a in self.args)
             raise KeyError(f"@{self.name} has no argument named {', '.join(map(repr, unknown))} (arguments: {known})")
+        return {name: by_name[name] for name in names}
+
+    def bind(self, params: Mapping[str, Any]) -> None:
+        """Put the named arguments (by `rlx.name`) on the device(s) now, and keep them there
+        for every later call; binding a name again replaces its value. A donated argument
+        cannot be bound (the first call would use it up)."""
+        by_name = self._named(list(params))
+        donated = [name for name, a in by_name.items() if a.index in self._donated]
+        if donated:
+            raise ValueError(
+                f"@{self.name}: {', '.join(map(repr, donated))} is donated: pass it at every call, it cannot be bound"
+            )
         placed = {by_name[name].index: self._place(by_name[name].index, value) for name, value in params.items()}
         self._bound.update(placed)
 

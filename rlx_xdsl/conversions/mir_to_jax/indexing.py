@@ -1,7 +1,9 @@
 """Indexing ops: gather and scatter_add (float indices truncate toward zero; one in
-`[-n, 0)` counts from the end, as in the interpreter)."""
+`[-n, 0)` counts from the end, as in the interpreter); dynamic_update_slice is
+`lax.dynamic_update_slice`, which clamps the starts as the op does."""
 
 import jax.numpy as jnp
+from jax import lax
 
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, result_dtype, widen, with_op
 from rlx_xdsl.dialects.mir import indexing
@@ -29,4 +31,8 @@ JAX_OPS.add(
 JAX_OPS.add(
     indexing.ScatterAddOp,
     with_op(lambda op, u, i: scatter_rows(u.astype(result_dtype(op)), i, op.dim_size.value.data)),
+)
+JAX_OPS.add(
+    indexing.DynamicUpdateSliceOp,
+    with_op(lambda op, x, u, *starts: lax.dynamic_update_slice(x, u, [s.astype(jnp.result_type(*starts)) for s in starts])),
 )

@@ -1,4 +1,5 @@
-"""Lowering of MIR gather and scatter_add to `linalg.generic`.
+"""Lowering of MIR gather and scatter_add to `linalg.generic`, and of dynamic_update_slice
+to `tensor.insert_slice` at its clamped starts.
 
 Upstream linalg has no gather or scatter. gather reads the table with
 `tensor.extract` at the id of each result position; scatter_add is a reduction
@@ -82,3 +83,21 @@ def lower_scatter_add(lw: Lowering, op: ix.ScatterAddOp) -> Sequence[SSAValue]:
     out_dims = [op.dim_size.value.data, *rest, rows]
     result = lw.reduce(inputs, out_dims, [m], acc, 0, body)
     return [lw.convert(result, acc, dt)]
+
+
+@LOWERINGS.register(ix.DynamicUpdateSliceOp)
+def lower_dynamic_update_slice(lw: Lowering, op: ix.DynamicUpdateSliceOp) -> Sequence[SSAValue]:
+    """`tensor.insert_slice` of the update at `clamp(start, 0, size - length)` on each dim."""
+    sizes, lengths = lw.dims(op.operand), lw.dims(op.update)
+    offsets = []
+    for d, (start, size, length) in enumerate(zip(op.start_indices, sizes, lengths)):
+        if isinstance(size, int) and size == length:
+            offsets.append(0)  # the update fills the dim: the clamped start is 0
+            continue
+        at = lw.s.to_index(lw.extract_scalar(start), lw.operand_dtype(2 + d))
+        if isinstance(size, int) and isinstance(length, int):
+            room = lw.s.index_constant(size - length)
+        else:
+            room = lw.emit(arith.SubiOp(lw.index_value(size), lw.index_value(length)))
+        offsets.append(lw.emit(arith.MaxSIOp(lw.emit(arith.MinSIOp(at, room)), lw.s.index_constant(0))))
+    return [lw.insert_slice(op.update, op.operand, offsets, lengths)]

@@ -1,6 +1,6 @@
-"""MIR indexing ops: gather and scatter_add.
+"""MIR indexing ops: gather, scatter_add and dynamic_update_slice.
 
-RLX encodes indices as f32 tensors, so both ops accept floating-point index
+RLX encodes indices as f32 tensors, so gather and scatter_add accept floating-point index
 tensors (truncated toward zero when run) as well as integer ones. An index in
 `[-n, 0)` counts from the end (`n` is added, as numpy, ONNX Gather and PyTorch
 indexing do), identically in the interpreter and the linalg and JAX lowerings.
@@ -12,11 +12,12 @@ from collections.abc import Sequence
 
 from xdsl.dialects.builtin import I64, IntegerAttr, TensorType
 from xdsl.ir import Attribute, SSAValue
-from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def
+from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
+    require_same_element_type,
     RlxOperation,
     i64_attr,
     require,
@@ -26,6 +27,7 @@ from rlx_xdsl.dialects.base import (
     require_rank,
     tensor_type,
 )
+from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, Role
 from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_shape, normalize_axis, tensor
 
@@ -114,5 +116,55 @@ class ScatterAddOp(IndexedOperation):
         return [tensor(updates.element_type, [self.dim_size.value.data, *rest])]
 
 
-OPS = [GatherOp, ScatterAddOp]
+@irdl_op_definition
+class DynamicUpdateSliceOp(RlxOperation):
+    """`operand` with the block at `start_indices` replaced by `update` (StableHLO
+    `dynamic_update_slice`, `jax.lax.dynamic_update_slice`).
+
+    `update` has `operand`'s rank and element type, and no dim larger than `operand`'s;
+    `start_indices` are one rank-0 integer tensor per dim (any integer dtypes). Each start
+    is clamped into `[0, operand.shape[d] - update.shape[d]]` before use, as StableHLO
+    specifies, so the update always fits: an out-of-range position moves the block, it is
+    never an error. The result has `operand`'s type. A decode step writes one position of a
+    static KV cache with it (`cache [B, H, S, D]`, `new [B, H, 1, D]`, starts `0, 0, pos, 0`).
+    """
+
+    name = "mir.dynamic_update_slice"
+    operand = operand_def(TensorType)
+    update = operand_def(TensorType)
+    start_indices = var_operand_def(TensorType)
+    result = result_def(TensorType)
+    traits = traits_def(Pure(), DATA_MOVEMENT, OperandRoles.of(start_indices=Role.INDEX))
+    assembly_format = "$operand `,` $update `at` ` ` `[` $start_indices `]` " + FUNCTIONAL
+
+    def __init__(self, operand: SSAValue, update: SSAValue, *start_indices: SSAValue):
+        super().__init__(operands=[operand, update, list(start_indices)])
+
+    def infer_result_types(self) -> Sequence[Attribute]:
+        operand, update = tensor_type(self.operand), tensor_type(self.update)
+        shape, part = operand.get_shape(), update.get_shape()
+        require_same_element_type(self, operand, {"update": update})
+        require_rank(self, update, len(shape), "update")
+        require(
+            len(self.start_indices) == len(shape),
+            self,
+            lambda: f"takes one start index per dim of the operand ({len(shape)}), got {len(self.start_indices)}",
+        )
+        for i, start in enumerate(self.start_indices):
+            t = tensor_type(start)
+            require(
+                t.get_num_dims() == 0 and dtypes.dtype_of(t.element_type).kind in ("int", "uint"),
+                self,
+                lambda: f"start index {i} must be a rank-0 integer tensor, got {t}",
+            )
+        for d, (size, length) in enumerate(zip(shape, part)):
+            require(
+                DYNAMIC in (size, length) or length <= size,
+                self,
+                lambda: f"update {fmt_shape(part)} does not fit in operand {fmt_shape(shape)} (dim {d})",
+            )
+        return [operand]
+
+
+OPS = [GatherOp, ScatterAddOp, DynamicUpdateSliceOp]
 ATTRIBUTES: list[type] = []

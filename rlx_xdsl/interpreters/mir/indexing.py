@@ -1,4 +1,4 @@
-"""numpy semantics of MIR gather and scatter_add.
+"""numpy semantics of MIR gather, scatter_add and dynamic_update_slice.
 
 Indices are integers (or RLX's float encoding, truncated toward zero) and are
 checked against the table in integers; an index in `[-size, 0)` counts from the
@@ -46,4 +46,22 @@ def run_scatter_add(op: ix.ScatterAddOp, updates: np.ndarray, indices: np.ndarra
     return (as_result(op, out),)
 
 
-KERNELS = {ix.GatherOp: run_gather, ix.ScatterAddOp: run_scatter_add}
+def clamped_starts(shape, part, starts) -> list[int]:
+    """Each start clamped into `[0, shape[d] - part[d]]` (StableHLO's rule: the block fits)."""
+    return [min(max(int(s), 0), n - k) for n, k, s in zip(shape, part, starts)]
+
+
+def run_dynamic_update_slice(
+    op: ix.DynamicUpdateSliceOp, operand: np.ndarray, update: np.ndarray, *starts: np.ndarray
+) -> tuple[np.ndarray]:
+    out = operand.copy()
+    at = clamped_starts(operand.shape, update.shape, starts)
+    out[tuple(slice(s, s + k) for s, k in zip(at, update.shape))] = update
+    return (out,)
+
+
+KERNELS = {
+    ix.GatherOp: run_gather,
+    ix.ScatterAddOp: run_scatter_add,
+    ix.DynamicUpdateSliceOp: run_dynamic_update_slice,
+}

@@ -1,4 +1,5 @@
-"""Gather and scatter_add against independent oracles (ONNX Gather/ScatterND, np.add.at, loops)."""
+"""Gather, scatter_add and dynamic_update_slice against independent oracles (ONNX Gather/ScatterND,
+np.add.at, loops)."""
 
 from pathlib import Path
 
@@ -144,6 +145,58 @@ def test_scatter_add_rejects_mismatched_rows():
         VerifyException, match=r"'mir.scatter_add' updates \[3, 4\] and indices \[2\] differ in their first dim"
     ):
         infer("scatter_add", [[3, 4], [2]], ["f32", "i64"], dim_size=5)
+
+
+# dynamic_update_slice -----------------------------------------------------------
+
+
+def dynamic_update_slice_reference(operand, update, starts):
+    """StableHLO's definition, element by element: each start clamped into
+    `[0, operand.shape[d] - update.shape[d]]`, then `result[i] = update[i - start]`
+    where `i - start` is inside `update`, `operand[i]` elsewhere."""
+    at = [min(max(int(s), 0), n - k) for s, n, k in zip(starts, operand.shape, update.shape)]
+    out = np.empty_like(operand)
+    for i in np.ndindex(*operand.shape):
+        j = tuple(a - s for a, s in zip(i, at))
+        inside = all(0 <= x < k for x, k in zip(j, update.shape))
+        out[i] = update[j] if inside else operand[i]
+    return out
+
+
+@pytest.mark.parametrize(
+    "starts", [(0, 0, 0), (2, 1, 3), (1, 4, 0), (-3, 9, -1), (5, 2, 7)], ids=["origin", "inside", "end", "clamped-low-high", "clamped-high"]
+)
+def test_dynamic_update_slice_matches_the_stablehlo_formula(starts):
+    operand = RNG.standard_normal((4, 6, 5)).astype(np.float32)
+    update = RNG.standard_normal((2, 2, 5)).astype(np.float32)
+    indices = [np.array(s, dt) for s, dt in zip(starts, (np.int32, np.int64, np.int32))]
+    out = run_op("dynamic_update_slice", [operand, update, *indices])
+    np.testing.assert_array_equal(out, dynamic_update_slice_reference(operand, update, starts))
+
+
+def test_dynamic_update_slice_clamps_the_start_so_the_update_fits():
+    """StableHLO clamps each start into `[0, size - length]`: never an error, the block moves."""
+    operand, update = np.zeros(5, np.int32), np.int32([1, 2])
+    for start, expected in ((4, [0, 0, 0, 1, 2]), (-3, [1, 2, 0, 0, 0]), (1, [0, 1, 2, 0, 0])):
+        out = run_op("dynamic_update_slice", [operand, update, np.array(start, np.int64)])
+        assert out.dtype == np.int32
+        np.testing.assert_array_equal(out, expected)
+
+
+def test_dynamic_update_slice_keeps_bf16_and_writes_one_cache_position():
+    cache = RNG.standard_normal((1, 2, 8, 4)).astype(ml_dtypes.bfloat16)
+    new = RNG.standard_normal((1, 2, 1, 4)).astype(ml_dtypes.bfloat16)
+    zero, pos = np.array(0, np.int32), np.array(5, np.int32)
+    out = run_op("dynamic_update_slice", [cache, new, zero, zero, pos, zero])
+    assert out.dtype == ml_dtypes.bfloat16
+    expected = cache.copy()
+    expected[:, :, 5] = new[:, :, 0]
+    np.testing.assert_array_equal(out, expected)
+
+
+def test_dynamic_update_slice_infers_the_operand_type():
+    shapes, types = [[D, 8], [2, D], [], []], ["bf16", "bf16", "i32", "ui8"]
+    assert infer("dynamic_update_slice", shapes, types) == TensorType(bf16, [D, 8])
 
 
 # Structure --------------------------------------------------------------------

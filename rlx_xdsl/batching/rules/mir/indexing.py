@@ -1,10 +1,12 @@
-"""Batching rules of gather and scatter_add: the batch rides along a free dim, moved in front."""
+"""Batching rules of gather and scatter_add (the batch rides along a free dim, moved in front)
+and of dynamic_update_slice (the batch is one more dim, written whole from start 0)."""
 
 from xdsl.ir import Operation, SSAValue
 
-from rlx_xdsl.batching.emit import example_rank, int_prop, rebuild, rebuilt, sequential
+from rlx_xdsl.batching.emit import all_batched, example_rank, int_prop, rebuild, rebuilt, sequential
 from rlx_xdsl.batching.registry import BATCH_RULES, BatchArgs, Results, batched
-from rlx_xdsl.dialects.mir.indexing import GatherOp, ScatterAddOp
+from rlx_xdsl.dialects.base import tensor_type
+from rlx_xdsl.dialects.mir.indexing import DynamicUpdateSliceOp, GatherOp, ScatterAddOp
 from rlx_xdsl.ir.emitter import Emitter
 from rlx_xdsl.shapes import normalize_axis
 
@@ -47,3 +49,15 @@ def scatter_add(e: Emitter, op: Operation, args: BatchArgs) -> Results:
         return sequential(e, op, args)
     result = rebuild(e, op, [swap_front(e, updates), indices]).results[0]
     return batched(swap_front(e, result))
+
+
+@BATCH_RULES.register(DynamicUpdateSliceOp)
+def dynamic_update_slice(e: Emitter, op: Operation, args: BatchArgs) -> Results:
+    """Operand and update `[N, ...]` (an unbatched one broadcast) and start 0 for the batch
+    dim; batched starts write each example elsewhere, mapped over the batch."""
+    if any(args.batched[2:]):
+        return sequential(e, op, args)
+    operand, update = all_batched(e, BatchArgs(args.size, args.values[:2], args.batched[:2]))
+    starts = args.values[2:]
+    zero = e.mir.constant(0, tensor_type(starts[0]).element_type if starts else "i64")
+    return rebuilt(e, op, [operand, update, zero, *starts])

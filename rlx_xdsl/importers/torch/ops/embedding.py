@@ -1,5 +1,6 @@
 """Gathers: embedding, index_select, `x[idx]` indexing and `torch.gather`; the scatter
-`x[..., idx, ...] = v` (`index_put`, what `index_copy_` into a static KV cache becomes).
+`x[..., idx, ...] = v` (`index_put`, what `index_copy_` into a static KV cache becomes; one
+position is a `mir.dynamic_update_slice`).
 
 Indexing several dims at once (`x[i, j]`, as Hugging Face's mask builders write it)
 and `torch.gather` pick single elements: the indexed dims are merged by one reshape
@@ -98,7 +99,8 @@ def gather(t, node):
 @rule(aten.index_put.default)
 def index_put(t, node):
     """`x[..., idx, ...] = v` (`accumulate`: `+=`) with one 1-D index tensor `idx[T]` on dim
-    `d` and `v` of `x`'s shape with `T` at `d`: `v`'s slices summed into zeros at `idx` by one
+    `d` and `v` of `x`'s shape with `T` at `d`: one index (`T = 1`, not accumulating) is a
+    `mir.dynamic_update_slice` (`_write_one`); otherwise `v`'s slices are summed into zeros at `idx` by one
     `mir.scatter_add`, then taken where some index hit (`mir.where`), else `x`'s. A negative
     index counts from the end; a repeated index sums its slices (PyTorch leaves which one
     wins undefined). Other index forms (several tensors, a mask) are a located error."""
@@ -111,6 +113,8 @@ def index_put(t, node):
     expected = [*shape[:axis], *t.shape(idx), *shape[axis + 1 :]]
     if shape[axis] == DYNAMIC or t.shape(values) != expected:
         raise t.fail(f"the values must have the shape {expected} of the slices they replace, not {t.shape(values)}")
+    if not accumulate and list(t.shape(idx)) == [1]:
+        return _write_one(t, x, axis, idx, values)
     mir, ids = t.e.mir, t.value(idx)
     perm = [axis, *(a for a in range(len(shape)) if a != axis)]  # the scattered dim first
     moved = mir.transpose(t.value(values, t.dtype(x)), perm=perm) if axis else t.value(values, t.dtype(x))
@@ -123,6 +127,18 @@ def index_put(t, node):
     hit = mir.compare(mir.scatter_add(ones, ids, dim_size=shape[axis]), t.value(0.0, "f32"), "gt")
     along = [shape[axis] if a == axis else 1 for a in range(len(shape))]
     return mir.where(mir.reshape(hit, new_shape=along), scattered, t.value(x))
+
+
+def _write_one(t, x, axis: int, idx, values):
+    """`x` with its one slice at `idx[0]` along `axis` replaced by `values` (a decode step's
+    KV cache write): one `mir.dynamic_update_slice`, which XLA does in place on a donated
+    cache. A negative index counts from the end, as in the general form."""
+    mir, dtype = t.e.mir, t.dtype(idx)
+    at = mir.reshape(t.value(idx), new_shape=[])
+    size = t.value(t.shape(x)[axis], dtype)
+    at = mir.where(mir.compare(at, t.value(0, dtype), "lt"), mir.add(at, size), at)
+    starts = [at if a == axis else t.value(0, dtype) for a in range(t.rank(x))]
+    return mir.dynamic_update_slice(t.value(x), t.value(values, t.dtype(x)), *starts)
 
 
 def _gather_elements(t, x, axes: list[int], coordinates: list):
