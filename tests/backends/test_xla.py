@@ -67,6 +67,23 @@ def test_tf32_is_asked_for_in_the_text(mlp):
     assert len(dots) == 2 and all("precision = [HIGH, HIGH]" in line for line in dots)  # JAX's "tensorfloat32"
 
 
+def test_bf16_products_leave_the_precision_to_the_dtype():
+    """f16/bf16 dots and attention products say `DEFAULT` (f32 ones stay `HIGHEST`): at
+    `highest` XLA's GPU compiler widens bf16 operands to f32 and makes a matrix-vector product
+    an f32 reduction; the results are the interpreter's either way."""
+    b = GraphBuilder("f")
+    x, w = b.input("x", [1, 1, 64], "bf16"), b.input("w", [64, 32], "bf16")
+    q, k = b.input("q", [1, 4, 1, 8], "bf16"), b.input("k", [1, 2, 16, 8], "bf16")
+    y, a = b.matmul(x, w), b.attention(q, k, k, num_heads=4, head_dim=8)
+    b.output(y, a, b.matmul(b.cast(x, "f32"), b.cast(w, "f32")))
+    module = b.module()
+    products = [line for line in to_stablehlo(module).splitlines() if "dot_general" in line]
+    precisions = sorted(line.split("precision = ")[1].split("]")[0] + "]" for line in products)
+    assert precisions == ["[DEFAULT, DEFAULT]"] * 3 + ["[HIGHEST, HIGHEST]"]
+    inputs = random_inputs(find_function(module))
+    close(XlaModule(module, device=DEVICE)(*inputs), run_function(module, None, inputs), tol=1e-2)
+
+
 @pytest.fixture(scope="module", params=["mlp", "llama"])
 def exported(request, mlp, mlp_text):
     """(module name, inputs, the interpreter's outputs, StableHLO text) of the MLP and of a

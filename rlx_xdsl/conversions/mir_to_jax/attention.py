@@ -3,7 +3,15 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import CUDA_KERNELS, JAX_OPS, accumulator, narrow_product, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import (
+    CUDA_KERNELS,
+    JAX_OPS,
+    accumulator,
+    narrow_precision,
+    narrow_product,
+    widen,
+    with_op,
+)
 from rlx_xdsl.dialects.mir import attention as att
 from rlx_xdsl.dialects.mir.attention import MaskKind
 
@@ -72,7 +80,7 @@ def attention(op, q, k, v, mask=None):
     kv_heads, sk = k.shape[1], k.shape[2]
     # Query head h reads KV head h // group: contract per KV head, never copying k and v.
     grouped = q.reshape(batch, kv_heads, heads // kv_heads, sq, head_dim)
-    s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, k.astype(dtype), preferred_element_type=accumulator(q))
+    s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, k.astype(dtype), preferred_element_type=accumulator(q), precision=narrow_precision(q))
     s = widen(s).reshape(batch, heads, sq, sk) * op.scale()
     if op.attn_logit_softcap is not None:
         cap = op.attn_logit_softcap.value.data
@@ -88,7 +96,7 @@ def attention(op, q, k, v, mask=None):
     total = jnp.sum(e, axis=-1, keepdims=True)
     p = (e / jnp.where(total == 0, 1, total)).astype(dtype)
     p = p.reshape(batch, kv_heads, heads // kv_heads, sq, sk)
-    out = jnp.einsum("bkgqj,bkjd->bkgqd", p, v.astype(dtype), preferred_element_type=narrow_product(p))
+    out = jnp.einsum("bkgqj,bkjd->bkgqd", p, v.astype(dtype), preferred_element_type=narrow_product(p), precision=narrow_precision(p))
     return widen(out).reshape(batch, heads, sq, head_dim)
 
 JAX_OPS.add(

@@ -3,14 +3,21 @@
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, narrow_product, one, result_dtype, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import (
+    JAX_OPS,
+    narrow_precision,
+    narrow_product,
+    one,
+    result_dtype,
+    with_op,
+)
 from rlx_xdsl.dialects.mir import contraction
 
 
 def _matmul(op: contraction.MatmulOp, a, b):
     """In the result dtype; f16/bf16 products accumulate in f32 and round once."""
     a, b = a.astype(result_dtype(op)), b.astype(result_dtype(op))
-    return jnp.matmul(a, b, preferred_element_type=narrow_product(a))
+    return jnp.matmul(a, b, preferred_element_type=narrow_product(a), precision=narrow_precision(a))
 
 
 JAX_OPS.add(contraction.MatmulOp, with_op(_matmul))
@@ -35,7 +42,9 @@ def _dot_general(op: contraction.DotGeneralOp, lhs, rhs):
         (op.lhs_contracting.get_values(), op.rhs_contracting.get_values()),
         (op.lhs_batch.get_values(), op.rhs_batch.get_values()),
     )
-    return jax.lax.dot_general(lhs, rhs, dims, preferred_element_type=narrow_product(lhs))
+    return jax.lax.dot_general(
+        lhs, rhs, dims, preferred_element_type=narrow_product(lhs), precision=narrow_precision(lhs)
+    )
 
 
 JAX_OPS.add(contraction.DotGeneralOp, with_op(_dot_general))

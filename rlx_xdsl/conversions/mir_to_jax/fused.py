@@ -5,13 +5,20 @@ import jax.numpy as jnp
 from rlx_xdsl.conversions.mir_to_jax import attention as att
 from rlx_xdsl.conversions.mir_to_jax import norm as norms
 from rlx_xdsl.conversions.mir_to_jax.elementwise import activation, convert
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, narrow_product, operands_of, result_dtype
+from rlx_xdsl.conversions.mir_to_jax.registry import (
+    JAX_OPS,
+    narrow_precision,
+    narrow_product,
+    operands_of,
+    result_dtype,
+)
 from rlx_xdsl.dialects.mir import fused
 
 
 def linear(x, w, bias=None):
     """`x @ w (+ bias)`, rounded to x's dtype at each stage as the chain's ops do."""
-    y = jnp.matmul(x, w.astype(x.dtype), preferred_element_type=narrow_product(x)).astype(x.dtype)
+    y = jnp.matmul(x, w.astype(x.dtype), preferred_element_type=narrow_product(x), precision=narrow_precision(x))
+    y = y.astype(x.dtype)
     return y if bias is None else (y + bias).astype(jnp.result_type(y, bias))
 
 

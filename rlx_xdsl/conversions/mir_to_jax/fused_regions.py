@@ -3,14 +3,15 @@
 import jax.numpy as jnp
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, narrow_product
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, narrow_precision, narrow_product
 from rlx_xdsl.dialects.mir import fused_regions as fr
 
 
 def _epilogue(op: fr.FusedMatmulEpilogueOp, lhs, rhs, *extras, run_block):
     dtype = dtypes.numpy_dtype(op.product_type().element_type)
     lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)
-    product = jnp.matmul(lhs, rhs, preferred_element_type=narrow_product(lhs)).astype(dtype)
+    product = jnp.matmul(lhs, rhs, preferred_element_type=narrow_product(lhs), precision=narrow_precision(lhs))
+    product = product.astype(dtype)
     return run_block(op.body.block, (product, *extras))
 
 

@@ -78,6 +78,17 @@ def narrow_product(x):
     return x.dtype if x.dtype in (jnp.float16, jnp.bfloat16) else None
 
 
+def narrow_precision(x):
+    """The `precision` of a product of f16/bf16 operands: `DEFAULT`, written into the dot so
+    the backend's `highest` (there for f32 products, which XLA would otherwise run in TF32 on
+    NVIDIA GPUs) does not apply to it. The numbers are the same, since the product of two
+    f16/bf16 values is exact in f32 and cuBLAS accumulates in f32 either way; but at `highest`
+    XLA's GPU compiler widens the narrow operands to f32 first, and turns a matrix-vector
+    product (a decode step's every matmul) into an f32 multiply-and-reduce kernel instead of a
+    bf16 GEMM. `None` (the backend's precision) for other dtypes."""
+    return jax.lax.Precision.DEFAULT if x.dtype in (jnp.float16, jnp.bfloat16) else None
+
+
 def operands_of(op: Operation, arrays: Sequence) -> Callable:
     """`get(operand)`: the array of one of `op`'s operands (None for an absent optional one)."""
     values = dict(zip(op.operands, arrays, strict=True))
