@@ -126,19 +126,7 @@ def gpt_neox():
     return Tensors(T.GPTNeoXForCausalLM(T.GPTNeoXConfig(**_NO_GQA)), use_cache=False), _ids()
 
 
-def gemma():
-    return Tensors(T.GemmaForCausalLM(T.GemmaConfig(**_DECODER, head_dim=8)), use_cache=False), _ids()
 
-
-def falcon():
-    config = T.FalconConfig(hidden_size=32, num_hidden_layers=1, num_attention_heads=4, vocab_size=VOCAB)
-    return Tensors(T.FalconForCausalLM(config), use_cache=False), _ids()
-
-
-def bloom():
-    """ALiBi position biases; `transformers` has no SDPA path for BLOOM (eager attention)."""
-    config = T.BloomConfig(hidden_size=32, n_layer=1, n_head=4, vocab_size=VOCAB, attn_implementation="eager")
-    return Tensors(T.BloomForCausalLM(config), use_cache=False), _ids()
 
 
 def opt():
@@ -236,7 +224,7 @@ def wav2vec2():
 BREADTH = {
     f.__name__: f
     for f in (
-        mixtral, qwen3, phi3, gpt_neox, gemma, falcon, bloom, opt, t5_encoder, distilbert, roberta, albert,
+        mixtral, qwen3, phi3, gpt_neox, opt, t5_encoder, distilbert, roberta, albert,
         electra, clip_text, clip_vision, deit, swin, segformer, wav2vec2,
     )
 }  # fmt: skip

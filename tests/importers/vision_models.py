@@ -91,13 +91,5 @@ def shufflenet():
     return _with_random_batch_norms(ShuffleNetV2([1, 1, 1], [8, 16, 32, 64, 128], num_classes=10)), _image()
 
 
-def efficientnet():
-    """EfficientNet-B0's blocks at a quarter of the width and depth: squeeze-excitation, SiLU."""
-    from torchvision.models.efficientnet import EfficientNet, _efficientnet_conf
 
-    load()
-    blocks, last_channel = _efficientnet_conf("efficientnet_b0", width_mult=0.25, depth_mult=0.25)
-    return _with_random_batch_norms(EfficientNet(blocks, 0.2, num_classes=10, last_channel=last_channel)), _image()
-
-
-BREADTH = {f.__name__: f for f in (convnext, squeezenet, densenet, regnet, shufflenet, efficientnet)}
+BREADTH = {f.__name__: f for f in (convnext, squeezenet, densenet, regnet, shufflenet)}
