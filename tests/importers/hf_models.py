@@ -96,15 +96,15 @@ MODELS = {f.__name__: f for f in (llama, mistral, qwen2, gpt2, bert, vit, whispe
 
 # Breadth: one cheap check each (`test_model_zoo.py`), text models with a dynamic batch and sequence.
 
-_ENCODER = dict(
-    hidden_size=32,
-    num_hidden_layers=1,
-    num_attention_heads=4,
-    intermediate_size=64,
-    vocab_size=VOCAB,
-    max_position_embeddings=32,
-    attn_implementation="sdpa",
-)
+_ENCODER = {
+    "hidden_size": 32,
+    "num_hidden_layers": 1,
+    "num_attention_heads": 4,
+    "intermediate_size": 64,
+    "vocab_size": VOCAB,
+    "max_position_embeddings": 32,
+    "attn_implementation": "sdpa",
+}
 _NO_GQA = {k: v for k, v in _DECODER.items() if k != "num_key_value_heads"}
 
 
@@ -153,7 +153,7 @@ def distilbert():
 
 def roberta():
     """Positions count from `pad_token_id + 1`, from a cumulative sum over the non-padding ids."""
-    config = T.RobertaConfig(**_ENCODER | dict(max_position_embeddings=40), pad_token_id=1)
+    config = T.RobertaConfig(**_ENCODER | {"max_position_embeddings": 40}, pad_token_id=1)
     return Tensors(T.RobertaModel(config, add_pooling_layer=False)), _ids()
 
 
