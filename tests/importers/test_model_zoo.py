@@ -1,13 +1,17 @@
 """Hugging Face `transformers` models (tiny random configs, `hf_models.py`) and torchvision
 CNNs (`vision_models.py`) imported and put through the compiler: the interpreter, `rlx-run` from files, fusion, AMP, memory
 planning, gradients (against torch autograd) and the linalg lowering on IREE CPU, each
-against PyTorch's own output."""
+against PyTorch's own output. The breadth models (`BREADTH` of both files) get one cheap
+check each: the import (with a dynamic batch and sequence for text) on the interpreter."""
 
 from __future__ import annotations
+
+import re
 
 import numpy as np
 import pytest
 import torch
+from torch.export import Dim
 from xdsl.context import Context
 
 from rlx_xdsl.conversions.mir_to_linalg import ConvertMirToLinalgPass
@@ -15,6 +19,7 @@ from rlx_xdsl.conversions.mir_to_lir.plan_memory import PlanMemoryPass
 from rlx_xdsl.dialects.lir import plan_of
 from rlx_xdsl.dialects.lir.liveness import PlanError
 from rlx_xdsl.formats.weights import write_weights
+from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import export, import_program, program_weights
 from rlx_xdsl.ir.graph import argument_name, find_function, is_param
 from rlx_xdsl.ir.printer import print_ir
@@ -133,6 +138,10 @@ def test_a_padding_attention_mask_input_imports_and_matches_torch(name):
     close(compute(module, args), expected)
 
 
+def _arguments(f, weights, x):
+    return [weights[argument_name(f, i)] if is_param(f, i) else x.numpy() for i in range(len(f.args))]
+
+
 def _dynamic_runs(f, weights, example):
     """(arguments, input) at (batch, length) 1 x 8 and 3 x 5 for token ids (batch 1 and 3
     for the other inputs)."""
@@ -210,3 +219,51 @@ def test_the_dynamic_llama_through_amp_grad_and_plan_memory(zoo_dynamic):
 
     with pytest.raises(PlanError, match=r"has dynamic type tensor<\?x\?xi64>: memory planning needs static shapes"):
         transformed(module, PlanMemoryPass())
+
+
+BREADTH = [*hf_models.BREADTH, *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.BREADTH)]
+DOES_NOT_IMPORT = {
+    "mixtral": r"transformers/integrations/moe\.py:\d+: 'aten\.sort\.default': [^\n]*sorting along a dynamic dim",
+}
+"""The breadth models that stop at a located error: the op and the model's source line."""
+
+
+@pytest.fixture(scope="module", params=BREADTH)
+def breadth(request):
+    """(name, model, example input, exported program or the `ImportFailure`) per breadth
+    model: token ids with `Dim`s on batch and sequence, other inputs static."""
+    name = request.param
+    torch.manual_seed(11)
+    model, example = (hf_models.BREADTH | vision_models.BREADTH)[name]()
+    model.eval()
+    text = example.dtype == torch.int64
+    dynamic = {"x": {0: Dim("batch", max=64), 1: Dim("seq", max=32)}} if text else None
+    try:
+        program = export(model, (example,), dynamic_shapes=dynamic)
+        return name, model, example, (import_program(program), program_weights(program))
+    except ImportFailure as failure:
+        return name, model, example, failure
+
+
+def test_a_breadth_model_imports_and_matches_torch(breadth):
+    """Text at 1 x 8 and 3 x 5 tokens from one import with `?x?` ids; images, audio and
+    spectrograms at the example's shape; the models of `DOES_NOT_IMPORT` stop at one
+    located error naming the op."""
+    name, model, example, imported = breadth
+    if name in DOES_NOT_IMPORT:
+        assert isinstance(imported, ImportFailure)
+        assert re.fullmatch(DOES_NOT_IMPORT[name] + r"[^\n]*", str(imported))
+        return
+    assert not isinstance(imported, ImportFailure), str(imported)
+    module, weights = imported
+    f = find_function(module)
+    text = example.dtype == torch.int64
+    (user,) = [i for i in range(len(f.args)) if not is_param(f, i)]
+    assert (f.args[user].type.get_shape()[:2] == (DYNAMIC, DYNAMIC)) == text
+    runs = _dynamic_runs(f, weights, example) if text else [(_arguments(f, weights, example), example)]
+    for args, x in runs:
+        with torch.no_grad():
+            expected = model(x).numpy()
+        got = compute(module, args)
+        assert got.shape == expected.shape
+        close(got, expected)

@@ -89,6 +89,33 @@ def test_a_whole_slice_of_a_dynamic_dim_is_the_value_itself():
         expect_same(module, WholeSlices(), torch.randn(batch, 4))
 
 
+class Strided(nn.Module):
+    """Swin's patch merging (`x[:, 0::2, 1::2]`), a negative start, an end past the dim."""
+
+    def forward(self, x):
+        return x[:, 0::2, 1::2], x[:, -5:7:3], x[1:100:2]
+
+
+def test_a_slice_with_a_step_picks_every_step_th_slice_as_torch():
+    x = torch.randn(3, 8, 7)
+    module = import_module(Strided(), (x,))
+    expect_same(module, Strided(), x, atol=0.0)
+    assert sum(op.name == "mir.gather" for op in module.walk()) == 4
+
+
+class StridedBatch(nn.Module):
+    def forward(self, x):
+        return x[::2]
+
+
+def test_a_slice_with_a_step_over_a_dynamic_dim_is_a_located_error():
+    from torch.export import Dim
+
+    with pytest.raises(ImportFailure, match="'aten.slice.Tensor': a slice with step 2 of a dynamic dim") as info:
+        import_module(StridedBatch(), (torch.randn(4, 3),), dynamic_shapes={"x": {0: Dim("batch", min=3)}})
+    assert "test_torch_indexing.py" in str(info.value)
+
+
 class Prepend(nn.Module):
     """ViT's class token: a `[1, 1, D]` parameter expanded to the batch."""
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import math
 
+import numpy as np
 import torch
 
 from rlx_xdsl.importers.torch.table import rule
@@ -102,9 +103,9 @@ def _narrow(t, x_node, axis: int, start: int | None, end: int | None):
 def slice_(t, node):
     args = list(node.args) + [None] * (5 - len(node.args))
     x, dim, start, end, step = args[:5]
-    if (step or 1) != 1:
-        raise t.fail(f"a slice with step {step} is not supported")
     axis = (dim or 0) % t.rank(x)
+    if (step or 1) != 1:
+        return _strided(t, x, axis, start, end, step)
     if not isinstance(start, int | None):
         raise t.fail("a slice with a dynamic start is not supported")
     if isinstance(end, torch.fx.Node):  # `x[:, :seq]`: the length is an input's size
@@ -113,6 +114,16 @@ def slice_(t, node):
         like, like_dims = t.like_sizes(node, [axis])
         return t.e.mir.narrow(t.value(x), axis=axis, start=start or 0, len=-1, like=like, like_dims=like_dims)
     return _narrow(t, x, axis, start, end)
+
+
+def _strided(t, x_node, axis: int, start, end, step: int):
+    """`x[start:end:step]` along `axis` of a static dim (Swin's patch merging takes
+    `x[:, 0::2, 0::2]`): a `mir.gather` of the slices Python's `slice` picks."""
+    size = t.shape(x_node)[axis]
+    if size == DYNAMIC or not isinstance(start, int | None) or not isinstance(end, int | None):
+        raise t.fail(f"a slice with step {step} of a dynamic dim or with dynamic bounds is not supported")
+    picked = np.arange(*slice(start, end, step).indices(size))
+    return t.e.mir.gather(t.value(x_node), t.constant(picked, "i64"), axis=axis)
 
 
 @rule(aten.select.int)
