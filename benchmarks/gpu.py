@@ -664,11 +664,23 @@ def xla_step(w: TrainWorkload, env: Env) -> Cell:
     module = train_step_module(w.config)
     params, names = ordered(module, w.params, "llama_train_step")
     states = {n: np.zeros_like(w.params[n[2:]]) for n in names if n[:2] in ("m_", "v_")}
-    xm = XlaModule(module, device=env.device, function="llama_train_step")
-    xm.bind(params | states | {"step": np.ones((), np.float32)})
-    args = [jax.device_put(w.inputs[n], devices[0]) for n in names if n in w.inputs]
-    median, low, out = measure(lambda: xm(*args), block, env)
-    loss = float(np.asarray(out[0]))
+    # The step's results after the loss: the parameters, then the states, each in argument
+    # order. Like the JAX column, the step updates them in place (donated) and the next call
+    # takes the updated ones.
+    updated = [n for n in names if n in params] + [n for n in names if n in states]
+    xm = XlaModule(module, device=env.device, function="llama_train_step", donate=updated)
+    xm.bind({"step": np.ones((), np.float32)})
+    values = jax.device_put({n: w.inputs[n] for n in names if n in w.inputs} | params | states, devices[0])
+    losses = []
+
+    def call():
+        out = xm(*(values[n] for n in xm.unbound))
+        values.update(zip(updated, out[1:]))
+        losses.append(out[0])
+        return out[0]
+
+    median, low, _ = measure(call, block, env)
+    loss = float(np.asarray(losses[0]))
     return Cell(median, low, loss_error(loss, w), extra={"loss": loss})
 
 
