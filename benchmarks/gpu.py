@@ -667,7 +667,7 @@ def xla_step(w: TrainWorkload, env: Env) -> Cell:
     # The step's results after the loss: the parameters, then the states, each in argument
     # order. Like the JAX column, the step updates them in place (donated) and the next call
     # takes the updated ones.
-    updated = [n for n in names if n in params] + [n for n in names if n in states]
+    updated = [*params, *(n for n in names if n in states)]
     xm = XlaModule(module, device=env.device, function="llama_train_step", donate=updated)
     xm.bind({"step": np.ones((), np.float32)})
     values = jax.device_put({n: w.inputs[n] for n in names if n in w.inputs} | params | states, devices[0])
