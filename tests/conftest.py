@@ -7,8 +7,9 @@ draw. `explore` draws fresh examples, for hunting bugs locally:
 
 XLA's flags are set here, before anything imports jax (they are read once, when jax starts):
 four host "devices", so sharded runs are tested on CPU, and none of XLA's expensive
-CPU passes, which tiny test graphs gain nothing from. Flags already in the environment win;
-tool subprocesses inherit these.
+CPU passes or fusion emitters, which tiny test graphs gain nothing from (the fusion emitters
+alone doubled the compile time of tests/conversions/test_mir_to_jax.py). Flags already in the
+environment win; tool subprocesses inherit these.
 """
 
 import os
@@ -22,6 +23,7 @@ TEST_XLA_FLAGS = {
     "--xla_force_host_platform_device_count": "4",
     "--xla_backend_optimization_level": "0",
     "--xla_llvm_disable_expensive_passes": "true",
+    "--xla_cpu_use_fusion_emitters": "false",
 }
 
 

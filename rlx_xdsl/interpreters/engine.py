@@ -22,10 +22,10 @@ from xdsl.interpreter import (
     InterpreterFunctions,
     ReturnedValues,
     impl,
+    impl_callable,
     impl_terminator,
     register_impls,
 )
-from xdsl.interpreters.func import FuncFunctions
 from xdsl.ir import Operation, Region
 
 from rlx_xdsl import layers
@@ -137,6 +137,30 @@ def _derived_functions() -> InterpreterFunctions:
     methods = {f"run_{i}": impl(op_class)(run) for i, op_class in enumerate(KERNELS)}
     methods |= {f"yield_{i}": impl_terminator(op_class)(yield_values) for i, op_class in enumerate(YIELDS)}
     return register_impls(type("KernelFunctions", (InterpreterFunctions,), methods))()
+
+
+@register_impls
+class FuncFunctions(InterpreterFunctions):
+    """`func.func`, `func.call` and `func.return`, as `xdsl.interpreters.func` runs them.
+
+    Written here because importing any `xdsl.interpreters.*` module first imports that
+    package's `__init__`, which loads every xDSL interpreter (RISC-V, Snitch, ...): about
+    0.3 s of every `rlx-run` start and of every process that interprets IR.
+    """
+
+    @impl_terminator(func.ReturnOp)
+    def run_return(self, interp: Interpreter, op: func.ReturnOp, args: tuple):
+        return ReturnedValues(args), ()
+
+    @impl(func.CallOp)
+    def run_call(self, interp: Interpreter, op: func.CallOp, args: tuple):
+        return interp.call_op(op.callee, args)
+
+    @impl_callable(func.FuncOp)
+    def call_func(self, interp: Interpreter, op: func.FuncOp, args: tuple):
+        if (first_block := op.body.blocks.first) is None or not first_block.ops:
+            return interp.call_external(op.sym_name.data, op, args)
+        return interp.run_ssacfg_region(op.body, args, op.sym_name.data)
 
 
 _FUNCTIONS: tuple[tuple[int, int], InterpreterFunctions] | None = None

@@ -139,3 +139,29 @@ def test_the_script_keeps_every_exit_status():
     assert _launch(["--help"]).returncode == 0
     usage = _launch(["--no-such-flag"])
     assert usage.returncode == 2 and "usage" in usage.stderr
+
+
+def test_rlx_run_interprets_a_call_without_loading_xdsls_interpreters(tmp_path):
+    """Importing any `xdsl.interpreters.*` module runs that package's `__init__`, which loads
+    every xDSL interpreter (RISC-V, Snitch, ...): about a third of `rlx-run`'s start-up.
+    The engine implements `func` itself; a run through `func.call` still works."""
+    path = tmp_path / "call.mlir"
+    path.write_text(
+        "func.func @twice(%a: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %s = mir.add %a, %a : (tensor<2xf32>, tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %s : tensor<2xf32>\n}\n"
+        "func.func @f(%x: tensor<2xf32>) -> tensor<2xf32> {\n"
+        "  %y = func.call @twice(%x) : (tensor<2xf32>) -> tensor<2xf32>\n"
+        "  func.return %y : tensor<2xf32>\n}\n"
+    )
+    script = textwrap.dedent(
+        f"""
+        import sys
+        from rlx_xdsl.tools.rlx_run import main
+        status = main([{str(path)!r}, "--func", "f", "--input", "x=[1.5,-2]"])
+        print(status, sorted(m for m in sys.modules if m.startswith("xdsl.interpreters")))
+        """
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
+    assert "values: [3, -4]" in proc.stdout  # 2 * [1.5, -2], through the call
+    assert proc.stdout.splitlines()[-1] == "0 []"

@@ -1,5 +1,6 @@
-"""Lowered modules that several test files of the lowering check (lowering and reading
-them back costs seconds, so each is built once per session)."""
+"""Lowered modules that the tests of the lowering check (lowering and reading them back
+costs seconds, so each is built once per session; `lowered_cases` has one test, so that
+under `pytest -n` only one worker builds it)."""
 
 import pytest
 
