@@ -14,6 +14,7 @@ environment win; tool subprocesses inherit these.
 
 import os
 
+import pytest
 from hypothesis import settings
 from hypothesis.vendor.pretty import for_type_by_name
 
@@ -53,3 +54,20 @@ def _print_module(module, printer, cycle) -> None:
 
 
 for_type_by_name("xdsl.dialects.builtin", "ModuleOp", _print_module)
+
+
+@pytest.fixture(scope="session")
+def iree_op_cases():
+    """Every lowerable case of `testing/op_cases.py` compiled for IREE CPU once per session:
+    `{case name: (module, IreeModule)}`, two modules compiled side by side. Shared by
+    tests/conversions/mir_to_linalg/test_ops_on_iree.py and tests/backends/test_differential.py,
+    both in `xdist_group("iree_op_cases")`, so `--dist loadgroup` compiles it in one worker."""
+    pytest.importorskip("iree.compiler")
+    from rlx_xdsl.backends.iree import IreeModule
+    from rlx_xdsl.testing.op_cases import cases_module, lowerable_cases
+
+    cases = lowerable_cases()
+    halves = [cases[::2], cases[1::2]]
+    modules = [cases_module(half) for half in halves]
+    binaries = IreeModule.compile_all(modules)
+    return {c.name: (m, b) for half, m, b in zip(halves, modules, binaries) for c in half}

@@ -1,8 +1,10 @@
 """The interpreter, IREE CPU and XLA CPU agree on edge values (issue 34's differential test).
 
-The elementwise, cast, compare and reduction cases of `testing/op_cases.py` run with
-`testing.edge_values` inputs (±0, ±inf, NaN, subnormals, the largest finite values,
-integer limits, ties): one IREE compile for all of them, one XLA jit per function.
+Every lowerable case of `testing/op_cases.py` runs with `testing.edge_values` inputs
+(±0, ±inf, NaN, subnormals, the largest finite values, integer limits, ties): every
+argument of the elementwise, cast, compare and reduction cases, the float operands of
+the others. IREE runs the session's compiled cases (`iree_op_cases`, shared with
+test_ops_on_iree.py); XLA jits one function at a time.
 Exact ops are compared bit for bit, transcendental ones within `ULP_BOUNDS`; every
 other difference must be a `DEVIATIONS` entry (and a row of docs/deviations.md), held
 exactly as documented.
@@ -18,6 +20,7 @@ import pytest
 
 pytest.importorskip("iree.compiler")
 pytest.importorskip("jax")
+pytestmark = pytest.mark.xdist_group("iree_op_cases")
 
 from rlx_xdsl.backends.iree import IreeModule, lowered_text  # noqa: E402
 from rlx_xdsl.backends.xla.module import XlaModule  # noqa: E402
@@ -54,54 +57,46 @@ def _edge_cases() -> list[op_cases.OpCase]:
     ]
 
 
+def _run(iree_op_cases, names: list[str], inputs_of) -> list:
+    """`differential_run` of the cases `names` on the session's compiled modules
+    (`iree_op_cases`), one XLA jit per function."""
+    found = []
+    by_module: dict[int, tuple] = {}
+    for name in names:
+        module, binary = iree_op_cases[name]
+        by_module.setdefault(id(module), (module, binary, []))[2].append(name)
+    for module, binary, group in by_module.values():
+        backends = {
+            "iree": binary.run,
+            "xla": lambda name, inputs, m=module: [np.asarray(v) for v in XlaModule(m, function=name)(*inputs)],
+        }
+        found += differential_run(module, group, backends, inputs_of)
+    return found
+
+
 @pytest.fixture(scope="module")
-def outcomes():
-    cases = _edge_cases()
-    module = op_cases.cases_module(cases)
-    names = [c.name for c in cases if _static(c, module)]
-    iree = IreeModule(module)
-    backends = {
-        "iree": iree.run,
-        "xla": lambda name, inputs: [np.asarray(v) for v in XlaModule(module, function=name)(*inputs)],
-    }
-    return differential_run(module, names, backends, edge_inputs)
+def outcomes(iree_op_cases):
+    """The elementwise, cast, compare and reduction cases, every argument edge values."""
+    names = [c.name for c in _edge_cases() if _static(c, iree_op_cases[c.name][0])]
+    return _run(iree_op_cases, names, edge_inputs)
 
 
 def _other_groups() -> list[op_cases.OpCase]:
-    """The other groups with edge values in their float operands (`edge_floats`): ids,
-    bytes and other integers keep the case's own values. Constants, shape ops, affine
-    and fake quantisation, the GGUF decoders, attention, contractions, conv and max
-    pooling, and norms so far; not yet held to edge values: rope, `dot_general_outer`
-    (XLA keeps -0 where the interpreter's sum gives +0), mean pooling and
-    `batch_norm_inference` (XLA rounds differently), and the indexing, signal, loss,
-    region, backward, fused, MoE, structured, random and vision groups."""
-    later = {c.name for c in op_cases._dequant_matmul_cases()}
-    quant = [c for c in op_cases._quant_cases() if c.name not in later]
-    attention = [c for c in op_cases._attention_cases() if c.name != "rope"]
-    not_yet = {"dot_general_outer", "pool_mean", "batch_norm_inference"}
-    numeric = [c for c in (*op_cases._contraction_cases(), *op_cases._conv_cases(), *op_cases._norm_cases())
-               if c.name not in not_yet]  # fmt: skip
-    return [*op_cases._constant_cases(), *op_cases._shape_cases(), *quant, *op_cases._gguf_cases(), *attention, *numeric]
+    """Every other lowerable case, with edge values in its float operands (`edge_floats`):
+    ids, bytes and other integers keep the case's own values (in range, or out of range
+    as the op's documented rule has it)."""
+    edge = {c.name for c in _edge_cases()}
+    return [c for c in op_cases.lowerable_cases() if c.name not in edge]
 
 
 @pytest.fixture(scope="module")
-def group_outcomes():
-    """One IREE compile for every case that lowers; a case that does not is a counted
-    located refusal (`split_lowerable`), not a failure of the module."""
+def group_outcomes(iree_op_cases):
     cases = {c.name: c for c in _other_groups()}
-    module = op_cases.cases_module(list(cases.values()))
-    names, refused = split_lowerable(module, [n for n in cases if _static(cases[n], module)], lowered_text)
-    module = op_cases.cases_module([cases[n] for n in names])
-    iree = IreeModule(module)
-    backends = {
-        "iree": iree.run,
-        "xla": lambda name, inputs: [np.asarray(v) for v in XlaModule(module, function=name)(*inputs)],
-    }
 
     def inputs(f):
         return edge_floats(op_cases.case_inputs(cases[f.sym_name.data], f))
 
-    return refused + differential_run(module, names, backends, inputs)
+    return _run(iree_op_cases, list(cases), inputs)
 
 
 def test_other_groups_agree_on_edge_floats(group_outcomes):
@@ -141,8 +136,9 @@ def test_every_documented_deviation_is_witnessed_and_in_the_docs(outcomes, group
     """Each entry is seen on the edge values (held as documented), and has its row."""
     witnessed = {(o.backend, o.op) for o in (*outcomes, *group_outcomes) if o.status == "documented"}
     docs = DOCS.read_text()
+    unseen = [d for d in DEVIATIONS if (d.backend, d.op) not in witnessed]
+    assert unseen == [], "no longer seen: remove them and their docs rows"
     for d in DEVIATIONS:
-        assert (d.backend, d.op) in witnessed, f"{d} is no longer seen: remove it and its docs row"
         assert f"| {BACKEND_NAMES[d.backend]} | `{d.op}` |" in docs, d
 
 

@@ -35,16 +35,22 @@ JAX_OPS.add(
 
 
 def _dot_general(op: contraction.DotGeneralOp, lhs, rhs):
-    """`lax.dot_general`: batch dims, then lhs's free dims, then rhs's (XLA's order)."""
+    """`lax.dot_general`: batch dims, then lhs's free dims, then rhs's (XLA's order). Sums start
+    at +0 as the interpreter's do: a zero result is never -0."""
     dtype = result_dtype(op)
     lhs, rhs = lhs.astype(dtype), rhs.astype(dtype)
     dims = (
         (op.lhs_contracting.get_values(), op.rhs_contracting.get_values()),
         (op.lhs_batch.get_values(), op.rhs_batch.get_values()),
     )
-    return jax.lax.dot_general(
+    out = jax.lax.dot_general(
         lhs, rhs, dims, preferred_element_type=narrow_product(lhs), precision=narrow_precision(lhs)
     )
+    if not dims[0][0] and jnp.issubdtype(out.dtype, jnp.floating):
+        # An outer product: XLA returns each product as is, where the interpreter's sum
+        # (like IREE's) starts at +0, so a -0 product is +0.
+        out = jnp.where(out == 0, jnp.zeros_like(out), out)
+    return out
 
 
 JAX_OPS.add(contraction.DotGeneralOp, with_op(_dot_general))

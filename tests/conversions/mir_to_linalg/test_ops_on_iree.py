@@ -1,14 +1,13 @@
 """Every primitive MIR op, lowered on its own, computes on IREE what the interpreter computes.
 
-The cases (`rlx_xdsl.testing.op_cases`) are compiled in two modules, in parallel,
-once for the whole file; each case is one test.
+The cases (`rlx_xdsl.testing.op_cases`) are compiled once per session (the `iree_op_cases`
+fixture of tests/conftest.py, shared with the differential test); each case is one test.
 """
 
 import numpy as np
 import pytest
 
 from rlx_xdsl import layers
-from rlx_xdsl.backends.iree import IreeModule
 from rlx_xdsl.conversions.mir_to_linalg.lowering import UNLOWERABLE
 from rlx_xdsl.dialects.mir import ALL_OPS
 from rlx_xdsl.ir.graph import find_function
@@ -17,20 +16,12 @@ from rlx_xdsl.testing.differential import assert_matches, mismatch
 from rlx_xdsl.testing.op_cases import case_inputs, cases_module, lowerable_cases
 
 CASES = lowerable_cases()
-
-
-@pytest.fixture(scope="module")
-def compiled() -> dict[str, tuple]:
-    """`{case name: (module, compiled module)}`, compiling two halves side by side."""
-    halves = [CASES[::2], CASES[1::2]]
-    modules = [cases_module(half) for half in halves]
-    binaries = IreeModule.compile_all(modules)
-    return {c.name: (m, b) for half, m, b in zip(halves, modules, binaries) for c in half}
+pytestmark = pytest.mark.xdist_group("iree_op_cases")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
-def test_op_matches_the_interpreter_on_iree(compiled, case):
-    module, binary = compiled[case.name]
+def test_op_matches_the_interpreter_on_iree(iree_op_cases, case):
+    module, binary = iree_op_cases[case.name]
     inputs = case_inputs(case, find_function(module, case.name))
     expected = run_function(module, case.name, inputs)
     got = binary.run(case.name, inputs)
