@@ -104,20 +104,22 @@ def where(t, node):
 
 @rule("Cast")
 def cast(t, node):
-    return _cast(t, t.value(0), dtype_name(t.attr("to"), t.where))
+    return cast_as_onnx(t, t.value(0), dtype_name(t.attr("to"), t.where))
 
 
 @rule("CastLike")
 def cast_like(t, node):
-    return _cast(t, t.value(0), t.dtype(t.value(1)))
+    return cast_as_onnx(t, t.value(0), t.dtype(t.value(1)))
 
 
-_SATURATING = ("f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ")
+SATURATING = ("f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ")
+"""The element types ONNX's `saturate` attribute (of Cast, CastLike, QuantizeLinear) acts on."""
 _NARROW_INTS = ("i2", "ui2", "i4", "ui4")
 
 
-def _cast(t, x, to: str):
-    """ONNX Cast (and CastLike) to `to`, as its reference computes it (`x.astype`).
+def cast_as_onnx(t, x, to: str):
+    """ONNX Cast (CastLike, QuantizeLinear to a float) to `to`, as its reference computes
+    it (`x.astype`, `saturate_cast`).
 
     * To an 8-bit float with `saturate` (the default), a value beyond the type's largest
       finite one (infinities included) becomes that value with its sign; NaN stays NaN.
@@ -126,7 +128,7 @@ def _cast(t, x, to: str):
       int4 is 7): through i64, where MIR's float-to-integer cast would saturate.
     """
     source = dtype_named(t.dtype(x))
-    if to in _SATURATING and t.attr("saturate", 1):
+    if to in SATURATING and t.attr("saturate", 1):
         if not source.is_float:
             x = t.e.mir.cast(x, "f64")  # exact for every value up to the type's largest
             source = dtype_named("f64")
