@@ -264,11 +264,23 @@ def converts_exactly(source: Attribute, target: Attribute) -> bool:
             ft.nmant >= fs.nmant
             and ft.maxexp >= fs.maxexp
             and ft.minexp - ft.nmant <= fs.minexp - fs.nmant
+            and all(has_t or not has_s for has_s, has_t in zip(_specials(s.name), _specials(t.name)))
         )
     if t.is_float:
         return s.precision_bits <= t.precision_bits
     (s_low, s_high), (t_low, t_high) = _value_range(s), _value_range(t)
     return t_low <= s_low and s_high <= t_high
+
+
+@cache
+def _specials(name: str) -> tuple[bool, bool, bool]:
+    """Whether float dtype `name` has infinities, -0.0 and NaN (the 8-bit `FN` floats have no
+    infinities, the `FNUZ` ones no -0.0 either, f4E2M1FN none of the three)."""
+    import numpy as np
+
+    with np.errstate(all="ignore"):
+        back = np.array([np.inf, -0.0, np.nan], np.float32).astype(_BY_NAME[name].numpy).astype(np.float32)
+    return bool(np.isinf(back[0])), bool(np.signbit(back[1])), bool(np.isnan(back[2]))
 
 
 def literal_range(element_type: IntegerType) -> tuple[int, int]:

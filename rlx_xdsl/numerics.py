@@ -119,8 +119,9 @@ def _float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     info = ml_dtypes.iinfo(dtype)  # numpy's iinfo, and int4 and the like
     t = np.trunc(x.astype(F64))
     low, high = t < info.min, t >= float(info.max) + 1.0  # info.max + 1 is a power of two
-    inside = np.where(np.isnan(t) | low | high, 0.0, t).astype(dtype)
-    return np.where(high, info.max, np.where(low, info.min, inside)).astype(dtype)
+    work = np.dtype(np.int64) if dtype in NARROW_INTS else dtype
+    inside = np.where(np.isnan(t) | low | high, 0.0, t).astype(work)
+    return np.where(high, info.max, np.where(low, info.min, inside)).astype(work).astype(dtype)
 
 
 def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -141,9 +142,15 @@ def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
         if dtype == BF16:
             return _to_bf16(x)
         if is_integer(dtype):
-            return _float_to_int(x, dtype) if is_float(x.dtype) else x.astype(dtype)
-        if x.dtype == BF16:
+            if is_float(x.dtype):
+                return _float_to_int(x, dtype)
+            if dtype in NARROW_INTS or x.dtype in NARROW_INTS:  # ml_dtypes casts them only to and from wide ones
+                return x.astype(np.int64).astype(dtype)
+            return x.astype(dtype)
+        if x.dtype == BF16 or x.dtype in NARROW_FLOATS:
             x = x.astype(F32)  # exact
+        elif x.dtype in NARROW_INTS or (dtype in NARROW_FLOATS and x.dtype.kind in "iu"):
+            x = x.astype(F64)  # exact up to 2**53, far beyond the narrow floats' range
         return x.astype(dtype)
 
 
