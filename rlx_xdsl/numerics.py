@@ -107,11 +107,13 @@ def _int_to_f64_round_to_odd(x: np.ndarray) -> np.ndarray:
     return _odd_neighbour(nearest, ~top & (x > back), top | (x < back))
 
 
-def _to_bf16(x: np.ndarray) -> np.ndarray:
+def _to_narrow_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """To bf16 or an 8- or 4-bit float, rounded once: ml_dtypes converts f64 through f32
+    (rounding twice), so wider sources round to odd on the way."""
     if x.dtype in (F32, F16, BF16) or x.dtype.kind == "b" or x.dtype.itemsize <= 2:
-        return x.astype(F32).astype(BF16)  # exact in f32, rounded once
+        return x.astype(F32).astype(dtype)  # exact in f32, rounded once
     wide = _int_to_f64_round_to_odd(x) if x.dtype.kind in "iu" else x.astype(F64)
-    return _f64_to_f32_round_to_odd(wide).astype(BF16)
+    return _f64_to_f32_round_to_odd(wide).astype(dtype)
 
 
 def _float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -139,8 +141,8 @@ def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
             x = x.astype(np.uint8)
         if dtype.kind == "c":  # complex<f32>: the real part rounds as an f32 would
             return (x if x.dtype.kind == "c" or x.dtype in (F32, F64) else convert(x, F32)).astype(dtype)
-        if dtype == BF16:
-            return _to_bf16(x)
+        if dtype == BF16 or dtype in NARROW_FLOATS:
+            return _to_narrow_float(x, dtype)
         if is_integer(dtype):
             if is_float(x.dtype):
                 return _float_to_int(x, dtype)
@@ -149,8 +151,8 @@ def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
             return x.astype(dtype)
         if x.dtype == BF16 or x.dtype in NARROW_FLOATS:
             x = x.astype(F32)  # exact
-        elif x.dtype in NARROW_INTS or (dtype in NARROW_FLOATS and x.dtype.kind in "iu"):
-            x = x.astype(F64)  # exact up to 2**53, far beyond the narrow floats' range
+        elif x.dtype in NARROW_INTS:
+            x = x.astype(F64)  # exact
         return x.astype(dtype)
 
 
