@@ -111,6 +111,10 @@ DTYPES: tuple[DType, ...] = (
     DType("complex<f32>", c64, "complex64", 8, "complex", 24),
 )
 
+INTERPRETER_ONLY = frozenset(("i2", "ui2", "i4", "ui4", "f4E2M1FN", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ"))
+"""The narrow dtypes (ONNX's quantised storage types) only the interpreter computes: the
+linalg and JAX lowerings refuse them with a located error (`interpreter_only_value`)."""
+
 _BY_TYPE: dict[Attribute, DType] = {d.element_type: d for d in DTYPES}
 _BY_NAME: dict[str, DType] = {d.name: d for d in DTYPES}
 
@@ -146,6 +150,16 @@ def dtype_of(element_type: Attribute) -> DType:
         return _BY_TYPE[element_type]
     except KeyError:
         raise UnsupportedDTypeError(f"unsupported element type {element_type}") from None
+
+
+def interpreter_only_value(op) -> Attribute | None:
+    """The first operand or result type of `op` over an `INTERPRETER_ONLY` dtype, if any."""
+    for value in (*op.operands, *op.results):
+        element = getattr(value.type, "element_type", None)
+        d = _BY_TYPE.get(element) if element is not None else None
+        if d is not None and d.name in INTERPRETER_ONLY:
+            return value.type
+    return None
 
 
 def dtype_named(name: str) -> DType:
