@@ -28,6 +28,7 @@ RENAMED = {
     "gatherelements": "gather_elements", "negativeloglikelihoodloss": "nllloss",
     "softmax_cross_entropy_loss": "sce", "scatterelements": "scatter_elements",
     "rotaryembedding": "rotary_embedding", "topk": "top_k", "lpnormalization": "l2normalization",
+    "reducemax": "reduce_max",
 }  # fmt: skip
 """More families: module -> the `test_<name>*` its cases are called."""
 EXPECTED_FAILURES = {
