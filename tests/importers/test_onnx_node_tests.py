@@ -21,7 +21,7 @@ MODULES = (
     "cumsum", "cast", "reduce_log_sum_exp", "resize", "conv",
     "cumprod", "center_crop_pad", "compress", "lppool", "convtranspose", "einsum",
     "quantizelinear", "dequantizelinear", "bitshift", "scatternd", "scatter", "matmul", "averagepool",
-    "add", "less",
+    "add", "less", "qlinearmatmul",
 )  # fmt: skip
 """Families run here (`test_<module>*` cases whose ops are all covered)."""
 RENAMED = {

@@ -71,3 +71,29 @@ def dequantize_linear(t, node):
     y = e.mul(dx, e.cast(scale, "f32") if t.dtype(scale) != "f32" else scale)
     out = dtype_name(t.attr("output_dtype")) if t.attr("output_dtype") else t.dtype(scale)
     return e.cast(y, out) if out != "f32" else y
+
+
+@rule("QLinearMatMul")
+def qlinear_matmul(t, node):
+    """As ONNX's reference: `(a - a_zp) @ (b - b_zp)` in i32, times
+    `a_scale * b_scale / y_scale` (in the scales' dtype) in f64, plus `y_zp`, rounded half
+    to even and clipped to the result type (`y_zp`'s, else `a`'s); numpy broadcasting."""
+    e = t.e.mir
+
+    def centred(index: int):
+        x = e.cast(t.value(index), "i32")
+        return e.sub(x, e.cast(t.value(index + 2), "i32")) if t.input(index + 2) is not None else x
+
+    out = t.dtype(t.value(7)) if t.input(7) is not None else t.dtype(t.value(0))
+    if out not in _RANGES:
+        raise t.fail(f"QLinearMatMul into {out} is not supported (only {', '.join(_RANGES)})")
+    if t.rank(t.value(0)) < 2 or t.rank(t.value(3)) < 2:
+        raise t.fail("QLinearMatMul of a 0-D or 1-D operand is not supported")
+    product = e.cast(e.matmul(centred(0), centred(3)), "f64")
+    scale = e.div(e.mul(t.value(1), t.value(4)), t.value(6))
+    y = e.mul(product, e.cast(scale, "f64"))
+    if t.input(7) is not None:
+        y = e.add(y, e.cast(t.value(7), "f64"))
+    low, high = _RANGES[out]
+    y = common.round_half_even(t.e, y, "f64")
+    return e.cast(e.min(e.max(y, t.constant(low, "f64")), t.constant(high, "f64")), out)
