@@ -31,6 +31,8 @@ RENAMED = {
     "reducemax": "reduce_max",
 }  # fmt: skip
 """More families: module -> the `test_<name>*` its cases are called."""
+NAMED = ("test_edge_pad", "test_reflect_pad", "test_wrap_pad")
+"""Cases of the modules above named otherwise (Pad's modes)."""
 EXPECTED_FAILURES = {
     "test_spacetodepth_crd_mode": "attribute 'mode' (new in opset 28, after the opsets 13-23",
     "e8m0": "element type FLOAT8E8M0 has no MIR equivalent",
@@ -68,7 +70,7 @@ def _cases():
         warnings.simplefilter("ignore")
         for module in (*MODULES, *RENAMED):
             importlib.import_module(f"{node_cases.__name__}.{module}")
-    prefixes = tuple(f"test_{m}" for m in (*MODULES, *RENAMED.values()))
+    prefixes = (*(f"test_{m}" for m in (*MODULES, *RENAMED.values())), *NAMED)
     chosen = [c for c in node_cases._NodeTestCases if c.name.startswith(prefixes) and _opset(c) in OPSETS]
     return [c for c in chosen if {n.op_type for n in c.model.graph.node} <= {*ONNX_OPS, "Constant"}]
 
