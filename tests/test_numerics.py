@@ -9,6 +9,7 @@ integers, so the oracles share no code with what they check.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from fractions import Fraction
 from functools import cache
@@ -314,9 +315,10 @@ def test_conversions_to_the_8_and_4_bit_floats_round_once(name, source):
     values = [v for v, _ in _narrow_values(name)]
     values.append(2 * values[-1] - values[-2])  # the overflow threshold lies below it
     xs = []
-    for a, b in zip(values, values[1:]):
+    for a, b in itertools.pairwise(values):
         mid = source.type(float((a + b) / 2))
-        xs += [float(a), float(mid), float(np.nextafter(mid, source.type(0))), float(np.nextafter(mid, source.type(np.inf)))]
+        below, above = np.nextafter(mid, source.type(0)), np.nextafter(mid, source.type(np.inf))
+        xs += [float(a), float(mid), float(below), float(above)]
     xs += [-x for x in xs] + [1e30]
     got = numerics.convert(np.array(xs, source), np.dtype(getattr(ml_dtypes, name))).astype(np.float64)
     for x, g in zip(xs, got):

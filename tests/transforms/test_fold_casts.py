@@ -155,12 +155,20 @@ def samples_of(dtype: dtypes.DType) -> np.ndarray:
 @pytest.mark.filterwarnings("ignore::numpy.exceptions.ComplexWarning")
 @pytest.mark.parametrize("source", [d.name for d in dtypes.DTYPES])
 def test_every_two_cast_chain_folds_to_the_same_values(source):
-    """From `source`, `cast(cast(x -> B) -> C)` for every B and C, run before and after folding."""
+    """From `source`, `cast(cast(x -> B) -> C)` for every B holding `source` exactly (the
+    chains the pass shortens) and every C; and, to show the others are kept, every other B
+    and C but the interpreter-only narrow dtypes. Run before and after folding."""
     a = dtypes.dtype_named(source)
     x = samples_of(a)
     b = GraphBuilder("f")
     arg = b.input("x", x.shape, a.element_type)
-    chains = [(mid.element_type, to.element_type) for mid in dtypes.DTYPES for to in dtypes.DTYPES]
+    wide = [d for d in dtypes.DTYPES if d.name not in dtypes.INTERPRETER_ONLY]
+    chains = [
+        (mid.element_type, to.element_type)
+        for mid in dtypes.DTYPES
+        for to in (dtypes.DTYPES if dtypes.converts_exactly(a.element_type, mid.element_type) else wide)
+        if mid in wide or dtypes.converts_exactly(a.element_type, mid.element_type)
+    ]
     b.output(*(b.cast(b.cast(arg, mid), to) for mid, to in chains))
     module = b.module()
     with np.errstate(all="ignore"):
@@ -168,7 +176,7 @@ def test_every_two_cast_chain_folds_to_the_same_values(source):
         fold(module)
         after = run_function(module, "f", [x])
     remaining = sum(1 for op in module.walk() if isinstance(op, ew.CastOp))
-    assert remaining < 2 * len(dtypes.DTYPES) ** 2  # something was folded
+    assert remaining < 2 * len(chains)  # something was folded
     for want, got in zip(before, after, strict=True):
         assert_same_values(got, want)
 
