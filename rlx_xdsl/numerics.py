@@ -29,6 +29,20 @@ F16 = np.dtype(np.float16)
 F32 = np.dtype(np.float32)
 F64 = np.dtype(np.float64)
 _HALF_TYPES = (F16, BF16)
+NARROW_FLOATS = tuple(
+    np.dtype(t)
+    for t in (
+        ml_dtypes.float8_e4m3fn,
+        ml_dtypes.float8_e4m3fnuz,
+        ml_dtypes.float8_e5m2,
+        ml_dtypes.float8_e5m2fnuz,
+        ml_dtypes.float4_e2m1fn,
+    )
+)
+"""The 8- and 4-bit floats (numpy kind 'V'): ml_dtypes computes with them in f32 and
+rounds once."""
+NARROW_INTS = tuple(np.dtype(t) for t in (ml_dtypes.int2, ml_dtypes.uint2, ml_dtypes.int4, ml_dtypes.uint4))
+"""The 2- and 4-bit integers (numpy kind 'V'); conversions to them wrap as numpy's do."""
 
 
 class KernelError(DiagnosticException):
@@ -46,13 +60,14 @@ class KernelError(DiagnosticException):
 
 
 def is_float(dtype: np.dtype) -> bool:
-    """f16, bf16, f32, f64 (bf16 has numpy kind 'V', so `kind == 'f'` misses it)."""
-    return np.dtype(dtype) in (F16, BF16, F32, F64)
+    """f16, bf16, f32, f64 and the 8- and 4-bit floats (bf16 and those have numpy kind
+    'V', so `kind == 'f'` misses them)."""
+    return np.dtype(dtype) in (F16, BF16, F32, F64, *NARROW_FLOATS)
 
 
 def is_integer(dtype: np.dtype) -> bool:
-    """Signed, unsigned and boolean dtypes."""
-    return np.dtype(dtype).kind in "iub"
+    """Signed, unsigned (2- and 4-bit ones included) and boolean dtypes."""
+    return np.dtype(dtype).kind in "iub" or np.dtype(dtype) in NARROW_INTS
 
 
 # Conversions --------------------------------------------------------------------------
@@ -85,26 +100,30 @@ def _int_to_f64_round_to_odd(x: np.ndarray) -> np.ndarray:
     nearest = x.astype(F64)
     if x.dtype.itemsize < 8:
         return nearest
-    # Compare in integers; only 2**63 (from values near the i64 maximum) does not fit back.
-    top = nearest >= 2.0**63
-    back = np.where(top, 0.0, nearest).astype(np.int64)
+    # Compare in integers; only 2**63 (2**64 for ui64), from values near the maximum,
+    # does not fit back.
+    top = nearest >= (2.0**64 if x.dtype.kind == "u" else 2.0**63)
+    back = np.where(top, 0.0, nearest).astype(x.dtype)
     return _odd_neighbour(nearest, ~top & (x > back), top | (x < back))
 
 
-def _to_bf16(x: np.ndarray) -> np.ndarray:
+def _to_narrow_float(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
+    """To bf16 or an 8- or 4-bit float, rounded once: ml_dtypes converts f64 through f32
+    (rounding twice), so wider sources round to odd on the way."""
     if x.dtype in (F32, F16, BF16) or x.dtype.kind == "b" or x.dtype.itemsize <= 2:
-        return x.astype(F32).astype(BF16)  # exact in f32, rounded once
+        return x.astype(F32).astype(dtype)  # exact in f32, rounded once
     wide = _int_to_f64_round_to_odd(x) if x.dtype.kind in "iu" else x.astype(F64)
-    return _f64_to_f32_round_to_odd(wide).astype(BF16)
+    return _f64_to_f32_round_to_odd(wide).astype(dtype)
 
 
 def _float_to_int(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
     """Truncate toward zero and saturate at the dtype's range; NaN gives 0 (Rust `as`)."""
-    info = np.iinfo(dtype)
+    info = ml_dtypes.iinfo(dtype)  # numpy's iinfo, and int4 and the like
     t = np.trunc(x.astype(F64))
     low, high = t < info.min, t >= float(info.max) + 1.0  # info.max + 1 is a power of two
-    inside = np.where(np.isnan(t) | low | high, 0.0, t).astype(dtype)
-    return np.where(high, info.max, np.where(low, info.min, inside)).astype(dtype)
+    work = np.dtype(np.int64) if dtype in NARROW_INTS else dtype
+    inside = np.where(np.isnan(t) | low | high, 0.0, t).astype(work)
+    return np.where(high, info.max, np.where(low, info.min, inside)).astype(work).astype(dtype)
 
 
 def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
@@ -122,12 +141,18 @@ def convert(x: np.ndarray, dtype: np.dtype) -> np.ndarray:
             x = x.astype(np.uint8)
         if dtype.kind == "c":  # complex<f32>: the real part rounds as an f32 would
             return (x if x.dtype.kind == "c" or x.dtype in (F32, F64) else convert(x, F32)).astype(dtype)
-        if dtype == BF16:
-            return _to_bf16(x)
-        if dtype.kind in "iu":
-            return _float_to_int(x, dtype) if is_float(x.dtype) else x.astype(dtype)
-        if x.dtype == BF16:
+        if dtype == BF16 or dtype in NARROW_FLOATS:
+            return _to_narrow_float(x, dtype)
+        if is_integer(dtype):
+            if is_float(x.dtype):
+                return _float_to_int(x, dtype)
+            if dtype in NARROW_INTS or x.dtype in NARROW_INTS:  # ml_dtypes casts them only to and from wide ones
+                return x.astype(np.int64).astype(dtype)
+            return x.astype(dtype)
+        if x.dtype == BF16 or x.dtype in NARROW_FLOATS:
             x = x.astype(F32)  # exact
+        elif x.dtype in NARROW_INTS:
+            x = x.astype(F64)  # exact
         return x.astype(dtype)
 
 

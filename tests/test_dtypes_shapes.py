@@ -5,18 +5,20 @@ import pytest
 from xdsl.dialects.builtin import bf16, f16, f32, f64, i1, i8, i16, i32, i64
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.dtypes import c64, promote, ui8, ui32
+from rlx_xdsl.dtypes import c64, i4, promote, ui4, ui8, ui16, ui32, ui64
 from rlx_xdsl.shapes import DYNAMIC, ShapeError, broadcast_axes, broadcast_shapes
 
 ALL = [d.element_type for d in dtypes.DTYPES]
 
 
-def test_twelve_dtypes_with_numpy_twins():
-    assert len(dtypes.DTYPES) == 12
+def test_dtypes_with_numpy_twins():
     assert {d.name for d in dtypes.DTYPES} == {
-        "f32", "f16", "bf16", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui32", "complex<f32>",
-    }
+        "f32", "f16", "bf16", "f64", "i1", "i8", "i16", "i32", "i64", "ui8", "ui16", "ui32", "ui64",
+        "i2", "ui2", "i4", "ui4", "f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ", "f4E2M1FN", "complex<f32>",
+    }  # fmt: skip
     assert dtypes.numpy_dtype(bf16).name == "bfloat16"
+    assert dtypes.dtype_named("f8E4M3FN").numpy.name == "float8_e4m3fn"
+    assert dtypes.dtype_named("i4").numpy.name == "int4"
     assert dtypes.dtype_of(c64).nbytes == 8
 
 
@@ -36,6 +38,14 @@ def test_twelve_dtypes_with_numpy_twins():
         (i1, f16, f16),
         (i16, ui32, i64),
         (c64, f64, c64),
+        (ui16, i16, i32),
+        (ui64, i64, f64),  # no integer type holds both: numpy's and JAX's f64
+        (i4, i8, i8),
+        (i4, ui4, i8),
+        (ui4, ui8, ui8),
+        (dtypes.dtype_named("f8E4M3FN").element_type, dtypes.dtype_named("f8E5M2").element_type, bf16),
+        (dtypes.dtype_named("f8E4M3FN").element_type, f16, f16),
+        (dtypes.dtype_named("f4E2M1FN").element_type, i8, f16),
     ],
 )
 def test_promotion_table(a, b, expected):
@@ -55,8 +65,8 @@ def test_promotion_is_symmetric_and_never_narrows(a, b):
 @pytest.mark.parametrize("a", ALL)
 @pytest.mark.parametrize("b", ALL)
 def test_promotion_agrees_with_numpy_where_numpy_has_both(a, b):
-    """numpy's result_type is an independent oracle for the non-bf16 pairs."""
-    if bf16 in (a, b):
+    """numpy's result_type is an independent oracle for the pairs of numpy's own types."""
+    if not all(hasattr(np, dtypes.dtype_of(t).numpy_name) for t in (a, b)):  # an ml_dtypes type
         return
     expected = np.result_type(dtypes.numpy_dtype(a), dtypes.numpy_dtype(b))
     if expected == np.complex128:  # numpy widens complex64 + f64; RLX keeps C64

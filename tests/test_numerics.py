@@ -9,6 +9,7 @@ integers, so the oracles share no code with what they check.
 from __future__ import annotations
 
 import bisect
+import itertools
 import math
 from fractions import Fraction
 from functools import cache
@@ -262,3 +263,74 @@ def test_sum_of_4096_bf16_ones_is_4096():
 def test_half_matmul_accumulates_in_f32():
     ones = np.ones((1, 4096), F16)
     assert float(numerics.accumulate_matmul(ones, ones.T)[0, 0]) == 4096.0
+
+
+# The 8- and 4-bit floats, decoded here from their bit layouts ------------------------------
+
+NARROW_FLOATS = {  # name: (exponent bits, mantissa bits, bias, what the top codes mean)
+    "float8_e4m3fn": (4, 3, 7, "fn"),  # no infinities; all ones is NaN
+    "float8_e4m3fnuz": (4, 3, 8, "fnuz"),  # no infinities, no -0 (its code is NaN)
+    "float8_e5m2": (5, 2, 15, "ieee"),
+    "float8_e5m2fnuz": (5, 2, 16, "fnuz"),
+    "float4_e2m1fn": (2, 1, 1, "none"),  # no infinities, no NaN: saturates
+}
+
+
+@cache
+def _narrow_values(name: str) -> list[tuple[Fraction, int]]:
+    """The finite non-negative values of the format with their codes, from the layout alone."""
+    ebits, mbits, bias, top = NARROW_FLOATS[name]
+    values = []
+    for code in range(1 << (ebits + mbits)):
+        e, m = code >> mbits, code & ((1 << mbits) - 1)
+        if (top == "ieee" and e == (1 << ebits) - 1) or (top == "fn" and code == (1 << (ebits + mbits)) - 1):
+            continue
+        scale = Fraction(2) ** ((e if e else 1) - bias)
+        values.append(((Fraction(m, 1 << mbits) + (1 if e else 0)) * scale, code))
+    return values
+
+
+def _narrow_nearest(x: float, name: str) -> float:
+    """Round to nearest, ties to the even code; past the top (a virtual next value one step
+    up) ±inf, or NaN without infinities, or the largest value where there is no NaN either."""
+    values = _narrow_values(name)
+    (big, code), (below, _) = values[-1], values[-2]
+    candidates = [*values, (2 * big - below, code + 1)]
+    i = bisect.bisect_left(candidates, (abs(Fraction(x)), -1))
+    near = candidates[max(i - 1, 0) : i + 1]
+    value, code = min(near, key=lambda vc: (abs(vc[0] - abs(Fraction(x))), vc[1] & 1))
+    sign = math.copysign(1.0, x)
+    top = NARROW_FLOATS[name][3]
+    if value > big:
+        return float(big) * sign if top == "none" else sign * math.inf if top == "ieee" else math.nan
+    if value == 0 and top == "fnuz":
+        return 0.0  # no -0
+    return sign * float(value)
+
+
+@pytest.mark.parametrize("name", list(NARROW_FLOATS))
+@pytest.mark.parametrize("source", [F64, F32], ids=["f64", "f32"])
+def test_conversions_to_the_8_and_4_bit_floats_round_once(name, source):
+    """Every value, every midpoint and its neighbours in the source type, both signs."""
+    values = [v for v, _ in _narrow_values(name)]
+    values.append(2 * values[-1] - values[-2])  # the overflow threshold lies below it
+    xs = []
+    for a, b in itertools.pairwise(values):
+        mid = source.type(float((a + b) / 2))
+        below, above = np.nextafter(mid, source.type(0)), np.nextafter(mid, source.type(np.inf))
+        xs += [float(a), float(mid), float(below), float(above)]
+    xs += [-x for x in xs] + [1e30]
+    got = numerics.convert(np.array(xs, source), np.dtype(getattr(ml_dtypes, name))).astype(np.float64)
+    for x, g in zip(xs, got):
+        assert same_value(g, _narrow_nearest(x, name)), (x, g)
+
+
+def test_narrow_integers_wrap_from_integers_and_saturate_from_floats():
+    ints = np.arange(-40, 40)
+    for name, low, high in (("int4", -8, 7), ("uint4", 0, 15), ("int2", -2, 1), ("uint2", 0, 3)):
+        dtype = np.dtype(getattr(ml_dtypes, name))
+        span = high - low + 1
+        assert numerics.convert(ints, dtype).astype(np.int64).tolist() == [(i - low) % span + low for i in ints]
+        floats = np.array([-9.7, -0.5, 2.9, 100.0, np.nan])
+        want = [low, 0, min(2, high), high, 0]
+        assert numerics.convert(floats, dtype).astype(np.int64).tolist() == want

@@ -342,8 +342,7 @@ class RlxOperation(IRDLOperation):
             if element is not None and not dtypes.is_supported(element):
                 raise VerifyException(
                     f"'{self.name}' {what} type {value.type} has an element type "
-                    "outside RLX's dtypes (f32, f16, bf16, f64, i1, i8, i16, i32, i64, "
-                    "ui8, ui32, complex<f32>)"
+                    f"outside RLX's dtypes ({', '.join(d.name for d in dtypes.DTYPES)})"
                 )
 
 

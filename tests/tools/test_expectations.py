@@ -45,8 +45,8 @@ def test_missing_error_fails(tmp_path):
 
 
 def test_unexpected_error_fails(tmp_path):
-    (ok, _) = _cases(tmp_path, GOOD.replace("mir.relu %a : (tensor<2xf32>)", "mir.relu %a : (tensor<2xi4>)"))
-    with pytest.raises(pytest.fail.Exception, match="unexpected error: .*tensor<2xi4>"):
+    (ok, _) = _cases(tmp_path, GOOD.replace("mir.relu %a : (tensor<2xf32>)", "mir.relu %a : (tensor<2xi3>)"))
+    with pytest.raises(pytest.fail.Exception, match="unexpected error: .*tensor<2xi3>"):
         check_expected_error(ok)
 
 

@@ -64,10 +64,10 @@ func.func @cast_shape(%a: tensor<3xf32>) -> tensor<4xf16> {
 
 // -----
 
-func.func @cast_unsupported(%a: tensor<3xf32>) -> tensor<3xi4> {
-  // expected-error@+1 {{'mir.cast' cannot cast to unsupported element type i4}}
-  %0 = mir.cast %a : (tensor<3xf32>) -> tensor<3xi4>
-  func.return %0 : tensor<3xi4>
+func.func @cast_unsupported(%a: tensor<3xf32>) -> tensor<3xi3> {
+  // expected-error@+1 {{'mir.cast' cannot cast to unsupported element type i3}}
+  %0 = mir.cast %a : (tensor<3xf32>) -> tensor<3xi3>
+  func.return %0 : tensor<3xi3>
 }
 
 // -----
@@ -104,10 +104,10 @@ func.func @cast_config_rank(%a: tensor<16xf32>) -> tensor<16xf16> {
 
 // -----
 
-func.func @unsupported_operand(%a: tensor<3xi4>) -> tensor<3xi4> {
-  // expected-error@+1 {{'mir.neg' operand type tensor<3xi4> has an element type outside RLX's dtypes}}
-  %0 = mir.neg %a : (tensor<3xi4>) -> tensor<3xi4>
-  func.return %0 : tensor<3xi4>
+func.func @unsupported_operand(%a: tensor<3xi3>) -> tensor<3xi3> {
+  // expected-error@+1 {{'mir.neg' operand type tensor<3xi3> has an element type outside RLX's dtypes}}
+  %0 = mir.neg %a : (tensor<3xi3>) -> tensor<3xi3>
+  func.return %0 : tensor<3xi3>
 }
 
 // -----

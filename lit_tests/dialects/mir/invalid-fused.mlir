@@ -88,10 +88,10 @@ func.func @swiglu_odd(%x: tensor<2x5xf32>) -> tensor<2x2xf32> {
 
 // -----
 
-func.func @swiglu_cast_target(%x: tensor<2x4xf32>) -> tensor<2x2xi4> {
-  // expected-error@+1 {{'mir.fused_swiglu' cannot cast to unsupported element type i4}}
-  %0 = mir.fused_swiglu %x cast_to = i4 : (tensor<2x4xf32>) -> tensor<2x2xi4>
-  func.return %0 : tensor<2x2xi4>
+func.func @swiglu_cast_target(%x: tensor<2x4xf32>) -> tensor<2x2xi3> {
+  // expected-error@+1 {{'mir.fused_swiglu' cannot cast to unsupported element type i3}}
+  %0 = mir.fused_swiglu %x cast_to = i3 : (tensor<2x4xf32>) -> tensor<2x2xi3>
+  func.return %0 : tensor<2x2xi3>
 }
 
 // -----

@@ -164,16 +164,16 @@ func.func @yield_outside(%a: tensor<4xf32>) -> tensor<4xf32> {
 
 // -----
 
-func.func @yield_dtype(%p: tensor<1xi1>, %a: tensor<4xi4>) -> tensor<4xi4> {
-  %r = mir.if %p (%a) : (tensor<1xi1>, tensor<4xi4>) -> tensor<4xi4> {
-  ^bb0(%x: tensor<4xi4>):
-    // expected-error@+1 {{'mir.yield' operand type tensor<4xi4> has an element type outside RLX's dtypes}}
-    mir.yield %x : tensor<4xi4>
+func.func @yield_dtype(%p: tensor<1xi1>, %a: tensor<4xi3>) -> tensor<4xi3> {
+  %r = mir.if %p (%a) : (tensor<1xi1>, tensor<4xi3>) -> tensor<4xi3> {
+  ^bb0(%x: tensor<4xi3>):
+    // expected-error@+1 {{'mir.yield' operand type tensor<4xi3> has an element type outside RLX's dtypes}}
+    mir.yield %x : tensor<4xi3>
   } else {
-  ^bb0(%x: tensor<4xi4>):
-    mir.yield %x : tensor<4xi4>
+  ^bb0(%x: tensor<4xi3>):
+    mir.yield %x : tensor<4xi3>
   }
-  func.return %r : tensor<4xi4>
+  func.return %r : tensor<4xi3>
 }
 
 // -----

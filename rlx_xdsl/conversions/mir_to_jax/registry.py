@@ -33,6 +33,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from rlx_xdsl import dtypes, layers
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import regions
+from rlx_xdsl.ir.diagnostics import OpError
 from rlx_xdsl.ir.graph import find_function
 from rlx_xdsl.registry import OpRegistry
 
@@ -143,5 +144,9 @@ def jax_function(module: ModuleOp, name: str, *, custom_rule: str = "vjp") -> Ca
     """
     layers.load("jax")
     block = find_function(module, name).body.block
+    for op in block.walk():
+        narrow = dtypes.interpreter_only_value(op)
+        if narrow is not None:
+            raise OpError(op, f"'{op.name}': {narrow} has no JAX lowering (interpreter only)")
     runner = BlockRunner(custom_rule)
     return lambda *arrays: runner(block, arrays)

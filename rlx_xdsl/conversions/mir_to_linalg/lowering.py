@@ -164,9 +164,13 @@ def needs_lowering(op: Operation) -> bool:
 
 
 def check_lowerable(root: Operation) -> None:
-    """Raise a located `no lowering for 'mir.X'` error at the first RLX op without a rule."""
+    """Raise a located `no lowering for 'mir.X'` error at the first RLX op without a rule,
+    or on a dtype only the interpreter computes."""
     for op in root.walk():
         if needs_lowering(op):
+            narrow = dtypes.interpreter_only_value(op)
+            if narrow is not None:
+                raise OpError(op, f"cannot lower '{op.name}': {narrow} has no linalg lowering (interpreter only)")
             try:
                 LOWERINGS[op]
             except MissingEntry as e:

@@ -18,9 +18,21 @@ DTYPES = {
     P.INT32: "i32",
     P.INT64: "i64",
     P.UINT8: "ui8",
+    P.UINT16: "ui16",
     P.UINT32: "ui32",
+    P.UINT64: "ui64",
+    P.INT2: "i2",
+    P.UINT2: "ui2",
+    P.INT4: "i4",
+    P.UINT4: "ui4",
+    P.FLOAT8E4M3FN: "f8E4M3FN",
+    P.FLOAT8E4M3FNUZ: "f8E4M3FNUZ",
+    P.FLOAT8E5M2: "f8E5M2",
+    P.FLOAT8E5M2FNUZ: "f8E5M2FNUZ",
+    P.FLOAT4E2M1: "f4E2M1FN",
 }
-"""ONNX element types -> RLX dtype names (the others have no MIR twin)."""
+"""ONNX element types -> RLX dtype names (the others, strings, complex numbers and
+FLOAT8E8M0, have no MIR twin)."""
 
 RULE_OPSETS = range(13, 24)
 """The default-domain opset versions whose semantics the rules follow. An older model is

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from functools import reduce
 
+import ml_dtypes
 import numpy as np
 
 from rlx_xdsl.dtypes import dtype_named
@@ -103,12 +104,40 @@ def where(t, node):
 
 @rule("Cast")
 def cast(t, node):
-    return t.e.mir.cast(t.value(0), dtype_name(t.attr("to"), t.where))
+    return cast_as_onnx(t, t.value(0), dtype_name(t.attr("to"), t.where))
 
 
 @rule("CastLike")
 def cast_like(t, node):
-    return t.e.mir.cast(t.value(0), t.dtype(t.value(1)))
+    return cast_as_onnx(t, t.value(0), t.dtype(t.value(1)))
+
+
+SATURATING = ("f8E4M3FN", "f8E4M3FNUZ", "f8E5M2", "f8E5M2FNUZ")
+"""The element types ONNX's `saturate` attribute (of Cast, CastLike, QuantizeLinear) acts on."""
+_NARROW_INTS = ("i2", "ui2", "i4", "ui4")
+
+
+def cast_as_onnx(t, x, to: str):
+    """ONNX Cast (CastLike, QuantizeLinear to a float) to `to`, as its reference computes
+    it (`x.astype`, `saturate_cast`).
+
+    * To an 8-bit float with `saturate` (the default), a value beyond the type's largest
+      finite one (infinities included) becomes that value with its sign; NaN stays NaN.
+      Without it, MIR's rounding (out of range: inf, or NaN where the type has none).
+    * From a float to a 2- or 4-bit integer, the value's integer part wraps (ONNX's -9 to
+      int4 is 7): through i64, where MIR's float-to-integer cast would saturate.
+    """
+    source = dtype_named(t.dtype(x))
+    if to in SATURATING and t.attr("saturate", 1):
+        if not source.is_float:
+            x = t.e.mir.cast(x, "f64")  # exact for every value up to the type's largest
+            source = dtype_named("f64")
+        largest = float(ml_dtypes.finfo(dtype_named(to).numpy).max)
+        x = t.e.mir.max(x, t.constant(-largest, source.name))
+        x = t.e.mir.min(x, t.constant(largest, source.name))
+    elif to in _NARROW_INTS and source.is_float:
+        x = t.e.mir.cast(x, "i64")
+    return t.e.mir.cast(x, to)
 
 
 @rule("Identity")

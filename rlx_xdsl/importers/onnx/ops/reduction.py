@@ -6,6 +6,7 @@ attribute; no axes reduce everything unless `noop_with_empty_axes`.
 
 from __future__ import annotations
 
+import ml_dtypes
 import numpy as np
 
 from rlx_xdsl.importers import common
@@ -45,10 +46,13 @@ def _empty_extreme(t, x, axes: list[int], keep: bool, kind: str):
     if DYNAMIC in shape:
         raise t.fail(f"{kind} over zero elements of a dynamic shape is not supported")
     dtype = t.dtype(x)
-    numpy = dtype_named(dtype).numpy
-    info = np.finfo(numpy) if np.issubdtype(numpy, np.floating) else np.iinfo(numpy)
-    fill = (-np.inf if kind == "max" else np.inf) if np.issubdtype(numpy, np.floating) else None
-    if fill is None:
+    d = dtype_named(dtype)
+    if d.is_float:
+        fill = -np.inf if kind == "max" else np.inf
+    elif d.kind == "bool":  # false is the lowest, true the highest
+        fill = kind != "max"
+    else:
+        info = ml_dtypes.iinfo(d.numpy)
         fill = info.min if kind == "max" else info.max
     result = [1 if a in axes else d for a, d in enumerate(shape) if keep or a not in axes]
     return t.constant(np.full(result, fill), dtype)

@@ -191,16 +191,28 @@ def trilu(t, node):
 
 @rule("Pad")
 def pad(t, node):
-    """Constant mode: `pads` lists every padded axis' begin counts, then their end counts."""
+    """`pads` lists every padded axis' begin counts, then their end counts. Constant mode
+    fills; `edge`, `reflect` and `wrap` (numpy's modes, as ONNX's reference) gather each
+    padded axis at the indices `numpy.pad` gives its positions (static dims, no cropping)."""
     mode = t.attr("mode", b"constant")
-    if mode not in (b"constant", "constant"):
-        raise t.fail(f"Pad mode '{mode.decode() if isinstance(mode, bytes) else mode}' is not supported")
+    mode = mode.decode() if isinstance(mode, bytes) else mode
+    if mode not in ("constant", "edge", "reflect", "wrap"):
+        raise t.fail(f"Pad mode '{mode}' is not supported")
     x = t.value(0)
     rank = t.rank(x)
     pads = [int(p) for p in t.static(1, "pads")]
     axes = t.static(3, "axes")
     axes = list(range(rank)) if axes is None else [int(a) % rank for a in axes]
     per_axis = {axis: (pads[i], pads[i + len(axes)]) for i, axis in enumerate(axes)}
+    if mode != "constant":
+        for axis, (begin, end) in per_axis.items():
+            dim = t.shape(x)[axis]
+            if dim == DYNAMIC or min(begin, end) < 0:
+                raise t.fail(f"Pad mode '{mode}' of a dynamic dim or with negative pads is not supported")
+            if begin or end:
+                positions = np.pad(np.arange(dim), (begin, end), mode=mode)
+                x = t.e.mir.gather(x, t.constant(positions, "i64"), axis=axis)
+        return x
     fill = t.value(2) if t.input(2) is not None else t.constant(0, t.dtype(x))
     return common.pad_constant(t.e, x, per_axis, t.e.mir.reshape(fill, new_shape=[]))
 
