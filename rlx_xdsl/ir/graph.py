@@ -133,7 +133,8 @@ def random_array(t: TensorType, rng: np.random.Generator, ids: int | None = None
     if dt.kind == "bool":
         return rng.integers(0, 2, size=shape, dtype=np.bool_)
     if dt.kind in ("int", "uint"):
-        return rng.integers(0, 4 if ids is None else ids, size=shape, dtype=dt.numpy)
+        # Drawn as i64: numpy draws no ml_dtypes integers (i4, ui4, i2, ui2).
+        return rng.integers(0, 4 if ids is None else ids, size=shape).astype(dt.numpy)
     if dt.kind == "complex":
         pairs = rng.standard_normal((*shape, 2), dtype=np.float32)
         return pairs.view(np.complex64).reshape(shape)

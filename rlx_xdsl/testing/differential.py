@@ -147,7 +147,7 @@ _FTZ_OPS = ("mir.log", "mir.sqrt", "mir.rsqrt", "mir.relu", "mir.add", "mir.sub"
 RULE_REASON = "the lowering's documented rule where the interpreter raises: x / 0 is 0, a negative integer exponent gives 0"
 _FTZ_GROUP_OPS = ("mir.scatter_add", "mir.relu_backward", "mir.fused_residual_rms_norm", "mir.grouped_matmul",
                   "mir.dequant_moe_weights", "mir.dequant_grouped_matmul", "mir.dequant_matmul", "mir.lora_matmul",
-                  "mir.complex_norm_sq_backward", "mir.selective_scan")  # fmt: skip
+                  "mir.complex_norm_sq_backward", "mir.selective_scan", "mir.batch_elementwise_region")  # fmt: skip
 SUM_REASON = ("the backend sums (and multiplies out) in another order: with ±inf, NaN or the largest finite "
               "values among the terms, the order decides between inf, NaN and an absorbed term")
 _BOTH_REORDERED = {"mir.batched_dense_solve": 0, "mir.topk": 0, "mir.cumsum": 0, "mir.softmax_cross_entropy_backward": 2,

@@ -153,7 +153,8 @@ def test_as_strided_view_of_a_channels_last_tensor():
         y = x.contiguous(memory_format=torch.channels_last) * 2
         return torch.as_strided(y, (2, 3, 20), (60, 1, 3)).mean(-1), torch.as_strided(y, (2, 3, 4, 5), (60, 1, 15, 3))
 
-    module = expect_same(pool, torch.randn(2, 3, 4, 5))
+    # The mean sums 20 values in another order than torch: a few ulps of the sum's magnitude.
+    module = expect_same(pool, torch.randn(2, 3, 4, 5, generator=torch.Generator().manual_seed(0)), atol=1e-6)
     assert "mir.gather" not in ops(module)
 
 

@@ -17,7 +17,6 @@ from rlx_xdsl.run import run_function
 from .models import LlamaBlock
 
 
-
 def assert_imports_like_torch(exported: onnx.ModelProto, model: torch.nn.Module, x: torch.Tensor) -> None:
     """The exported model, imported and run on the interpreter with its initializers, equals `model(x)`."""
     module = import_model(exported)

@@ -4,7 +4,7 @@ from io import StringIO
 
 import numpy as np
 import pytest
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 from xdsl.context import Context
 from xdsl.dialects import func
@@ -322,7 +322,12 @@ def test_specialising_a_generalised_graph_restores_it(module, data):
     expected = run_function(module, None, inputs)
 
     static_types = [arg.type for arg in function.args]
-    set_argument_types([(function, [dynamic_version(data.draw, t) for t in static_types])])
+    try:
+        set_argument_types([(function, [dynamic_version(data.draw, t) for t in static_types])])
+    except SpecializeError as e:
+        # An op that needs this dim static (a GGUF block's K) refuses `?`: a located error, not a bug.
+        assume("needs a static" not in str(e))
+        raise
     module.verify()
     assert_same_outputs(module, inputs, expected)
 

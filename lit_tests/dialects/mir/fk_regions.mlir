@@ -36,3 +36,16 @@ func.func @g(%x: tensor<1x2x2x2xf32>, %y: tensor<1x2x2x2xf32>, %m: tensor<1x2x1x
   }
   func.return %c : tensor<2x2x4x4xf32>
 }
+
+// Slices whose types differ only where one is `?`: the body reads the static size.
+// CHECK-LABEL: func.func @mixed
+// CHECK: mir.batch_elementwise_region (%a, %b) shared() : (tensor<1x?xf32>, tensor<1x3xf32>) -> tensor<2x3xf32> {
+// CHECK-NEXT: ^bb0(%{{.*}}: tensor<1x3xf32>):
+func.func @mixed(%a: tensor<1x?xf32>, %b: tensor<1x3xf32>) -> tensor<2x3xf32> {
+  %c = mir.batch_elementwise_region (%a, %b) shared () : (tensor<1x?xf32>, tensor<1x3xf32>) -> tensor<2x3xf32> {
+  ^bb0(%v: tensor<1x3xf32>):
+    %d = mir.neg %v : (tensor<1x3xf32>) -> tensor<1x3xf32>
+    mir.yield %d : tensor<1x3xf32>
+  }
+  func.return %c : tensor<2x3xf32>
+}

@@ -412,16 +412,31 @@ class BatchElementwiseRegionOp(PrologueMixin, RlxOperation, RegionSignatureInter
     ):
         super().__init__(operands=[slices, shared], regions=[body], properties=prologue_properties(prologue))
 
+    def slice_type(self) -> TensorType | None:
+        """The one type of every slice: a dim is static where any slice has it static (None
+        when the slices' element types, ranks or static dims differ)."""
+        types = [tensor_type(v) for v in self.slices]
+        if not types or len({(t.element_type, len(t.get_shape())) for t in types}) != 1:
+            return None
+        dims = []
+        for sizes in zip(*(t.get_shape() for t in types)):
+            static = {d for d in sizes if d != DYNAMIC}
+            if len(static) > 1:
+                return None
+            dims.append(static.pop() if static else DYNAMIC)
+        return TensorType(types[0].element_type, dims)
+
     def region_arg_types(self, region: Region) -> Sequence[Attribute]:
         """A slice's and the shared inputs' types, the prologue's input read upsampled."""
-        return self.read_types([self.slices[0].type if self.slices else None, *(v.type for v in self.shared)])  # type: ignore[return-value]
+        return self.read_types([self.slice_type(), *(v.type for v in self.shared)])  # type: ignore[return-value]
 
     def infer_result_types(self) -> Sequence[Attribute]:
         require(len(self.slices) >= 1, self, "a batch region needs at least one slice")
         self.check_prologue(1 + len(self.shared))
-        types = {v.type for v in self.slices}
-        require(len(types) == 1, self, lambda: f"slices {fmt_types([v.type for v in self.slices])} must share one type")
-        slice_type = tensor_type(self.slices[0])
+        slice_type = self.slice_type()
+        require(
+            slice_type is not None, self, lambda: f"slices {fmt_types([v.type for v in self.slices])} must share one type"
+        )
         require(slice_type.get_shape() != (), self, "slices must have a dim 0 to join along")
         actual, expected = tuple(self.body.block.arg_types), tuple(self.region_arg_types(self.body))
         require(

@@ -15,9 +15,9 @@ from xdsl.ir import Attribute, SSAValue
 from xdsl.irdl import irdl_op_definition, operand_def, prop_def, result_def, traits_def, var_operand_def
 from xdsl.traits import Pure
 
+from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.base import (
     FUNCTIONAL,
-    require_same_element_type,
     RlxOperation,
     i64_attr,
     require,
@@ -25,9 +25,9 @@ from rlx_xdsl.dialects.base import (
     require_min_rank,
     require_non_negative,
     require_rank,
+    require_same_element_type,
     tensor_type,
 )
-from rlx_xdsl import dtypes
 from rlx_xdsl.dialects.traits import DATA_MOVEMENT, OperandRoles, Role
 from rlx_xdsl.shapes import DYNAMIC, dims_match, fmt_shape, normalize_axis, tensor
 

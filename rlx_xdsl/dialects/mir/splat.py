@@ -101,8 +101,8 @@ def sh_band(count: int) -> int:
 
 def packed_columns(sh_count: int) -> int:
     """Columns of render_backward's rows: d positions (3), scales (3), rotations (4),
-    opacity (1), colors (3), then the `sh_count x 3` coefficients, row-major."""
-    return 14 + 3 * sh_count
+    opacity (1), colors (3), then the `sh_count x 3` coefficients, row-major (`?` for a `?` count)."""
+    return DYNAMIC if sh_count == DYNAMIC else 14 + 3 * sh_count
 
 
 def _properties(values: dict, names: Sequence[str]) -> dict[str, Attribute]:
@@ -191,7 +191,7 @@ class SplatOperation(RlxOperation):
                 ),
             )
         require(
-            count in SH_COUNTS,
+            count in SH_COUNTS or count == DYNAMIC,  # a `?` count is checked when the kernel runs
             self,
             lambda: (
                 f"sh_coeffs must hold 1, 4, 9 or 16 coefficients (SH bands 0..3) per channel, got {count}"
@@ -358,7 +358,9 @@ class GaussianSplatRenderBackwardOp(GaussianInputsOperation, _BackwardFields):
         grad = tensor_type(self.grad_output)
         image = self.image_type(positions.element_type)
         require(
-            grad == image,
+            grad.element_type == image.element_type
+            and len(grad.get_shape()) == len(image.get_shape())
+            and all(map(dims_match, grad.get_shape(), image.get_shape())),
             self,
             lambda: f"grad_output must have the image type {image}, got {grad}",
         )

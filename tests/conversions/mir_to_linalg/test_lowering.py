@@ -36,6 +36,7 @@ from rlx_xdsl.testing.differential import assert_matches
 from rlx_xdsl.testing.llama import build_llama
 from rlx_xdsl.testing.lowering import assert_reads_back, lowered
 
+
 def op_names(module) -> list[str]:
     return [op.name for op in module.walk()]
 

@@ -18,7 +18,6 @@ from rlx_xdsl.importers.onnx.types import dtype_name
 from rlx_xdsl.shapes import DYNAMIC
 
 
-
 def _heads_with_past(t, q_in):
     """Q, K and V as `[B, heads, S, D]`, the past key and value (inputs 4 and 5) in front of
     K and V along the sequence, and the past length."""
