@@ -1,7 +1,6 @@
 // Non-finite values print as MLIR's hexadecimal bit patterns and parse back as the
 // same bits (NaN payloads and -0.0 included), in both syntaxes; a splat stays a splat.
 // RUN: RLX_ROUNDTRIP
-// RUN: RLX_GENERIC_ROUNDTRIP
 // RUN: rlx-opt %s | rlx-run - | filecheck %s --check-prefix=EXEC
 
 // CHECK-LABEL: func.func @non_finite

@@ -270,6 +270,11 @@ class RlxOptMain(xDSLOptMain):
                 "mlir-opt): exit 0, silently, iff every diagnostic was expected and every expectation met",
             ),
             ("--parsing-diagnostics", "accepted for xdsl-opt compatibility (parse errors are always diagnostics)"),
+            (
+                "--verify-roundtrip",
+                "after the passes, print the IR in the custom and the generic form, parse each back and "
+                "check it prints as the custom form did (as in mlir-opt): an error names the first differing line",
+            ),
         )
 
     def register_debugging_arguments(self, arg_parser: argparse.ArgumentParser) -> None:
@@ -537,6 +542,11 @@ class RlxOptMain(xDSLOptMain):
         except RecursionError:
             result.diagnostics.append(op_diagnostic(module, TOO_DEEP))
             return result
+        if self.args.verify_roundtrip:
+            mismatch = self.roundtrip_mismatch(module)
+            if mismatch is not None:
+                result.diagnostics.append(op_diagnostic(module, mismatch))
+                return result
         if baseline is not None:
             from rlx_xdsl.transforms.fusion.report import FusionReport
 
@@ -553,6 +563,27 @@ class RlxOptMain(xDSLOptMain):
         except Exception as e:
             result.diagnostics.append(op_diagnostic(module, f"cannot print the result: {describe(e)}"))
         return result
+
+    def roundtrip_mismatch(self, module: ModuleOp) -> str | None:
+        """Why `module` does not survive printing and parsing back (None: it does). The custom
+        form is the reference; it and the generic form must each parse to IR that prints as it."""
+        custom = print_ir(module)
+        for form, text in (("custom", custom), ("generic", print_ir(module, print_generic_format=True))):
+            try:
+                reparsed, _ = parse_source(self.ctx, text, f"<{form} form>", allow_implicit_module=False)
+            except SourceError as e:
+                return f"round-trip: the {form} form does not parse back: {e.diagnostic.message}"
+            again = print_ir(reparsed)
+            if again != custom:
+                line = next(
+                    (i for i, (a, b) in enumerate(zip(custom.splitlines(), again.splitlines()), 1) if a != b),
+                    min(len(custom.splitlines()), len(again.splitlines())) + 1,
+                )
+                return (
+                    f"round-trip: the {form} form parses back to different IR; custom line {line} was "
+                    f"'{_line(custom, line)}', now '{_line(again, line)}'"
+                )
+        return None
 
     def dispatch_report(self, module: ModuleOp) -> str:
         """The dispatch report of the input for the supported set of the pipeline's last
@@ -709,6 +740,12 @@ def _add_flags(group: Any, *flags: tuple[str | tuple[str, ...], str]) -> None:
         names = (spellings,) if isinstance(spellings, str) else spellings
         dest = names[-1].lstrip("-").replace("-", "_")  # the old name: what xDSL's driver reads
         group.add_argument(*names, dest=dest, action="store_true", help=help)
+
+
+def _line(text: str, number: int) -> str:
+    """Line `number` (1-based) of `text`, stripped ("" past its end)."""
+    lines = text.splitlines()
+    return lines[number - 1].strip() if number <= len(lines) else ""
 
 
 def _count(text: str) -> int:

@@ -1237,3 +1237,32 @@ def test_expectation_targets():
         ("warning", "z", 17),
     ]
     assert [e.written_at.line for e in found] == [12, 13, 14]
+
+
+# --verify-roundtrip -------------------------------------------------------------------------
+
+
+def test_verify_roundtrip_passes_ir_that_survives_both_forms(opt, write):
+    run = opt(write("ok.mlir", GOOD), "--verify-roundtrip")
+    assert run.status == 0 and run.err == ""
+    assert "func.func @f" in run.out
+
+
+def test_verify_roundtrip_names_the_form_and_line_that_changed(opt, write, monkeypatch):
+    """A printer whose generic form loses a value: the check reads it back and says where."""
+    import rlx_xdsl.tools.rlx_opt as tool
+
+    real = tool.print_ir
+
+    def lossy(op, **options):
+        text = real(op, **options)
+        return text.replace("f32", "f64") if options.get("print_generic_format") else text
+
+    monkeypatch.setattr(tool, "print_ir", lossy)
+    path = write("ok.mlir", GOOD)
+    run = opt(path, "--verify-roundtrip")
+    assert run.status == 1 and run.out == ""
+    assert f"{path}:" in run.err and "error: round-trip: the generic form parses back to different IR; custom line" in run.err
+    monkeypatch.setattr(tool, "print_ir", lambda op, **o: "garbage" if o.get("print_generic_format") else real(op, **o))
+    run = opt(path, "--verify-roundtrip")
+    assert run.status == 1 and "round-trip: the generic form does not parse back" in run.err

@@ -1,5 +1,4 @@
 // RUN: RLX_ROUNDTRIP
-// RUN: RLX_GENERIC_ROUNDTRIP
 // RUN: rlx-opt %s --print-op-generic | filecheck %s --check-prefix=GENERIC
 
 // A sparse SwiGLU mixture: dim 4, 3 experts of ffn 5, two per token.

@@ -1,5 +1,4 @@
 // RUN: RLX_ROUNDTRIP
-// RUN: RLX_GENERIC_ROUNDTRIP
 // RUN: rlx-opt %s --split-input-file --print-op-generic | filecheck %s --check-prefix=GENERIC
 
 // CHECK-LABEL: func.func @masks

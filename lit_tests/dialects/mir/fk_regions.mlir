@@ -1,5 +1,4 @@
 // RUN: RLX_ROUNDTRIP
-// RUN: RLX_GENERIC_ROUNDTRIP
 // RUN: rlx-opt %s | filecheck %s
 
 // CHECK: mir.elementwise_region (%a, %x) prologue = resize_nearest_2x on 1
