@@ -236,13 +236,24 @@ def unsqueeze(e: Emitter, x: SSAValue, at: int) -> SSAValue:
     return e.mir.reshape(x, new_shape=[-1 if d == DYNAMIC else d for d in new], **like)
 
 
+def _lowest(e: Emitter, dtype: str) -> SSAValue:
+    """The dtype's lowest value (-inf for floats) as a 0-d constant."""
+    import numpy as np
+
+    from rlx_xdsl.dtypes import dtype_named
+
+    numpy = dtype_named(dtype).numpy
+    return e.mir.constant(np.array(-np.inf if _is_float(dtype) else np.iinfo(numpy).min, numpy), dtype)
+
+
 def _rank_sort(e: Emitter, x: SSAValue, axis: int, descending: bool, dtype: str) -> tuple[SSAValue, SSAValue]:
     """`sort` along a `?` axis (the size known only at run time, which `mir.topk`'s static
     `k` cannot take): element i goes to position `rank[i]`, the count of elements j that
     come before it (smaller, or larger when descending, or equal with j < i: stable; NaN
     largest, -0.0 equal to 0.0). Position r then takes the one i with `rank[i] == r`:
-    its index, and its value as a sum of that value and -0.0s (exact, signed zeros and NaN
-    kept). Compares every pair: O(n^2) time and memory in the axis size n."""
+    its index, and its value as the maximum of that value and the dtype's lowest values
+    (exact, signed zeros and NaN kept). Compares every pair: O(n^2) time and memory in the
+    axis size n."""
     rank = len(x.type.get_shape())
     if axis != rank - 1:
         perm = [d for d in range(rank) if d != axis] + [axis]
@@ -265,8 +276,7 @@ def _rank_sort(e: Emitter, x: SSAValue, axis: int, descending: bool, dtype: str)
     ranks = e.mir.reduce(e.mir.cast(before, "i64"), kind="sum", axes=[rank])  # [..., n(i)]
     chosen = e.mir.compare(unsqueeze(e, ranks, rank - 1), i, "eq")  # [..., n(r), n(i)]
     indices = e.mir.reduce(e.mir.where(chosen, j, _const(e, 0, "i64")), kind="sum", axes=[rank])
-    fill = _const(e, -0.0 if _is_float(dtype) else 0, dtype)
-    values = e.mir.reduce(e.mir.where(chosen, other, fill), kind="sum", axes=[rank])
+    values = e.mir.reduce(e.mir.where(chosen, other, _lowest(e, dtype)), kind="max", axes=[rank])
     return values, indices
 
 
@@ -291,10 +301,6 @@ def max_pool(
     of its `kernel` taps, each a strided subsample (a 1x1 `mir.pool` of stride `stride`)."""
     if list(dilation) == [1, 1] and not ceil_mode:
         return e.mir.pool(x, kind="max", kernel_size=kernel, stride=stride, padding=padding)
-    import numpy as np
-
-    from rlx_xdsl.dtypes import dtype_named
-
     spatial = x.type.get_shape()[2:]
     if DYNAMIC in spatial:
         raise ValueError("max pooling with dilation or ceil_mode over dynamic spatial dims is not supported")
@@ -302,9 +308,7 @@ def max_pool(
     pads = {}
     for axis, (length, o, k, s, p, d) in enumerate(zip(spatial, out, kernel, stride, padding, dilation), 2):
         pads[axis] = (p, (o - 1) * s + d * (k - 1) + 1 - length - p)
-    numpy = dtype_named(dtype).numpy
-    lowest = -np.inf if _is_float(dtype) else np.iinfo(numpy).min
-    x = pad_constant(e, x, pads, e.mir.constant(np.array(lowest, numpy), dtype))
+    x = pad_constant(e, x, pads, _lowest(e, dtype))
     if list(dilation) == [1, 1]:
         return e.mir.pool(x, kind="max", kernel_size=kernel, stride=stride, padding=[0, 0])
     result = None
