@@ -232,7 +232,7 @@ def unsqueeze(e: Emitter, x: SSAValue, at: int) -> SSAValue:
     new = [*shape[:at], 1, *shape[at:]]
     source = [*range(at), -1, *range(at, len(shape))]
     like_dims = [source[i] if d == DYNAMIC else -1 for i, d in enumerate(new)]
-    like = dict(like=x, like_dims=like_dims) if DYNAMIC in shape else {}
+    like = {"like": x, "like_dims": like_dims} if DYNAMIC in shape else {}
     return e.mir.reshape(x, new_shape=[-1 if d == DYNAMIC else d for d in new], **like)
 
 
@@ -269,7 +269,7 @@ def _rank_sort(e: Emitter, x: SSAValue, axis: int, descending: bool, dtype: str)
         nan_first, nan_second = (nan_mine, nan_other) if descending else (nan_other, nan_mine)
         ahead = e.mir.max(ahead, e.mir.mul(nan_second, e.mir.compare(nan_first, _const(e, False, "i1"), "eq")))
         equal = e.mir.max(equal, e.mir.mul(nan_mine, nan_other))
-    size = dict(like=x, like_dims=[axis, -1])
+    size = {"like": x, "like_dims": [axis, -1]}
     i = e.mir.iota([DYNAMIC, 1], "i64", dimension=0, **size)  # [n, 1]
     j = e.mir.reshape(i, new_shape=[1, -1], like=x, like_dims=[-1, axis])  # [1, n]
     before = e.mir.max(ahead, e.mir.mul(equal, e.mir.compare(j, i, "lt")))

@@ -9,7 +9,6 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-
 from torch.export import Dim
 
 from rlx_xdsl.importers.errors import ImportFailure
@@ -208,6 +207,13 @@ def test_index_put_along_a_dynamic_dim():
     expect_same_at_sizes(put, [{1: n}, {}], (torch.randn(2, 5), torch.randn(2, 4)), (torch.randn(2, 9), torch.randn(2, 4)))
 
 
+def test_empty_like_is_zeros_at_a_dynamic_size():
+    """PyTorch leaves `empty_like`'s elements undefined; the import makes them zeros."""
+    module = import_module(Fn(torch.empty_like), (torch.randn(2, 3),), dynamic_shapes={"xs": ({0: Dim("b")},)})
+    (got,) = run_function(module, None, [np.ones((5, 3), np.float32)])
+    np.testing.assert_array_equal(got, np.zeros((5, 3), np.float32))
+
+
 # histc -------------------------------------------------------------------------------------
 
 
@@ -222,7 +228,7 @@ def test_histc_matches_torch_at_the_edges():
 def test_histc_with_min_equal_to_max_uses_the_data_range():
     """min == max: the run-time minimum and maximum of the data, widened by one on each
     side when the data is one value."""
-    histograms = lambda x: (torch.histc(x, 3, 0, 0), torch.histc(x, 5, 1, 1))  # noqa: E731
+    histograms = lambda x: (torch.histc(x, 3, 0, 0), torch.histc(x, 5, 1, 1))
     expect_same_at_sizes(histograms, [{0: Dim("n", min=2, max=64)}], (torch.tensor([2.0, 5.0, 3.0]),), (torch.tensor([2.0, 2.0]),))
 
 
@@ -248,17 +254,19 @@ def test_grouped_mm_with_offsets_against_a_loop_over_groups():
     rows = Dim("rows", min=2, max=64)
     for dtype, tolerance in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):  # torch's own: bf16 only
         w = torch.randn(3, 8, 8).to(dtype)
-        for offs in [torch.tensor([2, 2, 5] if dtype == torch.float32 else [3, 6, 6])]:
-            fn = (
-                (lambda x: torch.ops.transformers.grouped_mm_fallback(x, w, offs))
-                if dtype == torch.float32 else (lambda x: torch._grouped_mm(x, w, offs=offs.int()))
-            )  # fmt: skip
-            module = import_module(Fn(fn), (torch.randn(6, 8).to(dtype),), dynamic_shapes={"xs": ({0: rows},)})
-            assert "mir.grouped_matmul" in ops(module)
-            for x in (torch.randn(6, 8).to(dtype), torch.randn(9, 8).to(dtype)):
-                (got,) = run_function(module, None, [to_numpy(x)])
-                want = _grouped_reference(x.float().numpy(), w.float().numpy(), offs.tolist())
-                np.testing.assert_allclose(np.asarray(got, np.float32), want, rtol=tolerance, atol=tolerance)
+        offs = torch.tensor([2, 2, 5] if dtype == torch.float32 else [3, 6, 6], dtype=torch.int32)
+
+        def grouped(x, w=w, offs=offs):
+            if x.dtype == torch.float32:
+                return torch.ops.transformers.grouped_mm_fallback(x, w, offs)
+            return torch._grouped_mm(x, w, offs=offs)
+
+        module = import_module(Fn(grouped), (torch.randn(6, 8).to(dtype),), dynamic_shapes={"xs": ({0: rows},)})
+        assert "mir.grouped_matmul" in ops(module)
+        for x in (torch.randn(6, 8).to(dtype), torch.randn(9, 8).to(dtype)):
+            (got,) = run_function(module, None, [to_numpy(x)])
+            want = _grouped_reference(x.float().numpy(), w.float().numpy(), offs.tolist())
+            np.testing.assert_allclose(np.asarray(got, np.float32), want, rtol=tolerance, atol=tolerance)
 
 
 # as_strided --------------------------------------------------------------------------------

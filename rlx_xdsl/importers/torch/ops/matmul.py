@@ -48,7 +48,7 @@ def grouped_mm(t, node):
         raise t.fail("a dynamic number of experts is not supported")
     e, value, ends = t.e, t.value(x), t.value(offs, "i64")
     rows = t.shape(x)[0]
-    like = dict(like=value, like_dims=[0, -1]) if rows == DYNAMIC else {}
+    like = {"like": value, "like_dims": [0, -1]} if rows == DYNAMIC else {}
     row = e.mir.iota([rows, 1], "i64", dimension=0, **like)  # [S, 1]
     passed = e.mir.cast(e.mir.compare(row, ends, "ge"), "i64")  # [S, E]: offs[e] <= m
     expert = e.mir.min(e.mir.reduce(passed, kind="sum", axes=[1]), t.value(experts - 1, "i64"))
