@@ -211,19 +211,73 @@ def sort(e: Emitter, x: SSAValue, axis: int, descending: bool, dtype: str) -> tu
     descending). Descending is `mir.topk` of every element (ties: lower index first);
     ascending is that of the reversed axis, read backwards (its ties come out highest
     index first, reversed: lowest first), indices mapped back by `size - 1 - i`. Exact
-    for every dtype (no negation). Static sizes of `axis` only."""
+    for every dtype (no negation). A `?` size of `axis` sorts by counting (`_rank_sort`)."""
     rank = len(x.type.get_shape())
     if rank == 0:
         raise ValueError("sorting a 0-d tensor is not supported")
     axis %= rank
     size = x.type.get_shape()[axis]
     if size == DYNAMIC:
-        raise ValueError("sorting along a dynamic dim is not supported")
+        return _rank_sort(e, x, axis, descending, dtype)
     if descending:
         return top_k(e, x, size, axis, True, dtype)
     values, indices = top_k(e, _reverse(e, x, axis, size), size, axis, True, dtype)
     last = e.mir.constant(size - 1, "i64")
     return _reverse(e, values, axis, size), e.mir.sub(last, _reverse(e, indices, axis, size))
+
+
+def unsqueeze(e: Emitter, x: SSAValue, at: int) -> SSAValue:
+    """`x` with a size-1 dim inserted at `at`; its `?` dims read from `x` at run time."""
+    shape = list(x.type.get_shape())
+    new = [*shape[:at], 1, *shape[at:]]
+    source = [*range(at), -1, *range(at, len(shape))]
+    like_dims = [source[i] if d == DYNAMIC else -1 for i, d in enumerate(new)]
+    like = {"like": x, "like_dims": like_dims} if DYNAMIC in shape else {}
+    return e.mir.reshape(x, new_shape=[-1 if d == DYNAMIC else d for d in new], **like)
+
+
+def _lowest(e: Emitter, dtype: str) -> SSAValue:
+    """The dtype's lowest value (-inf for floats) as a 0-d constant."""
+    import numpy as np
+
+    from rlx_xdsl.dtypes import dtype_named
+
+    numpy = dtype_named(dtype).numpy
+    return e.mir.constant(np.array(-np.inf if _is_float(dtype) else np.iinfo(numpy).min, numpy), dtype)
+
+
+def _rank_sort(e: Emitter, x: SSAValue, axis: int, descending: bool, dtype: str) -> tuple[SSAValue, SSAValue]:
+    """`sort` along a `?` axis (the size known only at run time, which `mir.topk`'s static
+    `k` cannot take): element i goes to position `rank[i]`, the count of elements j that
+    come before it (smaller, or larger when descending, or equal with j < i: stable; NaN
+    largest, -0.0 equal to 0.0). Position r then takes the one i with `rank[i] == r`:
+    its index, and its value as the maximum of that value and the dtype's lowest values
+    (exact, signed zeros and NaN kept). Compares every pair: O(n^2) time and memory in the
+    axis size n."""
+    rank = len(x.type.get_shape())
+    if axis != rank - 1:
+        perm = [d for d in range(rank) if d != axis] + [axis]
+        values, indices = _rank_sort(e, e.mir.transpose(x, perm=perm), rank - 1, descending, dtype)
+        inverse = [perm.index(d) for d in range(rank)]
+        return e.mir.transpose(values, perm=inverse), e.mir.transpose(indices, perm=inverse)
+    mine, other = unsqueeze(e, x, rank), unsqueeze(e, x, rank - 1)  # [..., n(i), 1], [..., 1, n(j)]
+    first, second = (mine, other) if descending else (other, mine)
+    ahead = e.mir.compare(first, second, "lt")  # j strictly before i
+    equal = e.mir.compare(mine, other, "eq")
+    if _is_float(dtype):
+        nan_mine, nan_other = (e.mir.compare(v, v, "ne") for v in (mine, other))
+        nan_first, nan_second = (nan_mine, nan_other) if descending else (nan_other, nan_mine)
+        ahead = e.mir.max(ahead, e.mir.mul(nan_second, e.mir.compare(nan_first, _const(e, False, "i1"), "eq")))
+        equal = e.mir.max(equal, e.mir.mul(nan_mine, nan_other))
+    size = {"like": x, "like_dims": [axis, -1]}
+    i = e.mir.iota([DYNAMIC, 1], "i64", dimension=0, **size)  # [n, 1]
+    j = e.mir.reshape(i, new_shape=[1, -1], like=x, like_dims=[-1, axis])  # [1, n]
+    before = e.mir.max(ahead, e.mir.mul(equal, e.mir.compare(j, i, "lt")))
+    ranks = e.mir.reduce(e.mir.cast(before, "i64"), kind="sum", axes=[rank])  # [..., n(i)]
+    chosen = e.mir.compare(unsqueeze(e, ranks, rank - 1), i, "eq")  # [..., n(r), n(i)]
+    indices = e.mir.reduce(e.mir.where(chosen, j, _const(e, 0, "i64")), kind="sum", axes=[rank])
+    values = e.mir.reduce(e.mir.where(chosen, other, _lowest(e, dtype)), kind="max", axes=[rank])
+    return values, indices
 
 
 def pooled_size(length: int, kernel: int, stride: int, pad: int, dilation: int, ceil_mode: bool) -> int:
@@ -247,10 +301,6 @@ def max_pool(
     of its `kernel` taps, each a strided subsample (a 1x1 `mir.pool` of stride `stride`)."""
     if list(dilation) == [1, 1] and not ceil_mode:
         return e.mir.pool(x, kind="max", kernel_size=kernel, stride=stride, padding=padding)
-    import numpy as np
-
-    from rlx_xdsl.dtypes import dtype_named
-
     spatial = x.type.get_shape()[2:]
     if DYNAMIC in spatial:
         raise ValueError("max pooling with dilation or ceil_mode over dynamic spatial dims is not supported")
@@ -258,9 +308,7 @@ def max_pool(
     pads = {}
     for axis, (length, o, k, s, p, d) in enumerate(zip(spatial, out, kernel, stride, padding, dilation), 2):
         pads[axis] = (p, (o - 1) * s + d * (k - 1) + 1 - length - p)
-    numpy = dtype_named(dtype).numpy
-    lowest = -np.inf if _is_float(dtype) else np.iinfo(numpy).min
-    x = pad_constant(e, x, pads, e.mir.constant(np.array(lowest, numpy), dtype))
+    x = pad_constant(e, x, pads, _lowest(e, dtype))
     if list(dilation) == [1, 1]:
         return e.mir.pool(x, kind="max", kernel_size=kernel, stride=stride, padding=[0, 0])
     result = None

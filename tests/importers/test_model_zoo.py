@@ -222,9 +222,7 @@ def test_the_dynamic_llama_through_amp_grad_and_plan_memory(zoo_dynamic):
 
 
 BREADTH = [*hf_models.BREADTH, *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.BREADTH)]
-DOES_NOT_IMPORT = {
-    "mixtral": r"transformers/integrations/moe\.py:\d+: 'aten\.sort\.default': [^\n]*sorting along a dynamic dim",
-}
+DOES_NOT_IMPORT: dict[str, str] = {}
 """The breadth models that stop at a located error: the op and the model's source line."""
 
 

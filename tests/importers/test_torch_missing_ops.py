@@ -1,15 +1,19 @@
 """The ATen ops the models of issue 35 stopped at (Mixtral's sort, Swin's fmod, Wav2Vec2's
 weight norm, ConvNeXt's as_strided, SqueezeNet's ceil-mode pooling, exact GELU's erf,
-`a // b`), imported and run by the interpreter against PyTorch's own output."""
+`a // b`; Mixtral's expert routing with a dynamic batch and sequence: sort along a `?` dim,
+histc, grouped_mm, the inverse permutation by `index_put`), imported and run by the
+interpreter against PyTorch's own output."""
 
 from __future__ import annotations
 
 import numpy as np
 import pytest
 import torch
+from torch.export import Dim
 
 from rlx_xdsl.importers.errors import ImportFailure
 from rlx_xdsl.importers.torch import import_module
+from rlx_xdsl.importers.torch.types import to_numpy
 from rlx_xdsl.run import run_function
 
 
@@ -37,6 +41,23 @@ def expect_same(fn, *inputs, rtol=1e-6, atol=0.0):
         assert g.shape == e.shape and g.dtype == e.dtype
         np.testing.assert_allclose(g, e, rtol=rtol, atol=atol)
         np.testing.assert_array_equal(np.signbit(g), np.signbit(e))
+    return module
+
+
+def expect_same_at_sizes(fn, dims, *input_sets, rtol=1e-6):
+    """Import `fn` once from the first inputs with `dims` (per input, `{dim: Dim}`) dynamic,
+    and run every input set against PyTorch as `expect_same` does."""
+    model = Fn(fn)
+    module = import_module(model, tuple(input_sets[0]), dynamic_shapes={"xs": tuple(dims)})
+    for inputs in input_sets:
+        with torch.no_grad():
+            expected = model(*inputs)
+        expected = expected if isinstance(expected, tuple) else (expected,)
+        got = run_function(module, None, [x.numpy() for x in inputs])
+        for g, e in zip(got, expected, strict=True):
+            assert g.shape == e.shape and g.dtype == e.numpy().dtype
+            np.testing.assert_allclose(g, e.numpy(), rtol=rtol)
+            np.testing.assert_array_equal(np.signbit(g), np.signbit(e.numpy()))
     return module
 
 
@@ -141,6 +162,111 @@ def test_mixtral_routing_sort_of_expert_ids():
         return weights, order, index
 
     expect_same(route, logits)
+
+
+def test_sort_along_a_dynamic_dim_matches_torch():
+    """A `?` axis sorts by counting (no `mir.topk`, whose k is static): ties in order, NaN
+    largest, -0.0 kept, both directions, along the last dim and (transposed) the first."""
+    n = Dim("n", min=2, max=64)
+    floats = torch.tensor([[3.0, 1.0, float("nan"), 1.0, -0.0], [2.0, 2.0, -1.0, 0.0, float("inf")]])
+    wider = torch.tensor([[0.0, -0.0, 5.0, float("nan"), -float("inf"), 5.0, 2.0], [1.0] * 7])
+    expect_same_at_sizes(_sorts, [{1: n}], (floats,), (wider,))
+    ints = torch.tensor([[5, -(2**31), 5, 2**31 - 1, 0], [1, 1, 1, -1, -1]], dtype=torch.int32)
+    expect_same_at_sizes(_sorts, [{1: n}], (ints,), (ints[:, :3],))
+
+
+def test_mixtral_routing_with_a_dynamic_token_count():
+    """Mixtral's default routing (`transformers`' `grouped_mm_experts_forward`) over a `?`
+    number of tokens: the sort of the expert ids, `histc` of them, the inverse permutation
+    written by `index_put` into `empty_like` (its size `2 * T`, read from a tensor of that
+    size), and the `arange` of it."""
+
+    def route(logits):
+        _, experts = torch.topk(torch.softmax(logits, dim=-1), 2)
+        ids, perm = torch.sort(experts.flatten(), stable=True)  # the model's default sort: ties in any order
+        counts = torch.histc(ids.float(), bins=4, min=0, max=3)
+        inverse = torch.empty_like(perm)
+        inverse[perm] = torch.arange(perm.size(0))
+        return ids, perm, counts, torch.cumsum(counts, 0, dtype=torch.int32), inverse
+
+    torch.manual_seed(3)
+    expect_same_at_sizes(route, [{0: Dim("t", min=2, max=64)}], (torch.randn(6, 4),), (torch.randn(11, 4),))
+
+
+def test_index_put_along_a_dynamic_dim():
+    """`x[:, idx] = v` and `x[idx] += v` on a `?` dim: negative indices count from the end,
+    a repeated index accumulates, other positions keep `x`."""
+
+    def put(x, v):
+        y, z = x.clone(), x[0].clone()
+        y[:, torch.tensor([0, -1, 2])] = v[:, :3]
+        z.index_put_((torch.tensor([0, -1, 2, -1]),), v[0], accumulate=True)
+        return y, z
+
+    n = Dim("n", min=3, max=64)
+    expect_same_at_sizes(put, [{1: n}, {}], (torch.randn(2, 5), torch.randn(2, 4)), (torch.randn(2, 9), torch.randn(2, 4)))
+
+
+def test_empty_like_is_zeros_at_a_dynamic_size():
+    """PyTorch leaves `empty_like`'s elements undefined; the import makes them zeros."""
+    module = import_module(Fn(torch.empty_like), (torch.randn(2, 3),), dynamic_shapes={"xs": ({0: Dim("b")},)})
+    (got,) = run_function(module, None, [np.ones((5, 3), np.float32)])
+    np.testing.assert_array_equal(got, np.zeros((5, 3), np.float32))
+
+
+# histc -------------------------------------------------------------------------------------
+
+
+def test_histc_matches_torch_at_the_edges():
+    """Values on bin edges (`min` in the first bin, `max` in the last), just below an edge,
+    outside the range and NaN (not counted); any input shape; f64 too."""
+    x = torch.tensor([[0.0, 1.0, 2.0, 3.0], [3.0, -0.5, 3.5, 0.75], [1.5, 2.25, 2.2499998, float("nan")]])
+    expect_same(lambda x: (torch.histc(x, 4, 0, 3), torch.histc(x, 3, -1.0, 2.5)), x)
+    expect_same(lambda x: torch.histc(x, 7, 0.1, 2.9), x.double())
+
+
+def test_histc_with_min_equal_to_max_uses_the_data_range():
+    """min == max: the run-time minimum and maximum of the data, widened by one on each
+    side when the data is one value."""
+    histograms = lambda x: (torch.histc(x, 3, 0, 0), torch.histc(x, 5, 1, 1))
+    expect_same_at_sizes(histograms, [{0: Dim("n", min=2, max=64)}], (torch.tensor([2.0, 5.0, 3.0]),), (torch.tensor([2.0, 2.0]),))
+
+
+# grouped_mm --------------------------------------------------------------------------------
+
+
+def _grouped_reference(x, w, offs):
+    """Rows `offs[e-1]:offs[e]` of x times w[e]; rows from offs[-1] on zero."""
+    out, start = np.zeros((x.shape[0], w.shape[2]), np.float32), 0
+    for e, end in enumerate(offs):
+        out[start:end] = x[start:end] @ w[e]
+        start = end
+    return out
+
+
+def test_grouped_mm_with_offsets_against_a_loop_over_groups():
+    """`transformers`' CPU fallback (f32) and `torch._grouped_mm` (bf16, the only dtype its
+    export takes), with a `?` row count: an empty group, rows past the last offset zeros
+    (where `torch._grouped_mm` leaves them undefined)."""
+    from transformers.integrations import moe  # noqa: F401 (registers the fallback op)
+
+    torch.manual_seed(4)
+    rows = Dim("rows", min=2, max=64)
+    for dtype, tolerance in ((torch.float32, 1e-5), (torch.bfloat16, 2e-2)):  # torch's own: bf16 only
+        w = torch.randn(3, 8, 8).to(dtype)
+        offs = torch.tensor([2, 2, 5] if dtype == torch.float32 else [3, 6, 6], dtype=torch.int32)
+
+        def grouped(x, w=w, offs=offs):
+            if x.dtype == torch.float32:
+                return torch.ops.transformers.grouped_mm_fallback(x, w, offs)
+            return torch._grouped_mm(x, w, offs=offs)
+
+        module = import_module(Fn(grouped), (torch.randn(6, 8).to(dtype),), dynamic_shapes={"xs": ({0: rows},)})
+        assert "mir.grouped_matmul" in ops(module)
+        for x in (torch.randn(6, 8).to(dtype), torch.randn(9, 8).to(dtype)):
+            (got,) = run_function(module, None, [to_numpy(x)])
+            want = _grouped_reference(x.float().numpy(), w.float().numpy(), offs.tolist())
+            np.testing.assert_allclose(np.asarray(got, np.float32), want, rtol=tolerance, atol=tolerance)
 
 
 # as_strided --------------------------------------------------------------------------------

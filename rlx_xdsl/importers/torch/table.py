@@ -11,7 +11,9 @@ from collections.abc import Callable
 from typing import Any
 
 ATEN: dict[Any, Callable[..., Any]] = {}
-"""ATen `OpOverload` (e.g. `torch.ops.aten.mm.default`) -> rule."""
+"""ATen `OpOverload` (e.g. `torch.ops.aten.mm.default`) -> rule; a library's custom op (which
+exists only once that library is imported) by its name, `str` of the overload
+(`"transformers.grouped_mm_fallback.default"`)."""
 
 
 def rule(*overloads: Any) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

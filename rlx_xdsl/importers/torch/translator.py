@@ -154,13 +154,18 @@ class Translator:
     def sized_by(self, sizes: Sequence[Any], which: Sequence[int]) -> tuple[SSAValue, list[int]]:
         """`like` and `like_dims` (`mir.iota`, `mir.expand`) for the dynamic `sizes` at
         positions `which`: each must be `sym_size(x, d)` of one same tensor `x`, read at
-        run time as `x`'s dim `d`."""
+        run time as `x`'s dim `d`, or a size computed from such (`2 * B * S`) that a
+        translated tensor has (`record_sizes`)."""
         sources, dims = set(), [-1] * len(sizes)
         for i in which:
             size = sizes[i]
-            if not (isinstance(size, torch.fx.Node) and size.target is torch.ops.aten.sym_size.int):
-                raise self.fail(f"a dynamic size computed by '{getattr(size, 'target', size)}' is not supported")
-            source, dim = size.args
+            if isinstance(size, torch.fx.Node) and size.target is torch.ops.aten.sym_size.int:
+                source, dim = size.args
+            else:  # computed (`2 * B * S`): a translated tensor with that dim
+                found = isinstance(size, torch.fx.Node) and self.computed_sizes.get(str(self.meta(size)))
+                if not found:
+                    raise self.fail(f"a dynamic size computed by '{getattr(size, 'target', size)}' is not supported")
+                source, dim = found
             sources.add(source)
             dims[i] = dim % self.rank(source)
         if len(sources) != 1:
@@ -171,13 +176,14 @@ class Translator:
         """`like` and `like_dims` (`mir.reshape`, `mir.narrow`, `mir.expand`) for `node`'s
         dynamic result dims at positions `which` (default: all its dynamic dims): each
         must be a size of a user input (`Dim("seq")`), all of one same input, read at
-        run time as that input's dim. A size computed from others (`S + 1`, `B * S`) is
-        a located error."""
+        run time as that input's dim; a size computed from those (`2 * B * S`) is read
+        from the first translated tensor that has it (`record_sizes`). One no tensor has
+        yet is a located error."""
         shape = self.meta(node).shape
         which = [i for i, d in enumerate(shape) if not isinstance(d, int)] if which is None else which
         sources, dims = set(), [-1] * len(shape)
         for i in which:
-            found = self.input_sizes.get(str(shape[i]))
+            found = self.input_sizes.get(str(shape[i])) or self.computed_sizes.get(str(shape[i]))
             if found is None:
                 raise self.fail(f"the size {shape[i]} (dim {i}) is computed from input sizes: not supported")
             sources.add(found[0])
@@ -195,6 +201,7 @@ class Translator:
         self.tied = tied_weights(self.program)
         self.weights: dict[str, SSAValue] = {}
         self.input_sizes: dict[str, tuple[torch.fx.Node, int]] = {}
+        self.computed_sizes: dict[str, tuple[torch.fx.Node, int]] = {}
         idioms = find_idioms(self.program.graph, self.hir)
         inside = {node for idiom in idioms.values() for node in idiom.inner}
         nodes = self.program.graph.nodes
@@ -209,12 +216,22 @@ class Translator:
                 continue  # computed by the idiom's one op
             elif node.op == "call_function":
                 self.values[node] = self.call(node)
+                self.record_sizes(node)
             elif node.op == "output":
                 self.b.output(*(self.value(v) for v in self.outputs(node)))
         self.node = None
         module = self.b.module()
         module.verify()
         return module
+
+    def record_sizes(self, node: torch.fx.Node) -> None:
+        """Note `node`'s computed symbolic dims (`2 * B * S`, not input sizes) that no earlier
+        tensor has, for `like_sizes` to read at run time from `node`'s value."""
+        val = self.meta(node)
+        if isinstance(val, torch.Tensor) and isinstance(self.values.get(node), SSAValue):
+            for d, size in enumerate(val.shape):
+                if not isinstance(size, int) and str(size) not in self.input_sizes:
+                    self.computed_sizes.setdefault(str(size), (node, d))
 
     def location(self, node: torch.fx.Node):
         return source_location(node)
@@ -263,7 +280,7 @@ class Translator:
             return self.getitem(node)
         if isinstance(self.meta(node), torch.SymInt | int):
             return None  # a size (`sym_size`): rules read sizes from the nodes' shapes
-        rule = ATEN.get(node.target)
+        rule = ATEN.get(node.target) or ATEN.get(str(node.target))
         if rule is None:
             raise ImportFailure(f"unsupported ATen op '{node.target}' (node '{node.name}')", self.where)
         try:

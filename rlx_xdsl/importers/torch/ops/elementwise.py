@@ -216,6 +216,18 @@ def full(t, node):
     return t.e.mir.expand(fill, target_shape=[-1 if d == DYNAMIC else d for d in shape], like=like, like_dims=like_dims)
 
 
+@rule(aten.empty_permuted.default, aten.empty.memory_format)
+def empty(t, node):
+    """An uninitialised tensor (`torch.empty_like`'s `empty_permuted`): PyTorch leaves its
+    elements undefined; here they are zeros, sized as `full`."""
+    shape, dtype = t.shape(node), t.dtype(node)
+    zero = t.value(0, dtype)
+    if DYNAMIC not in shape:
+        return t.e.mir.expand(zero, target_shape=shape)
+    like, like_dims = t.like_sizes(node)
+    return t.e.mir.expand(zero, target_shape=[-1 if d == DYNAMIC else d for d in shape], like=like, like_dims=like_dims)
+
+
 @rule(aten.scalar_tensor.default)
 def scalar_tensor(t, node):
     return t.value(node.args[0], t.dtype(node))

@@ -21,6 +21,7 @@ import torch
 from xdsl.ir import SSAValue
 
 from rlx_xdsl.dialects.mir.elementwise import ConstantOp
+from rlx_xdsl.importers import common
 from rlx_xdsl.importers.torch.table import rule
 from rlx_xdsl.ir.dense import dense_to_numpy
 from rlx_xdsl.shapes import DYNAMIC
@@ -111,8 +112,10 @@ def index_put(t, node):
         raise t.fail("only assigning through one 1-D index tensor (`x[..., idx, ...] = v`) is supported")
     (axis, idx), shape = given[0], t.shape(x)
     expected = [*shape[:axis], *t.shape(idx), *shape[axis + 1 :]]
-    if shape[axis] == DYNAMIC or t.shape(values) != expected:
+    if t.shape(values) != expected:
         raise t.fail(f"the values must have the shape {expected} of the slices they replace, not {t.shape(values)}")
+    if shape[axis] == DYNAMIC:
+        return _put_dynamic(t, x, axis, idx, values, accumulate)
     if not accumulate and list(t.shape(idx)) == [1]:
         return _write_one(t, x, axis, idx, values)
     mir, ids = t.e.mir, t.value(idx)
@@ -127,6 +130,34 @@ def index_put(t, node):
     hit = mir.compare(mir.scatter_add(ones, ids, dim_size=shape[axis]), t.value(0.0, "f32"), "gt")
     along = [shape[axis] if a == axis else 1 for a in range(len(shape))]
     return mir.where(mir.reshape(hit, new_shape=along), scattered, t.value(x))
+
+
+def _put_dynamic(t, x, axis: int, idx, values, accumulate: bool):
+    """`index_put` along a `?` dim of size n (no static `dim_size` for `mir.scatter_add`):
+    each of the n positions compares itself with all T indices (`[n, T]`, `r` or `r - n`
+    for a negative index) and takes the sum of the slices that hit it (a sum over -0.0s
+    elsewhere, exact), or keeps `x`'s where none did. O(n T) memory."""
+    mir, rank = t.e.mir, t.rank(x)
+    target, slices = t.value(x), t.value(values, t.dtype(x))
+    if axis:  # the written dim first
+        perm = [axis, *(a for a in range(rank) if a != axis)]
+        target, slices = mir.transpose(target, perm=perm), mir.transpose(slices, perm=perm)
+    ids = t.value(idx, "i64")
+    rows = mir.iota([DYNAMIC, 1], "i64", dimension=0, like=target, like_dims=[0, -1])  # [n, 1]
+    size = _size(t, x, axis)
+    hits = mir.max(mir.compare(ids, rows, "eq"), mir.compare(ids, mir.sub(rows, size), "eq"))  # [n, T]
+    for _ in range(rank - 1):
+        hits = common.unsqueeze(t.e, hits, len(hits.type.get_shape()))  # [n, T, 1...]
+    fill = t.value(-0.0 if t.dtype(x).startswith(("f", "bf")) else 0, t.dtype(x))
+    summed = mir.reduce(mir.where(hits, common.unsqueeze(t.e, slices, 0), fill), kind="sum", axes=[1])
+    if accumulate:
+        result = mir.add(target, summed)
+    else:
+        hit = mir.reduce(mir.cast(hits, "i64"), kind="max", axes=[1])  # [n, 1...]
+        result = mir.where(mir.compare(hit, t.value(0, "i64"), "gt"), summed, target)
+    if axis:
+        result = mir.transpose(result, perm=[perm.index(a) for a in range(rank)])
+    return result
 
 
 def _write_one(t, x, axis: int, idx, values):

@@ -154,3 +154,35 @@ def max_dim(t, node):
 @rule(aten.min.dim)
 def min_dim(t, node):
     return _extreme(t, node, False, True)
+
+
+@rule(aten.histc.default)
+def histc(t, node):
+    """`torch.histc(x, bins=100, min=0, max=0)`: counts of x's elements (any shape) in
+    `bins` equal bins over `[min, max]`, in x's float dtype. As torch's CPU kernel (ATen
+    `Histogram.cpp`): with `min == max` the range is the data's (`x.min()`, `x.max()`, read
+    at run time), widened by 1 each side when that is one value too; element v goes to bin
+    `trunc((v - min) * bins / (max - min))` in x's dtype, `max` itself to the last bin;
+    elements outside the range (and NaN) are not counted (`min > max` is torch's own
+    export error)."""
+    args = list(node.args) + [None] * (4 - len(node.args))
+    x = args[0]
+    bins = int(node.kwargs.get("bins", 100 if args[1] is None else args[1]))
+    low = float(node.kwargs.get("min", 0 if args[2] is None else args[2]))
+    high = float(node.kwargs.get("max", 0 if args[3] is None else args[3]))
+    dtype = t.dtype(node)
+    e = t.e
+    value = e.mir.reshape(t.value(x, dtype), new_shape=[-1])  # [N]
+    if low == high:  # the data's range, at run time
+        low, high = (e.mir.reduce(value, kind=kind, axes=[0]) for kind in ("min", "max"))
+        one = t.value(1.0, dtype)
+        same = e.mir.compare(low, high, "eq")
+        low, high = e.mir.where(same, e.mir.sub(low, one), low), e.mir.where(same, e.mir.add(high, one), high)
+    else:
+        low, high = t.value(low, dtype), t.value(high, dtype)
+    inside = e.mir.mul(e.mir.compare(value, low, "ge"), e.mir.compare(value, high, "le"))
+    scaled = e.mir.div(e.mir.mul(e.mir.sub(value, low), t.value(float(bins), dtype)), e.mir.sub(high, low))
+    position = e.mir.min(e.mir.cast(scaled, "i64"), t.value(bins - 1, "i64"))  # max: the last bin
+    bin_ids = e.mir.iota([bins, 1], "i64", dimension=0)
+    hits = e.mir.mul(e.mir.compare(position, bin_ids, "eq"), inside)  # [bins, N]
+    return e.mir.reduce(e.mir.cast(hits, dtype), kind="sum", axes=[1])
