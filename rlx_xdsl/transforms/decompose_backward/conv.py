@@ -106,7 +106,10 @@ def conv_backward_input(e: Emitter, op: ConvBackwardInputOp) -> SSAValue:
             tap = reshape_to(e, op, tap, [n, cin, *shape_of(tap)[4:]])
             tap = placed(e, placed(e, tap, H, a * dh, h + 2 * ph), W, b * dw, width + 2 * pw)
             total = e.mir.add(zeros_like(e, tap) if total is None else total, tap)
-    return e.mir.narrow(e.mir.narrow(total, axis=H, start=ph, len=h), axis=W, start=pw, len=width)
+    for axis, pad, size in ((H, ph, h), (W, pw, width)):
+        if pad:
+            total = e.mir.narrow(total, axis=axis, start=pad, len=size)
+    return total
 
 
 @DECOMPOSITIONS.register(ConvBackwardWeightOp)
