@@ -10,10 +10,6 @@ other difference must be a `DEVIATIONS` entry (and a row of docs/deviations.md),
 exactly as documented.
 """
 
-import json
-import os
-import subprocess
-import sys
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -23,12 +19,13 @@ import numpy as np
 import pytest
 
 pytest.importorskip("iree.compiler")
-pytest.importorskip("jax")
+jax = pytest.importorskip("jax")
 pytestmark = pytest.mark.xdist_group("iree_op_cases")
 
 from rlx_xdsl.backends.iree import IreeModule, lowered_text  # noqa: E402
 from rlx_xdsl.backends.xla.module import XlaModule  # noqa: E402
 from rlx_xdsl.context import make_context  # noqa: E402
+from rlx_xdsl.conversions.mir_to_jax.registry import jax_function  # noqa: E402
 from rlx_xdsl.ir.diagnostics import OpError  # noqa: E402
 from rlx_xdsl.ir.graph import find_function
 from rlx_xdsl.ir.source import parse_source  # noqa: E402
@@ -363,31 +360,20 @@ def fixed_on_xla():
     return module, lambda name, *inputs: np.asarray(XlaModule(module, function=name)(*inputs)[0])
 
 
-ROPE_ON_XLA = """
-import sys, numpy as np
-from rlx_xdsl.backends.xla.module import XlaModule
-from rlx_xdsl.context import make_context
-from rlx_xdsl.ir.source import parse_source
-module, _ = parse_source(make_context(), sys.stdin.read(), "<rope>")
-a = np.full((1, 1), 1 + 2**-12, np.float32)
-print(np.asarray(XlaModule(module, function="rope")(a.reshape(1, 1, 1, 1).repeat(2, -1), a, a)[0]).ravel().tolist())
-"""
-
-
 def test_rope_rounds_each_product_on_xla(fixed_on_xla):
     """`a cos - b sin` with every operand `1 + 2⁻¹²` (each product rounds a tie): 0 with
     rounded products, as numpy's float32 gives, not the ±2⁻²⁴ of a contracted FMA. XLA
-    contracts only when LLVM optimises, which the suite's XLA_FLAGS turn off (the
-    optimisation level 0): the XLA run is a process with XLA's default flags."""
+    contracts only when LLVM optimises, which the suite's XLA_FLAGS turn off: this compile
+    asks for XLA's default optimisation level."""
     module, _ = fixed_on_xla
     a = np.float32(1 + 2**-12)
-    expected = [float(a * a - a * a), float(a * a + a * a)]
-    assert expected[0] == 0.0
-    env = {**os.environ, "XLA_FLAGS": ""}
-    run = subprocess.run([sys.executable, "-c", ROPE_ON_XLA], input=ROPE_BY_FMA, env=env, capture_output=True, text=True, check=True)
-    assert json.loads(run.stdout) == expected
     x, cs = np.full((1, 1, 1, 2), a, np.float32), np.full((1, 1), a, np.float32)
-    assert run_function(module, "rope", [x, cs, cs])[0].ravel().tolist() == expected
+    expected = np.array([[[[a * a - a * a, a * a + a * a]]]], np.float32)
+    assert expected[0, 0, 0, 0] == 0.0
+    optimised = {"xla_backend_optimization_level": 2, "xla_llvm_disable_expensive_passes": False}
+    rope = jax.jit(jax_function(module, "rope")).lower(x, cs, cs).compile(compiler_options=optimised)
+    for got in (rope(x, cs, cs)[0], run_function(module, "rope", [x, cs, cs])[0]):
+        assert bit_mismatch(np.asarray(got), expected) is None
 
 
 def test_rms_norm_input_gradient_stays_finite_on_xla(fixed_on_xla):
