@@ -19,7 +19,13 @@ from rlx_xdsl.conversions.mir_to_jax import norm as norms
 from rlx_xdsl.conversions.mir_to_jax.elementwise import ACTIVATIONS
 from rlx_xdsl.conversions.mir_to_jax.indexing import scatter_rows
 from rlx_xdsl.conversions.mir_to_jax.reduction import cumsum
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, rounded, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import (
+    JAX_OPS,
+    one,
+    rounded,
+    widen,
+    with_op,
+)
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attrs import Activation, ReduceKind
 
