@@ -107,6 +107,29 @@ def test_other_groups_agree_on_edge_floats(group_outcomes):
     assert failures == [], "\n".join(f"@{o.case} {o.backend} {o.op} #{o.output}: {o.status}: {o.detail}" for o in failures)
 
 
+@pytest.fixture(scope="module")
+def splat_outcomes(iree_op_cases):
+    """The cases linalg cannot lower (Gaussian splatting), edge values in their float
+    operands: on IREE a located refusal each, counted; on XLA compared as the others."""
+    cases = {c.name: c for c in op_cases.all_cases() if c.name not in iree_op_cases}
+    module = op_cases.cases_module(list(cases.values()))
+    names, refused = split_lowerable(module, list(cases), lowered_text)
+
+    def inputs(f):
+        return edge_floats(op_cases.case_inputs(cases[f.sym_name.data], f))
+
+    xla = {"xla": lambda name, arrays: [np.asarray(v) for v in XlaModule(module, function=name)(*arrays)]}
+    return cases, names, refused, differential_run(module, list(cases), xla, inputs)
+
+
+def test_splat_cases_agree_on_xla_and_are_counted_refusals_on_iree(splat_outcomes):
+    cases, names, refused, outcomes = splat_outcomes
+    assert names == [] and sorted(o.case for o in refused) == sorted(cases) and len(cases) >= 5
+    assert all("no lowering to linalg: Gaussian splatting" in o.detail for o in refused)
+    assert [o for o in outcomes if o.status != "agrees"] == []
+    assert sorted({o.case for o in outcomes}) == sorted(cases)
+
+
 def test_a_case_that_cannot_be_lowered_is_a_counted_refusal():
     """One unlowerable function (a blocked-scaling cast) leaves the others of its module."""
     text = """
