@@ -33,20 +33,18 @@ func.func @mean(%x: tensor<1x2x3x3xf32>) -> tensor<1x2x4x4xf32> {
 
 // -----
 
-// A transposed conv: its kernel flipped by one-wide narrows concatenated in reverse
-// (no mir.gather), in/out channels swapped, then the conv as im2col and one matmul.
+// A transposed conv: each window cell's gradient by one matmul, then tap by tap the
+// cells placed by concats with zeros and added (no mir.gather, no product with a zero).
 // CHECK-LABEL: func.func @convt
-// CHECK-NEXT:    %0 = mir.narrow %w axis = 2 start = 1 len = 1
-// CHECK-NEXT:    %1 = mir.narrow %w axis = 2 start = 0 len = 1
-// CHECK-NEXT:    %2 = mir.concat %0, %1 axis = 2
-// CHECK-NEXT:    %3 = mir.narrow %2 axis = 3 start = 1 len = 1
-// CHECK-NEXT:    %4 = mir.narrow %2 axis = 3 start = 0 len = 1
-// CHECK-NEXT:    %5 = mir.concat %3, %4 axis = 3
-// CHECK-NEXT:    %6 = mir.reshape %5 new_shape = [1, 2, 1, 2, 2]
-// CHECK-NEXT:    %7 = mir.transpose %6 perm = [0, 2, 1, 3, 4]
+// CHECK:         %3 = mir.matmul %1, %2 : (tensor<1x1x4x2xf32>, tensor<1x2x4xf32>) -> tensor<1x1x4x4xf32>
 // CHECK-NOT:     mir.gather
-// CHECK:         mir.matmul
-// CHECK:         func.return
+// CHECK-NOT:     mir.conv
+// CHECK:         %7 = mir.narrow %6 axis = 2 start = 0 len = 1
+// CHECK-NEXT:    %8 = mir.narrow %7 axis = 3 start = 0 len = 1
+// CHECK:         %14 = mir.concat %9, %13 axis = 2 : {{.*}} -> tensor<1x1x3x2xf32>
+// CHECK:         %23 = mir.add %22, %19 : (tensor<1x1x3x3xf32>, tensor<1x1x3x3xf32>) -> tensor<1x1x3x3xf32>
+// CHECK-COUNT-3: mir.add
+// CHECK-NEXT:    func.return
 func.func @convt(%x: tensor<1x2x2x2xf32>, %w: tensor<2x1x2x2xf32>) -> tensor<1x1x3x3xf32> {
   %0 = mir.conv_transpose_2d %x, %w kernel_size = [2, 2] stride = [1, 1] padding = [0, 0] output_padding = [0, 0] dilation = [1, 1] groups = 1 : (tensor<1x2x2x2xf32>, tensor<2x1x2x2xf32>) -> tensor<1x1x3x3xf32>
   func.return %0 : tensor<1x1x3x3xf32>

@@ -9,6 +9,7 @@ from rlx_xdsl.conversions.mir_to_jax.registry import (
     accumulator,
     narrow_precision,
     narrow_product,
+    rounded,
     widen,
     with_op,
 )
@@ -17,12 +18,14 @@ from rlx_xdsl.dialects.mir.attention import MaskKind
 
 
 def rope(x, cos, sin, n_rot: int, inverse: bool = False):
-    """NeoX rotation of dims `[0, n_rot)` (dim i pairs with i + n_rot/2), f16/bf16 in f32."""
+    """NeoX rotation of dims `[0, n_rot)` (dim i pairs with i + n_rot/2), f16/bf16 in f32;
+    each product `rounded` before the sum, as the interpreter's `rotate`."""
     x, cos, sin = map(widen, (x, cos, sin))
     half = n_rot // 2
     sin = -sin if inverse else sin
     a, b = x[..., :half], x[..., half : 2 * half]
-    return jnp.concatenate([a * cos - b * sin, b * cos + a * sin, x[..., 2 * half :]], axis=-1)
+    ac, bs, bc, as_ = (rounded(p) for p in (a * cos, b * sin, b * cos, a * sin))
+    return jnp.concatenate([ac - bs, bc + as_, x[..., 2 * half :]], axis=-1)
 
 
 def _keep(op, sq: int, sk: int, mask, batch: int):

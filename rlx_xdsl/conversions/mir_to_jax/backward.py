@@ -5,6 +5,9 @@ conv...), so it is an oracle independent of the closed forms the interpreter and
 decompositions use. The documented conventions where the forward is not
 differentiable are applied on top: `sqrt`/`rsqrt` pass nothing for `x <= 0`, `round`
 passes `dy` through, and max pooling sends each window's `dy` to its first maximum.
+Two are closed forms instead, where the VJP's arithmetic gives other values on edge
+inputs: the rms_norm input gradient (the VJP overflows in `rstd³`) and the conv input
+gradient (`conv.transposed_conv`: the VJP multiplies inserted zeros by ±inf weights).
 """
 
 import jax
@@ -16,7 +19,13 @@ from rlx_xdsl.conversions.mir_to_jax import norm as norms
 from rlx_xdsl.conversions.mir_to_jax.elementwise import ACTIVATIONS
 from rlx_xdsl.conversions.mir_to_jax.indexing import scatter_rows
 from rlx_xdsl.conversions.mir_to_jax.reduction import cumsum
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import (
+    JAX_OPS,
+    one,
+    rounded,
+    widen,
+    with_op,
+)
 from rlx_xdsl.dialects.mir import backward as bw
 from rlx_xdsl.dialects.mir.attrs import Activation, ReduceKind
 
@@ -71,13 +80,25 @@ def _axis_norm_gamma(forward):
     return with_op(formula)
 
 
+def _rms_norm_input(op: bw.RmsNormBackwardInputOp, x, gamma, dy):
+    """`rstd (g - x_hat mean(g x_hat))` with `g = dy gamma`, `x_hat = x rstd` and
+    `rstd = 1 / sqrt(mean(x²) + eps)` over the normalised axes: the interpreter's formula
+    (the VJP of the forward multiplies out `rstd³`, which overflows on large rows where this
+    does not), each product `rounded` before the sum that reads it."""
+    x, gamma, dy = widen(x), widen(gamma), widen(dy)
+    axes = tuple(range(_axis(op, x), x.ndim))
+    rstd = 1 / jnp.sqrt(jnp.mean(rounded(x * x), axis=axes, keepdims=True) + op.eps.value.data)
+    g, x_hat = dy * gamma, x * rstd
+    return rstd * (g - rounded(x_hat * jnp.mean(rounded(g * x_hat), axis=axes, keepdims=True)))
+
+
 def _leading_sum(op, dy):
     return jnp.sum(widen(dy), axis=tuple(range(_axis(op, dy))))
 
 
 JAX_OPS.add(bw.LayerNormBackwardInputOp, _axis_norm_input(norms.layer_norm))
 JAX_OPS.add(bw.LayerNormBackwardGammaOp, _axis_norm_gamma(norms.layer_norm))
-JAX_OPS.add(bw.RmsNormBackwardInputOp, _axis_norm_input(norms.rms_norm))
+JAX_OPS.add(bw.RmsNormBackwardInputOp, with_op(_rms_norm_input))
 JAX_OPS.add(bw.RmsNormBackwardGammaOp, _axis_norm_gamma(norms.rms_norm))
 JAX_OPS.add(bw.RmsNormBackwardBetaOp, with_op(_leading_sum))
 
@@ -129,12 +150,6 @@ JAX_OPS.add(bw.AttentionBackwardOp, with_op(_attention_backward))
 # Windows.
 
 
-def _conv_backward_input(op: bw.ConvBackwardInputOp, dy, w):
-    n, groups = dy.shape[0], op.groups.value.data
-    x = jnp.zeros((n, w.shape[1] * groups, *op.pair("input_size")), widen(w).dtype)
-    return vjp(lambda x: conv_formulas.conv(op, x, widen(w)), x, widen(dy))
-
-
 def _conv_backward_weight(op: bw.ConvBackwardWeightOp, x, dy):
     groups = op.groups.value.data
     w = jnp.zeros((dy.shape[1], x.shape[1] // groups, *op.pair("kernel_size")), widen(x).dtype)
@@ -166,16 +181,20 @@ def _pool_backward(op: bw.PoolBackwardOp, x, dy):
         )  # fmt: skip
 
     cells = windows(jax.lax.stop_gradient(padded))
-    first = jnp.argmax(cells, axis=2)  # NaN counts as the maximum: its window passes nothing
-    chosen = (jnp.arange(cells.shape[2])[:, None, None] == first[:, :, None]) & ~jnp.isnan(
-        jnp.max(cells, axis=2)
-    )[:, :, None]
+    real = windows(jnp.pad(jnp.ones((1, 1, *x.shape[2:]), bool), pads))  # not a padding cell
+    # The first real cell equal to the maximum of the real ones (a padding -inf ties with a
+    # real -inf); none where the maximum is NaN.
+    is_max = real & (cells == jnp.max(jnp.where(real, cells, -jnp.inf), axis=2, keepdims=True))
+    first = jnp.argmax(is_max, axis=2)
+    chosen = (jnp.arange(cells.shape[2])[:, None, None] == first[:, :, None]) & is_max
     spread = jnp.where(chosen, dy[:, :, None], 0)
     dpadded = vjp(windows, padded, spread)
     return dpadded[tuple(slice(lo, lo + size) for (lo, _), size in zip(pads, x.shape))]
 
 
-JAX_OPS.add(bw.ConvBackwardInputOp, with_op(_conv_backward_input))
+JAX_OPS.add(
+    bw.ConvBackwardInputOp, with_op(lambda op, dy, w: conv_formulas.transposed_conv(op, dy, w, op.pair("input_size")))
+)
 JAX_OPS.add(bw.ConvBackwardWeightOp, with_op(_conv_backward_weight))
 JAX_OPS.add(bw.PoolBackwardOp, with_op(_pool_backward))
 

@@ -61,6 +61,17 @@ def widen(x):
     return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
 
 
+def rounded(product):
+    """`product` rounded to its dtype before a later add or subtract reads it, as the
+    interpreter's separate numpy operations do. XLA's CPU compiler always lets LLVM fuse a
+    multiply into the add that reads it (`AllowFPOpFusion::Fast`: `a * b - c * d` becomes
+    `fma(a, b, -(c * d))`, the first product unrounded; 0.0 against 5.96e-08 for
+    `(1 + 2**-12)**2 - (1 + 2**-11)`). A select on the product (NaN stays NaN), which
+    neither XLA nor LLVM folds, keeps the product a separate rounded value; an
+    `optimization_barrier` does not (XLA's CPU pipeline removes it before fusion)."""
+    return jnp.where(jnp.isnan(product), jnp.asarray(jnp.nan, product.dtype), product)
+
+
 def accumulator(x):
     """The `preferred_element_type` of a product of f16/bf16 operands: f32, as `widen` would
     give, but the GPU's tensor cores then multiply the narrow values themselves (products of

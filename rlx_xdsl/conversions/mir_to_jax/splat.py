@@ -160,7 +160,20 @@ def rasterize(op: splat.SplatOperation, rows):
     if steps:
         used = used & (jnp.cumsum(used, axis=1) <= steps)
     weight = jnp.where(used, alpha * before, 0.0)
-    return (weight @ rows[:, 9:12]).reshape(height, width, 3)
+    return _composited(member, weight, rows[:, 9:12]).reshape(height, width, 3)
+
+
+def _composited(member, weight, rgb):
+    """`[P, 3]`: each pixel's `sum of weight * rgb` over the Gaussians its tile lists (the
+    interpreter's `weight @ rgb` over the tile's ids). A Gaussian no list holds adds nothing,
+    even with a non-finite colour (`weight @ rgb` over all N would add its 0 * inf = NaN); a
+    listed one with a NaN colour, or an inf one at weight 0, makes the pixel NaN."""
+    finite = jnp.isfinite(rgb)
+    total = weight @ jnp.where(finite, rgb, 0.0)
+    listed = member.astype(weight.dtype)
+    poisoned = listed @ jnp.isnan(rgb) + (listed * (weight == 0)) @ jnp.isinf(rgb)
+    infinite = (listed * (weight > 0)) @ (rgb == jnp.inf)  # rgb >= 0: never -inf
+    return jnp.where(poisoned > 0, jnp.nan, jnp.where(infinite > 0, jnp.inf, total))
 
 
 def _f64(*arrays):
@@ -188,7 +201,12 @@ def _render_backward(op: splat.GaussianSplatRenderBackwardOp, *operands):
         elongation = scales.max(axis=1) / jnp.maximum(scales.min(axis=1), jnp.finfo(jnp.float64).tiny)
         d_scales = jnp.where((elongation > limit)[:, None], 0.0, d_scales)
     n = d_pos.shape[0]
-    return jnp.concatenate([d_pos, d_scales, d_rot, d_opacity[:, None], d_colors, d_sh.reshape(n, -1)], axis=1)
+    packed = jnp.concatenate([d_pos, d_scales, d_rot, d_opacity[:, None], d_colors, d_sh.reshape(n, -1)], axis=1)
+    # A Gaussian no tile lists gets nothing, as in the interpreter (the VJP can give it
+    # 0 * inf = NaN through the `where`s that cull it).
+    member, order = _listed(op, prepare(op, *gaussians, meta))
+    listed = jnp.zeros(n, bool).at[order].set(jnp.any(member, axis=0))
+    return jnp.where(listed[:, None], packed, 0.0)
 
 
 JAX_OPS.add(splat.GaussianSplatRenderOp, with_op(_render))

@@ -1,7 +1,6 @@
 """Vision ops on NCHW images: channel layer norm, 2x nearest upsampling, SAM 2's axial
-rope, transposed convolution (the input gradient of `mir.conv`, as JAX's VJP of it)."""
+rope, transposed convolution (`conv.transposed_conv`)."""
 
-import jax
 import jax.numpy as jnp
 import numpy as np
 
@@ -38,9 +37,7 @@ def _axial_rope_2d(op: vision.AxialRope2dOp, x):
 
 
 def _conv_transpose_2d(op: vision.ConvTranspose2dOp, x, w):
-    """The VJP, with respect to its input, of the conv that maps `[N, Cout, Ho, Wo]` to x."""
-    x, w = widen(x), widen(w)
-    groups = op.groups.value.data
+    """The transposed convolution of x (`[N, Cin, H, W]`) into the op's output size."""
     size = [
         (h - 1) * s - 2 * p + d * (k - 1) + extra + 1
         for h, s, p, d, k, extra in zip(
@@ -48,9 +45,7 @@ def _conv_transpose_2d(op: vision.ConvTranspose2dOp, x, w):
             op.pair("kernel_size"), op.pair("output_padding"),
         )
     ]  # fmt: skip
-    y = jnp.zeros((x.shape[0], w.shape[1] * groups, *size), x.dtype)
-    _, pullback = jax.vjp(lambda y: conv_formulas.conv(op, y, w), y)
-    return pullback(x)[0]
+    return conv_formulas.transposed_conv(op, x, w, tuple(size))
 
 
 JAX_OPS.add(vision.LayerNorm2dOp, with_op(_layer_norm_2d))

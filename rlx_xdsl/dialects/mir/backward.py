@@ -607,6 +607,8 @@ class ConvBackwardInputOp(ConvGradientOperation):
     is the `input_size` property (with a stride above 1 several sizes give the
     same `Ho`, so it cannot be inferred). Input rows the forward never read
     (the stride's remainder) get zero gradient. A 1-D convolution is the H = 1 case.
+    Each element is a sum over real products `dy · w` only: the zeros a stride
+    inserts and the padding never multiply a weight (a ±inf weight gives no NaN there).
     """
 
     name = "mir.conv_backward_input"

@@ -1,9 +1,8 @@
 """Decompositions of the convolution and pooling gradients.
 
-* `conv_backward_input` is a convolution too: dy spread out by the stride (zeros
-  between its rows and columns), with the flipped kernel whose in/out channels
-  are swapped within each group, stride 1, the forward's dilation and padding
-  `dilation (k - 1) - padding` (a negative one crops instead).
+* `conv_backward_input` is the gradient of each window cell (`dy · w`, a batched
+  matmul per group) added back tap by tap into the padded input: never a product
+  with an inserted or padding zero.
 * `conv_backward_weight` is a convolution of x with dy as the kernel, batch and
   channels exchanged: the forward's stride becomes the dilation and its
   dilation the stride; groups keep their channels by folding them into the batch.
@@ -63,48 +62,54 @@ def spread(e: Emitter, op: Operation, value: SSAValue, axis: int, stride: int, l
     return value
 
 
-def flipped(e: Emitter, w: SSAValue) -> SSAValue:
-    """The kernel reversed along both spatial axes: its one-wide slices concatenated in
-    reverse order (shape ops only, so a backend without `mir.gather` runs it)."""
-    for axis in (H, W):
-        size = shape_of(w)[axis]
-        if size > 1:
-            w = e.mir.concat(*(e.mir.narrow(w, axis=axis, start=i, len=1) for i in reversed(range(size))), axis=axis)
-    return w
+def placed(e: Emitter, value: SSAValue, axis: int, before: int, total: int) -> SSAValue:
+    """`value` with `before` zeros ahead of it along `axis` and zeros after it up to `total`."""
+
+    def zeros(count: int) -> list[SSAValue]:
+        if count <= 0:
+            return []
+        edge = zeros_like(e, e.mir.narrow(value, axis=axis, start=0, len=1))
+        shape = [-1] * len(shape_of(value))
+        shape[axis] = count
+        return [e.mir.expand(edge, target_shape=shape) if count > 1 else edge]
+
+    parts = [*zeros(before), value, *zeros(total - before - shape_of(value)[axis])]
+    return e.mir.concat(*parts, axis=axis) if len(parts) > 1 else value
 
 
 @DECOMPOSITIONS.register(ConvBackwardInputOp)
 def conv_backward_input(e: Emitter, op: ConvBackwardInputOp) -> SSAValue:
+    """The interpreter's transposed convolution (`transposed_conv`): each window cell's
+    gradient `dy · w` (one batched matmul per group), then tap by tap, in row-major order,
+    the cells of tap (a, b) spread out by the stride, placed at `(a dh, b dw)` in the padded
+    input and added; the padding cropped. Only real products are summed: a conv of dy
+    spread out by the stride would multiply the inserted and padding zeros by the weights
+    (NaN where a weight is ±inf or NaN)."""
     groups = op.groups.value.data
-    require_static(op, "dy's spatial dims", shape_of(op.dy)[2:])
+    n, cout, ho, wo = shape_of(op.dy)
+    require_static(op, "dy's spatial dims", [ho, wo])
     require_static(op, "w's shape", shape_of(op.w))
-    value, padding = op.dy, []
-    windows = zip(
-        (H, W),
-        op.pair("input_size"),
-        op.pair("kernel_size"),
-        op.pair("stride"),
-        op.pair("padding"),
-        op.pair("dilation"),
-    )
-    for axis, size, kernel, stride, pad, dilation in windows:
-        out_len = shape_of(op.dy)[axis]
-        reach = dilation * (kernel - 1)
-        unread = size - ((out_len - 1) * stride + reach + 1 - 2 * pad)  # rows after the last window
-        length = (out_len - 1) * stride + 1 + unread
-        value = spread(e, op, value, axis, stride, length)
-        full = reach - pad
-        if full < 0:  # the forward padded more than the kernel reaches: crop instead
-            value = e.mir.narrow(value, axis=axis, start=-full, len=length + 2 * full)
-        padding.append(max(full, 0))
-    cout, per_group, kh, kw = shape_of(op.w)
-    grouped = e.mir.reshape(flipped(e, op.w), new_shape=[groups, cout // groups, per_group, kh, kw])
-    swapped = e.mir.transpose(grouped, perm=[0, 2, 1, 3, 4])
-    weights = e.mir.reshape(swapped, new_shape=[groups * per_group, cout // groups, kh, kw])
-    return e.mir.conv(
-        value, weights, kernel_size=[kh, kw], stride=[1, 1], padding=padding,
-        dilation=list(op.pair("dilation")), groups=groups,
-    )  # fmt: skip
+    _, per_group, kh, kw = shape_of(op.w)
+    cin = groups * per_group
+    # [N, G, Ho*Wo, Cout/G] @ [G, Cout/G, Cin/G*kh*kw]: the gradient of each window cell
+    dy = reshape_to(e, op, op.dy, [n, groups, cout // groups, ho * wo])
+    cells = e.mir.matmul(e.mir.transpose(dy, perm=[0, 1, 3, 2]), e.mir.reshape(op.w, new_shape=[groups, cout // groups, -1]))
+    cells = reshape_to(e, op, cells, [n, groups, ho, wo, per_group, kh, kw])
+    cells = reshape_to(e, op, e.mir.transpose(cells, perm=[0, 1, 4, 5, 6, 2, 3]), [n, cin, kh, kw, ho, wo])
+    (sh, sw), (dh, dw), (ph, pw) = op.pair("stride"), op.pair("dilation"), op.pair("padding")
+    cells = spread(e, op, spread(e, op, cells, 4, sh, (ho - 1) * sh + 1), 5, sw, (wo - 1) * sw + 1)
+    (h, width) = op.pair("input_size")
+    total = None
+    for a in range(kh):
+        for b in range(kw):
+            tap = e.mir.narrow(e.mir.narrow(cells, axis=2, start=a, len=1), axis=3, start=b, len=1)
+            tap = reshape_to(e, op, tap, [n, cin, *shape_of(tap)[4:]])
+            tap = placed(e, placed(e, tap, H, a * dh, h + 2 * ph), W, b * dw, width + 2 * pw)
+            total = e.mir.add(zeros_like(e, tap) if total is None else total, tap)
+    for axis, pad, size in ((H, ph, h), (W, pw, width)):
+        if pad:
+            total = e.mir.narrow(total, axis=axis, start=pad, len=size)
+    return total
 
 
 @DECOMPOSITIONS.register(ConvBackwardWeightOp)
