@@ -57,17 +57,38 @@ for_type_by_name("xdsl.dialects.builtin", "ModuleOp", _print_module)
 
 
 @pytest.fixture(scope="session")
-def iree_op_cases():
-    """Every lowerable case of `testing/op_cases.py` compiled for IREE CPU once per session:
-    `{case name: (module, IreeModule)}`, two modules compiled side by side. Shared by
-    tests/conversions/mir_to_linalg/test_ops_on_iree.py and tests/backends/test_differential.py,
-    both in `xdist_group("iree_op_cases")`, so `--dist loadgroup` compiles it in one worker."""
+def iree_op_cases(tmp_path_factory):
+    """Every lowerable case of `testing/op_cases.py` compiled for IREE CPU once per test run:
+    `{case name: (module, IreeModule)}`, in two modules. Shared by
+    tests/conversions/mir_to_linalg/test_ops_on_iree.py and tests/backends/test_differential.py.
+
+    pytest-xdist workers share the compiled modules through IREE's module cache
+    (`RLX_IREE_CACHE_DIR`) in the run's common temporary directory: each half is compiled under
+    a file lock by the first worker to take it (worker K starts with half K % 2, so two workers
+    compile one half each, side by side) and read from the cache by the other."""
     pytest.importorskip("iree.compiler")
+    from filelock import FileLock
+
     from rlx_xdsl.backends.iree import IreeModule
     from rlx_xdsl.testing.op_cases import cases_module, lowerable_cases
 
+    worker = os.environ.get("PYTEST_XDIST_WORKER")  # "gw0", "gw1", ...; None without xdist
+    shared = tmp_path_factory.getbasetemp()
+    shared = shared.parent if worker else shared  # under xdist: the run's directory, not the worker's
     cases = lowerable_cases()
     halves = [cases[::2], cases[1::2]]
     modules = [cases_module(half) for half in halves]
-    binaries = IreeModule.compile_all(modules)
+    first = int(worker[2:]) % 2 if worker else 0
+    binaries = [None, None]
+    previous = os.environ.get("RLX_IREE_CACHE_DIR")
+    os.environ["RLX_IREE_CACHE_DIR"] = str(shared / "iree-op-cases")
+    try:
+        for k in (first, 1 - first):
+            with FileLock(shared / f"iree-op-cases-{k}.lock"):
+                binaries[k] = IreeModule.compile_all([modules[k]])[0]
+    finally:
+        if previous is None:
+            del os.environ["RLX_IREE_CACHE_DIR"]
+        else:
+            os.environ["RLX_IREE_CACHE_DIR"] = previous
     return {c.name: (m, b) for half, m, b in zip(halves, modules, binaries) for c in half}

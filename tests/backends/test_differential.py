@@ -20,7 +20,6 @@ import pytest
 
 pytest.importorskip("iree.compiler")
 jax = pytest.importorskip("jax")
-pytestmark = pytest.mark.xdist_group("iree_op_cases")
 
 from rlx_xdsl.backends.iree import IreeModule, lowered_text  # noqa: E402
 from rlx_xdsl.backends.xla.export import matmul_precision, traced  # noqa: E402

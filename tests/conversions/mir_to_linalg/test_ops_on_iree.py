@@ -16,7 +16,6 @@ from rlx_xdsl.testing.differential import assert_matches, mismatch
 from rlx_xdsl.testing.op_cases import case_inputs, cases_module, lowerable_cases
 
 CASES = lowerable_cases()
-pytestmark = pytest.mark.xdist_group("iree_op_cases")
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
