@@ -84,10 +84,10 @@ def attention(op, q, k, v, mask=None):
     # Query head h reads KV head h // group: contract per KV head, never copying k and v.
     grouped = q.reshape(batch, kv_heads, heads // kv_heads, sq, head_dim)
     s = jnp.einsum("bkgqd,bkjd->bkgqj", grouped, k.astype(dtype), preferred_element_type=accumulator(q), precision=narrow_precision(q))
-    s = widen(s).reshape(batch, heads, sq, sk) * op.scale()
+    s = rounded(widen(s).reshape(batch, heads, sq, sk) * op.scale())  # before a bias is added
     if op.attn_logit_softcap is not None:
         cap = op.attn_logit_softcap.value.data
-        s = cap * jnp.tanh(s / cap)
+        s = rounded(cap * jnp.tanh(s / cap))
     if op.kind == MaskKind.BIAS:
         s = s + widen(mask)
     keep = _keep(op, sq, sk, mask, batch)

@@ -5,7 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rlx_xdsl import dtypes
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, rounded, widen, with_op
 from rlx_xdsl.dialects.base import like_at_run_time, tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
 from rlx_xdsl.dialects.mir.attrs import Activation
@@ -125,6 +125,17 @@ def _negative(x):
     return x if x.dtype == jnp.bool_ else jnp.negative(x)
 
 
+def multiply(a, b):
+    """`a * b`; complex operands (of one dtype) multiply as numpy does,
+    `(ac - bd) + (ad + bc)i` with each part's product `rounded` before the add (XLA's
+    complex multiply would become two multiply-adds: 1 ulp apart, or inf against NaN)."""
+    if not jnp.iscomplexobj(a):
+        return a * b
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    real = rounded(ar * br) - rounded(ai * bi)
+    return jax.lax.complex(real, rounded(ar * bi) + rounded(ai * br))
+
+
 def divide(a, b):
     """`a / b`: IEEE for floats; integers truncate toward zero, with the lowering's rule
     where the interpreter raises (`x / 0` is 0, `MIN / -1` wraps to `MIN`), as IREE does.
@@ -162,7 +173,7 @@ def power(a, b):
 
 
 for _op, _fn in {
-    ew.AddOp: jnp.add, ew.SubOp: _subtract, ew.MulOp: jnp.multiply, ew.DivOp: divide,
+    ew.AddOp: jnp.add, ew.SubOp: _subtract, ew.MulOp: multiply, ew.DivOp: divide,
     ew.MaxOp: jnp.maximum, ew.MinOp: jnp.minimum, ew.PowOp: power,
 }.items():  # fmt: skip
     JAX_OPS.add(_op, _binary(_fn))

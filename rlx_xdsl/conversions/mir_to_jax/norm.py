@@ -1,34 +1,41 @@
 """Normalisations: batch norm (inference), RMS norm, layer norm, group norm.
 
-f16/bf16 compute in f32 (statistics and affine); the result rounds once.
+f16/bf16 compute in f32 (statistics and affine); the result rounds once. Every product
+that a sum reads (the squares of the statistics, `normalised * gamma`) is `rounded` first,
+as the interpreter's separate numpy operations round it (XLA's CPU compiler would fuse it
+into a multiply-add); the square roots that divide are `sqrt`'s (not XLA's rsqrt).
 """
 
-import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, rounded, sqrt, widen, with_op
 from rlx_xdsl.dialects.mir import norm
+
+
+def affine(normalised, gamma, beta):
+    """`normalised * gamma + beta`, the product rounded before the add."""
+    return rounded(normalised * gamma) + beta
 
 
 def _batch_norm_inference(op: norm.BatchNormInferenceOp, x, gamma, beta, mean, var):
     x, gamma, beta, mean, var = map(widen, (x, gamma, beta, mean, var))
     c = (-1,) + (1,) * (x.ndim - 2)
-    r = jax.lax.rsqrt(var.reshape(c) + op.eps.value.data)
-    return (x - mean.reshape(c)) * r * gamma.reshape(c) + beta.reshape(c)
+    normalised = (x - mean.reshape(c)) / sqrt(var.reshape(c) + op.eps.value.data)
+    return affine(normalised, gamma.reshape(c), beta.reshape(c))
 
 
 def rms_norm(x, gamma, beta, axis: int, eps: float):
     x, gamma, beta = map(widen, (x, gamma, beta))
     axes = tuple(range(axis, x.ndim))
-    return x * jax.lax.rsqrt(jnp.mean(x * x, axis=axes, keepdims=True) + eps) * gamma + beta
+    return affine(x / sqrt(jnp.mean(rounded(x * x), axis=axes, keepdims=True) + eps), gamma, beta)
 
 
 def layer_norm(x, gamma, beta, axis: int, eps: float):
     x, gamma, beta = map(widen, (x, gamma, beta))
     axes = tuple(range(axis, x.ndim))
     mean = jnp.mean(x, axis=axes, keepdims=True)
-    var = jnp.mean(jnp.square(x - mean), axis=axes, keepdims=True)
-    return (x - mean) / jnp.sqrt(var + eps) * gamma + beta
+    var = jnp.mean(rounded(jnp.square(x - mean)), axis=axes, keepdims=True)
+    return affine((x - mean) / sqrt(var + eps), gamma, beta)
 
 
 def group_norm(x, gamma, beta, groups: int, eps: float):
@@ -38,7 +45,7 @@ def group_norm(x, gamma, beta, groups: int, eps: float):
     ones = jnp.ones((), x.dtype)
     normed = layer_norm(blocks, ones, jnp.zeros((), x.dtype), 2, eps).reshape(x.shape)
     c = (-1,) + (1,) * (x.ndim - 2)
-    return normed * gamma.reshape(c) + beta.reshape(c)
+    return affine(normed, gamma.reshape(c), beta.reshape(c))
 
 
 JAX_OPS.add(norm.BatchNormInferenceOp, with_op(_batch_norm_inference))

@@ -12,7 +12,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax import conv as conv_formulas
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, operands_of, result_dtype, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, operands_of, result_dtype, rounded, widen, with_op
 from rlx_xdsl.dialects.base import tensor_type
 from rlx_xdsl.dialects.mir import quant as q
 from rlx_xdsl.dialects.mir.quant import QuantScheme, ScaleMode, SteKind
@@ -153,7 +153,7 @@ def _lsq_backward_scale(op: q.FakeQuantizeLsqBackwardScaleOp, x, scale, dy):
     axis = op.channel_axis()
     axes = tuple(d for d in range(x.ndim) if d != axis)
     per_step = x.size // (1 if axis is None else x.shape[axis])
-    ds = jnp.sum(dy * e, axis=axes) / jnp.sqrt(jnp.asarray(per_step * qmax, x.dtype))
+    ds = jnp.sum(rounded(dy * e), axis=axes) / jnp.sqrt(jnp.asarray(per_step * qmax, x.dtype))
     return ds.reshape(scale.shape)
 
 

@@ -5,7 +5,7 @@ import math
 import jax
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.elementwise import divide
+from rlx_xdsl.conversions.mir_to_jax.elementwise import divide, multiply
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, widen, with_op
 from rlx_xdsl.dialects.mir import reduction
 from rlx_xdsl.dialects.mir.attrs import ReduceKind
@@ -29,6 +29,9 @@ def _reduce(op: reduction.ReduceOp, x):
     if op.kind.data == ReduceKind.MEAN and not jnp.issubdtype(x.dtype, jnp.inexact):
         count = math.prod(x.shape[a] for a in axes)
         return divide(jnp.sum(x.astype(jnp.int64), axis=axes, keepdims=keepdims), jnp.int64(count))
+    if op.kind.data == ReduceKind.PROD and jnp.iscomplexobj(x):  # with `multiply`'s rounding
+        product = jax.lax.reduce(x, jnp.ones((), x.dtype), multiply, axes)
+        return jnp.expand_dims(product, axes) if keepdims else product
     return _REDUCERS[op.kind.data](x, axis=axes, keepdims=keepdims)
 
 

@@ -6,7 +6,7 @@ import numpy as np
 
 from rlx_xdsl.conversions.mir_to_jax import conv as conv_formulas
 from rlx_xdsl.conversions.mir_to_jax import norm as norms
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, rounded, widen, with_op
 from rlx_xdsl.dialects.mir import vision
 
 
@@ -33,7 +33,8 @@ def _axial_rope_2d(op: vision.AxialRope2dOp, x):
     cos, sin = (jnp.asarray(f(angles), x.dtype) for f in (np.cos, np.sin))
     pairs = x.reshape(*x.shape[:-1], -1, 2)
     a, b = pairs[..., 0], pairs[..., 1]
-    return jnp.stack([a * cos - b * sin, a * sin + b * cos], axis=-1).reshape(x.shape)
+    ac, bs, as_, bc = (rounded(p) for p in (a * cos, b * sin, a * sin, b * cos))
+    return jnp.stack([ac - bs, as_ + bc], axis=-1).reshape(x.shape)
 
 
 def _conv_transpose_2d(op: vision.ConvTranspose2dOp, x, w):
