@@ -439,3 +439,87 @@ def test_max_pool_gradient_reaches_a_real_minus_inf_beside_padding(fixed_on_xla)
     x, dy = np.array([[[[-np.inf, 1.0], [2.0, 3.0]]]], np.float32), np.array([[[[5.0, 6.0], [7.0, 8.0]]]], np.float32)
     for got in (xla("pool", x, dy), run_function(module, "pool", [x, dy])[0]):
         assert bit_mismatch(np.asarray(got), dy) is None
+
+
+CONTRACTED_BY_DEFAULT = """
+func.func @rms(%x: tensor<64x2xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<64x2xf32> {
+  %y = mir.rms_norm %x, %g, %b axis = -1 eps = 1.0e-06 : (tensor<64x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<64x2xf32>
+  func.return %y : tensor<64x2xf32>
+}
+func.func @layer(%x: tensor<64x2xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>) -> tensor<64x2xf32> {
+  %y = mir.layer_norm %x, %g, %b axis = -1 eps = 1.0e-05 : (tensor<64x2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<64x2xf32>
+  func.return %y : tensor<64x2xf32>
+}
+func.func @batch(%x: tensor<64x2xf32>, %g: tensor<2xf32>, %b: tensor<2xf32>, %m: tensor<2xf32>, %v: tensor<2xf32>) -> tensor<64x2xf32> {
+  %y = mir.batch_norm_inference %x, %g, %b, %m, %v eps = 1.0e-03 : (tensor<64x2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>, tensor<2xf32>) -> tensor<64x2xf32>
+  func.return %y : tensor<64x2xf32>
+}
+func.func @complex(%a: tensor<64x2xcomplex<f32>>, %c: tensor<64x2xcomplex<f32>>) -> (tensor<64x2xcomplex<f32>>, tensor<64xcomplex<f32>>) {
+  %p = mir.mul %a, %c : (tensor<64x2xcomplex<f32>>, tensor<64x2xcomplex<f32>>) -> tensor<64x2xcomplex<f32>>
+  %r = mir.reduce prod %a axes = [1] : (tensor<64x2xcomplex<f32>>) -> tensor<64xcomplex<f32>>
+  func.return %p, %r : tensor<64x2xcomplex<f32>>, tensor<64xcomplex<f32>>
+}
+func.func @axial(%x: tensor<1x2x12x8xf32>) -> tensor<1x2x12x8xf32> {
+  %y = mir.axial_rope_2d %x end_x = 3 end_y = 2 head_dim = 8 num_heads = 2 theta = 1.0e+02 repeat_factor = 2 : (tensor<1x2x12x8xf32>) -> tensor<1x2x12x8xf32>
+  func.return %y : tensor<1x2x12x8xf32>
+}
+func.func @lsq(%x: tensor<2x64xf32>, %s: tensor<64xf32>, %dy: tensor<2x64xf32>) -> tensor<64xf32> {
+  %y = mir.fake_quantize_lsq_backward_scale %x, %s, %dy bits = 3 axis = 1 : (tensor<2x64xf32>, tensor<64xf32>, tensor<2x64xf32>) -> tensor<64xf32>
+  func.return %y : tensor<64xf32>
+}
+func.func @attention(%q: tensor<1x1x64x1xf32>, %k: tensor<1x1x2x1xf32>, %v: tensor<1x1x2x1xf32>, %bias: tensor<1x64x2xf32>) -> tensor<1x1x64x1xf32> {
+  %y = mir.attention %q, %k, %v, %bias num_heads = 1 head_dim = 1 mask_kind = bias : (tensor<1x1x64x1xf32>, tensor<1x1x2x1xf32>, tensor<1x1x2x1xf32>, tensor<1x64x2xf32>) -> tensor<1x1x64x1xf32>
+  func.return %y : tensor<1x1x64x1xf32>
+}
+"""
+
+
+def _complex_product(a, c):
+    """`(ac - bd) + (ad + bc)i` in f32 parts, each product rounded."""
+    real = a.real * c.real - a.imag * c.imag
+    return (real + 1j * (a.real * c.imag + a.imag * c.real)).astype(np.complex64)
+
+
+def _norm_oracle(centred, square_mean, g, b, eps):
+    """numpy f32: `centred / sqrt(square_mean + eps) * g + b`, every step rounded."""
+    return centred / np.sqrt(square_mean + np.float32(eps)) * g + b
+
+
+def test_xla_at_its_default_level_rounds_as_the_interpreter():
+    """XLA's default optimisation level (what users get; the suite runs level 0) lets LLVM
+    fuse a product into the add that reads it, and rewrites `a / sqrt(b)` as `a * rsqrt(b)`:
+    each formula here gave other bits there. Sums run over two terms (one order), so the
+    results are exact: numpy's float32 formulas and the interpreter give them bit for bit
+    (attention within softmax's `exp` bound). One compile for all the functions."""
+    module, _ = parse_source(make_context(), CONTRACTED_BY_DEFAULT, "<contracted>")
+    rng = np.random.default_rng(0)
+    f32 = lambda *shape: rng.standard_normal(shape).astype(np.float32)  # noqa: E731
+    c64 = lambda *shape: (f32(*shape) + 1j * f32(*shape)).astype(np.complex64)  # noqa: E731
+    x, g, b = f32(64, 2), f32(2), f32(2)
+    inputs = {
+        "rms": [x, g, b], "layer": [x, g, b], "batch": [x, g, b, f32(2), np.float32([0.5, 2.0])],
+        "complex": [c64(64, 2), c64(64, 2)], "axial": [f32(1, 2, 12, 8)], "lsq": [f32(2, 64), np.abs(f32(64)) + 0.1, f32(2, 64)],
+        # scores near 1e4 less a bias near 1e4: a fused multiply-add moves them by many ulps
+        "attention": [f32(1, 1, 64, 1) * 100, f32(1, 1, 2, 1) * 100, np.float32([1, 0]).reshape(1, 1, 2, 1), f32(1, 64, 2) * 1e4],
+    }  # fmt: skip
+    programs = {n: traced(module, find_function(module, n)) for n in inputs}
+    optimised = {"xla_backend_optimization_level": 2, "xla_llvm_disable_expensive_passes": False}
+    compiled = jax.jit(lambda args: {n: programs[n](*args[n]) for n in inputs}).lower(inputs).compile(compiler_options=optimised)
+    got = {n: [np.asarray(v) for v in outs] for n, outs in compiled(inputs).items()}
+    a, c = inputs["complex"]
+    m, v = inputs["batch"][3:]
+    mean = (x[:, :1] + x[:, 1:]) / np.float32(2)
+    centred = x - mean
+    independent = {
+        "rms": [_norm_oracle(x, (x[:, :1] * x[:, :1] + x[:, 1:] * x[:, 1:]) / np.float32(2), g, b, 1e-6)],
+        "layer": [_norm_oracle(centred, (centred[:, :1] ** 2 + centred[:, 1:] ** 2) / np.float32(2), g, b, 1e-5)],
+        "batch": [_norm_oracle(x - m, v, g, b, 1e-3)],
+        "complex": [_complex_product(a, c), _complex_product(a[:, 0], a[:, 1])],
+    }
+    for name, outputs in got.items():
+        expected = run_function(module, name, inputs[name])
+        ulps = 4 if name == "attention" else 0
+        for k, (out, want) in enumerate(zip(outputs, expected, strict=True)):
+            assert bit_mismatch(out, want, ulps) is None, (name, k, bit_mismatch(out, want, ulps))
+        for k, (out, want) in enumerate(zip(outputs, independent.get(name, []))):
+            assert bit_mismatch(out, want) is None, (name, k, "numpy", bit_mismatch(out, want))

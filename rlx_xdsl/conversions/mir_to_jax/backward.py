@@ -22,8 +22,8 @@ from rlx_xdsl.conversions.mir_to_jax.reduction import cumsum
 from rlx_xdsl.conversions.mir_to_jax.registry import (
     JAX_OPS,
     one,
+    over_sqrt,
     rounded,
-    sqrt,
     widen,
     with_op,
 )
@@ -88,7 +88,7 @@ def _rms_norm_input(op: bw.RmsNormBackwardInputOp, x, gamma, dy):
     does not), each product `rounded` before the sum that reads it."""
     x, gamma, dy = widen(x), widen(gamma), widen(dy)
     axes = tuple(range(_axis(op, x), x.ndim))
-    rstd = 1 / sqrt(jnp.mean(rounded(x * x), axis=axes, keepdims=True) + op.eps.value.data)
+    rstd = over_sqrt(1, jnp.mean(rounded(x * x), axis=axes, keepdims=True) + op.eps.value.data)
     g, x_hat = dy * gamma, x * rstd
     return rstd * (g - rounded(x_hat * jnp.mean(rounded(g * x_hat), axis=axes, keepdims=True)))
 

@@ -3,12 +3,12 @@
 f16/bf16 compute in f32 (statistics and affine); the result rounds once. Every product
 that a sum reads (the squares of the statistics, `normalised * gamma`) is `rounded` first,
 as the interpreter's separate numpy operations round it (XLA's CPU compiler would fuse it
-into a multiply-add); the square roots that divide are `sqrt`'s (not XLA's rsqrt).
+into a multiply-add); the divisions by square roots are `over_sqrt`'s.
 """
 
 import jax.numpy as jnp
 
-from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, rounded, sqrt, widen, with_op
+from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, over_sqrt, rounded, widen, with_op
 from rlx_xdsl.dialects.mir import norm
 
 
@@ -20,14 +20,14 @@ def affine(normalised, gamma, beta):
 def _batch_norm_inference(op: norm.BatchNormInferenceOp, x, gamma, beta, mean, var):
     x, gamma, beta, mean, var = map(widen, (x, gamma, beta, mean, var))
     c = (-1,) + (1,) * (x.ndim - 2)
-    normalised = (x - mean.reshape(c)) / sqrt(var.reshape(c) + op.eps.value.data)
+    normalised = over_sqrt(x - mean.reshape(c), var.reshape(c) + op.eps.value.data)
     return affine(normalised, gamma.reshape(c), beta.reshape(c))
 
 
 def rms_norm(x, gamma, beta, axis: int, eps: float):
     x, gamma, beta = map(widen, (x, gamma, beta))
     axes = tuple(range(axis, x.ndim))
-    return affine(x / sqrt(jnp.mean(rounded(x * x), axis=axes, keepdims=True) + eps), gamma, beta)
+    return affine(over_sqrt(x, jnp.mean(rounded(x * x), axis=axes, keepdims=True) + eps), gamma, beta)
 
 
 def layer_norm(x, gamma, beta, axis: int, eps: float):
@@ -35,7 +35,7 @@ def layer_norm(x, gamma, beta, axis: int, eps: float):
     axes = tuple(range(axis, x.ndim))
     mean = jnp.mean(x, axis=axes, keepdims=True)
     var = jnp.mean(rounded(jnp.square(x - mean)), axis=axes, keepdims=True)
-    return affine((x - mean) / sqrt(var + eps), gamma, beta)
+    return affine(over_sqrt(x - mean, var + eps), gamma, beta)
 
 
 def group_norm(x, gamma, beta, groups: int, eps: float):

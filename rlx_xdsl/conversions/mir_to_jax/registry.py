@@ -72,11 +72,14 @@ def rounded(product):
     return jnp.where(jnp.isnan(product), jnp.asarray(jnp.nan, product.dtype), product)
 
 
-def sqrt(x):
-    """`jnp.sqrt(x)` kept a value of its own (through `rounded`'s select): XLA's algebraic
-    simplifier rewrites `a / sqrt(b)` into `a * rsqrt(b)` at every optimisation level, one
-    ulp off the interpreter's correctly rounded quotient on about 40% of f32 inputs."""
-    return rounded(jnp.sqrt(x))
+def over_sqrt(a, b):
+    """`a / sqrt(b)` with the quotient correctly rounded, as the interpreter's. XLA's
+    algebraic simplifier rewrites `a / sqrt(b)` into `a * rsqrt(b)` and a division by a
+    broadcast into a multiplication by the broadcast reciprocal, at every optimisation
+    level (each one ulp off on about 40% of f32 inputs): the root, broadcast to the
+    quotient's shape and kept a value of its own through `rounded`'s select, is neither."""
+    root = jnp.sqrt(jnp.asarray(b))
+    return a / rounded(jnp.broadcast_to(root, jnp.broadcast_shapes(jnp.shape(a), root.shape)))
 
 
 def accumulator(x):

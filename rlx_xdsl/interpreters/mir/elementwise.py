@@ -75,7 +75,7 @@ UNARY = {
 BINARY = {
     ew.AddOp: numerics.on_integers(np.add),
     ew.SubOp: numerics.on_integers(np.subtract),
-    ew.MulOp: numerics.on_integers(np.multiply),
+    ew.MulOp: numerics.on_integers(numerics.multiply),
     ew.DivOp: numerics.divide,
     ew.MaxOp: numerics.maximum,
     ew.MinOp: numerics.minimum,
