@@ -61,6 +61,7 @@ def widen(x):
     return x.astype(jnp.float32) if x.dtype in (jnp.float16, jnp.bfloat16) else x
 
 
+@jax.custom_jvp
 def rounded(product):
     """`product` rounded to its dtype before a later add or subtract reads it, as the
     interpreter's separate numpy operations do. XLA's CPU compiler always lets LLVM fuse a
@@ -68,8 +69,12 @@ def rounded(product):
     `fma(a, b, -(c * d))`, the first product unrounded; 0.0 against 5.96e-08 for
     `(1 + 2**-12)**2 - (1 + 2**-11)`). A select on the product (NaN stays NaN), which
     neither XLA nor LLVM folds, keeps the product a separate rounded value; an
-    `optimization_barrier` does not (XLA's CPU pipeline removes it before fusion)."""
+    `optimization_barrier` does not (XLA's CPU pipeline removes it before fusion). Its
+    derivative is the identity (a NaN cotangent passes, as through the product itself)."""
     return jnp.where(jnp.isnan(product), jnp.asarray(jnp.nan, product.dtype), product)
+
+
+rounded.defjvp(lambda primals, tangents: (rounded(*primals), tangents[0]))
 
 
 def over_sqrt(a, b):
