@@ -22,14 +22,14 @@ import importlib.metadata
 import os
 import sys
 from collections.abc import Callable, Sequence
-from contextlib import AbstractContextManager, nullcontext
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass
 from io import BytesIO, StringIO
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from xdsl.dialects.builtin import ModuleOp
-from xdsl.ir import Operation
+from xdsl.ir import Attribute, Operation
 from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.xdsl_opt_main import VersionAction, xDSLOptMain
@@ -794,6 +794,18 @@ def print_or_write(tool: str, output_file: str | None, text: str) -> int:
 # Entry points ----------------------------------------------------------------------------
 
 
+@contextmanager
+def attribute_verification_kept():
+    """xDSL's `--disable-verify` turns attribute verification off for the whole process
+    (xdsl_opt_main.py replaces `Attribute.__post_init__`); rlx-opt run in-process (a test, a
+    program embedding `run_opt`) gives it back when the run ends."""
+    saved = Attribute.__post_init__
+    try:
+        yield
+    finally:
+        Attribute.__post_init__ = saved  # type: ignore[method-assign]
+
+
 def run_opt(argv: Sequence[str] | None = None) -> int:
     """Run rlx-opt in-process and return its exit status.
 
@@ -802,7 +814,7 @@ def run_opt(argv: Sequence[str] | None = None) -> int:
     argparse's own exits (--help, --version, bad flags) still raise SystemExit.
     """
     try:
-        with tool_run_pace():
+        with tool_run_pace(), attribute_verification_kept():
             return 0 if run_deep(lambda: RlxOptMain(args=argv).run()) else 1
     except (ToolError, OutputError) as e:
         print(f"{PROG}: error: {e}", file=sys.stderr)

@@ -1266,3 +1266,14 @@ def test_verify_roundtrip_names_the_form_and_line_that_changed(opt, write, monke
     monkeypatch.setattr(tool, "print_ir", lambda op, **o: "garbage" if o.get("print_generic_format") else real(op, **o))
     run = opt(path, "--verify-roundtrip")
     assert run.status == 1 and "round-trip: the generic form does not parse back" in run.err
+
+
+def test_disable_verify_in_process_leaves_attribute_verification_on(opt, write):
+    """xDSL's --disable-verify switches attribute verifiers off process-wide; run_opt restores them."""
+    from xdsl.utils.exceptions import VerifyException
+
+    from rlx_xdsl.dialects.lir.attrs import SlotAttr
+
+    assert opt(write("good.mlir", GOOD), "--disable-verify").status == 0
+    with pytest.raises(VerifyException, match="#lir.slot offset must be >= 0, got -1"):
+        SlotAttr(-1, 4)
