@@ -41,6 +41,15 @@ from rlx_xdsl.transforms.unfuse import UnfusePass
 CONFIG = {"batch": 2, "seq": 8, "dim": 32, "n_heads": 4, "n_kv_heads": 2, "ffn": 64}
 
 
+def assert_computes(module, inputs, expected, tol: float = 0.0):
+    """`@llama` of `module` gives `expected`: bit for bit, or within `tol` (relative and absolute)."""
+    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
+        if tol:
+            np.testing.assert_allclose(got, want, rtol=tol, atol=tol)
+        else:
+            np.testing.assert_array_equal(got, want)
+
+
 def _inputs(module):
     inputs = random_inputs(module.ops.first, seed=11)
     inputs[1], inputs[2] = rope_tables(CONFIG["seq"], CONFIG["dim"] // CONFIG["n_heads"])
@@ -73,8 +82,7 @@ def test_backend_passes_keep_what_llama_computes(llama, name):
     module = parse_module(text)
     BACKEND_PASSES[name]()().apply(make_context(), module)
     module.verify()
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_computes(module, inputs, expected, tol=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(FUSION_PASSES))
@@ -87,12 +95,10 @@ def test_fusion_passes_keep_what_llama_computes(llama, name):
     module = parse_module(text)
     FUSION_PASSES[name]()().apply(Context(), module)
     module.verify()
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_computes(module, inputs, expected, tol=1e-5)
     UnfusePass().apply(Context(), module)
     module.verify()
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_computes(module, inputs, expected, tol=1e-5)
 
 
 @pytest.mark.parametrize("target", ["cpu", "best"])
@@ -104,8 +110,7 @@ def test_fusion_pipeline_fuses_every_llama_layer(llama, target):
     ops = Counter(op.name for op in module.ops.first.body.block.ops)
     assert ops["mir.fused_attention_block"] == 2 and ops["mir.fused_swiglu"] == 2
     assert "mir.attention" not in ops and "mir.silu" not in ops
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5)
+    assert_computes(module, inputs, expected, tol=1e-5)
 
 
 def test_unfuse_leaves_a_graph_of_primitives_unchanged(llama):
@@ -164,8 +169,7 @@ def test_dce_removes_only_dead_ops(llama):
     module.verify()
     DeadCodeEliminationPass().apply(Context(), module)
     assert str(module) == text
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
 
 
 def test_specialize_restores_the_static_graph_from_a_dynamic_one(llama):
@@ -180,15 +184,13 @@ def test_specialize_restores_the_static_graph_from_a_dynamic_one(llama):
     set_argument_types([(f, dynamic)])
     module.verify()
     assert "tensor<?x?x32xf32>" in str(module)
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_allclose(got, want, rtol=1e-6, atol=1e-6)
+    assert_computes(module, inputs, expected, tol=1e-6)
 
     shapes = ("x=2x8x32", "cos=8x4", "sin=8x4")
     SpecializeShapesPass(shapes=shapes).apply(Context(), module)
     module.verify()
     assert str(module) == text
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
 
 
 def test_canonicalize_keeps_what_llama_computes_and_folds_identities_added_to_it(llama):
@@ -197,8 +199,7 @@ def test_canonicalize_keeps_what_llama_computes_and_folds_identities_added_to_it
     CanonicalizePass().apply(Context(), module)  # attention over repeated KV heads reads the grouped ones
     canonical = str(module)
     assert canonical.count("mir.concat") < text.count("mir.concat")
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
     CanonicalizePass().apply(Context(), module)
     assert str(module) == canonical  # nothing left to fold
 
@@ -212,14 +213,12 @@ def test_canonicalize_keeps_what_llama_computes_and_folds_identities_added_to_it
         wrap(value, kinds[index % len(kinds)], rng)
     module.verify()
     assert len(list(block.ops)) >= len(original_ops) + len(values)
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
 
     CanonicalizePass().apply(Context(), module)
     module.verify()
     assert str(module) == canonical
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
 
 
 def test_shard_params_splits_the_llama_weights_and_keeps_what_it_computes(llama):
@@ -232,8 +231,7 @@ def test_shard_params_splits_the_llama_weights_and_keeps_what_it_computes(llama)
     module.verify()
     layout = read_layout(module, find_function(module))
     assert sum(spec is not None for spec in layout.args) >= 4
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
 
 
 AMP_ERROR_BOUNDS = {
@@ -470,8 +468,7 @@ def test_quant_propagate_keeps_what_llama_computes(llama):
     module = parse_module(text)
     QuantPropagatePass().apply(Context(), module)
     assert str(module) == text
-    for want, got in zip(expected, run_function(module, "llama", inputs), strict=True):
-        np.testing.assert_array_equal(got, want)
+    assert_computes(module, inputs, expected)
 
 
 @pytest.mark.parametrize(("scheme", "block"), [("int8_block", 16), ("gguf_q8_0", None)])
