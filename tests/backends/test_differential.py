@@ -4,12 +4,15 @@ Every lowerable case of `testing/op_cases.py` runs with `testing.edge_values` in
 (±0, ±inf, NaN, subnormals, the largest finite values, integer limits, ties): every
 argument of the elementwise, cast, compare and reduction cases, the float operands of
 the others. IREE runs the session's compiled cases (`iree_op_cases`, shared with
-test_ops_on_iree.py); XLA jits one function at a time.
+test_ops_on_iree.py); XLA compiles each module of cases as one program
+(`testing.differential_cases`, shared with benchmarks/gpu_differential.py).
 Exact ops are compared bit for bit, transcendental ones within `ULP_BOUNDS`; every
 other difference must be a `DEVIATIONS` entry (and a row of docs/deviations.md), held
 exactly as documented.
 """
 
+import importlib.util
+import sys
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
@@ -22,7 +25,7 @@ pytest.importorskip("iree.compiler")
 jax = pytest.importorskip("jax")
 
 from rlx_xdsl.backends.iree import IreeModule, lowered_text  # noqa: E402
-from rlx_xdsl.backends.xla.export import matmul_precision, traced  # noqa: E402
+from rlx_xdsl.backends.xla.export import traced  # noqa: E402
 from rlx_xdsl.backends.xla.module import XlaModule  # noqa: E402
 from rlx_xdsl.context import make_context  # noqa: E402
 from rlx_xdsl.conversions.mir_to_jax.registry import jax_function  # noqa: E402
@@ -34,90 +37,46 @@ from rlx_xdsl.testing import op_cases  # noqa: E402
 from rlx_xdsl.testing.differential import (  # noqa: E402
     DEVIATIONS,
     FAILURES,
+    GPU_DEVIATIONS,
     bit_mismatch,
+    deviation,
     differential_run,
     flush_subnormals,
     split_lowerable,
 )
-from rlx_xdsl.testing.edge_values import edge_floats, edge_inputs, edge_values  # noqa: E402
+from rlx_xdsl.testing.differential_cases import edge_cases, group_cases, inputs_for, splat_cases, xla_runner  # noqa: E402
+from rlx_xdsl.testing.edge_values import edge_floats, edge_values  # noqa: E402
 
 DOCS = Path(__file__).resolve().parents[2] / "docs" / "deviations.md"
-BACKEND_NAMES = {"iree": "IREE CPU", "xla": "XLA CPU"}
+GPU_DIFFERENTIAL = Path(__file__).resolve().parents[2] / "benchmarks" / "gpu_differential.py"
+BACKEND_NAMES = {"iree": "IREE CPU", "xla": "XLA CPU", "iree-cuda": "IREE CUDA", "xla-gpu": "XLA GPU"}
 
 
-def _static(case: op_cases.OpCase, module) -> bool:
-    return all(t.has_static_shape() for t in find_function(module, case.name).function_type.inputs)
-
-
-def _edge_cases() -> list[op_cases.OpCase]:
-    return [
-        *op_cases._cast_cases(),
-        *op_cases._unary_cases(),
-        *op_cases._binary_cases(),
-        *[c for c in op_cases._reduction_cases() if c.name.startswith("reduce")],
-    ]
-
-
-def _xla_all(module, names: list[str], inputs_of) -> dict[str, list]:
-    """`{name: outputs}` of the static-shaped functions `names` on XLA CPU, traced and
-    compiled as one program (one compile, not one per function: those were a third of this
-    test's time); empty when one of them does not trace (each then runs alone)."""
-    static = [n for n in names if _static_function(find_function(module, n))]
-    arrays = {n: inputs_of(find_function(module, n)) for n in static}
-    programs = {n: traced(module, find_function(module, n)) for n in static}
-    try:
-        with matmul_precision(False):
-            outputs = jax.jit(lambda args: {n: programs[n](*args[n]) for n in static})(arrays)
-    except Exception:  # a located refusal: XlaModule reports it per function
-        return {}
-    return {n: [np.asarray(v) for v in outputs[n]] for n in static}
-
-
-def _static_function(f) -> bool:
-    return all(t.has_static_shape() for t in f.function_type.inputs)
-
-
-def _run(iree_op_cases, names: list[str], inputs_of) -> list:
-    """`differential_run` of the cases `names` on the session's compiled modules
-    (`iree_op_cases`); on XLA one program per module (`_xla_all`)."""
+def _run(iree_op_cases, cases: list[op_cases.OpCase]) -> list:
+    """`differential_run` of `cases` on the session's compiled modules (`iree_op_cases`)
+    and on XLA CPU (one program per module)."""
     found = []
+    inputs_of = inputs_for(cases)
     by_module: dict[int, tuple] = {}
-    for name in names:
-        module, binary = iree_op_cases[name]
-        by_module.setdefault(id(module), (module, binary, []))[2].append(name)
-    for module, binary, group in by_module.values():
-        ran = _xla_all(module, group, inputs_of)
-
-        def xla(name, inputs, m=module, ran=ran):
-            return ran[name] if name in ran else [np.asarray(v) for v in XlaModule(m, function=name)(*inputs)]
-
-        found += differential_run(module, group, {"iree": binary.run, "xla": xla}, inputs_of)
+    for case in cases:
+        module, binary = iree_op_cases[case.name]
+        by_module.setdefault(id(module), (module, binary, []))[2].append(case.name)
+    for module, binary, names in by_module.values():
+        xla = xla_runner(module, names, inputs_of)
+        found += differential_run(module, names, {"iree": binary.run, "xla": xla}, inputs_of)
     return found
 
 
 @pytest.fixture(scope="module")
 def outcomes(iree_op_cases):
     """The elementwise, cast, compare and reduction cases, every argument edge values."""
-    names = [c.name for c in _edge_cases() if _static(c, iree_op_cases[c.name][0])]
-    return _run(iree_op_cases, names, edge_inputs)
-
-
-def _other_groups() -> list[op_cases.OpCase]:
-    """Every other lowerable case, with edge values in its float operands (`edge_floats`):
-    ids, bytes and other integers keep the case's own values (in range, or out of range
-    as the op's documented rule has it)."""
-    edge = {c.name for c in _edge_cases()}
-    return [c for c in op_cases.lowerable_cases() if c.name not in edge]
+    return _run(iree_op_cases, edge_cases())
 
 
 @pytest.fixture(scope="module")
 def group_outcomes(iree_op_cases):
-    cases = {c.name: c for c in _other_groups()}
-
-    def inputs(f):
-        return edge_floats(op_cases.case_inputs(cases[f.sym_name.data], f))
-
-    return _run(iree_op_cases, list(cases), inputs)
+    """Every other lowerable case, with edge values in its float operands."""
+    return _run(iree_op_cases, group_cases())
 
 
 def test_other_groups_agree_on_edge_floats(group_outcomes):
@@ -131,15 +90,11 @@ def test_other_groups_agree_on_edge_floats(group_outcomes):
 def splat_outcomes(iree_op_cases):
     """The cases linalg cannot lower (Gaussian splatting), edge values in their float
     operands: on IREE a located refusal each, counted; on XLA compared as the others."""
-    cases = {c.name: c for c in op_cases.all_cases() if c.name not in iree_op_cases}
+    cases = {c.name: c for c in splat_cases()}
     module = op_cases.cases_module(list(cases.values()))
     names, refused = split_lowerable(module, list(cases), lowered_text)
-
-    def inputs(f):
-        return edge_floats(op_cases.case_inputs(cases[f.sym_name.data], f))
-
     xla = {"xla": lambda name, arrays: [np.asarray(v) for v in XlaModule(module, function=name)(*arrays)]}
-    return cases, names, refused, differential_run(module, list(cases), xla, inputs)
+    return cases, names, refused, differential_run(module, list(cases), xla, inputs_for(list(cases.values())))
 
 
 def test_splat_cases_agree_on_xla_and_are_counted_refusals_on_iree(splat_outcomes):
@@ -184,6 +139,60 @@ def test_every_documented_deviation_is_witnessed_and_in_the_docs(outcomes, group
     assert unseen == [], "no longer seen: remove them and their docs rows"
     for d in DEVIATIONS:
         assert f"| {BACKEND_NAMES[d.backend]} | `{d.op}` |" in docs, d
+
+
+def test_every_gpu_deviation_has_its_row_and_a_gpu_keeps_its_cpu_rows():
+    """The GPU rows are held by benchmarks/gpu_differential.py on a GPU (it fails on a row no
+    case shows); here: each has its docs row, and a GPU backend's lookup falls back to the
+    rows of its CPU backend (the same lowering)."""
+    docs = DOCS.read_text()
+    for d in GPU_DEVIATIONS:
+        assert f"| {BACKEND_NAMES[d.backend]} | `{d.op}` |" in docs, d
+    assert deviation("xla-gpu", "mir.fft", "reorders-sums").ulps == 3  # its own row first
+    assert deviation("xla-gpu", "mir.rope", "flushes-subnormals") == deviation("xla", "mir.rope", "flushes-subnormals")
+    assert deviation("xla-gpu", "mir.log", "inexact-on-subnormal-inputs") is None
+
+
+@pytest.fixture(scope="module")
+def gpu_differential():
+    spec = importlib.util.spec_from_file_location("gpu_differential", GPU_DIFFERENTIAL)
+    sys.path.insert(0, str(GPU_DIFFERENTIAL.parent))  # it imports gpu_check beside it
+    try:
+        script = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(script)
+    finally:
+        sys.path.remove(str(GPU_DIFFERENTIAL.parent))
+    return script
+
+
+def test_gpu_outputs_saved_then_replayed_classify_alike(gpu_differential, tmp_path):
+    """The GPU script's `--save` file (bf16 outputs as bits, errors as text) replays to the
+    same outcomes: XLA CPU stands in for the GPU here."""
+    text = """
+func.func @half(%x: tensor<4xf32>) -> tensor<4xbf16> {
+  %y = mir.cast %x : (tensor<4xf32>) -> tensor<4xbf16>
+  func.return %y : tensor<4xbf16>
+}
+func.func @fails(%x: tensor<4xf32>) -> tensor<4xf32> {
+  %y = mir.neg %x : (tensor<4xf32>) -> tensor<4xf32>
+  func.return %y : tensor<4xf32>
+}
+"""
+    module, _ = parse_source(make_context(), text, "<saved>")
+
+    def xla(name, inputs):
+        if name == "fails":
+            raise RuntimeError("<device>:1:1: error: the device is gone")
+        return [np.asarray(v) for v in XlaModule(module, function=name)(*inputs)]
+
+    saved: dict = {}
+    inputs_of = lambda f: [np.float32([1 + 2**-9, -0.0, np.inf, 3e38])]  # noqa: E731
+    first = differential_run(module, ["half", "fails"], {"xla-gpu": gpu_differential.recording("xla-gpu", xla, saved)}, inputs_of)
+    np.savez_compressed(tmp_path / "saved.npz", **saved)
+    replayed = gpu_differential.replayer("xla-gpu", np.load(tmp_path / "saved.npz"))
+    again = differential_run(module, ["half", "fails"], {"xla-gpu": replayed}, inputs_of)
+    assert [(o.case, o.status) for o in first] == [("half", "agrees"), ("fails", "refused")]
+    assert [(o.case, o.status, o.detail[-20:]) for o in again] == [(o.case, o.status, o.detail[-20:]) for o in first]
 
 
 def test_flushing_is_checked_exactly():

@@ -1,0 +1,104 @@
+"""The cases of the backends' differential test, their edge-value inputs, and the XLA runner.
+
+Shared by tests/backends/test_differential.py (the interpreter, IREE CPU and XLA CPU) and
+benchmarks/gpu_differential.py (the same cases on IREE CUDA and XLA GPU):
+
+- `edge_cases()`: the cast, unary, binary and reduction cases; every argument is edge
+  values (`edge_values.edge_inputs`).
+- `group_cases()`: every other case linalg lowers; edge values in their float operands
+  only (`edge_values.edge_floats`: ids, bytes and other integers keep the case's values).
+- `splat_cases()`: the cases linalg cannot lower (Gaussian splatting): XLA only.
+- `xla_runner(module, names, inputs_of, device)`: a `differential.Runner` that traces and
+  compiles the static-shaped functions `names` as one XLA program (one compile, not one
+  per function) and runs the others, or all of them when the program does not trace,
+  one `XlaModule` each.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+
+import numpy as np
+
+from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.testing import op_cases
+from rlx_xdsl.testing.edge_values import edge_floats, edge_inputs
+
+
+def _edge_groups() -> list[op_cases.OpCase]:
+    return [
+        *op_cases._cast_cases(),
+        *op_cases._unary_cases(),
+        *op_cases._binary_cases(),
+        *[c for c in op_cases._reduction_cases() if c.name.startswith("reduce")],
+    ]
+
+
+def edge_cases() -> list[op_cases.OpCase]:
+    """The static-shaped cast, unary, binary and reduction cases (edge values fill every
+    argument, so they need a shape)."""
+    cases = _edge_groups()
+    module = op_cases.cases_module(cases)
+    return [c for c in cases if static_function(find_function(module, c.name))]
+
+
+def group_cases() -> list[op_cases.OpCase]:
+    """Every lowerable case of the other groups."""
+    edge_groups = {c.name for c in _edge_groups()}
+    return [c for c in op_cases.lowerable_cases() if c.name not in edge_groups]
+
+
+def splat_cases() -> list[op_cases.OpCase]:
+    """The cases whose ops linalg cannot lower: a located refusal each on IREE."""
+    lowerable = {c.name for c in op_cases.lowerable_cases()}
+    return [c for c in op_cases.all_cases() if c.name not in lowerable]
+
+
+def inputs_for(cases: Sequence[op_cases.OpCase]) -> Callable:
+    """`inputs_of(f)` for the differential run: `edge_inputs(f)` for `edge_cases`, the
+    case's own inputs with edge values in their float operands for the others."""
+    by_name = {c.name: c for c in cases}
+    edge = {c.name for c in edge_cases()}
+
+    def inputs_of(f) -> list[np.ndarray]:
+        name = f.sym_name.data
+        return edge_inputs(f) if name in edge else edge_floats(op_cases.case_inputs(by_name[name], f))
+
+    return inputs_of
+
+
+def static_function(f) -> bool:
+    return all(t.has_static_shape() for t in f.function_type.inputs)
+
+
+def xla_outputs(module, names: Sequence[str], inputs_of, device: str = "cpu") -> dict[str, list[np.ndarray]]:
+    """`{name: outputs}` of the static-shaped functions `names` on XLA `device`, traced and
+    compiled as one program; empty when one of them does not trace (each then runs alone)."""
+    import jax
+
+    from rlx_xdsl.backends.xla.export import matmul_precision, traced
+
+    static = [n for n in names if static_function(find_function(module, n))]
+    arrays = {n: inputs_of(find_function(module, n)) for n in static}
+    programs = {n: traced(module, find_function(module, n)) for n in static}
+    try:
+        with matmul_precision(False):
+            placed = jax.device_put(arrays, jax.devices(device)[0])
+            outputs = jax.jit(lambda args: {n: programs[n](*args[n]) for n in static})(placed)
+    except Exception:  # a located refusal: XlaModule reports it per function
+        return {}
+    return {n: [np.asarray(v) for v in outputs[n]] for n in static}
+
+
+def xla_runner(module, names: Sequence[str], inputs_of, device: str = "cpu"):
+    """A `differential.Runner` for the functions `names` of `module` on XLA `device`."""
+    from rlx_xdsl.backends.xla.module import XlaModule
+
+    ran = xla_outputs(module, names, inputs_of, device)
+
+    def run(name: str, inputs: list[np.ndarray]) -> list[np.ndarray]:
+        if name in ran:
+            return ran[name]
+        return [np.asarray(v) for v in XlaModule(module, device, function=name)(*inputs)]
+
+    return run
