@@ -71,12 +71,16 @@ def _axis_norm_input(forward):
     return with_op(formula)
 
 
-def _axis_norm_gamma(forward):
+def _axis_norm_gamma(normalised):
+    """`sum(dy x_hat)` over the leading axes, `x_hat` the forward's normalised `x`: the
+    closed form of the VJP, each product `rounded` before the sum reads it (the transposed
+    product of the VJP is not, and XLA's default optimisation level fuses it into the sum)."""
+
     def formula(op, x, dy):
         x = widen(x)
         axis = _axis(op, x)
-        ones = jnp.ones(x.shape[axis:], x.dtype)
-        return vjp(lambda g: forward(x, g, jnp.zeros((), x.dtype), axis, op.eps.value.data), ones, widen(dy))
+        x_hat = normalised(x, axis, op.eps.value.data)
+        return jnp.sum(rounded(widen(dy) * x_hat), axis=tuple(range(axis)))
 
     return with_op(formula)
 
@@ -89,7 +93,7 @@ def _rms_norm_input(op: bw.RmsNormBackwardInputOp, x, gamma, dy):
     x, gamma, dy = widen(x), widen(gamma), widen(dy)
     axes = tuple(range(_axis(op, x), x.ndim))
     rstd = over_sqrt(1, jnp.mean(rounded(x * x), axis=axes, keepdims=True) + op.eps.value.data)
-    g, x_hat = dy * gamma, x * rstd
+    g, x_hat = rounded(dy * gamma), x * rstd
     return rstd * (g - rounded(x_hat * jnp.mean(rounded(g * x_hat), axis=axes, keepdims=True)))
 
 
@@ -98,9 +102,9 @@ def _leading_sum(op, dy):
 
 
 JAX_OPS.add(bw.LayerNormBackwardInputOp, _axis_norm_input(norms.layer_norm))
-JAX_OPS.add(bw.LayerNormBackwardGammaOp, _axis_norm_gamma(norms.layer_norm))
+JAX_OPS.add(bw.LayerNormBackwardGammaOp, _axis_norm_gamma(norms.layer_normalised))
 JAX_OPS.add(bw.RmsNormBackwardInputOp, with_op(_rms_norm_input))
-JAX_OPS.add(bw.RmsNormBackwardGammaOp, _axis_norm_gamma(norms.rms_norm))
+JAX_OPS.add(bw.RmsNormBackwardGammaOp, _axis_norm_gamma(norms.rms_normalised))
 JAX_OPS.add(bw.RmsNormBackwardBetaOp, with_op(_leading_sum))
 
 
