@@ -37,11 +37,21 @@ def vjp(fn, primal, dy):
     return pullback(dy.astype(fn(primal).dtype))[0]
 
 
+SQUARED_DERIVATIVES = {
+    Activation.ATAN: lambda x: 1 / (1 + rounded(x * x)),
+    Activation.TAN: lambda x: 1 + rounded(jnp.tan(x) ** 2),
+}
+"""The derivatives whose JAX rule adds 1 to a square: written out with the square `rounded`
+(XLA's default optimisation level fuses JAX's square into the add: `fma(x, x, 1)`)."""
+
+
 def _activation_backward(op: bw.ActivationBackwardOp, x, dy):
     x, dy = widen(x), widen(dy)
     kind = op.activation
     if kind == Activation.ROUND:
         return dy
+    if kind in SQUARED_DERIVATIVES:
+        return dy * SQUARED_DERIVATIVES[kind](x)
     if kind in (Activation.SQRT, Activation.RSQRT):  # 0 for x <= 0, evaluated where finite
         positive = x > 0
         return jnp.where(positive, vjp(ACTIVATIONS[kind], jnp.where(positive, x, 1), dy), 0)
