@@ -7,7 +7,9 @@ differentiable are applied on top: `sqrt`/`rsqrt` pass nothing for `x <= 0`, `ro
 passes `dy` through, and max pooling sends each window's `dy` to its first maximum.
 Two are closed forms instead, where the VJP's arithmetic gives other values on edge
 inputs: the rms_norm input gradient (the VJP overflows in `rstd³`) and the conv input
-gradient (`conv.transposed_conv`: the VJP multiplies inserted zeros by ±inf weights).
+gradient (`conv.transposed_conv`: the VJP multiplies inserted zeros by ±inf weights). The
+rms_norm/layer_norm gamma gradients and the atan/tan activation gradients are written out
+too, to round products that XLA's default optimisation level fuses into a sum in the VJP.
 """
 
 import jax
