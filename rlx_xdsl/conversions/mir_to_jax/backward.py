@@ -7,7 +7,9 @@ differentiable are applied on top: `sqrt`/`rsqrt` pass nothing for `x <= 0`, `ro
 passes `dy` through, and max pooling sends each window's `dy` to its first maximum.
 Two are closed forms instead, where the VJP's arithmetic gives other values on edge
 inputs: the rms_norm input gradient (the VJP overflows in `rstd³`) and the conv input
-gradient (`conv.transposed_conv`: the VJP multiplies inserted zeros by ±inf weights).
+gradient (`conv.transposed_conv`: the VJP multiplies inserted zeros by ±inf weights). The
+rms_norm/layer_norm gamma gradients and the atan/tan activation gradients are written out
+too, to round products that XLA's default optimisation level fuses into a sum in the VJP.
 """
 
 import jax
@@ -37,11 +39,21 @@ def vjp(fn, primal, dy):
     return pullback(dy.astype(fn(primal).dtype))[0]
 
 
+SQUARED_DERIVATIVES = {
+    Activation.ATAN: lambda x: 1 / (1 + rounded(x * x)),
+    Activation.TAN: lambda x: 1 + rounded(jnp.tan(x) ** 2),
+}
+"""The derivatives whose JAX rule adds 1 to a square: written out with the square `rounded`
+(XLA's default optimisation level fuses JAX's square into the add: `fma(x, x, 1)`)."""
+
+
 def _activation_backward(op: bw.ActivationBackwardOp, x, dy):
     x, dy = widen(x), widen(dy)
     kind = op.activation
     if kind == Activation.ROUND:
         return dy
+    if kind in SQUARED_DERIVATIVES:
+        return dy * SQUARED_DERIVATIVES[kind](x)
     if kind in (Activation.SQRT, Activation.RSQRT):  # 0 for x <= 0, evaluated where finite
         positive = x > 0
         return jnp.where(positive, vjp(ACTIVATIONS[kind], jnp.where(positive, x, 1), dy), 0)
@@ -71,12 +83,16 @@ def _axis_norm_input(forward):
     return with_op(formula)
 
 
-def _axis_norm_gamma(forward):
+def _axis_norm_gamma(normalised):
+    """`sum(dy x_hat)` over the leading axes, `x_hat` the forward's normalised `x`: the
+    closed form of the VJP, each product `rounded` before the sum reads it (the transposed
+    product of the VJP is not, and XLA's default optimisation level fuses it into the sum)."""
+
     def formula(op, x, dy):
         x = widen(x)
         axis = _axis(op, x)
-        ones = jnp.ones(x.shape[axis:], x.dtype)
-        return vjp(lambda g: forward(x, g, jnp.zeros((), x.dtype), axis, op.eps.value.data), ones, widen(dy))
+        x_hat = normalised(x, axis, op.eps.value.data)
+        return jnp.sum(rounded(widen(dy) * x_hat), axis=tuple(range(axis)))
 
     return with_op(formula)
 
@@ -89,7 +105,7 @@ def _rms_norm_input(op: bw.RmsNormBackwardInputOp, x, gamma, dy):
     x, gamma, dy = widen(x), widen(gamma), widen(dy)
     axes = tuple(range(_axis(op, x), x.ndim))
     rstd = over_sqrt(1, jnp.mean(rounded(x * x), axis=axes, keepdims=True) + op.eps.value.data)
-    g, x_hat = dy * gamma, x * rstd
+    g, x_hat = rounded(dy * gamma), x * rstd
     return rstd * (g - rounded(x_hat * jnp.mean(rounded(g * x_hat), axis=axes, keepdims=True)))
 
 
@@ -98,9 +114,9 @@ def _leading_sum(op, dy):
 
 
 JAX_OPS.add(bw.LayerNormBackwardInputOp, _axis_norm_input(norms.layer_norm))
-JAX_OPS.add(bw.LayerNormBackwardGammaOp, _axis_norm_gamma(norms.layer_norm))
+JAX_OPS.add(bw.LayerNormBackwardGammaOp, _axis_norm_gamma(norms.layer_normalised))
 JAX_OPS.add(bw.RmsNormBackwardInputOp, with_op(_rms_norm_input))
-JAX_OPS.add(bw.RmsNormBackwardGammaOp, _axis_norm_gamma(norms.rms_norm))
+JAX_OPS.add(bw.RmsNormBackwardGammaOp, _axis_norm_gamma(norms.rms_normalised))
 JAX_OPS.add(bw.RmsNormBackwardBetaOp, with_op(_leading_sum))
 
 

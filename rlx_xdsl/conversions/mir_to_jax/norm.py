@@ -24,18 +24,28 @@ def _batch_norm_inference(op: norm.BatchNormInferenceOp, x, gamma, beta, mean, v
     return affine(normalised, gamma.reshape(c), beta.reshape(c))
 
 
+def rms_normalised(x, axis: int, eps: float):
+    """`x / sqrt(mean(x²) + eps)` over the axes from `axis` on (f32 or wider `x`)."""
+    axes = tuple(range(axis, x.ndim))
+    return over_sqrt(x, jnp.mean(rounded(x * x), axis=axes, keepdims=True) + eps)
+
+
+def layer_normalised(x, axis: int, eps: float):
+    """`(x - mean) / sqrt(var + eps)` over the axes from `axis` on (f32 or wider `x`)."""
+    axes = tuple(range(axis, x.ndim))
+    mean = jnp.mean(x, axis=axes, keepdims=True)
+    var = jnp.mean(rounded(jnp.square(x - mean)), axis=axes, keepdims=True)
+    return over_sqrt(x - mean, var + eps)
+
+
 def rms_norm(x, gamma, beta, axis: int, eps: float):
     x, gamma, beta = map(widen, (x, gamma, beta))
-    axes = tuple(range(axis, x.ndim))
-    return affine(over_sqrt(x, jnp.mean(rounded(x * x), axis=axes, keepdims=True) + eps), gamma, beta)
+    return affine(rms_normalised(x, axis, eps), gamma, beta)
 
 
 def layer_norm(x, gamma, beta, axis: int, eps: float):
     x, gamma, beta = map(widen, (x, gamma, beta))
-    axes = tuple(range(axis, x.ndim))
-    mean = jnp.mean(x, axis=axes, keepdims=True)
-    var = jnp.mean(rounded(jnp.square(x - mean)), axis=axes, keepdims=True)
-    return affine(over_sqrt(x - mean, var + eps), gamma, beta)
+    return affine(layer_normalised(x, axis, eps), gamma, beta)
 
 
 def group_norm(x, gamma, beta, groups: int, eps: float):
