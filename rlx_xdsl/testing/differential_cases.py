@@ -67,13 +67,19 @@ def inputs_for(cases: Sequence[op_cases.OpCase]) -> Callable:
     return inputs_of
 
 
+DEFAULT_LEVEL = {"xla_backend_optimization_level": 2, "xla_llvm_disable_expensive_passes": False}
+"""XLA's default optimisation level, what users get (the suite's XLA_FLAGS set level 0 for
+speed): `xla_outputs` compiles at it."""
+
+
 def static_function(f) -> bool:
     return all(t.has_static_shape() for t in f.function_type.inputs)
 
 
 def xla_outputs(module, names: Sequence[str], inputs_of, device: str = "cpu") -> dict[str, list[np.ndarray]]:
     """`{name: outputs}` of the static-shaped functions `names` on XLA `device`, traced and
-    compiled as one program; empty when one of them does not trace (each then runs alone)."""
+    compiled as one program at `DEFAULT_LEVEL`; empty when one of them does not trace (each
+    then runs alone, through `XlaModule`)."""
     import jax
 
     from rlx_xdsl.backends.xla.export import matmul_precision, traced
@@ -84,7 +90,8 @@ def xla_outputs(module, names: Sequence[str], inputs_of, device: str = "cpu") ->
     try:
         with matmul_precision(False):
             placed = jax.device_put(arrays, jax.devices(device)[0])
-            outputs = jax.jit(lambda args: {n: programs[n](*args[n]) for n in static})(placed)
+            program = jax.jit(lambda args: {n: programs[n](*args[n]) for n in static}).lower(placed)
+            outputs = program.compile(compiler_options=DEFAULT_LEVEL)(placed)
     except Exception:  # a located refusal: XlaModule reports it per function
         return {}
     return {n: [np.asarray(v) for v in outputs[n]] for n in static}

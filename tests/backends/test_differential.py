@@ -4,7 +4,8 @@ Every lowerable case of `testing/op_cases.py` runs with `testing.edge_values` in
 (±0, ±inf, NaN, subnormals, the largest finite values, integer limits, ties): every
 argument of the elementwise, cast, compare and reduction cases, the float operands of
 the others. IREE runs the session's compiled cases (`iree_op_cases`, shared with
-test_ops_on_iree.py); XLA compiles each module of cases as one program
+test_ops_on_iree.py); XLA compiles each module of cases as one program, at its default
+optimisation level (what users get; the rest of the suite runs level 0)
 (`testing.differential_cases`, shared with benchmarks/gpu_differential.py).
 Exact ops are compared bit for bit, transcendental ones within `ULP_BOUNDS`; every
 other difference must be a `DEVIATIONS` entry (and a row of docs/deviations.md), held
@@ -12,12 +13,14 @@ exactly as documented.
 """
 
 import importlib.util
+import math
 import sys
 from collections import Counter
 from fractions import Fraction
 from pathlib import Path
 
 import ml_dtypes
+import mpmath
 import numpy as np
 import pytest
 
@@ -43,6 +46,7 @@ from rlx_xdsl.testing.differential import (  # noqa: E402
     differential_run,
     flush_subnormals,
     split_lowerable,
+    ulp_distance,
 )
 from rlx_xdsl.testing.differential_cases import edge_cases, group_cases, inputs_for, splat_cases, xla_runner  # noqa: E402
 from rlx_xdsl.testing.edge_values import edge_floats, edge_values  # noqa: E402
@@ -193,6 +197,39 @@ func.func @fails(%x: tensor<4xf32>) -> tensor<4xf32> {
     again = differential_run(module, ["half", "fails"], {"xla-gpu": replayed}, inputs_of)
     assert [(o.case, o.status) for o in first] == [("half", "agrees"), ("fails", "refused")]
     assert [(o.case, o.status, o.detail[-20:]) for o in again] == [(o.case, o.status, o.detail[-20:]) for o in first]
+
+
+def _gelu_module(n: int):
+    text = "\n".join(f"""
+func.func @{dt}(%x: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
+  %y = mir.gelu %x : (tensor<{n}x{dt}>) -> tensor<{n}x{dt}>
+  func.return %y : tensor<{n}x{dt}>
+}}""" for dt in ("f32", "f64"))
+    return parse_source(make_context(), text, "<gelu>")[0]
+
+
+@pytest.mark.parametrize("backend", ["iree", "xla"])
+def test_exact_gelu_keeps_the_digits_of_its_negative_tail(backend):
+    """`x Φ(x)` from x = -13 (the last normal f32 result) to 10: f32 bit for bit with the
+    interpreter and within an ulp of mpmath (`1 + erf` lost every digit below -5.5 on IREE,
+    XLA's f32 erfc 24 ulps near -4.7); f64 within 8 ulps of mpmath (Cody's erfc is 5 ulps
+    from exact: docs/deviations.md)."""
+    x = np.random.default_rng(0).uniform(-13, 10, 512)
+    x32 = x.astype(np.float32)
+    module = _gelu_module(x.size)
+    with mpmath.workprec(200):
+        # erfc exact at z = -x/√2 rounded to f64, as the op's formula has it: one ulp of z moves erfc 2z² ulps
+        exact, exact32 = ([float(mpmath.mpf(v) * mpmath.erfc(-v / math.sqrt(2.0)) / 2) for v in map(float, xs)]
+                          for xs in (x, x32))  # fmt: skip
+    if backend == "iree":
+        compiled = IreeModule(module)
+        run = lambda name, arg: compiled.run(name, [arg])[0]  # noqa: E731
+    else:
+        run = lambda name, arg: np.asarray(XlaModule(module, function=name)(arg)[0])  # noqa: E731
+    got32, got64 = run("f32", x32), run("f64", x)
+    assert bit_mismatch(got32, run_function(module, "f32", [x32])[0]) is None
+    assert ulp_distance(got32, np.float32(exact32)).max() <= 1
+    assert ulp_distance(got64, np.float64(exact)).max() <= 8
 
 
 def test_flushing_is_checked_exactly():

@@ -242,18 +242,6 @@ def gelu_oracle(x: float) -> float:
     return float(v * mpmath.ncdf(v))
 
 
-def test_exact_gelu_keeps_its_digits_below_minus_six(run):
-    x = np.array([-7.0, -10.0, 1.5], np.float32)
-    (got,) = run("gelu", x)
-    want = np.array([gelu_oracle(float(v)) for v in x])
-    if run.name == "iree":
-        # Documented deviation: IREE's f32 `1 + erf(x / sqrt(2))` cancels to 0 below x = -5.
-        assert same_bits(got[:2], [-0.0, -0.0])
-        assert ulps(got[2:], want[2:]).max() <= 4
-        return
-    assert np.all(ulps(got, want) <= 1), (got, want)
-
-
 def test_interpreter_gelu_f64_keeps_its_digits_in_the_tail():
     """`erfc` of the rounded `x / sqrt(2)` is off by that rounding times `x^2` (relative),
     as any f64 erfc is: 1e-13 at x = -37, not the whole value `1 + erf` loses."""

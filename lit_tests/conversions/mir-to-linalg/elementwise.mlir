@@ -44,11 +44,15 @@ func.func @unsigned(%a: tensor<4xui8>, %b: tensor<4xui8>) -> (tensor<4xui8>, ten
 
 // -----
 
-// Activations expand to arith/math in the body: silu(x) = x / (1 + exp(-x)) * ..., gelu uses erf.
+// Activations expand to arith/math in the body: silu(x) = x / (1 + exp(-x)) * ...; gelu is
+// x erfc(-x/√2) / 2 in f64 (Cody's erfc: exp(-t²) exp(-(y-t)(y+t)), t = floor(16 y) / 16), rounded once.
 // CHECK-LABEL: func.func @activations
 // CHECK:         arith.negf
 // CHECK-NEXT:    math.exp
-// CHECK:         math.erf
+// CHECK:         arith.extf %{{.*}} : f32 to f64
+// CHECK:         math.floor %{{.*}} : f64
+// CHECK:         math.exp %{{.*}} : f64
+// CHECK:         arith.truncf %{{.*}} : f64 to f32
 // CHECK:         math.rsqrt
 // CHECK:         math.round
 func.func @activations(%x: tensor<4xf32>) -> (tensor<4xf32>, tensor<4xf32>, tensor<4xf32>, tensor<4xf32>) {

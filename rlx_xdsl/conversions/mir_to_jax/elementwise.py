@@ -5,6 +5,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.conversions import special
 from rlx_xdsl.conversions.mir_to_jax.registry import JAX_OPS, one, result_dtype, rounded, widen, with_op
 from rlx_xdsl.dialects.base import like_at_run_time, tensor_type
 from rlx_xdsl.dialects.mir import elementwise as ew
@@ -187,11 +188,35 @@ def round_half_away(x):
     return jnp.where(jnp.abs(x - t) >= 0.5, t + jnp.sign(x), t)
 
 
+@jax.custom_jvp
+def erfc(z):
+    """`conversions.special.erfc` of an f64 array (Cody's approximation: XLA's own f64 `erfc`
+    is hundreds of ulps off below z = -10). Its derivative is `-2/√π exp(-z²)`: the formula
+    selects among pieces whose unselected ones would give NaN gradients. Each `exp` is
+    `rounded`: XLA's simplifier would merge the two factors of the split `exp(-z²)` into
+    one `exp` of a rounded sum (1800 ulps at z = 25)."""
+    return special.erfc(z, jnp.where, lambda v: rounded(jnp.exp(v)), jnp.floor)
+
+
+erfc.defjvp(lambda primals, tangents: (erfc(primals[0]), tangents[0] * (-2 / np.sqrt(np.pi)) * jnp.exp(-jnp.square(primals[0]))))
+
+
+def gelu(x):
+    """Exact GELU `x Φ(x)`, `Φ(x) = erfc(-x / √2) / 2` (Hendrycks and Gimpel, 2016), in f64
+    and rounded once, as the interpreter's: XLA's f32 `erfc` (and `jax.nn.gelu`) loses up to
+    24 ulps in the negative tail (x ≈ -4.7), where `exp(-z²)` reads a rounded z². The
+    division by √2 stays a division of a value XLA cannot fold: it would multiply by the
+    constant 1/√2, one ulp off z, which erfc's tail magnifies 2z² times."""
+    wide = x.astype(jnp.float64)
+    root_two = jnp.where(jnp.isnan(wide), jnp.nan, np.sqrt(2.0))  # not a constant XLA could fold
+    return (0.5 * wide * erfc(-wide / root_two)).astype(x.dtype)
+
+
 ACTIVATIONS = {
     Activation.RELU: jax.nn.relu, Activation.SIGMOID: jax.nn.sigmoid, Activation.SILU: jax.nn.silu,
     Activation.TANH: jnp.tanh, Activation.EXP: jnp.exp, Activation.LOG: jnp.log,
     Activation.NEG: _negative, Activation.SQRT: jnp.sqrt, Activation.RSQRT: jax.lax.rsqrt,
-    Activation.GELU: lambda x: jax.nn.gelu(x, approximate=False),
+    Activation.GELU: gelu,
     Activation.GELU_APPROX: lambda x: jax.nn.gelu(x, approximate=True),
     Activation.SIN: jnp.sin, Activation.COS: jnp.cos, Activation.TAN: jnp.tan, Activation.ATAN: jnp.arctan,
     Activation.ABS: jnp.abs, Activation.ROUND: round_half_away,

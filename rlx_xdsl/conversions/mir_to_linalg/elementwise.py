@@ -18,6 +18,7 @@ from xdsl.ir import Block, Operation, SSAValue
 from xdsl.traits import ConstantLike
 
 from rlx_xdsl import dtypes
+from rlx_xdsl.conversions.mir_to_linalg import special
 from rlx_xdsl.conversions.mir_to_linalg.lowering import (
     LOWERINGS,
     Lowering,
@@ -138,10 +139,13 @@ def sigmoid(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
 
 
 def gelu(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
-    """`x * 0.5 * (1 + erf(x / sqrt(2)))`."""
-    scaled = s.mul(x, s.constant(1 / pymath.sqrt(2.0), dt), dt)
-    cdf = s.add(s.constant(1.0, dt), s.unary(math.ErfOp, scaled), dt)
-    return s.mul(s.mul(x, s.constant(0.5, dt), dt), cdf, dt)
+    """Exact GELU `x Φ(x)`, `Φ(x) = erfc(-x / √2) / 2` (Hendrycks and Gimpel, 2016), in f64
+    and rounded once, as the interpreter's: `special.erfc` keeps the digits of the negative
+    tail that `1 + erf(x / √2)` cancels away."""
+    wide = x if dt.name == "f64" else s.cast(x, dt, F64)
+    z = s.neg(s.div(wide, s.constant(pymath.sqrt(2.0), F64), F64), F64)
+    value = s.mul(s.mul(s.constant(0.5, F64), wide, F64), special.erfc(s, z), F64)
+    return value if dt.name == "f64" else s.cast(value, F64, dt)
 
 
 def gelu_approx(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:

@@ -1,0 +1,84 @@
+"""`conversions.special`'s functions as `arith`/`math` ops of a `linalg.generic` body.
+
+`Scalar` wraps an f64 SSA value of a body under construction: each Python operator on it
+(`+ - * /`, unary `-`, `< <= >`, with floats or other `Scalar`s) emits one op through the
+body's `Scalars`, so the shared formulas of `conversions.special` build IR unchanged.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from xdsl.dialects import math
+from xdsl.ir import SSAValue
+
+from rlx_xdsl import dtypes
+from rlx_xdsl.conversions import special
+from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars
+
+F64 = dtypes.dtype_named("f64")
+
+
+@dataclass(frozen=True)
+class Scalar:
+    """An f64 value (or, from a comparison, an i1) of the body `s` builds."""
+
+    s: Scalars
+    value: SSAValue
+
+    def _of(self, other: Scalar | float) -> SSAValue:
+        return other.value if isinstance(other, Scalar) else self.s.constant(float(other), F64)
+
+    def _new(self, value: SSAValue) -> Scalar:
+        return Scalar(self.s, value)
+
+    def __add__(self, other):
+        return self._new(self.s.add(self.value, self._of(other), F64))
+
+    def __radd__(self, other):
+        return self._new(self.s.add(self._of(other), self.value, F64))
+
+    def __sub__(self, other):
+        return self._new(self.s.sub(self.value, self._of(other), F64))
+
+    def __rsub__(self, other):
+        return self._new(self.s.sub(self._of(other), self.value, F64))
+
+    def __mul__(self, other):
+        return self._new(self.s.mul(self.value, self._of(other), F64))
+
+    def __rmul__(self, other):
+        return self._new(self.s.mul(self._of(other), self.value, F64))
+
+    def __truediv__(self, other):
+        return self._new(self.s.div(self.value, self._of(other), F64))
+
+    def __rtruediv__(self, other):
+        return self._new(self.s.div(self._of(other), self.value, F64))
+
+    def __neg__(self):
+        return self._new(self.s.neg(self.value, F64))
+
+    def __lt__(self, other):
+        return self._new(self.s.compare("lt", self.value, self._of(other), F64))
+
+    def __le__(self, other):
+        return self._new(self.s.compare("le", self.value, self._of(other), F64))
+
+    def __gt__(self, other):
+        return self._new(self.s.compare("gt", self.value, self._of(other), F64))
+
+
+def erfc(s: Scalars, z: SSAValue) -> SSAValue:
+    """`special.erfc` of the f64 scalar `z`."""
+
+    def where(cond: Scalar, a: Scalar | float, b: Scalar | float) -> Scalar:
+        return cond._new(s.select(cond.value, cond._of(a), cond._of(b)))
+
+    def exp(x: Scalar) -> Scalar:
+        return x._new(s.exp(x.value))
+
+    def floor(x: Scalar) -> Scalar:
+        return x._new(s.unary(math.FloorOp, x.value))
+
+    return special.erfc(Scalar(s, z), where, exp, floor).value
