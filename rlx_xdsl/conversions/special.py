@@ -1,6 +1,7 @@
 """Special functions computed from elementary operations, written once for every lowering.
 
-`erfc(z, where, exp, floor)` takes any f64 value with Python's arithmetic operators and
+`log1p` and `expm1` (Kahan's corrections of `log(1 + x)` and `exp(x) - 1`, for backends
+whose f64 ones are those naive formulas) and `erfc(z, where, exp, floor)` and `erf(...)` take any f64 value with Python's arithmetic operators and
 comparisons (a numpy or JAX array, or `mir_to_linalg.special.Scalar`, which emits one
 `arith`/`math` op per operator) and the three functions it needs on them.
 
@@ -18,7 +19,8 @@ approximation ("Rational Chebyshev approximations for the error function", Math.
 with `erfc(z) = 2 - erfc(|z|)` for z < 0. `exp(-z²)` is `exp(-t²) exp(-(|z| - t)(|z| + t))`
 with `t = floor(16 |z|) / 16` (t² is exact, so no digit of z² is rounded away), as CALERF
 does. The pieces are computed for every element and one is selected (no branches); NaN
-stays NaN, erfc(+inf) = 0, erfc(-inf) = 2.
+stays NaN, erfc(+inf) = 0, erfc(-inf) = 2. `erf` is `z P(z²) / Q(z²)` for |z| <= 0.46875
+and `±(1 - erfc(|z|))` beyond (erfc(|z|) < 0.52 there: nothing cancels); erf(±0) = ±0.
 """
 
 from __future__ import annotations
@@ -43,6 +45,24 @@ LARGE_V = (2.56852019228982242e00, 1.87295284992346047e00, 5.27905102951428412e-
 UNDERFLOW = 27.0
 """erfc(z) is below the smallest f64 subnormal from z ≈ 26.55 on: 0 there (and at +inf,
 where the split `exp(-z²)` would give NaN)."""
+
+
+def log1p(x, where, log, kept=lambda v: v):
+    """log(1 + x) to a few ulps: `log(u) x / (u - 1)` with `u = 1 + x` (the rounding of u
+    cancels out; W. Kahan, also Goldberg, "What every computer scientist should know about
+    floating-point arithmetic", 1991, theorem 4); x where u rounds to 1, u where it is inf.
+    `kept(u)` must keep u the rounded sum: a compiler that simplifies `(1 + x) - 1` to x
+    (XLA does) undoes the correction."""
+    u = kept(1.0 + x)
+    return where(u == 1.0, x, where(u == float("inf"), u, log(u) * (x / (u - 1.0))))
+
+
+def expm1(x, where, exp, log, kept=lambda v: v):
+    """exp(x) - 1 to a few ulps: `(u - 1) x / log(u)` with `u = exp(x)` (Kahan's
+    correction); x where u rounds to 1, -1 where u - 1 does, u where it is inf. `kept(u)` as
+    for `log1p` (XLA simplifies `log(exp(x))` to x)."""
+    u = kept(exp(x))
+    return where(u == 1.0, x, where(u - 1.0 == -1.0, -1.0, where(u == float("inf"), u, (u - 1.0) * (x / log(u)))))
 
 
 def _ratio(y, numerator: Sequence[float], denominator: Sequence[float]):
@@ -72,3 +92,11 @@ def erfc(z, where, exp, floor):
     large = _exp_minus_square(y, exp, floor) * ((1 / math.sqrt(math.pi) - tail) / y)
     positive = where(y <= 4.0, middle, where(y > UNDERFLOW, 0.0, large))
     return where(y <= 0.46875, small, where(z < 0.0, 2.0 - positive, positive))
+
+
+def erf(z, where, exp, floor):
+    """erf(z) of f64 `z` (see the module docstring), as `erfc` takes its arguments."""
+    y = where(z < 0.0, -z, z)
+    small = z * _ratio(y * y, SMALL_P, SMALL_Q)
+    rest = 1.0 - erfc(y, where, exp, floor)
+    return where(y <= 0.46875, small, where(z < 0.0, -rest, rest))

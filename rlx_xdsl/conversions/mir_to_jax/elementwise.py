@@ -212,15 +212,52 @@ def gelu(x):
     return (0.5 * wide * erfc(-wide / root_two)).astype(x.dtype)
 
 
+def gelu_approx(x):
+    """tanh-GELU as the interpreter computes it: `x / (1 + exp(-2u))`,
+    `u = √(2/π) (x + 0.044715 x³)`, in f64 and rounded once (`1 + tanh(u)` cancels)."""
+    w = x.astype(jnp.float64)
+    u = np.sqrt(2.0 / np.pi) * (w + 0.044715 * (w * w * w))
+    return (w / (1.0 + jnp.exp(-2.0 * u))).astype(x.dtype)
+
+
+@jax.custom_jvp
+def log1p64(x):
+    """`conversions.special.log1p` of an f64 array; derivative 1 / (1 + x) (the formula's
+    unselected pieces would give NaN gradients)."""
+    return special.log1p(x, jnp.where, jnp.log, rounded)
+
+
+@jax.custom_jvp
+def expm1_64(x):
+    """`conversions.special.expm1` of an f64 array; derivative exp(x)."""
+    return special.expm1(x, jnp.where, jnp.exp, jnp.log, rounded)
+
+
+log1p64.defjvp(lambda primals, tangents: (log1p64(primals[0]), tangents[0] / (1 + primals[0])))
+expm1_64.defjvp(lambda primals, tangents: (expm1_64(primals[0]), tangents[0] * jnp.exp(primals[0])))
+
+
+def _kahan(formula, fn):
+    """`fn` for f32 and narrower (computed in f64 and rounded once), `formula` (a
+    `conversions.special` one) for f64: XLA's f64 `log1p` is 120 ulps off near -0.41."""
+
+    def computed(x):
+        if x.dtype == jnp.float64:
+            return formula(x)
+        return fn(x.astype(jnp.float64)).astype(x.dtype)
+
+    return computed
+
+
 ACTIVATIONS = {
     Activation.RELU: jax.nn.relu, Activation.SIGMOID: jax.nn.sigmoid, Activation.SILU: jax.nn.silu,
     Activation.TANH: jnp.tanh, Activation.EXP: jnp.exp, Activation.LOG: jnp.log,
     Activation.NEG: _negative, Activation.SQRT: jnp.sqrt, Activation.RSQRT: jax.lax.rsqrt,
     Activation.GELU: gelu,
-    Activation.GELU_APPROX: lambda x: jax.nn.gelu(x, approximate=True),
+    Activation.GELU_APPROX: gelu_approx,
     Activation.SIN: jnp.sin, Activation.COS: jnp.cos, Activation.TAN: jnp.tan, Activation.ATAN: jnp.arctan,
     Activation.ABS: jnp.abs, Activation.ROUND: round_half_away,
-    Activation.LOG1P: jnp.log1p, Activation.EXPM1: jnp.expm1,
+    Activation.LOG1P: _kahan(log1p64, jnp.log1p), Activation.EXPM1: _kahan(expm1_64, jnp.expm1),
     Activation.ERF: jax.lax.erf,
 }  # fmt: skip
 """Each activation kind's function (shared with the fused and backward ops)."""

@@ -149,11 +149,13 @@ def gelu(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
 
 
 def gelu_approx(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
-    """`0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."""
-    cube = s.mul(s.mul(x, x, dt), x, dt)
-    inner = s.add(x, s.mul(s.constant(0.044715, dt), cube, dt), dt)
-    t = s.tanh(s.mul(s.constant(pymath.sqrt(2.0 / pymath.pi), dt), inner, dt))
-    return s.mul(s.mul(s.constant(0.5, dt), x, dt), s.add(s.constant(1.0, dt), t, dt), dt)
+    """tanh-GELU as the interpreter computes it: `x / (1 + exp(-2u))`,
+    `u = √(2/π) (x + 0.044715 x³)`, in f64 and rounded once (`1 + tanh(u)` cancels)."""
+    w = x if dt.name == "f64" else s.cast(x, dt, F64)
+    cube = s.mul(s.mul(w, w, F64), w, F64)
+    u = s.mul(s.constant(pymath.sqrt(2.0 / pymath.pi), F64), s.add(w, s.mul(s.constant(0.044715, F64), cube, F64), F64), F64)
+    value = s.div(w, s.add(s.constant(1.0, F64), s.exp(s.mul(s.constant(-2.0, F64), u, F64)), F64), F64)
+    return value if dt.name == "f64" else s.cast(value, F64, dt)
 
 
 def relu(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
@@ -161,8 +163,11 @@ def relu(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
 
 
 def erf(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
-    """`math.erf`, with erf(±0) = ±0 (IEEE: erf is odd; IREE's polynomial gives +0 at -0)."""
-    return s.select(s.compare("eq", x, s.constant(0.0, dt), dt), x, s.unary(math.ErfOp, x))
+    """erf in f64 (`special.erf`, Cody's approximation), rounded once: IREE has no f64
+    `math.erf`; erf(±0) = ±0."""
+    if dt.name == "f64":
+        return special.erf(s, x)
+    return s.cast(special.erf(s, s.cast(x, dt, F64)), F64, dt)
 
 
 def _math(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
@@ -171,7 +176,8 @@ def _math(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
 
 def _widened(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
     """`op_class` computed in f64 and rounded once for narrower floats: IREE's f32 `sin`,
-    `cos`, `tan` reduce large arguments wrongly (±inf at 3.4e38); its f64 ones are libm's."""
+    `cos`, `tan` reduce large arguments wrongly (±inf at 3.4e38), its f32 `atan` is 39 ulps
+    off near 0.66; its f64 ones are libm's."""
 
     def rule(s: Scalars, x: SSAValue, dt: DType) -> SSAValue:
         if dt.name == "f64" or not dt.is_float:
@@ -179,6 +185,12 @@ def _widened(op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
         return s.cast(s.unary(op_class, s.cast(x, dt, F64)), F64, dt)
 
     return rule
+
+
+def _f64_by(formula, op_class) -> Callable[[Scalars, SSAValue, DType], SSAValue]:
+    """`op_class` for narrower floats, `formula` (a `special` one) for f64: IREE's f64
+    `log1p` and `expm1` are the naive `log(1 + x)` and `exp(x) - 1` (0 at x = 1e-16)."""
+    return lambda s, x, dt: formula(s, x) if dt.name == "f64" else s.unary(op_class, x)
 
 
 UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
@@ -197,10 +209,10 @@ UNARY: dict[type, Callable[[Scalars, SSAValue, DType], SSAValue]] = {
     ew.SinOp: _widened(math.SinOp),
     ew.CosOp: _widened(math.CosOp),
     ew.TanOp: _widened(math.TanOp),
-    ew.AtanOp: _math(math.AtanOp),
+    ew.AtanOp: _widened(math.AtanOp),
     ew.RoundOp: _math(math.RoundOp),  # halves away from zero, as Rust's f32::round
-    ew.Log1pOp: _math(math.Log1pOp),
-    ew.Expm1Op: _math(math.ExpM1Op),
+    ew.Log1pOp: _f64_by(special.log1p, math.Log1pOp),
+    ew.Expm1Op: _f64_by(special.expm1, math.ExpM1Op),
     ew.ErfOp: erf,
 }
 

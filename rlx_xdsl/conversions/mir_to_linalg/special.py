@@ -1,7 +1,7 @@
 """`conversions.special`'s functions as `arith`/`math` ops of a `linalg.generic` body.
 
 `Scalar` wraps an f64 SSA value of a body under construction: each Python operator on it
-(`+ - * /`, unary `-`, `< <= >`, with floats or other `Scalar`s) emits one op through the
+(`+ - * /`, unary `-`, `< <= > ==`, with floats or other `Scalar`s) emits one op through the
 body's `Scalars`, so the shared formulas of `conversions.special` build IR unchanged.
 """
 
@@ -19,7 +19,7 @@ from rlx_xdsl.conversions.mir_to_linalg.scalars import Scalars
 F64 = dtypes.dtype_named("f64")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, eq=False)
 class Scalar:
     """An f64 value (or, from a comparison, an i1) of the body `s` builds."""
 
@@ -68,9 +68,12 @@ class Scalar:
     def __gt__(self, other):
         return self._new(self.s.compare("gt", self.value, self._of(other), F64))
 
+    def __eq__(self, other):  # a comparison emitted, as numpy's and JAX's `==`
+        return self._new(self.s.compare("eq", self.value, self._of(other), F64))
 
-def erfc(s: Scalars, z: SSAValue) -> SSAValue:
-    """`special.erfc` of the f64 scalar `z`."""
+
+def _operations(s: Scalars):
+    """`where`, `exp` and `floor` on `Scalar`s, as `conversions.special` takes them."""
 
     def where(cond: Scalar, a: Scalar | float, b: Scalar | float) -> Scalar:
         return cond._new(s.select(cond.value, cond._of(a), cond._of(b)))
@@ -81,4 +84,26 @@ def erfc(s: Scalars, z: SSAValue) -> SSAValue:
     def floor(x: Scalar) -> Scalar:
         return x._new(s.unary(math.FloorOp, x.value))
 
-    return special.erfc(Scalar(s, z), where, exp, floor).value
+    return where, exp, floor
+
+
+def log1p(s: Scalars, x: SSAValue) -> SSAValue:
+    """`special.log1p` of the f64 scalar `x`."""
+    where, _, _ = _operations(s)
+    return special.log1p(Scalar(s, x), where, lambda v: v._new(s.log(v.value))).value
+
+
+def expm1(s: Scalars, x: SSAValue) -> SSAValue:
+    """`special.expm1` of the f64 scalar `x`."""
+    where, exp, _ = _operations(s)
+    return special.expm1(Scalar(s, x), where, exp, lambda v: v._new(s.log(v.value))).value
+
+
+def erfc(s: Scalars, z: SSAValue) -> SSAValue:
+    """`special.erfc` of the f64 scalar `z`."""
+    return special.erfc(Scalar(s, z), *_operations(s)).value
+
+
+def erf(s: Scalars, z: SSAValue) -> SSAValue:
+    """`special.erf` of the f64 scalar `z`."""
+    return special.erf(Scalar(s, z), *_operations(s)).value

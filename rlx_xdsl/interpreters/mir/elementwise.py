@@ -39,9 +39,18 @@ def gelu(x: np.ndarray) -> np.ndarray:
     return x * gelu_cdf(x)
 
 
+GELU_TANH_SCALE = math.sqrt(2.0 / math.pi)
+
+
 def gelu_approx(x: np.ndarray) -> np.ndarray:
-    c = math.sqrt(2.0 / math.pi)
-    return 0.5 * x * (1.0 + np.tanh(c * (x + 0.044715 * x**3)))
+    """tanh-GELU `0.5 x (1 + tanh(u))`, `u = √(2/π) (x + 0.044715 x³)` (Hendrycks and
+    Gimpel, 2016; PyTorch's `gelu(approximate="tanh")`), computed as the same number
+    `x / (1 + exp(-2u))` (`(1 + tanh u) / 2 = σ(2u)`) in f64 and rounded once: `1 + tanh(u)`
+    cancels to nothing below x ≈ -5 in f32 (and below -6 in f64)."""
+    w = x.astype(np.float64)
+    u = GELU_TANH_SCALE * (w + 0.044715 * (w * w * w))
+    with np.errstate(over="ignore", invalid="ignore"):  # exp(-2u) overflows: 0; -inf / inf: NaN
+        return w / (1.0 + np.exp(-2.0 * u))
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
