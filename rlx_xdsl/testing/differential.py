@@ -193,7 +193,6 @@ ERROR_RULES: dict[str, str] = {
 ROPE_FTZ_REASON = FTZ_REASON + ", the two products of an element too (each moves it by less than the smallest normal)"
 DEVIATIONS: tuple[Deviation, ...] = (
     *(Deviation(backend, op, "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla") for op in _FTZ_OPS),
-    *(Deviation(backend, "mir.erf", "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla")),
     *(Deviation(backend, "mir.fake_quantize_backward", "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla")),
     Deviation("xla", "mir.fake_quantize_lsq_backward_x", "flushes-subnormals", FTZ_REASON),
     *(Deviation(backend, op, "flushes-subnormals", FTZ_REASON) for backend in ("iree", "xla")
