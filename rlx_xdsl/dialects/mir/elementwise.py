@@ -438,7 +438,9 @@ UNARY_FORMAT = "$input " + FUNCTIONAL
 
 @irdl_op_definition
 class GeluOp(UnaryOperation):
-    """Exact GELU: `x * Phi(x)` with the Gaussian CDF `Phi`."""
+    """Exact GELU (Hendrycks and Gimpel, 2016; PyTorch's `gelu`): `x * Phi(x)` with the
+    Gaussian CDF `Phi(x) = erfc(-x / sqrt(2)) / 2`, computed in f64 and rounded once (the
+    negative tail keeps its digits down to the smallest normal result)."""
 
     name = "mir.gelu"
     input = operand_def(TensorType)
@@ -450,7 +452,9 @@ class GeluOp(UnaryOperation):
 
 @irdl_op_definition
 class GeluApproxOp(UnaryOperation):
-    """Tanh-approximated GELU: `0.5 x (1 + tanh(sqrt(2/pi) (x + 0.044715 x^3)))`."""
+    """Tanh-approximated GELU (PyTorch's `gelu(approximate="tanh")`):
+    `0.5 x (1 + tanh(u))`, `u = sqrt(2/pi) (x + 0.044715 x^3)`, computed as the same number
+    `x / (1 + exp(-2u))` in f64 and rounded once (`1 + tanh(u)` would cancel below x = -5)."""
 
     name = "mir.gelu_approx"
     input = operand_def(TensorType)
