@@ -10,6 +10,8 @@ op case with edge values (±0, ±inf, NaN, subnormals, the largest finite values
 limits, ties), exact ops compared bit for bit, transcendental ones within `ULP_BOUNDS`;
 the Gaussian-splatting cases run on XLA only. A difference is "documented" when it is a
 GPU entry of `differential.DEVIATIONS` held exactly (backends "iree-cuda" and "xla-gpu").
+Then tests/backends/test_transcendental_ranges.py's sweep: the transcendental unary ops in
+f32 and f64 over their whole range, within their ulp bounds (`differential.ulp_bound`).
 
 A GPU machine needs no IREE compiler: `--compile-only` on a machine with one compiles
 every CUDA module into `RLX_IREE_CACHE_DIR` (and writes there which cases the CUDA
@@ -38,7 +40,18 @@ from gpu_check import gpu_target
 from rlx_xdsl.backends import iree
 from rlx_xdsl.testing import op_cases
 from rlx_xdsl.testing.differential import FAILURES, GPU_DEVIATIONS, differential_run
-from rlx_xdsl.testing.differential_cases import edge_cases, group_cases, inputs_for, splat_cases, xla_runner
+from rlx_xdsl.testing.differential_cases import (
+    SWEEP_DTYPES,
+    SWEEP_OPS,
+    edge_cases,
+    group_cases,
+    inputs_for,
+    splat_cases,
+    sweep_input,
+    sweep_mismatch,
+    sweep_module,
+    xla_runner,
+)
 
 REFUSALS = "cuda-refusals.json"
 """The file in `RLX_IREE_CACHE_DIR` naming the cases the CUDA compiler refused, with its error."""
@@ -80,6 +93,7 @@ def compile_only(device: iree.Device, modules) -> int:
             except iree.IreeCompileError as error:
                 refused[case.name] = str(error)[:300]
         iree.compile_text(iree.lowered_text(without(module, set(refused))), device)
+    iree.compile_text(iree.lowered_text(sweep_module()), device)
     Path(cache, REFUSALS).write_text(json.dumps(refused, indent=1, sort_keys=True))
     print(f"compiled for CUDA ({' '.join(device.flags)}) into {cache}; {len(refused)} cases refused")
     for name, error in sorted(refused.items()):
@@ -149,7 +163,29 @@ def run(modules, backends_of) -> list:
     return outcomes
 
 
-def report(outcomes) -> int:
+def sweep(backends_of) -> list[str]:
+    """The range sweep on the runners `backends_of(module, names, inputs_of)` gives: a line per
+    op, dtype and backend past its ulp bound."""
+    from rlx_xdsl.run import run_function
+
+    module = sweep_module()
+    names = [f"{op}_{dt}" for op in SWEEP_OPS for dt in SWEEP_DTYPES]
+    runners = backends_of(module, names, lambda f: [sweep_input(f.sym_name.data)])
+    failures = []
+    for name in names:
+        x = sweep_input(name)
+        with np.errstate(all="ignore"):
+            (expected,) = run_function(module, name, [x])
+        for backend, run in runners.items():
+            reason = sweep_mismatch(backend, name.rsplit("_", 1)[0], np.asarray(run(name, [x])[0]), expected, x)
+            if reason:
+                failures.append(f"  SWEEP @{name} {backend}: {reason}")
+    print(f"range sweep: {len(names)} functions on {', '.join(runners)}: {len(failures)} past their ulp bound")
+    print("\n".join(failures))
+    return failures
+
+
+def report(outcomes, sweep_failures=()) -> int:
     counts = Counter((o.backend, o.status) for o in outcomes)
     print("| backend | " + " | ".join(sorted({s for _, s in counts})) + " |")
     statuses = sorted({s for _, s in counts})
@@ -168,6 +204,7 @@ def report(outcomes) -> int:
     refused = [o for o in outcomes if o.status == "refused"]
     for o in refused:
         print(f"  refused @{o.case} {o.backend}: {o.detail[:160]}")
+    failures += list(sweep_failures)
     print("\nno undocumented difference" if not failures else f"\n{len(failures)} FAILURES (see above)")
     return 0 if not failures else 1
 
@@ -183,8 +220,8 @@ def gpu_backends(target: str | None, saved: dict):
     if cache and Path(cache, REFUSALS).exists():
         refused = json.loads(Path(cache, REFUSALS).read_text())
 
-    def backends_of(group, cases, module, inputs_of):
-        names = [c.name for c in cases]
+    def backends_of(group, cases, module, inputs_of, names=None):
+        names = names or [c.name for c in cases]
         runners = {"xla-gpu": xla_runner(module, names, inputs_of, "gpu")}
         if "iree-cuda" in backend_names(group):
             compiled = iree.IreeModule(without(module, set(refused)), "cuda", cuda_target=target)
@@ -211,7 +248,9 @@ def main(argv=None) -> int:
     target = gpu_target(args.cuda_target)
     if args.replay:
         saved = np.load(args.replay)
-        return report(run(modules, lambda group, *_: {b: replayer(b, saved) for b in backend_names(group)}))
+        replayed = {b: replayer(b, saved) for b in backend_names("edge")}
+        return report(run(modules, lambda group, *_: {b: replayer(b, saved) for b in backend_names(group)}),
+                      sweep(lambda *_: replayed))  # fmt: skip
     if args.compile_only:
         return compile_only(iree.device_named("cuda", target), modules)
     try:
@@ -223,7 +262,9 @@ def main(argv=None) -> int:
         print(f"no GPU: {error}")
         return 2
     saved: dict = {}
-    status = report(run(modules, gpu_backends(target, saved)))
+    backends_of = gpu_backends(target, saved)
+    outcomes = run(modules, backends_of)
+    status = report(outcomes, sweep(lambda module, names, inputs_of: backends_of("sweep", [], module, inputs_of, names)))
     if args.save:
         np.savez_compressed(args.save, **saved)
         print(f"wrote {len(saved)} outputs to {args.save}")

@@ -92,6 +92,15 @@ gelu's erfc is Cody's (5 ulps from exact, libm's 2); tanh-GELU is `x / (1 + exp(
 |2u| up to 700 below x = -10, where one ulp of u (a fused multiply-add, or not) is 700 ulps
 of the result; XLA's f64 tanh is 7 ulps off near ±1."""
 
+def ulp_bound(backend: str, op: str, dtype: np.dtype) -> int:
+    """The ulps a result of `op` in `dtype` on `backend` may be from the interpreter's:
+    `F64_ULP_BOUNDS` (a GPU backend's CPU backend's) for f64, else `ULP_BOUNDS` (0: exact)."""
+    cpu = GPU_BACKENDS.get(backend, backend)
+    if np.dtype(dtype) == np.float64 and (cpu, op) in F64_ULP_BOUNDS:
+        return F64_ULP_BOUNDS[cpu, op]
+    return ULP_BOUNDS.get(op, 0)
+
+
 COMPLEX_ULP_BOUNDS = {"mir.div": 1}
 """Complex ops whose backends scale the parts in another order (1 ulp of a part)."""
 

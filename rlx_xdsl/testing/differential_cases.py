@@ -8,6 +8,8 @@ benchmarks/gpu_differential.py (the same cases on IREE CUDA and XLA GPU):
 - `group_cases()`: every other case linalg lowers; edge values in their float operands
   only (`edge_values.edge_floats`: ids, bytes and other integers keep the case's values).
 - `splat_cases()`: the cases linalg cannot lower (Gaussian splatting): XLA only.
+- `sweep_module()`, `sweep_inputs()`, `sweep_mismatch(...)`: the transcendental unary ops
+  in f32 and f64 over their whole range, held to their ulp bounds (subnormals left out).
 - `xla_runner(module, names, inputs_of, device)`: a `differential.Runner` that traces and
   compiles the static-shaped functions `names` as one XLA program (one compile, not one
   per function) and runs the others, or all of them when the program does not trace,
@@ -20,7 +22,9 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
+from rlx_xdsl.context import make_context
 from rlx_xdsl.ir.graph import find_function
+from rlx_xdsl.ir.source import parse_source
 from rlx_xdsl.testing import op_cases
 from rlx_xdsl.testing.edge_values import edge_floats, edge_inputs
 
@@ -109,3 +113,47 @@ def xla_runner(module, names: Sequence[str], inputs_of, device: str = "cpu"):
         return [np.asarray(v) for v in XlaModule(module, device, function=name)(*inputs)]
 
     return run
+
+
+SWEEP_OPS = ("gelu", "gelu_approx", "silu", "sigmoid", "tanh", "exp", "log", "sqrt", "rsqrt", "sin", "cos", "tan",
+             "atan", "log1p", "expm1", "erf")  # fmt: skip
+SWEEP_DTYPES = {"f32": np.float32, "f64": np.float64}
+
+
+def sweep_inputs() -> np.ndarray:
+    """1400 f64 values: uniform in [-30, 30], magnitudes from 1e-30 to 1e30 of both signs,
+    and uniform in [-1, 1] (each function rounds them to its dtype)."""
+    rng = np.random.default_rng(0)
+    magnitudes = np.exp(rng.uniform(np.log(1e-30), np.log(1e30), 400))
+    return np.concatenate([rng.uniform(-30, 30, 400), magnitudes, -magnitudes, rng.uniform(-1, 1, 200)])
+
+
+def sweep_module():
+    """`@<op>_<dtype>` for every op of `SWEEP_OPS` and dtype of `SWEEP_DTYPES`, on `sweep_inputs()`."""
+    n = sweep_inputs().size
+    text = "\n".join(f"""
+func.func @{op}_{dt}(%x: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
+  %y = mir.{op} %x : (tensor<{n}x{dt}>) -> tensor<{n}x{dt}>
+  func.return %y : tensor<{n}x{dt}>
+}}""" for op in SWEEP_OPS for dt in SWEEP_DTYPES)
+    return parse_source(make_context(), text, "<sweep>")[0]
+
+
+def sweep_input(name: str) -> np.ndarray:
+    """The input of sweep function `name` (`<op>_<dtype>`)."""
+    return sweep_inputs().astype(SWEEP_DTYPES[name.rsplit("_", 1)[1]])
+
+
+def sweep_mismatch(backend: str, op: str, got: np.ndarray, expected: np.ndarray, x: np.ndarray) -> str | None:
+    """Why `got` is further from `expected` than `differential.ulp_bound` allows on some
+    element whose input and result are normal numbers, or None."""
+    from rlx_xdsl.testing.differential import ulp_bound, ulp_distance
+
+    tiny = float(np.finfo(x.dtype).tiny)
+    normal = ~(np.abs(expected.astype(np.float64)) < tiny) & ~(np.abs(x.astype(np.float64)) < tiny)
+    ulps = np.where(normal, ulp_distance(got, expected), 0)
+    bound = ulp_bound(backend, f"mir.{op}", x.dtype)
+    if ulps.max() <= bound:
+        return None
+    at = int(np.argmax(ulps))
+    return f"{ulps.max()} ulps > {bound} at x = {x[at]!r}: got {got[at]!r}, expected {expected[at]!r}"
