@@ -46,6 +46,7 @@ from xdsl.passes import ModulePass
 from xdsl.utils.arg_spec import parse_spec
 from xdsl.utils.exceptions import ArgSpecParseError
 
+from rlx_xdsl.ir import sharding  # noqa: F401  (registers the verifier of rlx.mesh and rlx.sharding)
 from rlx_xdsl.ir.diagnostics import OpError, verify_located
 from rlx_xdsl.ir.suggest import did_you_mean
 from rlx_xdsl.transforms.instrument import pass_scope, verify_scope
