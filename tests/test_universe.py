@@ -9,7 +9,7 @@ from pathlib import Path
 
 from xdsl.universe import Universe
 
-from rlx_xdsl.context import RLX_DIALECTS
+from rlx_xdsl.context import RLX_DIALECTS, make_context
 from rlx_xdsl.transforms import get_all_passes
 
 SOURCE = """\
@@ -36,6 +36,17 @@ def test_universe_entry_point_is_discovered():
     multiverse = Universe.get_multiverse()
     assert set(RLX_DIALECTS) <= set(multiverse.all_dialects)
     assert set(get_all_passes()) <= set(multiverse.all_passes)
+
+
+def test_contexts_look_the_installed_plugins_up_once(monkeypatch):
+    """`make_context` reads the installed packages' entry points once per process, not per
+    context (the tests make thousands), and still knows every plugin's dialects."""
+    make_context()
+    calls = []
+    monkeypatch.setattr(Universe, "get_multiverse", lambda: calls.append(1))
+    names = make_context().registered_dialect_names
+    assert calls == []
+    assert {"builtin", "func", "arith", "linalg", *RLX_DIALECTS} <= set(names)
 
 
 def test_stock_xdsl_opt_parses_and_prints_mir():

@@ -32,7 +32,13 @@ from .pipeline_support import compute, rlx_gradients, torch_gradients, transform
 from .test_weights import run_saved
 
 NO_TORCHVISION = pytest.mark.skipif(not vision_models.available(), reason="torchvision is not installed")
-MODELS = [*sorted(hf_models.MODELS), *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.MODELS)]
+REPEATS_LLAMA = ("mistral", "qwen2")
+"""Left out of the full pipeline: their imported, fused, AMP and gradient graphs hold no op
+(name and properties) that the other models' lack, but Mistral's sliding-window
+`mir.compare gt` on positions (folded away by fusion; the interpreter runs it in the dynamic
+test below, IREE in `op_cases`' `compare_i32`). Both still import and run, dynamic, below."""
+FULL_PIPELINE = sorted(set(hf_models.MODELS) - set(REPEATS_LLAMA))
+MODELS = [*FULL_PIPELINE, *(pytest.param(m, marks=NO_TORCHVISION) for m in vision_models.MODELS)]
 
 
 @pytest.fixture(scope="module", params=MODELS)

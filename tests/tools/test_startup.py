@@ -29,8 +29,8 @@ INFERENCE = (
 )
 
 
-def loaded_after(argv: list[str]) -> list[str]:
-    """The heavy modules a fresh interpreter has loaded after `run_opt(argv)`."""
+def loaded_after(argv: list[str], modules: tuple[str, ...] = HEAVY) -> list[str]:
+    """Those of `modules` a fresh interpreter has loaded after `run_opt(argv)`."""
     script = textwrap.dedent(
         f"""
         import json, sys
@@ -39,7 +39,7 @@ def loaded_after(argv: list[str]) -> list[str]:
             run_opt({argv!r})
         except SystemExit:
             pass
-        print(json.dumps([m for m in {HEAVY!r} if m in sys.modules]))
+        print(json.dumps([m for m in {modules!r} if m in sys.modules]))
         """
     )
     proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, check=True)
@@ -59,6 +59,12 @@ def test_help_loads_neither_numpy_nor_the_interpreter():
 
 def test_a_parse_only_run_loads_neither_numpy_nor_the_interpreter(llama_file, tmp_path):
     assert loaded_after([str(llama_file), "-o", str(tmp_path / "out.mlir")]) == []
+
+
+def test_a_pass_on_mir_does_not_load_lir(llama_file, tmp_path):
+    """The pipeline looks for LIR plans only once LIR is loaded (`refuse_planned`)."""
+    argv = [str(llama_file), "-p", "rlx-dce", "-o", str(tmp_path / "out.mlir")]
+    assert loaded_after(argv, ("rlx_xdsl.dialects.lir", "rlx_xdsl.dialects.mir")) == ["rlx_xdsl.dialects.mir"]
 
 
 def test_the_inference_passes_load_neither_on_a_graph_without_constants(llama_file, tmp_path):
