@@ -15,7 +15,8 @@ f32 and f64 over their whole range, within their ulp bounds (`differential.ulp_b
 
 A GPU machine needs no IREE compiler: `--compile-only` on a machine with one compiles
 every CUDA module into `RLX_IREE_CACHE_DIR` (and writes there which cases the CUDA
-compiler refuses), and the GPU run reads them from the same directory.
+compiler refuses: a module it rejects is compiled case by case, unless leaving out the
+cases an earlier run found is enough), and the GPU run reads them from the same directory.
 `--save` writes every backend output (and error) to an .npz file; `--replay` classifies
 such a file again on any machine (the interpreter runs again, on this machine's CPU).
 
@@ -41,8 +42,6 @@ from rlx_xdsl.backends import iree
 from rlx_xdsl.testing import op_cases
 from rlx_xdsl.testing.differential import FAILURES, GPU_DEVIATIONS, differential_run
 from rlx_xdsl.testing.differential_cases import (
-    SWEEP_DTYPES,
-    SWEEP_OPS,
     edge_cases,
     group_cases,
     inputs_for,
@@ -50,6 +49,7 @@ from rlx_xdsl.testing.differential_cases import (
     sweep_input,
     sweep_mismatch,
     sweep_module,
+    sweep_names,
     xla_runner,
 )
 
@@ -79,11 +79,14 @@ def compile_only(device: iree.Device, modules) -> int:
     if not cache:
         print("--compile-only needs RLX_IREE_CACHE_DIR: the directory the GPU run reads")
         return 2
+    known = json.loads(Path(cache, REFUSALS).read_text()) if Path(cache, REFUSALS).exists() else {}
     refused: dict[str, str] = {}
     for group in ("edge", "groups"):
         cases, module = modules[group]
+        before = {c.name: known[c.name] for c in cases if c.name in known}  # a previous run's: tried first
         try:
-            iree.compile_text(iree.lowered_text(module), device)
+            iree.compile_text(iree.lowered_text(without(module, set(before))), device)
+            refused.update(before)
             continue
         except iree.IreeCompileError:
             pass
@@ -169,15 +172,15 @@ def sweep(backends_of) -> list[str]:
     from rlx_xdsl.run import run_function
 
     module = sweep_module()
-    names = [f"{op}_{dt}" for op in SWEEP_OPS for dt in SWEEP_DTYPES]
-    runners = backends_of(module, names, lambda f: [sweep_input(f.sym_name.data)])
+    names = sweep_names()
+    runners = backends_of(module, list(names), lambda f: [sweep_input(f.sym_name.data)])
     failures = []
-    for name in names:
+    for name, (op, _) in names.items():
         x = sweep_input(name)
         with np.errstate(all="ignore"):
             (expected,) = run_function(module, name, [x])
         for backend, run in runners.items():
-            reason = sweep_mismatch(backend, name.rsplit("_", 1)[0], np.asarray(run(name, [x])[0]), expected, x)
+            reason = sweep_mismatch(backend, op, np.asarray(run(name, [x])[0]), expected, x)
             if reason:
                 failures.append(f"  SWEEP @{name} {backend}: {reason}")
     print(f"range sweep: {len(names)} functions on {', '.join(runners)}: {len(failures)} past their ulp bound")

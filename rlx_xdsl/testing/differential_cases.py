@@ -129,19 +129,24 @@ def sweep_inputs() -> np.ndarray:
 
 
 def sweep_module():
-    """`@<op>_<dtype>` for every op of `SWEEP_OPS` and dtype of `SWEEP_DTYPES`, on `sweep_inputs()`."""
+    """`@sweep_<op>_<dtype>` for every op of `SWEEP_OPS` and dtype of `SWEEP_DTYPES` (`sweep_names`)."""
     n = sweep_inputs().size
     text = "\n".join(f"""
-func.func @{op}_{dt}(%x: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
+func.func @sweep_{op}_{dt}(%x: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
   %y = mir.{op} %x : (tensor<{n}x{dt}>) -> tensor<{n}x{dt}>
   func.return %y : tensor<{n}x{dt}>
 }}""" for op in SWEEP_OPS for dt in SWEEP_DTYPES)
     return parse_source(make_context(), text, "<sweep>")[0]
 
 
+def sweep_names() -> dict[str, tuple[str, str]]:
+    """`{function name: (op, dtype)}` of `sweep_module()`."""
+    return {f"sweep_{op}_{dt}": (op, dt) for op in SWEEP_OPS for dt in SWEEP_DTYPES}
+
+
 def sweep_input(name: str) -> np.ndarray:
-    """The input of sweep function `name` (`<op>_<dtype>`)."""
-    return sweep_inputs().astype(SWEEP_DTYPES[name.rsplit("_", 1)[1]])
+    """The input of sweep function `name`."""
+    return sweep_inputs().astype(SWEEP_DTYPES[sweep_names()[name][1]])
 
 
 def sweep_mismatch(backend: str, op: str, got: np.ndarray, expected: np.ndarray, x: np.ndarray) -> str | None:

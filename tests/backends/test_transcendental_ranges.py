@@ -22,10 +22,10 @@ from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.differential import F64_ULP_BOUNDS  # noqa: E402
 from rlx_xdsl.testing.differential_cases import (  # noqa: E402
     SWEEP_DTYPES,
-    SWEEP_OPS,
     sweep_input,
     sweep_mismatch,
     sweep_module,
+    sweep_names,
     xla_runner,
 )
 
@@ -36,11 +36,10 @@ DOCS = Path(__file__).resolve().parents[2] / "docs" / "deviations.md"
 def sweep():
     """`{(backend, dtype): {op: mismatch}}`: one IREE compile, one XLA program."""
     module = sweep_module()
-    names = [f"{op}_{dt}" for op in SWEEP_OPS for dt in SWEEP_DTYPES]
-    runners = {"iree": IreeModule(module).run, "xla": xla_runner(module, names, lambda f: [sweep_input(f.sym_name.data)])}
+    names = sweep_names()
+    runners = {"iree": IreeModule(module).run, "xla": xla_runner(module, list(names), lambda f: [sweep_input(f.sym_name.data)])}
     found: dict = {}
-    for name in names:
-        op, dt = name.rsplit("_", 1)
+    for name, (op, dt) in names.items():
         x = sweep_input(name)
         with np.errstate(all="ignore"):
             (expected,) = run_function(module, name, [x])
