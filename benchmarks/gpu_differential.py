@@ -47,9 +47,9 @@ from rlx_xdsl.testing.differential_cases import (
     inputs_for,
     splat_cases,
     sweep_input,
-    sweep_mismatch,
     sweep_module,
     sweep_names,
+    sweep_run,
     xla_runner,
 )
 
@@ -169,20 +169,11 @@ def run(modules, backends_of) -> list:
 def sweep(backends_of) -> list[str]:
     """The range sweep on the runners `backends_of(module, names, inputs_of)` gives: a line per
     op, dtype and backend past its ulp bound."""
-    from rlx_xdsl.run import run_function
-
     module = sweep_module()
     names = sweep_names()
     runners = backends_of(module, list(names), lambda f: [sweep_input(f.sym_name.data)])
-    failures = []
-    for name, (op, _) in names.items():
-        x = sweep_input(name)
-        with np.errstate(all="ignore"):
-            (expected,) = run_function(module, name, [x])
-        for backend, run in runners.items():
-            reason = sweep_mismatch(backend, op, np.asarray(run(name, [x])[0]), expected, x)
-            if reason:
-                failures.append(f"  SWEEP @{name} {backend}: {reason}")
+    found = sweep_run(module, runners)
+    failures = [f"  SWEEP @{name} {backend}: {reason}" for (backend, name), reason in found.items() if reason]
     print(f"range sweep: {len(names)} functions on {', '.join(runners)}: {len(failures)} past their ulp bound")
     print("\n".join(failures))
     return failures

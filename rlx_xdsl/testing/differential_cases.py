@@ -8,7 +8,7 @@ benchmarks/gpu_differential.py (the same cases on IREE CUDA and XLA GPU):
 - `group_cases()`: every other case linalg lowers; edge values in their float operands
   only (`edge_values.edge_floats`: ids, bytes and other integers keep the case's values).
 - `splat_cases()`: the cases linalg cannot lower (Gaussian splatting): XLA only.
-- `sweep_module()`, `sweep_inputs()`, `sweep_mismatch(...)`: the transcendental unary ops
+- `sweep_module()`, `sweep_inputs()`, `sweep_run(...)`: the transcendental unary ops
   in f32 and f64 over their whole range, held to their ulp bounds (subnormals left out).
 - `xla_runner(module, names, inputs_of, device)`: a `differential.Runner` that traces and
   compiles the static-shaped functions `names` as one XLA program (one compile, not one
@@ -162,3 +162,18 @@ def sweep_mismatch(backend: str, op: str, got: np.ndarray, expected: np.ndarray,
         return None
     at = int(np.argmax(ulps))
     return f"{ulps.max()} ulps > {bound} at x = {x[at]!r}: got {got[at]!r}, expected {expected[at]!r}"
+
+
+def sweep_run(module, runners) -> dict[tuple[str, str], str | None]:
+    """`{(backend, function name): sweep_mismatch}` of every function of `sweep_module()`
+    (`module`) on each runner `{backend: run(name, inputs)}`, against the interpreter."""
+    from rlx_xdsl.run import run_function
+
+    found = {}
+    for name, (op, _) in sweep_names().items():
+        x = sweep_input(name)
+        with np.errstate(all="ignore"):
+            (expected,) = run_function(module, name, [x])
+        for backend, run in runners.items():
+            found[backend, name] = sweep_mismatch(backend, op, np.asarray(run(name, [x])[0]), expected, x)
+    return found

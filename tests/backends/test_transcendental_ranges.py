@@ -18,7 +18,6 @@ pytest.importorskip("iree.compiler")
 jax = pytest.importorskip("jax")
 
 from rlx_xdsl.backends.iree import IreeModule  # noqa: E402
-from rlx_xdsl.run import run_function  # noqa: E402
 from rlx_xdsl.testing.differential import F64_ULP_BOUNDS  # noqa: E402
 from rlx_xdsl.testing.differential_cases import (  # noqa: E402
     SWEEP_DTYPES,
@@ -26,6 +25,7 @@ from rlx_xdsl.testing.differential_cases import (  # noqa: E402
     sweep_mismatch,
     sweep_module,
     sweep_names,
+    sweep_run,
     xla_runner,
 )
 
@@ -39,13 +39,9 @@ def sweep():
     names = sweep_names()
     runners = {"iree": IreeModule(module).run, "xla": xla_runner(module, list(names), lambda f: [sweep_input(f.sym_name.data)])}
     found: dict = {}
-    for name, (op, dt) in names.items():
-        x = sweep_input(name)
-        with np.errstate(all="ignore"):
-            (expected,) = run_function(module, name, [x])
-        for backend, run in runners.items():
-            reason = sweep_mismatch(backend, op, np.asarray(run(name, [x])[0]), expected, x)
-            found.setdefault((backend, dt), {})[op] = reason
+    for (backend, name), reason in sweep_run(module, runners).items():
+        op, dt = names[name]
+        found.setdefault((backend, dt), {})[op] = reason
     return found
 
 
