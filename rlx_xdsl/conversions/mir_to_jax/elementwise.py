@@ -137,10 +137,42 @@ def multiply(a, b):
     return jax.lax.complex(real, rounded(ar * bi) + rounded(ai * br))
 
 
+@jax.custom_jvp
+def complex_divide(a, b):
+    """`a / b` of complex arrays as numpy divides them: Smith's method (R. L. Smith,
+    "Algorithm 116: Complex division", CACM 5(8), 1962; numpy's `loops.c.src`), scaling by
+    the larger part of b, each product `rounded` (XLA's own complex division differs from
+    numpy's in the last bit on a third of random inputs, on 40% at its default level).
+    A zero divisor divides each part by |0|: inf or NaN, as numpy."""
+    a, b = jnp.broadcast_arrays(a, b)
+    ar, ai, br, bi = a.real, a.imag, b.real, b.imag
+    by_real = jnp.abs(br) >= jnp.abs(bi)  # NaN: False, as C's `>=`
+    rat = jnp.where(by_real, bi / br, br / bi)
+    scale = 1 / jnp.where(by_real, br + rounded(bi * rat), bi + rounded(br * rat))
+    real = jnp.where(by_real, ar + rounded(ai * rat), rounded(ar * rat) + ai) * scale
+    imag = jnp.where(by_real, ai - rounded(ar * rat), rounded(ai * rat) - ar) * scale
+    zero = (br == 0) & (bi == 0)
+    real = jnp.where(zero, ar / jnp.abs(br), real)
+    imag = jnp.where(zero, ai / jnp.abs(bi), imag)
+    return jax.lax.complex(real, imag)
+
+
+complex_divide.defjvp(
+    lambda primals, tangents: (
+        out := complex_divide(*primals),
+        (tangents[0] - out * tangents[1]) / primals[1],
+    )
+)
+"""Its derivative `(da - (a / b) db) / b` (the branches' unselected pieces would give NaN)."""
+
+
 def divide(a, b):
-    """`a / b`: IEEE for floats; integers truncate toward zero, with the lowering's rule
-    where the interpreter raises (`x / 0` is 0, `MIN / -1` wraps to `MIN`), as IREE does.
+    """`a / b`: IEEE for floats, numpy's Smith division for complex (`complex_divide`);
+    integers truncate toward zero, with the lowering's rule where the interpreter raises
+    (`x / 0` is 0, `MIN / -1` wraps to `MIN`), as IREE does.
     (`jnp.divide` of integers would divide in f64, inexact past 2**53.)"""
+    if jnp.iscomplexobj(a) or jnp.iscomplexobj(b):
+        return complex_divide(*jnp.broadcast_arrays(a, b))
     if not jnp.issubdtype(a.dtype, jnp.integer) and a.dtype != jnp.bool_:
         return jnp.divide(a, b)
     if a.dtype == jnp.bool_:  # a / true = a; a / false is inf or NaN, both true
