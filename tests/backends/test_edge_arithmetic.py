@@ -99,6 +99,14 @@ func.func @gelu(%a: tensor<3xf32>) -> tensor<3xf32> {{
   %g = mir.gelu %a : (tensor<3xf32>) -> tensor<3xf32>
   func.return %g : tensor<3xf32>
 }}
+func.func @half(%a: tensor<4xf16>, %x: tensor<4x1xf16>, %w: tensor<1x1xf16>, %b: tensor<1xf16>)
+    -> (tensor<4xf16>, tensor<4xf16>, tensor<4x1xf16>, tensor<4x1xf16>) {{
+  %g = mir.gelu %a : (tensor<4xf16>) -> tensor<4xf16>
+  %t = mir.gelu_approx %a : (tensor<4xf16>) -> tensor<4xf16>
+  %fg = mir.fused_matmul_bias_act %x, %w, %b activation = gelu : (tensor<4x1xf16>, tensor<1x1xf16>, tensor<1xf16>) -> tensor<4x1xf16>
+  %ft = mir.fused_matmul_bias_act %x, %w, %b activation = gelu_approx : (tensor<4x1xf16>, tensor<1x1xf16>, tensor<1xf16>) -> tensor<4x1xf16>
+  func.return %g, %t, %fg, %ft : tensor<4xf16>, tensor<4xf16>, tensor<4x1xf16>, tensor<4x1xf16>
+}}
 """
 
 EMPTY_MAX = """
@@ -250,6 +258,23 @@ def test_interpreter_gelu_f64_keeps_its_digits_in_the_tail():
     x = np.array([-7.0, -10.0, -20.0, -37.0, 0.25])
     want = np.array([gelu_oracle(float(v)) for v in x])
     np.testing.assert_allclose(gelu(x), want, rtol=2e-13, atol=0)
+
+
+def gelu_tanh_oracle(v):
+    return v / (1 + mpmath.exp(-2 * mpmath.sqrt(2 / mpmath.pi) * (v + mpmath.mpf("0.044715") * v**3)))
+
+
+def test_f16_gelu_is_computed_in_f64_and_rounded_once(run):
+    """f16 exact and tanh GELU (alone and as a fused activation) are the exact value
+    rounded once to f16 (mpmath): at x = 2^-24 GELU is just above half of x, which an f64
+    result rounded to f32 (exactly 2^-25) and then to f16 (a tie, to even) makes 0."""
+    mpmath.mp.prec = 200
+    x = np.array([2.0**-24, -2.0**-24, 1.5, -3.0], np.float16)
+    fns = (lambda v: v * mpmath.ncdf(v), gelu_tanh_oracle)
+    wants = [np.array([float(fn(mpmath.mpf(float(v)))) for v in x]).astype(np.float16) for fn in fns]
+    got = run("half", x, x.reshape(4, 1), np.ones((1, 1), np.float16), np.zeros(1, np.float16))
+    for name, g, want in zip(("gelu", "gelu_approx", "fused gelu", "fused gelu_approx"), got, wants * 2):
+        assert same_bits(np.ravel(g), want), (name, np.ravel(g), want)
 
 
 def test_an_empty_max_reduction_is_a_located_error_everywhere():

@@ -241,7 +241,7 @@ def gelu(x):
     constant 1/√2, one ulp off z, which erfc's tail magnifies 2z² times."""
     wide = x.astype(jnp.float64)
     root_two = jnp.where(jnp.isnan(wide), jnp.nan, np.sqrt(2.0))  # not a constant XLA could fold
-    return (0.5 * wide * erfc(-wide / root_two)).astype(x.dtype)
+    return convert(0.5 * wide * erfc(-wide / root_two), x.dtype)
 
 
 def gelu_approx(x):
@@ -249,7 +249,7 @@ def gelu_approx(x):
     `u = √(2/π) (x + 0.044715 x³)`, in f64 and rounded once (`1 + tanh(u)` cancels)."""
     w = x.astype(jnp.float64)
     u = np.sqrt(2.0 / np.pi) * (w + 0.044715 * (w * w * w))
-    return (w / (1.0 + jnp.exp(-2.0 * u))).astype(x.dtype)
+    return convert(w / (1.0 + jnp.exp(-2.0 * u)), x.dtype)
 
 
 @jax.custom_jvp
@@ -295,9 +295,17 @@ ACTIVATIONS = {
 """Each activation kind's function (shared with the fused and backward ops)."""
 
 
+IN_F64 = frozenset({Activation.GELU, Activation.GELU_APPROX})
+"""The kinds computed in f64 and rounded once to the operand's dtype: an f16/bf16 operand
+is not widened to f32 first (the f32 result, rounded again, would be one ulp off)."""
+
+
 def activation(kind: Activation | None, x):
-    """`kind` applied to `x` (the identity for None), f16/bf16 computed in f32."""
-    return x if kind is None else ACTIVATIONS[Activation(kind)](widen(x))
+    """`kind` applied to `x` (the identity for None), f16/bf16 computed in f32 (or, for
+    `IN_F64`, in f64), rounded once."""
+    if kind is None:
+        return x
+    return ACTIVATIONS[Activation(kind)](x if Activation(kind) in IN_F64 else widen(x))
 
 
 for _kind in Activation:
