@@ -4,6 +4,7 @@ Each graph runs through the interpreter before (the kernels) and after the pass
 (primitives only); float64 cases compare to 1e-10, random graphs (f32) to 1e-4.
 """
 
+import mpmath  # the test extra: an independent oracle
 import numpy as np
 import pytest
 from hypothesis import HealthCheck, given, settings
@@ -88,6 +89,20 @@ def test_activation_backward(kind):
 def test_exact_gelu_derivative_near_zero_and_far_out():
     x = np.array([0.0, 1e-8, -1e-6, 1e-3, 6.0, -6.0, 30.0, -30.0])
     assert_decomposition_matches("activation_backward", [x, np.ones(8)], kind="gelu", rtol=1e-7, atol=1e-12)
+
+
+@pytest.mark.parametrize("dtype, rtol", [(np.float32, 4e-7), (np.float64, 1e-14)])
+def test_exact_gelu_derivative_keeps_the_tail_and_the_largest_values(dtype, rtol):
+    """Against mpmath's `Phi(x) + x phi(x)`: Phi's digits below x = -6 and Phi = 0 or 1
+    at the largest finite values (the derivative was 0.5 there when `2x` overflowed)."""
+    mpmath.mp.prec = 100
+    x = np.array([-7.0, -10.0, -20.0, -30.0, 2.5, -np.finfo(dtype).max, np.finfo(dtype).max], dtype)
+    # past |x| = 40 the exact value rounds to 1 (x > 0) or -0 (mpmath overflows at 1e308)
+    want = np.array([float(mpmath.ncdf(v) + v * mpmath.npdf(v)) if abs(v) < 40 else float(v > 0)
+                     for v in map(mpmath.mpf, x.astype(float))])  # fmt: skip
+    module, arrays = one_op_graph("activation_backward", [x, np.ones_like(x)], kind="gelu")
+    (got,) = run_function(decompose(module), "f", arrays)
+    np.testing.assert_allclose(got, want.astype(dtype), rtol=rtol, atol=0)
 
 
 def test_relu_backward():

@@ -3,7 +3,7 @@
 Each derivative is built from `x` alone and has x's shape, so `dy * f'(x)`
 takes the kernel's result type even when one of x and dy knows a dim the other
 leaves `?`. The exact gelu derivative needs the normal CDF, which MIR has no op
-for; it comes from gelu itself: `gelu(x) + gelu(-x) = x (2 Phi(x) - 1)`.
+for; it comes from gelu itself: `Phi(x) = gelu(x) / x`.
 """
 
 from __future__ import annotations
@@ -41,9 +41,10 @@ def one_minus(e: Emitter, value: SSAValue) -> SSAValue:
 
 
 def gelu_derivative(e: Emitter, x: SSAValue) -> SSAValue:
-    """`Phi(x) + x phi(x)`, with `Phi(x) = 1/2 + (gelu(x) + gelu(-x)) / 2x` (1/2 at x = 0)."""
-    odd_part = e.mir.add(e.mir.gelu(x), e.mir.gelu(e.mir.neg(x)))
-    cdf = e.mir.add(scalar(e, 0.5, x), e.mir.div(odd_part, e.mir.mul(scalar(e, 2.0, x), x)))
+    """`Phi(x) + x phi(x)`, with `Phi(x) = gelu(x) / x` (1/2 at x = 0): gelu keeps Phi's
+    digits in the negative tail, where `1/2 + (gelu(x) + gelu(-x)) / 2x` cancelled to
+    nothing (below x = -6) and `2x` overflowed past half the dtype's largest value."""
+    cdf = e.mir.div(e.mir.gelu(x), x)
     at_zero = e.mir.compare(x, scalar(e, 0.0, x), "eq")
     cdf = e.mir.where(at_zero, scalar(e, 0.5, x), cdf)
     density = e.mir.mul(
