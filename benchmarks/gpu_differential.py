@@ -8,8 +8,9 @@ The cases, inputs and classification are tests/backends/test_differential.py's
 (`rlx_xdsl.testing.differential_cases`, `differential.differential_run`): every lowerable
 op case with edge values (±0, ±inf, NaN, subnormals, the largest finite values, integer
 limits, ties), exact ops compared bit for bit, transcendental ones within `ULP_BOUNDS`;
-the Gaussian-splatting cases run on XLA only. A difference is "documented" when it is a
-GPU entry of `differential.DEVIATIONS` held exactly (backends "iree-cuda" and "xla-gpu").
+the Gaussian-splatting cases run on XLA only. A difference is "documented" when it is an
+entry of `differential.GPU_DEVIATIONS` (backends "iree-cuda" and "xla-gpu") or of
+`differential.DEVIATIONS` for the same CPU backend (`GPU_BACKENDS`), held exactly.
 Then tests/backends/test_transcendental_ranges.py's sweep: the transcendental unary ops in
 f32 and f64 over their whole range, within their ulp bounds (`differential.ulp_bound`).
 
@@ -144,6 +145,8 @@ def replayer(backend: str, saved) -> object:
             by_case.setdefault(case, {})[index] = (saved[key], dtype)
 
     def run(name, inputs):
+        if name not in by_case:
+            raise Replayed(f"the file holds no {backend} output of @{name} (saved by another version of the cases?)")
         recorded = by_case[name]
         if "error" in recorded:
             raise Replayed(str(recorded["error"][0]))

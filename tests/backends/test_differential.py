@@ -200,6 +200,15 @@ func.func @fails(%x: tensor<4xf32>) -> tensor<4xf32> {
     assert [(o.case, o.status, o.detail[-20:]) for o in again] == [(o.case, o.status, o.detail[-20:]) for o in first]
 
 
+def test_a_replayed_file_lacking_a_case_says_so(gpu_differential, tmp_path):
+    """A file saved by another version of the cases is an error naming the case, not a
+    KeyError ending the replay."""
+    np.savez(tmp_path / "old.npz", **{"xla-gpu|silu_f64|0|": np.zeros(1)})
+    replayed = gpu_differential.replayer("xla-gpu", np.load(tmp_path / "old.npz"))
+    with pytest.raises(gpu_differential.Replayed, match="holds no xla-gpu output of @sweep_silu_f64"):
+        replayed("sweep_silu_f64", [])
+
+
 def _gelu_module(n: int):
     text = "\n".join(f"""
 func.func @{dt}(%x: tensor<{n}x{dt}>) -> tensor<{n}x{dt}> {{
