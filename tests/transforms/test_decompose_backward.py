@@ -105,6 +105,34 @@ def test_exact_gelu_derivative_keeps_the_tail_and_the_largest_values(dtype, rtol
     np.testing.assert_allclose(got, want.astype(dtype), rtol=rtol, atol=0)
 
 
+def _gelu_approx_derivative_oracle(v: float) -> float:
+    """mpmath's derivative of `x sigmoid(2 sqrt(2/pi) (x + 0.044715 x^3))` (0 or 1 past |x| = 40)."""
+    if abs(v) >= 40:
+        return float(v > 0)
+    with mpmath.workprec(120):
+        return float(mpmath.diff(lambda t: t / (1 + mpmath.exp(-2 * mpmath.sqrt(2 / mpmath.pi) * (t + 0.044715 * t**3))), v))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_tanh_gelu_derivative_keeps_the_tail_in_every_implementation(dtype):
+    """The interpreter's kernel, the decomposition (the IREE path) and the JAX formula's
+    derivative (XLA) against mpmath: `(1 + tanh u) / 2` cancelled below x = -5 (30% off at
+    -5, 0 at -10) and JAX's derivative of the quotient was NaN below x = -27."""
+    jax = pytest.importorskip("jax")
+    from rlx_xdsl.conversions.mir_to_jax.elementwise import ACTIVATIONS
+    from rlx_xdsl.dialects.mir.attrs import Activation
+
+    x = np.array([-5.0, -7.5, -10.0, -27.0, -40.0, -1.0, 0.0, 0.5, 3.0, -np.finfo(dtype).max, np.finfo(dtype).max], dtype)
+    want = np.array([_gelu_approx_derivative_oracle(v) for v in x.astype(float)]).astype(dtype)
+    module, arrays = one_op_graph("activation_backward", [x, np.ones_like(x)], kind="gelu_approx")
+    (kernel,) = run_function(module, "f", arrays)
+    (decomposed,) = run_function(decompose(module), "f", arrays)
+    xla = np.asarray(jax.vmap(jax.grad(ACTIVATIONS[Activation.GELU_APPROX]))(x))
+    # the tail's exp(-2u) magnifies one rounding of u by |2u| ulps: ~60 at x = -10 in f32
+    for got, rtol in ((kernel, 1e-12), (xla, 1e-12), (decomposed, 1e-5)):
+        np.testing.assert_allclose(got.astype(np.float64), want.astype(np.float64), rtol=max(rtol, 8 * np.finfo(dtype).eps), atol=0)
+
+
 def test_relu_backward():
     x = RNG.standard_normal((4, 3))
     x[1, 1] = 0.0

@@ -244,12 +244,30 @@ def gelu(x):
     return convert(0.5 * wide * erfc(-wide / root_two), x.dtype)
 
 
+GELU_C, GELU_K = np.sqrt(2.0 / np.pi), 0.044715
+
+
+@jax.custom_jvp
+def _gelu_approx64(w):
+    return w / (1.0 + jnp.exp(-2.0 * (GELU_C * (w + GELU_K * (w * w * w)))))
+
+
+@_gelu_approx64.defjvp
+def _gelu_approx64_jvp(primals, tangents):
+    """`s + 2x s (1 - s) u'`, `s = σ(2u)`, `1 - s = σ(-2u)` (the interpreter's derivative):
+    JAX's derivative of the quotient overflows `exp(-2u)` to NaN below x = -27."""
+    (w,), (dw,) = primals, tangents
+    two_u = 2.0 * (GELU_C * (w + GELU_K * (w * w * w)))
+    s = 1.0 / (1.0 + jnp.exp(-two_u))
+    slope = s * (1.0 / (1.0 + jnp.exp(two_u)))
+    full = s + 2.0 * w * slope * (GELU_C * (1.0 + 3.0 * GELU_K * (w * w)))
+    return _gelu_approx64(w), dw * jnp.where(slope == 0, s, full)
+
+
 def gelu_approx(x):
     """tanh-GELU as the interpreter computes it: `x / (1 + exp(-2u))`,
     `u = √(2/π) (x + 0.044715 x³)`, in f64 and rounded once (`1 + tanh(u)` cancels)."""
-    w = x.astype(jnp.float64)
-    u = np.sqrt(2.0 / np.pi) * (w + 0.044715 * (w * w * w))
-    return convert(w / (1.0 + jnp.exp(-2.0 * u)), x.dtype)
+    return convert(_gelu_approx64(x.astype(jnp.float64)), x.dtype)
 
 
 @jax.custom_jvp

@@ -35,8 +35,16 @@ _GELU_K = 0.044715
 
 
 def _gelu_approx_derivative(x: np.ndarray) -> np.ndarray:
-    t = np.tanh(_GELU_C * (x + _GELU_K * x**3))
-    return 0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * _GELU_C * (1.0 + 3.0 * _GELU_K * x * x)
+    """The derivative of tanh-GELU `x σ(2u)`, `u = c (x + k x³)`: `s + 2x s (1 - s) u'` with
+    `s = σ(2u)`, `1 - s = σ(-2u)` and `u' = c (1 + 3k x²)`, in f64 (`1 + tanh(u)` cancelled
+    below x = -5); `s` itself where `s (1 - s)` is 0 (x³ may overflow there)."""
+    w = x.astype(np.float64)
+    u = _GELU_C * (w + _GELU_K * (w * w * w))
+    with np.errstate(over="ignore", invalid="ignore"):
+        s, rest = 1.0 / (1.0 + np.exp(-2.0 * u)), 1.0 / (1.0 + np.exp(2.0 * u))
+        slope = s * rest
+        full = s + 2.0 * w * slope * (_GELU_C * (1.0 + 3.0 * _GELU_K * (w * w)))
+    return np.where(slope == 0, s, full)
 
 
 def _silu_derivative(x: np.ndarray) -> np.ndarray:

@@ -58,18 +58,19 @@ GELU_K = 0.044715
 
 
 def gelu_approx_derivative(e: Emitter, x: SSAValue) -> SSAValue:
-    """With `t = tanh(c (x + k x^3))`: `(1 + t) / 2 + x (1 - t^2) c (1 + 3 k x^2) / 2`."""
+    """With `u = c (x + k x^3)`, `s = sigmoid(2u)` and `1 - s = sigmoid(-2u)`:
+    `s + 2 x s (1 - s) c (1 + 3 k x^2)`, and `s` where `s (1 - s)` is 0 (x^3 may overflow
+    there); `(1 + tanh u) / 2` cancelled to nothing below x = -5."""
     square = e.mir.mul(x, x)
     inner = e.mir.mul(
         scalar(e, GELU_C, x), e.mir.add(x, e.mir.mul(scalar(e, GELU_K, x), e.mir.mul(square, x)))
     )
-    t = e.mir.tanh(inner)
-    first = e.mir.mul(scalar(e, 0.5, x), e.mir.add(scalar(e, 1.0, x), t))
-    slope = e.mir.mul(
-        scalar(e, GELU_C, x), e.mir.add(scalar(e, 1.0, x), e.mir.mul(scalar(e, 3 * GELU_K, x), square))
-    )
-    second = e.mir.mul(e.mir.mul(scalar(e, 0.5, x), x), e.mir.mul(one_minus(e, e.mir.mul(t, t)), slope))
-    return e.mir.add(first, second)
+    two_u = e.mir.mul(scalar(e, 2.0, x), inner)
+    s = e.mir.sigmoid(two_u)
+    slope = e.mir.mul(s, e.mir.sigmoid(e.mir.neg(two_u)))
+    du = e.mir.mul(scalar(e, 2 * GELU_C, x), e.mir.add(scalar(e, 1.0, x), e.mir.mul(scalar(e, 3 * GELU_K, x), square)))
+    full = e.mir.add(s, e.mir.mul(e.mir.mul(x, slope), du))
+    return e.mir.where(e.mir.compare(slope, scalar(e, 0.0, x), "eq"), s, full)
 
 
 def silu_derivative(e: Emitter, x: SSAValue) -> SSAValue:
