@@ -259,6 +259,29 @@ def test_complex_division_is_numpys_on_xla_at_its_default_level():
     np.testing.assert_allclose(np.asarray(grad).conj(), a[:1] / 2, rtol=1e-6)
 
 
+COMPLEX_DIVISION = """
+func.func @d(%a: tensor<4xcomplex<f32>>, %b: tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>> {
+  %y = mir.div %a, %b : (tensor<4xcomplex<f32>>, tensor<4xcomplex<f32>>) -> tensor<4xcomplex<f32>>
+  func.return %y : tensor<4xcomplex<f32>>
+}"""
+
+
+def test_a_finite_over_an_infinite_complex_number_is_documented_on_each_backend():
+    """docs/deviations.md: the interpreter and XLA divide as numpy (Smith's method: NaN where
+    both parts of the divisor are infinite, or one is NaN), IREE's `complex.div` as C99's
+    Annex G (a finite number over an infinite one is 0)."""
+    module, _ = parse_source(make_context(), COMPLEX_DIVISION, "<complex division>")
+    a = np.array([3e38j, 1j, 1 + 1j, 2], np.complex64)
+    b = np.array([complex(np.nan, np.inf), complex(-np.inf, -np.inf), complex(np.inf, 0), complex(0, np.inf)], np.complex64)
+    with np.errstate(all="ignore"):
+        numpy = a / b
+    assert np.isnan(numpy[:2]).all() and (numpy[2:] == 0).all()
+    for got in (run_function(module, "d", [a, b])[0], np.asarray(XlaModule(module, function="d")(a, b)[0])):
+        assert bit_mismatch(got.real, numpy.real) is None and bit_mismatch(got.imag, numpy.imag) is None
+    got = IreeModule(module).run("d", [a, b])[0]
+    assert (got == 0).all() and np.signbit(got.real).tolist() == [False, True, False, False]
+
+
 def test_flushing_is_checked_exactly():
     """A subnormal result made zero is the documented flush; a result off by anything
     else is not."""
