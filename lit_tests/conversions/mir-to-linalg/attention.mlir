@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // GQA without copies: q's 4 heads are split into (2 kv heads, 2 per group), so k and v
 // are indexed by the kv-head loop d1. Scores, masking, softmax, then the value product.

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // complex<f32> stays complex<f32>; element bodies compute with the upstream complex dialect.
 // A real operand is promoted with complex.create (imaginary part 0).

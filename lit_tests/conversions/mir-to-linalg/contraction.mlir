@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // A plain 2-D product is linalg.matmul on a zero-filled accumulator.
 // CHECK-LABEL: func.func @matmul

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // A plain f32 convolution: tensor.pad with zeros, then linalg.conv_2d_nchw_fchw. Equal strides
 // print in full: the splat `dense<1>` would read back as one stored stride.

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 // RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --print-op-generic | rlx-opt --split-input-file | filecheck %s
 // (Every lowered text also reads back, in both forms, in tests/conversions/mir_to_linalg/test_lowering.py.)
 

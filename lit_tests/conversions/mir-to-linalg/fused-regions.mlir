@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s -p rlx-convert-mir-to-linalg | rlx-opt | filecheck %s
+// RUN: rlx-opt %s -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // A fused elementwise region lowers to one linalg.generic: its body becomes the generic's
 // scalar body, and each input keeps its NumPy broadcast through the indexing maps.

@@ -1,5 +1,5 @@
 // RUN: rlx-opt %s -p rlx-convert-mir-to-linalg | filecheck %s
-// RUN: rlx-opt %s -p rlx-convert-mir-to-linalg | rlx-opt - | filecheck %s
+// RUN: rlx-opt %s -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // A residual norm keeping its sum lowers through its expansion: the sum's generic is computed
 // once, feeds the norm's reduction and its normalisation, and is the second result.

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // gather reads the table with tensor.extract at each result position's id: the
 // table's size added where negative (it counts from the end), then clamped.

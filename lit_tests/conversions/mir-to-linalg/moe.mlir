@@ -1,5 +1,5 @@
 // RUN: rlx-opt %s -p rlx-convert-mir-to-linalg | filecheck %s
-// RUN: rlx-opt %s -p rlx-convert-mir-to-linalg | rlx-opt - | filecheck %s
+// RUN: rlx-opt %s -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // lora_matmul lowers through its rlx-unfuse expansion: x @ a, then @ b, scaled, plus x @ w.
 // CHECK-LABEL: func.func @lora

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // rms_norm: mean(x^2) over the normalised dims, then x / sqrt(ms + eps) * gamma + beta in one generic.
 // CHECK-LABEL: func.func @rms_norm

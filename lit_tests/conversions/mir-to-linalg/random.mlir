@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // Philox-4x64-10 on i64: counter offset * 6 + (row-major position), ten rounds of two
 // 64x64->128-bit products, then (w >> 11) * 2^-53 in f64, scaled and rounded once.

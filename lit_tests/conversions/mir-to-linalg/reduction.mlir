@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // A mean is a sum reduction then a division by the count; keep_dim re-inserts unit dims.
 // CHECK-LABEL: func.func @mean_keep_dim

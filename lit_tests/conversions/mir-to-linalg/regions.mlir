@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // mir.if: the one-element predicate becomes an i1; the branches read the captures directly.
 // CHECK-LABEL: func.func @if_(%p: tensor<1xi1>, %x: tensor<3xf32>) -> tensor<3xf32> {

@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // log_mel: the frames-by-filters contraction (F reduced), then log10(max(m, eps)) elementwise.
 // CHECK-LABEL: func.func @log_mel

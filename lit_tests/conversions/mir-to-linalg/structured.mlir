@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // A scan is an scf.for: the body runs on the carry and the step's slice xs[t]; the
 // trajectory is filled row by row. Both are written into the loop's iter_args (the

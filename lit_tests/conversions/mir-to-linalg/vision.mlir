@@ -1,4 +1,4 @@
-// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg | rlx-opt --split-input-file | filecheck %s
+// RUN: rlx-opt %s --split-input-file -p rlx-convert-mir-to-linalg --verify-roundtrip | filecheck %s
 
 // Nearest doubling: each pixel broadcast to a 2x2 block, then (H, 2) and (W, 2) merged.
 // CHECK-LABEL: func.func @resize

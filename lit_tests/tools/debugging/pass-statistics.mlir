@@ -3,7 +3,7 @@
 // RUN: rlx-opt %s -p 'rlx-dce,func.func(rlx-canonicalize),rlx-amp{policy=always-f16}' --mlir-pass-statistics 2>&1 >/dev/null | filecheck %s --check-prefix=PIPELINE
 // RUN: rlx-opt %s -p 'rlx-dce,func.func(rlx-canonicalize),rlx-amp{policy=always-f16}' --mlir-pass-statistics --mlir-pass-statistics-display=list 2>&1 >/dev/null | filecheck %s --check-prefix=LIST
 // The report stays out of the IR stream.
-// RUN: rlx-opt %s -p rlx-dce --mlir-pass-statistics 2>/dev/null | rlx-opt | filecheck %s --check-prefix=OUT
+// RUN: rlx-opt %s -p rlx-dce --mlir-pass-statistics 2>/dev/null --verify-roundtrip | filecheck %s --check-prefix=OUT
 
 // PIPELINE:      ===-------------------------------------------------------------------------===
 // PIPELINE-NEXT: {{^                         }}... Pass statistics report ...

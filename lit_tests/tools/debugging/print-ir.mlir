@@ -2,7 +2,7 @@
 // MLIR's headers; the output on stdout stays the IR alone.
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-print-ir-after-all 2>&1 >/dev/null | filecheck %s --check-prefix=AFTER
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --print-between-passes 2>&1 >/dev/null | filecheck %s --check-prefix=AFTER
-// RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-print-ir-after-all 2>/dev/null | rlx-opt | filecheck %s --check-prefix=OUT
+// RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-print-ir-after-all 2>/dev/null --verify-roundtrip | filecheck %s --check-prefix=OUT
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-print-ir-before-all 2>&1 >/dev/null | filecheck %s --check-prefix=BEFORE
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-print-ir-before=rlx-dce --mlir-print-ir-after=cse 2>&1 >/dev/null | filecheck %s --check-prefix=NAMED
 // RUN: rlx-opt %s -p 'func.func(cse),rlx-dce' --mlir-print-ir-after=cse,rlx-dce --mlir-print-ir-after-change 2>&1 >/dev/null | filecheck %s --check-prefix=CHANGE
