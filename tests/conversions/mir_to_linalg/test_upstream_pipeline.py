@@ -32,7 +32,7 @@ from rlx_xdsl.ir.source import SPLIT_MARKER, parse_source, split_chunks
 from rlx_xdsl.testing.lowering import graph_text, lowered, merged
 
 LIT_DIR = Path(__file__).parents[3] / "lit_tests" / "conversions" / "mir-to-linalg"
-LOWERING_RUN = re.compile(r"^// RUN: rlx-opt %s .*-p rlx-convert-mir-to-linalg \|", re.MULTILINE)
+LOWERING_RUN = re.compile(r"^// RUN: rlx-opt %s .*-p rlx-convert-mir-to-linalg( --verify-roundtrip)? \|", re.MULTILINE)
 LIT_FILES = sorted(p for p in LIT_DIR.glob("*.mlir") if LOWERING_RUN.search(p.read_text()))
 
 PIPELINE = (
