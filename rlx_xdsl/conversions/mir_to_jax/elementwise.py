@@ -172,7 +172,7 @@ def divide(a, b):
     (`x / 0` is 0, `MIN / -1` wraps to `MIN`), as IREE does.
     (`jnp.divide` of integers would divide in f64, inexact past 2**53.)"""
     if jnp.iscomplexobj(a) or jnp.iscomplexobj(b):
-        return complex_divide(*jnp.broadcast_arrays(a, b))
+        return complex_divide(a, b)
     if not jnp.issubdtype(a.dtype, jnp.integer) and a.dtype != jnp.bool_:
         return jnp.divide(a, b)
     if a.dtype == jnp.bool_:  # a / true = a; a / false is inf or NaN, both true

@@ -32,44 +32,25 @@ class Scalar:
     def _new(self, value: SSAValue) -> Scalar:
         return Scalar(self.s, value)
 
-    def __add__(self, other):
-        return self._new(self.s.add(self.value, self._of(other), F64))
-
-    def __radd__(self, other):
-        return self._new(self.s.add(self._of(other), self.value, F64))
-
-    def __sub__(self, other):
-        return self._new(self.s.sub(self.value, self._of(other), F64))
-
-    def __rsub__(self, other):
-        return self._new(self.s.sub(self._of(other), self.value, F64))
-
-    def __mul__(self, other):
-        return self._new(self.s.mul(self.value, self._of(other), F64))
-
-    def __rmul__(self, other):
-        return self._new(self.s.mul(self._of(other), self.value, F64))
-
-    def __truediv__(self, other):
-        return self._new(self.s.div(self.value, self._of(other), F64))
-
-    def __rtruediv__(self, other):
-        return self._new(self.s.div(self._of(other), self.value, F64))
-
     def __neg__(self):
         return self._new(self.s.neg(self.value, F64))
 
-    def __lt__(self, other):
-        return self._new(self.s.compare("lt", self.value, self._of(other), F64))
 
-    def __le__(self, other):
-        return self._new(self.s.compare("le", self.value, self._of(other), F64))
+def _operator(emit, reflected: bool = False):
+    """A `Scalar` operator emitting `emit(s, a, b, F64)`; `reflected`: the other operand first."""
 
-    def __gt__(self, other):
-        return self._new(self.s.compare("gt", self.value, self._of(other), F64))
+    def apply(self: Scalar, other: Scalar | float) -> Scalar:
+        a, b = self.value, self._of(other)
+        return self._new(emit(self.s, *((b, a) if reflected else (a, b)), F64))
 
-    def __eq__(self, other):  # a comparison emitted, as numpy's and JAX's `==`
-        return self._new(self.s.compare("eq", self.value, self._of(other), F64))
+    return apply
+
+
+for _name, _emit in (("add", Scalars.add), ("sub", Scalars.sub), ("mul", Scalars.mul), ("truediv", Scalars.div)):
+    setattr(Scalar, f"__{_name}__", _operator(_emit))
+    setattr(Scalar, f"__r{_name}__", _operator(_emit, reflected=True))
+for _predicate in ("lt", "le", "gt", "eq"):  # `==` emits a comparison, as numpy's and JAX's do
+    setattr(Scalar, f"__{_predicate}__", _operator(lambda s, a, b, dt, p=_predicate: s.compare(p, a, b, dt)))
 
 
 def _operations(s: Scalars):
